@@ -1,0 +1,12 @@
+"""Game engines and their registry.
+
+Every engine implements :class:`engines.base.Engine`. ``ENGINES`` maps an
+engine id (the value of ``engine`` in the lobby API) to its engine object.
+"""
+
+from engines.base import Engine
+from engines.sintra import ENGINE as SINTRA
+
+ENGINES: dict[str, Engine] = {engine.id: engine for engine in (SINTRA,)}
+
+__all__ = ["ENGINES", "Engine"]

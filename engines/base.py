@@ -1,0 +1,120 @@
+"""The engine contract: what every tablewire game engine provides.
+
+An engine is a stateless object of pure functions over plain data, in the
+spirit of OpenSpiel's ``State`` API and boardgame.io's game objects:
+
+* ``setup(players, options, seed) -> state``: a new game, deterministic from
+  the seed. The PRNG's whole state lives inside ``state``.
+* ``to_act(state) -> frozenset[int]``: the seats expected to act now. More than
+  one seat means a simultaneous step; an empty set means the game is over.
+* ``legal_actions(state, seat) -> list[Action]``: every legal action of that
+  seat, complete (validation, bots and thin clients rely on it).
+* ``apply(state, seat, action) -> (state, events)``: a *new* state; the input is
+  never modified. An illegal action raises :class:`IllegalAction`.
+* ``view(state, viewer) -> View``: what ``viewer`` (a seat, or ``None`` for a
+  spectator) may see. Hidden information never appears in another seat's view.
+* ``result(state) -> Result | None``: the final result once the game is over.
+
+States, actions, views, events and results are plain msgpack-able data: dicts
+with ``str`` keys, lists, ints, strs, bools and ``None``. Events hold only
+public information; they are broadcast to every viewer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, TypedDict, runtime_checkable
+
+import msgpack
+
+State = dict[str, Any]
+Action = dict[str, Any]
+View = dict[str, Any]
+Event = dict[str, Any]
+
+
+class Result(TypedDict):
+    """The outcome of a finished game.
+
+    ``ranks[seat]`` is 1 for the winner(s); tied seats share a rank (the rank
+    after a tie skips, as in sport: 1, 1, 3). ``winners`` lists every seat of
+    rank 1; more than one means a shared victory.
+    """
+
+    scores: list[int]
+    ranks: list[int]
+    winners: list[int]
+    details: list[dict[str, Any]]
+
+
+class IllegalAction(Exception):
+    """An action the engine refuses; ``code`` is stable and machine-readable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class OptionError(ValueError):
+    """Room options that do not fit an engine's option schema."""
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """A turn-based game engine; see the module docstring for the contract."""
+
+    id: str
+    title: str
+    min_players: int
+    max_players: int
+    #: ``{name: {"choices": [...], "default": value, "description": str}}``
+    options: Mapping[str, Mapping[str, Any]]
+    #: False when every seat and spectators always see the same view, so the
+    #: server can compute and encode one view per version for everyone.
+    seat_views_differ: bool
+
+    def setup(self, players: int, options: Mapping[str, Any], seed: int) -> State: ...
+
+    def to_act(self, state: State) -> frozenset[int]: ...
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]: ...
+
+    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]: ...
+
+    def view(self, state: State, viewer: int | None) -> View: ...
+
+    def result(self, state: State) -> Result | None: ...
+
+    def describe(self, action: Action) -> str: ...
+
+
+def resolve_options(engine: Engine, given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Return the complete options of a room: ``given`` checked, defaults filled in.
+
+    Raises :class:`OptionError` on an unknown name or a value outside the
+    option's choices.
+    """
+    given = dict(given or {})
+    unknown = sorted(set(given) - set(engine.options))
+    if unknown:
+        raise OptionError(f"unknown option(s) for {engine.id}: {', '.join(unknown)}")
+    resolved: dict[str, Any] = {}
+    for name, spec in engine.options.items():
+        value = given.get(name, spec["default"])
+        # bool is an int subclass: compare types too, so True never passes for 1.
+        if not any(type(value) is type(c) and value == c for c in spec["choices"]):
+            raise OptionError(f"option {name!r} must be one of {list(spec['choices'])}")
+        resolved[name] = value
+    return resolved
+
+
+def copy_state(state: State) -> State:
+    """A deep copy of plain data, via msgpack (fast, and proves it is msgpack-able)."""
+    copied: State = msgpack.unpackb(msgpack.packb(state), raw=False)
+    return copied
+
+
+def rank(scores: list[tuple[int, ...]]) -> list[int]:
+    """Competition ranks (1, 1, 3, …) for per-seat sort keys where higher is better."""
+    return [1 + sum(1 for other in scores if other > key) for key in scores]
