@@ -1,0 +1,102 @@
+"""State diffs: compute the ops that turn one document into another, and apply them.
+
+A document is plain msgpack data (maps with string keys, arrays, scalars). A
+patch is a list of ops; each op is an array whose first element is its kind
+and whose second is a *path*: an array of map keys (strings) and array
+indices (ints) from the root to the value it changes.
+
+=====  ========================  =================================================
+kind   op                        meaning
+=====  ========================  =================================================
+0      ``[0, path, value]``      set: replace the value at ``path`` (or add a map
+                                 key); an empty path replaces the whole document
+1      ``[1, path]``             remove the map key at ``path``
+2      ``[2, path, length]``     truncate the array at ``path`` to ``length``
+3      ``[3, path, items]``      extend the array at ``path`` with ``items``
+=====  ========================  =================================================
+
+Ops apply in order. Values are compared strictly: ``True`` is not ``1`` and
+``1.0`` is not ``1``, because they encode to different msgpack bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SET, REMOVE, TRUNCATE, EXTEND = 0, 1, 2, 3
+
+Op = list[Any]
+Path = list[str | int]
+
+
+class PatchError(ValueError):
+    """A patch that does not fit the document it is applied to."""
+
+
+def diff(old: Any, new: Any) -> list[Op]:
+    """The ops that turn ``old`` into ``new`` (an empty list when they are equal)."""
+    ops: list[Op] = []
+    _diff(old, new, [], ops)
+    return ops
+
+
+def _diff(old: Any, new: Any, path: Path, ops: list[Op]) -> None:
+    if old is new:
+        return
+    kind = type(new)
+    if type(old) is not kind:
+        ops.append([SET, path, new])
+    elif kind is dict:
+        for key, value in new.items():
+            if key in old:
+                _diff(old[key], value, [*path, key], ops)
+            else:
+                ops.append([SET, [*path, key], value])
+        ops.extend([REMOVE, [*path, key]] for key in old if key not in new)
+    elif kind is list:
+        common = min(len(old), len(new))
+        for i in range(common):
+            _diff(old[i], new[i], [*path, i], ops)
+        if len(old) > common:
+            ops.append([TRUNCATE, path, common])
+        elif len(new) > common:
+            ops.append([EXTEND, path, new[common:]])
+    elif old != new:
+        ops.append([SET, path, new])
+
+
+def apply_patch(doc: Any, ops: list[Op]) -> Any:
+    """Apply ``ops`` to ``doc`` and return the result.
+
+    ``doc`` is changed in place where possible (only a root ``set`` replaces
+    it), so keep the returned value. Raises :class:`PatchError` when an op
+    does not fit the document.
+    """
+    for op in ops:
+        try:
+            kind, path = op[0], op[1]
+            if kind == SET and not path:
+                doc = op[2]
+                continue
+            target = doc
+            for step in path[:-1] if kind in (SET, REMOVE) else path:
+                target = target[step]
+            if kind == SET:
+                _set(target, path[-1], op[2])
+            elif kind == REMOVE:
+                del target[path[-1]]
+            elif kind == TRUNCATE:
+                del target[op[2] :]
+            elif kind == EXTEND:
+                target.extend(op[2])
+            else:
+                raise PatchError(f"unknown op kind {kind!r}")
+        except (LookupError, TypeError, AttributeError) as exc:
+            raise PatchError(f"op {op!r} does not fit the document: {exc}") from None
+    return doc
+
+
+def _set(container: Any, key: Any, value: Any) -> None:
+    if isinstance(container, list) and not 0 <= key < len(container):
+        raise IndexError(key)
+    container[key] = value

@@ -1,0 +1,61 @@
+"""Stable, machine-readable error codes and the typed protocol error.
+
+Every code is a lowercase snake_case string that never changes meaning once
+published; ``docs/protocol.md`` lists them all. Codes an engine raises for an
+illegal action (``not_your_turn``, ``bad_action`` …) reach the client
+unchanged in a ``reject`` frame and are documented per engine.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Code(StrEnum):
+    """Error codes of the protocol and the room (not the engines')."""
+
+    MALFORMED_FRAME = "malformed_frame"
+    """The frame is not exactly one valid msgpack value."""
+    FRAME_TOO_LARGE = "frame_too_large"
+    """The frame is larger than the server's limit."""
+    TEXT_FRAME = "text_frame"
+    """A text WebSocket frame; the protocol uses binary frames only."""
+    NOT_A_MAP = "not_a_map"
+    """The frame decodes to something other than a map with string keys."""
+    UNKNOWN_TYPE = "unknown_type"
+    """The ``t`` field names no message type."""
+    BAD_FIELD = "bad_field"
+    """A field is missing or has the wrong type or range."""
+    UNSUPPORTED_PROTOCOL = "unsupported_protocol"
+    """``hello.protocol`` is a version the server does not speak."""
+    HELLO_REQUIRED = "hello_required"
+    """The first frame of a connection must be ``hello``."""
+    ALREADY_JOINED = "already_joined"
+    """A second ``hello`` on a connection that has joined."""
+    HELLO_TIMEOUT = "hello_timeout"
+    """No ``hello`` arrived in time after the connection opened."""
+    NO_SUCH_ROOM = "no_such_room"
+    """The room does not exist (or no longer exists)."""
+    BAD_TOKEN = "bad_token"
+    """The seat token is unknown for this room."""
+    SPECTATOR = "spectator"
+    """A spectator sent an intent; spectators only watch."""
+    NOT_STARTED = "not_started"
+    """An intent before every seat is taken and the game has begun."""
+    GAME_OVER = "game_over"
+    """An intent after the game ended."""
+    TOO_SLOW = "too_slow"
+    """The connection fell too far behind; reconnect and resync."""
+    ROOM_CLOSED = "room_closed"
+    """The room was cleaned up or the server is shutting down."""
+    INTERNAL_ERROR = "internal_error"
+    """A server fault; the room's state did not change."""
+
+
+class ProtocolError(Exception):
+    """A frame or request the protocol refuses, with its stable code."""
+
+    def __init__(self, code: Code, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message

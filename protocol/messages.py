@@ -1,0 +1,174 @@
+"""Message types: parsing of client messages and builders of server messages.
+
+Client → server messages are parsed into small frozen dataclasses, each field
+checked; unknown fields are ignored so that later protocol versions can add
+fields. Server → client messages are built as plain maps (ready for
+:func:`protocol.codec.encode`). ``docs/protocol.md`` documents each one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.errors import Code, ProtocolError
+
+IntentId = int | str
+
+MAX_INTENT_ID_LEN = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """Join a room: as the seat of ``token``, or as a spectator when it is None."""
+
+    protocol: int
+    token: str | None
+    since: int | None
+    """The last version this client holds (reconnect), or None for a snapshot."""
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """An action the seat wants to take; answered by ``ack`` or ``reject``."""
+
+    id: IntentId
+    action: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Resync:
+    """Ask for the state again: patches after ``since``, or a snapshot."""
+
+    since: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    """Ask for this seat's legal actions at the current version."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ping:
+    """Liveness check; ``data`` is echoed in the ``pong``."""
+
+    data: Any
+
+
+ClientMessage = Hello | Intent | Resync | Legal | Ping
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _field(msg: dict[str, Any], name: str, ok: bool, expected: str) -> None:
+    if not ok:
+        got = "missing" if name not in msg else type(msg[name]).__name__
+        raise ProtocolError(Code.BAD_FIELD, f"{msg['t']}.{name} must be {expected} (got {got})")
+
+
+def _optional_version(msg: dict[str, Any], name: str) -> int | None:
+    value = msg.get(name)
+    _field(msg, name, value is None or (_is_int(value) and value >= 0), "nil or an int >= 0")
+    return value
+
+
+def _hello(msg: dict[str, Any]) -> Hello:
+    _field(msg, "protocol", _is_int(msg.get("protocol")), "an int")
+    token = msg.get("token")
+    _field(msg, "token", token is None or isinstance(token, str), "nil or a string")
+    return Hello(msg["protocol"], token, _optional_version(msg, "since"))
+
+
+def _intent(msg: dict[str, Any]) -> Intent:
+    iid = msg.get("id")
+    _field(
+        msg,
+        "id",
+        (_is_int(iid) and 0 <= iid < 2**63)
+        or (isinstance(iid, str) and 0 < len(iid) <= MAX_INTENT_ID_LEN),
+        f"an int >= 0 or a string of 1-{MAX_INTENT_ID_LEN} characters",
+    )
+    _field(msg, "action", isinstance(msg.get("action"), dict), "a map")
+    return Intent(iid, msg["action"])
+
+
+_PARSERS = {
+    "hello": _hello,
+    "intent": _intent,
+    "resync": lambda msg: Resync(_optional_version(msg, "since")),
+    "legal": lambda msg: Legal(),
+    "ping": lambda msg: Ping(msg.get("data")),
+}
+
+
+def parse(msg: dict[str, Any]) -> ClientMessage:
+    """Turn a decoded frame into a client message, or raise ``ProtocolError``."""
+    kind = msg.get("t")
+    parser = _PARSERS.get(kind) if isinstance(kind, str) else None
+    if parser is None:
+        raise ProtocolError(Code.UNKNOWN_TYPE, f"unknown message type {kind!r}")
+    result: ClientMessage = parser(msg)
+    return result
+
+
+# -- server -> client -------------------------------------------------------
+
+
+def welcome(
+    *,
+    protocol: int,
+    room: str,
+    engine: str,
+    options: dict[str, Any],
+    seats: int,
+    seat: int | None,
+    version: int,
+) -> dict[str, Any]:
+    return {
+        "t": "welcome",
+        "protocol": protocol,
+        "room": room,
+        "engine": engine,
+        "options": options,
+        "seats": seats,
+        "seat": seat,
+        "version": version,
+    }
+
+
+def snapshot(version: int, doc: Any) -> dict[str, Any]:
+    return {"t": "snapshot", "v": version, "doc": doc}
+
+
+def patch(from_version: int, to_version: int, ops: list[list[Any]]) -> dict[str, Any]:
+    return {"t": "patch", "from": from_version, "to": to_version, "ops": ops}
+
+
+def ack(intent_id: IntentId, version: int) -> dict[str, Any]:
+    return {"t": "ack", "id": intent_id, "v": version}
+
+
+def reject(intent_id: IntentId | None, code: str, message: str) -> dict[str, Any]:
+    return {"t": "reject", "id": intent_id, "code": code, "message": message}
+
+
+def event(version: int, events: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"t": "event", "v": version, "events": events}
+
+
+def result(version: int, outcome: dict[str, Any]) -> dict[str, Any]:
+    return {"t": "result", "v": version, "result": outcome}
+
+
+def legal(version: int, seat: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"t": "legal", "v": version, "seat": seat, "actions": actions}
+
+
+def error(code: str, message: str, *, fatal: bool = False) -> dict[str, Any]:
+    return {"t": "error", "code": code, "message": message, "fatal": fatal}
+
+
+def pong(data: Any) -> dict[str, Any]:
+    return {"t": "pong", "data": data}
