@@ -46,6 +46,8 @@ class Code(StrEnum):
     """An intent after the game ended."""
     TOO_SLOW = "too_slow"
     """The connection fell too far behind; reconnect and resync."""
+    STORE_UNAVAILABLE = "store_unavailable"
+    """The room's store could not record the intent; it was not applied. Retry."""
     ROOM_CLOSED = "room_closed"
     """The room was cleaned up or the server is shutting down."""
     INTERNAL_ERROR = "internal_error"

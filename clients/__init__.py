@@ -1,0 +1,1 @@
+"""Clients of tablewire: the Python client library, terminal clients, bot runner and CLI."""

@@ -1,0 +1,303 @@
+"""The async Python client library: the lobby over HTTP, a room over WebSocket.
+
+``RoomClient`` keeps a local mirror of the seat's (or spectator's) view by
+applying snapshots and patches (:class:`protocol.mirror.Mirror`); when it
+sees a version gap it asks for a resync by itself. Intents are sent with
+:meth:`RoomClient.intent`, which waits for their ``ack`` or ``reject``.
+:meth:`RoomClient.reconnect` reconnects and catches up from the last version
+held.
+
+Example::
+
+    async with LobbyClient("http://127.0.0.1:8000") as lobby:
+        room = await lobby.create_room("sintra", seats=2)
+        seat = await lobby.reserve(room["id"], name="ana")
+    async with RoomClient("ws://127.0.0.1:8000", room["id"], seat["token"]) as client:
+        await client.wait_for(lambda doc: doc["status"] != "waiting")
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, Self
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from protocol import PROTOCOL_VERSION
+from protocol.codec import decode, encode
+from protocol.mirror import Mirror
+
+
+class LobbyError(Exception):
+    """The lobby refused a request; ``code`` is the API's stable error code."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status, self.code, self.message = status, code, message
+
+
+class ServerError(Exception):
+    """The server sent an ``error`` frame (fatal ones close the connection)."""
+
+    def __init__(self, frame: dict[str, Any]) -> None:
+        super().__init__(f"{frame.get('code')}: {frame.get('message')}")
+        self.code: str = frame.get("code", "")
+        self.frame = frame
+
+
+class LobbyClient:
+    """The HTTP JSON lobby of a server at ``base_url`` (``http://host:port``)."""
+
+    def __init__(self, base_url: str) -> None:
+        self._http = httpx.AsyncClient(base_url=base_url.rstrip("/"), timeout=30)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def _call(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
+        query = {k: v for k, v in params.items() if v is not None}
+        response = await self._http.request(method, path, json=body, params=query)
+        data = response.json()
+        if response.is_error:
+            error = data.get("error", {})
+            raise LobbyError(response.status_code, error.get("code", ""), error.get("message", ""))
+        return data
+
+    async def games(self) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = await self._call("GET", "/api/games")
+        return result
+
+    async def create_room(
+        self,
+        engine: str,
+        seats: int | None = None,
+        options: dict[str, Any] | None = None,
+        private: bool = False,
+        seed: int | None = None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"engine": engine, "options": options or {}, "private": private}
+        if seats is not None:
+            body["seats"] = seats
+        if seed is not None:
+            body["seed"] = seed
+        result: dict[str, Any] = await self._call("POST", "/api/rooms", body)
+        return result
+
+    async def rooms(self, engine: str | None = None, status: str | None = None) -> list[Any]:
+        result: list[Any] = await self._call("GET", "/api/rooms", engine=engine, status=status)
+        return result
+
+    async def room(self, room_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self._call("GET", f"/api/rooms/{room_id}")
+        return result
+
+    async def reserve(
+        self, room_id: str, name: str | None = None, seat: int | None = None
+    ) -> dict[str, Any]:
+        body = {k: v for k, v in {"name": name, "seat": seat}.items() if v is not None}
+        result: dict[str, Any] = await self._call("POST", f"/api/rooms/{room_id}/seats", body)
+        return result
+
+    async def quickplay(
+        self, engine: str, name: str | None = None, seats: int | None = None
+    ) -> dict[str, Any]:
+        body = {k: v for k, v in {"engine": engine, "name": name, "seats": seats}.items() if v}
+        result: dict[str, Any] = await self._call("POST", "/api/quickplay", body)
+        return result
+
+
+class RoomClient:
+    """One WebSocket connection to a room, as a seat (``token``) or a spectator."""
+
+    def __init__(self, ws_base: str, room_id: str, token: str | None = None) -> None:
+        self.url = f"{ws_base.rstrip('/')}/ws/rooms/{room_id}"
+        self.token = token
+        self.mirror = Mirror()
+        self.welcome: dict[str, Any] = {}
+        self.result: dict[str, Any] | None = None
+        self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.errors: list[dict[str, Any]] = []
+        self.resyncs = 0
+        self.closed: ServerError | ConnectionClosed | None = None
+        self._ws: ClientConnection | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._changed = asyncio.Condition()
+        self._waiting: dict[Any, asyncio.Future[dict[str, Any]]] = {}
+        self._ids = itertools.count(1)
+
+    async def __aenter__(self) -> Self:
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def seat(self) -> int | None:
+        seat: int | None = self.welcome.get("seat")
+        return seat
+
+    @property
+    def doc(self) -> Any:
+        """The mirrored document (see ``server/room.py``), or None before the snapshot."""
+        return self.mirror.doc
+
+    @property
+    def version(self) -> int | None:
+        return self.mirror.version
+
+    async def connect(self) -> dict[str, Any]:
+        """Connect and join; catch up from the mirror's version if it holds one."""
+        self.closed = None
+        self._ws = await connect(self.url, max_size=None, compression=None)
+        hello = {
+            "t": "hello",
+            "protocol": PROTOCOL_VERSION,
+            "token": self.token,
+            "since": self.mirror.version,
+        }
+        await self._ws.send(encode(hello))
+        frame = decode(await self._ws.recv(decode=False), max_size=2**31)
+        if frame.get("t") != "welcome":
+            await self._ws.close()
+            raise ServerError(frame)
+        self.welcome = frame
+        self._reader = asyncio.create_task(self._read(self._ws))
+        return frame
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)
+
+    async def reconnect(self) -> dict[str, Any]:
+        """Drop the connection and join again, resyncing from the last version held."""
+        await self.close()
+        return await self.connect()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Send a raw message (a map with ``t``)."""
+        assert self._ws is not None, "not connected"
+        await self._ws.send(encode(message))
+
+    async def intent(self, action: dict[str, Any]) -> dict[str, Any]:
+        """Send an action; return the server's ``ack`` or ``reject`` frame."""
+        intent_id = next(self._ids)
+        return await self._request(intent_id, {"t": "intent", "id": intent_id, "action": action})
+
+    async def legal(self) -> list[dict[str, Any]]:
+        """This seat's legal actions now."""
+        reply = await self._request("legal", {"t": "legal"})
+        actions: list[dict[str, Any]] = reply["actions"]
+        return actions
+
+    async def ping(self, data: Any = None) -> Any:
+        return (await self._request("pong", {"t": "ping", "data": data}))["data"]
+
+    async def resync(self) -> None:
+        await self.send({"t": "resync", "since": self.mirror.version})
+
+    async def wait_for(self, predicate: Callable[[Any], bool]) -> Any:
+        """Wait until the mirrored document satisfies ``predicate``; return it."""
+        async with self._changed:
+            while self.mirror.doc is None or self.mirror.stale or not predicate(self.mirror.doc):
+                if self.closed is not None:
+                    raise self.closed
+                await self._changed.wait()
+            return self.mirror.doc
+
+    async def changed(self) -> Any:
+        """Wait for the next change of the mirrored document."""
+        async with self._changed:
+            await self._changed.wait()
+            if self.closed is not None:
+                raise self.closed
+            return self.mirror.doc
+
+    async def _request(self, key: Any, message: dict[str, Any]) -> dict[str, Any]:
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[key] = future
+        try:
+            await self.send(message)
+            return await future
+        finally:
+            self._waiting.pop(key, None)
+
+    async def _read(self, ws: ClientConnection) -> None:
+        try:
+            async for data in ws:
+                assert isinstance(data, bytes), "the server sends binary frames"
+                await self._handle(decode(data, max_size=2**31))
+        except ConnectionClosed as exc:
+            self.closed = exc
+        finally:
+            if self.closed is None:
+                self.closed = ConnectionClosed(ws.close_rcvd, ws.close_sent)
+            for future in self._waiting.values():
+                if not future.done():
+                    future.set_exception(self.closed)
+            async with self._changed:
+                self._changed.notify_all()
+
+    async def _handle(self, frame: dict[str, Any]) -> None:
+        kind = frame["t"]
+        if kind == "snapshot":
+            self.mirror.snapshot(frame["v"], frame["doc"])
+        elif kind == "patch":
+            if not self.mirror.patch(frame["from"], frame["to"], frame["ops"]):
+                self.resyncs += 1
+                await self.resync()
+                return
+        elif kind in ("ack", "reject"):
+            self._resolve(frame["id"], frame)
+        elif kind == "legal":
+            self._resolve("legal", frame)
+        elif kind == "pong":
+            self._resolve("pong", frame)
+        elif kind == "event":
+            for event in frame["events"]:
+                self.events.put_nowait(event)
+        elif kind == "result":
+            self.result = frame["result"]
+        elif kind == "error":
+            self.errors.append(frame)
+            if frame.get("fatal"):
+                self.closed = ServerError(frame)
+            elif frame.get("code") == "spectator":
+                self._resolve("legal", frame)
+        if kind in ("snapshot", "patch", "result", "error"):
+            async with self._changed:
+                self._changed.notify_all()
+
+    def _resolve(self, key: Any, frame: dict[str, Any]) -> None:
+        future = self._waiting.get(key)
+        if future is not None and not future.done():
+            if frame["t"] == "error":
+                future.set_exception(ServerError(frame))
+            else:
+                future.set_result(frame)
+
+
+def ws_url(http_url: str) -> str:
+    """``http://host:port`` → ``ws://host:port`` (and https → wss)."""
+    if http_url.startswith("https://"):
+        return "wss://" + http_url[len("https://") :]
+    return "ws://" + http_url.removeprefix("http://")
+

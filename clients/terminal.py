@@ -1,0 +1,85 @@
+"""``tablewire play`` and ``tablewire spectate``: the terminal clients.
+
+``play`` takes a seat (with a token, a room id, or quick play), redraws the
+view on every change, and on the seat's turn lists the legal actions,
+numbered, and sends the one typed. ``spectate`` only redraws.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from rich.console import Console
+
+from clients.client import LobbyClient, RoomClient, ws_url
+from clients.render import render
+from engines import ENGINES
+
+
+def _describe(engine: str, action: dict[str, Any]) -> str:
+    known = ENGINES.get(engine)
+    return known.describe(action) if known else repr(action)
+
+
+async def _choose(console: Console, engine: str, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    for i, action in enumerate(actions, 1):
+        console.print(f"  [bold]{i:>3}[/bold]  {_describe(engine, action)}")
+    while True:
+        answer = (await asyncio.to_thread(input, f"your move (1-{len(actions)}): ")).strip()
+        if answer.isdigit() and 1 <= int(answer) <= len(actions):
+            return actions[int(answer) - 1]
+        console.print(f"[red]type a number from 1 to {len(actions)}[/red]")
+
+
+async def _follow(client: RoomClient, console: Console, play: bool) -> dict[str, Any] | None:
+    """Redraw on every version; when ``play`` and it is our turn, ask for a move."""
+    engine = client.welcome["engine"]
+    shown = None
+    while True:
+        doc = await client.wait_for(lambda d: client.version != shown)
+        shown = client.version
+        render(console, engine, doc, client.seat)
+        if doc["status"] == "finished":
+            await client.wait_for(lambda d: client.result is not None)
+            console.print(f"[bold]Game over:[/bold] {client.result}")
+            return client.result
+        if play and client.seat in doc["to_act"]:
+            actions = await client.legal()
+            reply = await client.intent(await _choose(console, engine, actions))
+            if reply["t"] == "reject":
+                console.print(f"[red]rejected: {reply['code']}: {reply['message']}[/red]")
+                shown = None
+
+
+async def play(
+    server: str,
+    room_id: str | None,
+    token: str | None,
+    name: str | None,
+    game: str,
+    console: Console | None = None,
+) -> dict[str, Any] | None:
+    """Play one seat of a room from the terminal until the game ends."""
+    console = console or Console()
+    if token is None:
+        async with LobbyClient(server) as lobby:
+            seat = (
+                await lobby.reserve(room_id, name=name)
+                if room_id
+                else await lobby.quickplay(game, name=name)
+            )
+        room_id, token = seat["room"], seat["token"]
+        console.print(
+            f"Seat {seat['seat'] + 1} in room [bold]{room_id}[/bold]. To come back later: "
+            f"tablewire play --room {room_id} --token {token}"
+        )
+    assert room_id is not None
+    async with RoomClient(ws_url(server), room_id, token) as client:
+        return await _follow(client, console, play=True)
+
+
+async def spectate(server: str, room_id: str, console: Console | None = None) -> None:
+    """Watch a room from the terminal until the game ends."""
+    async with RoomClient(ws_url(server), room_id) as client:
+        await _follow(client, console or Console(), play=False)

@@ -1,0 +1,1 @@
+"""The tablewire server: HTTP lobby, WebSocket endpoint, room actors and stores."""

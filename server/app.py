@@ -1,0 +1,119 @@
+"""The Starlette application: HTTP JSON lobby under ``/api`` and the room WebSocket.
+
+Handlers are thin: they parse the request, call the :class:`~server.lobby.Lobby`
+and turn an :class:`~server.errors.ApiError` into a JSON error body
+``{"error": {"code", "message"}}`` with its HTTP status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
+
+from engines import ENGINES
+from server import connection
+from server.errors import ApiError
+from server.lobby import Lobby, engine_info
+from server.settings import Settings
+from server.store import MemoryStore, Store
+
+log = logging.getLogger("tablewire.app")
+
+MAX_BODY = 16 * 1024
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise ApiError(413, "body_too_large", f"request bodies are limited to {MAX_BODY} bytes")
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ApiError(400, "bad_json", f"the body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "bad_json", "the body must be a JSON object")
+    return body
+
+
+def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
+    """The tablewire app over ``store`` (the in-memory store by default)."""
+    settings = settings or Settings.from_env()
+    lobby = Lobby(store or MemoryStore(), settings)
+
+    async def games(request: Request) -> Response:
+        return JSONResponse([engine_info(engine) for engine in ENGINES.values()])
+
+    async def rooms(request: Request) -> Response:
+        if request.method == "POST":
+            return JSONResponse(await lobby.create(await _body(request)), status_code=201)
+        query = request.query_params
+        return JSONResponse(await lobby.list(query.get("engine"), query.get("status")))
+
+    async def room(request: Request) -> Response:
+        return JSONResponse(await lobby.details(request.path_params["room_id"]))
+
+    async def seats(request: Request) -> Response:
+        room_id = request.path_params["room_id"]
+        return JSONResponse(await lobby.reserve(room_id, await _body(request)), status_code=201)
+
+    async def quickplay(request: Request) -> Response:
+        return JSONResponse(await lobby.quickplay(await _body(request)), status_code=201)
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"ok": True, "rooms": len(lobby.rooms)})
+
+    async def socket(ws: WebSocket) -> None:
+        await connection.serve(ws, lobby, settings)
+
+    async def api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return JSONResponse(exc.body(), status_code=exc.status)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse(ApiError(exc.status_code, code, exc.detail).body(), exc.status_code)
+
+    async def sweep_forever() -> None:
+        while True:
+            await asyncio.sleep(settings.sweep_interval)
+            try:
+                await lobby.sweep()
+            except Exception:
+                log.exception("sweep failed")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        sweeper = asyncio.create_task(sweep_forever())
+        yield
+        sweeper.cancel()
+        await lobby.close()
+
+    app = Starlette(
+        routes=[
+            Route("/api/games", games),
+            Route("/api/rooms", rooms, methods=["GET", "POST"]),
+            Route("/api/rooms/{room_id}", room),
+            Route("/api/rooms/{room_id}/seats", seats, methods=["POST"]),
+            Route("/api/quickplay", quickplay, methods=["POST"]),
+            Route("/healthz", health),
+            WebSocketRoute("/ws/rooms/{room_id}", socket),
+        ],
+        exception_handlers={ApiError: api_error, HTTPException: http_error},
+        lifespan=lifespan,
+    )
+    app.state.lobby = lobby
+    return app

@@ -1,0 +1,163 @@
+"""One WebSocket client of a room: handshake, reading frames, a bounded send queue.
+
+The reader (``serve``) parses each frame with the sans-I/O protocol and hands
+it to the room; the writer task drains the connection's own queue, so a slow
+client never blocks the room's actor. A client that falls more than
+``send_queue`` frames behind is closed with ``too_slow`` and can reconnect and
+resync.
+
+Before ``hello`` every error is fatal (error frame, then close); after it, a
+bad frame gets an error frame and the connection goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from protocol import PROTOCOL_VERSION, messages
+from protocol.codec import decode, encode
+from protocol.errors import Code, ProtocolError
+from protocol.messages import ClientMessage, Hello, Intent, Legal, Ping, Resync
+from server.lobby import Lobby
+from server.logs import fields
+from server.room import Room, hash_token
+from server.settings import Settings
+from server.store import StoreUnavailable
+
+log = logging.getLogger("tablewire.connection")
+
+POLICY_VIOLATION = 1008
+FLUSH_TIMEOUT = 5.0
+
+
+class SocketConnection:
+    """A :class:`server.room.Connection` over a Starlette WebSocket."""
+
+    def __init__(self, ws: WebSocket, settings: Settings) -> None:
+        self.ws = ws
+        self.settings = settings
+        self.seat: int | None = None
+        self.closing = False
+        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=settings.send_queue)
+
+    def send(self, frame: bytes) -> None:
+        if self.closing:
+            return
+        try:
+            self._queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            self.close(Code.TOO_SLOW, "too many frames waiting; reconnect and resync")
+
+    def close(self, code: str, message: str) -> None:
+        if self.closing:
+            return
+        self.closing = True
+        while not self._queue.empty():
+            self._queue.get_nowait()
+        self._queue.put_nowait(encode(messages.error(code, message, fatal=True)))
+        self._queue.put_nowait(None)
+
+    def error(self, exc: ProtocolError) -> None:
+        """A non-fatal error frame."""
+        self.send(encode(messages.error(exc.code, exc.message)))
+
+    async def write(self) -> None:
+        """Send queued frames until the close sentinel; then close the socket."""
+        while (frame := await self._queue.get()) is not None:
+            await self.ws.send_bytes(frame)
+        await self.ws.close(POLICY_VIOLATION)
+
+    async def receive(self) -> ClientMessage | None:
+        """The next client message; None once the client is gone."""
+        message = await self.ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return None
+        data = message.get("bytes")
+        if data is None:
+            raise ProtocolError(Code.TEXT_FRAME, "send binary msgpack frames, not text")
+        return messages.parse(decode(data, self.settings.max_frame))
+
+
+async def serve(ws: WebSocket, lobby: Lobby, settings: Settings) -> None:
+    """The whole life of one WebSocket connection to ``/ws/rooms/{room_id}``."""
+    await ws.accept()
+    conn = SocketConnection(ws, settings)
+    writer = asyncio.create_task(conn.write())
+    room = lobby.room(ws.path_params["room_id"])
+    try:
+        if room is None:
+            conn.close(Code.NO_SUCH_ROOM, "no such room")
+        elif await _join(conn, room, settings):
+            await _read(conn, room)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        if room is not None:
+            room.detach(conn)
+        if conn.closing:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, FLUSH_TIMEOUT)
+        writer.cancel()
+        await asyncio.gather(writer, return_exceptions=True)
+
+
+async def _join(conn: SocketConnection, room: Room, settings: Settings) -> bool:
+    """Wait for ``hello``, check it and the token, attach to the room."""
+    try:
+        async with asyncio.timeout(settings.hello_timeout):
+            hello = await conn.receive()
+    except TimeoutError:
+        conn.close(Code.HELLO_TIMEOUT, f"send hello within {settings.hello_timeout} s")
+        return False
+    except ProtocolError as exc:
+        conn.close(exc.code, exc.message)
+        return False
+    if hello is None:
+        return False
+    if not isinstance(hello, Hello):
+        conn.close(Code.HELLO_REQUIRED, "the first frame must be hello")
+        return False
+    if hello.protocol != PROTOCOL_VERSION:
+        conn.close(
+            Code.UNSUPPORTED_PROTOCOL,
+            f"protocol {hello.protocol} is not supported; this server speaks {PROTOCOL_VERSION}",
+        )
+        return False
+    if hello.token is not None:
+        try:
+            conn.seat = await room.store.seat_of(room.id, hash_token(hello.token))
+        except StoreUnavailable:
+            conn.close(Code.STORE_UNAVAILABLE, "cannot check the token now; retry")
+            return False
+        if conn.seat is None:
+            conn.close(Code.BAD_TOKEN, "this token holds no seat of this room")
+            return False
+    room.attach(conn, hello.since)
+    log.info("joined", extra=fields(room=room.id, seat=conn.seat))
+    return True
+
+
+async def _read(conn: SocketConnection, room: Room) -> None:
+    """Dispatch frames until the client leaves or the connection is closed."""
+    while not conn.closing:
+        try:
+            message = await conn.receive()
+        except ProtocolError as exc:
+            conn.error(exc)
+            continue
+        if message is None:
+            return
+        if isinstance(message, Intent):
+            room.submit(conn, message)
+        elif isinstance(message, Resync):
+            room.catch_up(conn, message.since)
+        elif isinstance(message, Legal):
+            room.send_legal(conn)
+        elif isinstance(message, Ping):
+            conn.send(encode(messages.pong(message.data)))
+        else:
+            conn.error(ProtocolError(Code.ALREADY_JOINED, "this connection has joined already"))

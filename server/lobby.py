@@ -1,0 +1,215 @@
+"""The lobby: creates, lists, fills and cleans up rooms.
+
+It validates every request body (a bad one raises :class:`ApiError` and
+changes nothing), keeps the live :class:`~server.room.Room` actors of this
+process, and answers listings from the store, so that a shared store shows
+every process's rooms.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engines import ENGINES, Engine
+from engines.base import OptionError, resolve_options
+from server.errors import ApiError
+from server.logs import fields
+from server.room import Room
+from server.settings import Settings
+from server.store import RoomRecord, Store
+
+log = logging.getLogger("tablewire.lobby")
+
+STATUSES = ("waiting", "playing", "finished")
+MAX_NAME = 32
+
+
+def engine_info(engine: Engine) -> dict[str, Any]:
+    """An engine as ``GET /api/games`` shows it."""
+    return {
+        "id": engine.id,
+        "title": engine.title,
+        "min_players": engine.min_players,
+        "max_players": engine.max_players,
+        "options": {name: dict(spec) for name, spec in engine.options.items()},
+    }
+
+
+def _engine(body: Mapping[str, Any]) -> Engine:
+    engine_id = body.get("engine")
+    if not isinstance(engine_id, str) or engine_id not in ENGINES:
+        raise ApiError(400, "unknown_engine", f"engine must be one of {sorted(ENGINES)}")
+    return ENGINES[engine_id]
+
+
+def _int(body: Mapping[str, Any], key: str, default: int | None) -> int | None:
+    value = body.get(key, default)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        raise ApiError(400, f"bad_{key}", f"{key} must be an integer")
+    return value
+
+
+def _name(body: Mapping[str, Any]) -> str | None:
+    name = body.get("name")
+    if name is None:
+        return None
+    if not isinstance(name, str) or not 1 <= len(name.strip()) <= MAX_NAME:
+        raise ApiError(400, "bad_name", f"name must be a string of 1-{MAX_NAME} characters")
+    return name.strip()
+
+
+class Lobby:
+    """Rooms of one process over a store."""
+
+    def __init__(
+        self, store: Store, settings: Settings, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.rooms: dict[str, Room] = {}
+
+    def room(self, room_id: str) -> Room | None:
+        return self.rooms.get(room_id)
+
+    async def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """``POST /api/rooms``: ``{engine, seats?, options?, private?, seed?}``."""
+        engine = _engine(body)
+        seats = _int(body, "seats", engine.max_players)
+        assert seats is not None
+        if not engine.min_players <= seats <= engine.max_players:
+            raise ApiError(
+                400,
+                "bad_seats",
+                f"{engine.id} takes {engine.min_players}-{engine.max_players} players",
+            )
+        options = body.get("options") or {}
+        if not isinstance(options, dict):
+            raise ApiError(400, "bad_options", "options must be an object")
+        try:
+            options = resolve_options(engine, options)
+        except OptionError as exc:
+            raise ApiError(400, "bad_options", str(exc)) from None
+        private = body.get("private", False)
+        if not isinstance(private, bool):
+            raise ApiError(400, "bad_private", "private must be true or false")
+        seed = _int(body, "seed", None)
+        now = self.clock()
+        record = RoomRecord(
+            id=self._new_id(),
+            engine=engine.id,
+            seats=seats,
+            options=options,
+            private=private,
+            seed=secrets.randbits(63) if seed is None else seed,
+            created=now,
+            updated=now,
+            names=[None] * seats,
+        )
+        await self.store.save_room(record)
+        room = Room(record, engine, self.store, self.settings, self.clock)
+        room.start()
+        self.rooms[record.id] = room
+        log.info("room created", extra=fields(room=record.id, engine=engine.id, seats=seats))
+        return self._show(record)
+
+    async def list(self, engine: str | None, status: str | None) -> list[dict[str, Any]]:
+        """``GET /api/rooms``: public rooms, newest first, optionally filtered."""
+        if engine is not None and engine not in ENGINES:
+            raise ApiError(400, "unknown_engine", f"engine must be one of {sorted(ENGINES)}")
+        if status is not None and status not in STATUSES:
+            raise ApiError(400, "bad_status", f"status must be one of {list(STATUSES)}")
+        records = [
+            r
+            for r in await self.store.list_rooms()
+            if not r.private
+            and (engine is None or r.engine == engine)
+            and (status is None or r.status == status)
+        ]
+        records.sort(key=lambda r: r.created, reverse=True)
+        return [self._show(r) for r in records]
+
+    async def details(self, room_id: str) -> dict[str, Any]:
+        """``GET /api/rooms/{id}``."""
+        return self._show(await self._record(room_id))
+
+    async def reserve(self, room_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        """``POST /api/rooms/{id}/seats``: ``{name?, seat?}`` → seat and token."""
+        name = _name(body)
+        seat = _int(body, "seat", None)
+        room = self.rooms.get(room_id)
+        if room is None:
+            raise ApiError(404, "no_such_room", f"no room {room_id!r}")
+        taken, token = await room.reserve(name, seat)
+        return {
+            "room": room_id,
+            "seat": taken,
+            "token": token,
+            "ws": f"/ws/rooms/{room_id}",
+        }
+
+    async def quickplay(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """``POST /api/quickplay``: a seat in the fullest open public room, or a new room."""
+        engine = _engine(body)
+        seats = _int(body, "seats", None)
+        candidates = [
+            room
+            for room in self.rooms.values()
+            if room.record.engine == engine.id
+            and room.record.status == "waiting"
+            and not room.record.private
+            and (seats is None or room.record.seats == seats)
+        ]
+        if candidates:
+            room_id = max(candidates, key=lambda r: sum(n is not None for n in r.record.names)).id
+        else:
+            room_id = (await self.create({"engine": engine.id, "seats": seats}))["id"]
+        return await self.reserve(room_id, {"name": body.get("name")})
+
+    async def sweep(self) -> list[str]:
+        """Remove finished rooms after ``finished_ttl`` and unfilled ones after ``waiting_ttl``."""
+        now = self.clock()
+        ttl = {"finished": self.settings.finished_ttl, "waiting": self.settings.waiting_ttl}
+        removed = []
+        for record in await self.store.list_rooms():
+            limit = ttl.get(record.status)
+            if limit is not None and now - record.updated >= limit:
+                room = self.rooms.pop(record.id, None)
+                if room:
+                    await room.close()
+                await self.store.delete_room(record.id)
+                removed.append(record.id)
+                log.info("room removed", extra=fields(room=record.id, status=record.status))
+        return removed
+
+    async def close(self) -> None:
+        for room in list(self.rooms.values()):
+            await room.close()
+        self.rooms.clear()
+
+    async def _record(self, room_id: str) -> RoomRecord:
+        room = self.rooms.get(room_id)
+        record = room.record if room else await self.store.load_room(room_id)
+        if record is None:
+            raise ApiError(404, "no_such_room", f"no room {room_id!r}")
+        return record
+
+    def _show(self, record: RoomRecord) -> dict[str, Any]:
+        data = record.public()
+        if record.status == "finished":
+            data["seed"] = record.seed
+        room = self.rooms.get(record.id)
+        if room is not None:
+            data["version"] = room.version
+            data["connected"] = len(room.conns)
+        return data
+
+    def _new_id(self) -> str:
+        while True:
+            room_id = secrets.token_urlsafe(6)
+            if room_id not in self.rooms:
+                return room_id

@@ -1,0 +1,322 @@
+"""A room: one engine, its seats and connections, and the actor that changes it.
+
+Principle 3 of the design: one task per room (``Room._run``) takes commands
+from a queue and applies them strictly in order, so the game state needs no
+lock. Everything that only *reads* the room (join, resync, legal actions) runs
+synchronously in the caller's task between two awaits, which is consistent
+because the actor replaces the state atomically.
+
+Every change bumps the room's version (the length of its log) and is
+published: for each *view group* with a connection (one per seat when the
+engine has private views, else one for everyone), the new document is built
+once, diffed against the previous one, encoded once, and the same bytes are
+queued on every connection of the group.
+
+The document a client mirrors is::
+
+    {"status": "waiting" | "playing" | "finished",
+     "seats": [name | None, ...],
+     "to_act": [seat, ...],
+     "game": engine view | None}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import secrets
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engines.base import Engine, IllegalAction, Result, State
+from protocol import PROTOCOL_VERSION, messages
+from protocol.codec import encode
+from protocol.diff import diff
+from protocol.errors import Code
+from protocol.messages import Intent, IntentId
+from server.errors import ApiError
+from server.logs import fields
+from server.settings import Settings
+from server.store import RoomRecord, Store, StoreUnavailable
+
+log = logging.getLogger("tablewire.room")
+
+SEEN_INTENTS = 256
+"""Intent ids remembered per seat, so a retried intent is acknowledged, not re-applied."""
+
+
+def hash_token(token: str) -> str:
+    """Seat tokens are stored only as their SHA-256."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Connection(Protocol):
+    """What a room needs of a client connection (a WebSocket, or a test double)."""
+
+    seat: int | None
+
+    def send(self, frame: bytes) -> None:
+        """Queue a frame without blocking; a connection that cannot keep up closes itself."""
+
+    def close(self, code: str, message: str) -> None:
+        """Send a fatal error frame and close."""
+
+
+@dataclass
+class _Reserve:
+    name: str | None
+    seat: int | None
+    done: asyncio.Future[tuple[int, str]]
+
+
+@dataclass
+class _Intent:
+    conn: Connection
+    intent: Intent
+
+
+Group = int | None
+
+
+class Room:
+    """A live room; create it with :meth:`start`, stop it with :meth:`close`."""
+
+    def __init__(
+        self,
+        record: RoomRecord,
+        engine: Engine,
+        store: Store,
+        settings: Settings,
+        clock: Callable[[], float],
+    ) -> None:
+        self.record = record
+        self.engine = engine
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.state: State | None = None
+        self.version = 0
+        self.conns: set[Connection] = set()
+        self._queue: asyncio.Queue[_Reserve | _Intent] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._docs: dict[Group, tuple[int, Any]] = {}
+        self._history: dict[Group, deque[tuple[int, bytes]]] = {}
+        self._snapshots: dict[Group, tuple[int, bytes]] = {}
+        self._seen: dict[int, OrderedDict[IntentId, int]] = {}
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"room-{self.id}")
+
+    async def close(self, code: str = Code.ROOM_CLOSED, message: str = "room closed") -> None:
+        """Stop the actor and close every connection."""
+        if self._task:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        for conn in list(self.conns):
+            conn.close(code, message)
+        self.conns.clear()
+
+    # -- reads, in the caller's task ----------------------------------------
+
+    def attach(self, conn: Connection, since: int | None) -> None:
+        """Add a joined connection: welcome, then a snapshot or the patches it missed."""
+        self.conns.add(conn)
+        conn.send(
+            encode(
+                messages.welcome(
+                    protocol=PROTOCOL_VERSION,
+                    room=self.id,
+                    engine=self.engine.id,
+                    options=self.record.options,
+                    seats=self.record.seats,
+                    seat=conn.seat,
+                    version=self.version,
+                )
+            )
+        )
+        self.catch_up(conn, since)
+
+    def detach(self, conn: Connection) -> None:
+        self.conns.discard(conn)
+
+    def catch_up(self, conn: Connection, since: int | None) -> None:
+        """Send the patches after ``since`` if they are still kept, else a snapshot."""
+        group = self._group(conn.seat)
+        history = self._history.get(group)
+        if since is not None and history and since < self.version:
+            froms = [frm for frm, _ in history]
+            if since in froms:
+                for _, frame in list(history)[froms.index(since) :]:
+                    conn.send(frame)
+                return
+        conn.send(self._snapshot(group))
+
+    def send_legal(self, conn: Connection) -> None:
+        if conn.seat is None:
+            conn.send(encode(messages.error(Code.SPECTATOR, "spectators have no actions")))
+            return
+        actions = self.engine.legal_actions(self.state, conn.seat) if self.state else []
+        conn.send(encode(messages.legal(self.version, conn.seat, actions)))
+
+    # -- writes, through the actor's queue ----------------------------------
+
+    def submit(self, conn: Connection, intent: Intent) -> None:
+        """Queue an intent; its ``ack`` or ``reject`` follows on the connection."""
+        self._queue.put_nowait(_Intent(conn, intent))
+
+    async def reserve(self, name: str | None, seat: int | None = None) -> tuple[int, str]:
+        """Take a free seat (a given one, or the first); returns the seat and its token.
+
+        A seat without a name is called "player N".
+        """
+        done: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Reserve(name, seat, done))
+        return await done
+
+    async def _run(self) -> None:
+        while True:
+            command = await self._queue.get()
+            try:
+                if isinstance(command, _Intent):
+                    await self._apply_intent(command.conn, command.intent)
+                else:
+                    await self._reserve(command)
+            except Exception as exc:
+                log.exception("room command failed", extra=fields(room=self.id))
+                if isinstance(command, _Reserve) and not command.done.done():
+                    command.done.set_exception(exc)
+
+    async def _reserve(self, command: _Reserve) -> None:
+        names = self.record.names
+        if self.record.status != "waiting":
+            raise ApiError(409, "room_full", "every seat of this room is taken")
+        seat = command.seat
+        if seat is None:
+            seat = names.index(None)
+        elif not 0 <= seat < len(names):
+            raise ApiError(400, "bad_seat", f"seat must be 0..{len(names) - 1}")
+        elif names[seat] is not None:
+            raise ApiError(409, "seat_taken", f"seat {seat} is taken")
+        name = command.name or f"player {seat + 1}"
+        token = secrets.token_urlsafe(32)
+        await self.store.append(self.id, {"k": "seat", "seat": seat, "name": name})
+        await self.store.add_token(self.id, hash_token(token), seat)
+        names[seat] = name
+        self.version += 1
+        events: list[dict[str, Any]] = [{"type": "seat", "seat": seat, "name": name}]
+        if None not in names:
+            self.state = self.engine.setup(self.record.seats, self.record.options, self.record.seed)
+            self.record.status = "playing"
+            events.append({"type": "start"})
+            log.info("game started", extra=fields(room=self.id, engine=self.engine.id))
+        self.record.updated = self.clock()
+        await self.store.save_room(self.record)
+        self._publish(events, None)
+        command.done.set_result((seat, token))
+
+    async def _apply_intent(self, conn: Connection, intent: Intent) -> None:
+        seat = conn.seat
+
+        def refuse(code: str, message: str) -> None:
+            conn.send(encode(messages.reject(intent.id, code, message)))
+
+        if seat is None:
+            return refuse(Code.SPECTATOR, "spectators cannot send intents")
+        if self.state is None:
+            return refuse(Code.NOT_STARTED, "the game starts when every seat is taken")
+        if self.record.status == "finished":
+            return refuse(Code.GAME_OVER, "the game is over")
+        seen = self._seen.setdefault(seat, OrderedDict())
+        if intent.id in seen:
+            conn.send(encode(messages.ack(intent.id, seen[intent.id])))
+            return None
+        try:
+            state, events = self.engine.apply(self.state, seat, intent.action)
+        except IllegalAction as exc:
+            return refuse(exc.code, exc.message)
+        except Exception:
+            log.exception("engine failed", extra=fields(room=self.id, action=intent.action))
+            return refuse(Code.INTERNAL_ERROR, "the engine failed; nothing changed")
+        entry = {"k": "intent", "seat": seat, "id": intent.id, "action": intent.action}
+        try:
+            await self.store.append(self.id, entry)
+        except StoreUnavailable as exc:
+            return refuse(Code.STORE_UNAVAILABLE, f"the move was not recorded: {exc}")
+        self.state = state
+        self.version += 1
+        seen[intent.id] = self.version
+        if len(seen) > SEEN_INTENTS:
+            seen.popitem(last=False)
+        conn.send(encode(messages.ack(intent.id, self.version)))
+        result = self.engine.result(state)
+        if result is not None:
+            self.record.status = "finished"
+            self.record.result = dict(result)
+            self.record.updated = self.clock()
+        self._publish(events, result)
+        if result is not None:
+            await self.store.save_room(self.record)
+            log.info("game finished", extra=fields(room=self.id, result=result))
+        return None
+
+    # -- publishing ----------------------------------------------------------
+
+    def _group(self, seat: int | None) -> Group:
+        return seat if self.engine.seat_views_differ else None
+
+    def _doc(self, group: Group) -> dict[str, Any]:
+        state = self.state
+        return {
+            "status": self.record.status,
+            "seats": list(self.record.names),
+            "to_act": sorted(self.engine.to_act(state)) if state else [],
+            "game": self.engine.view(state, group) if state else None,
+        }
+
+    def _snapshot(self, group: Group) -> bytes:
+        cached = self._snapshots.get(group)
+        if cached and cached[0] == self.version:
+            return cached[1]
+        doc = self._docs.get(group)
+        if doc is None or doc[0] != self.version:
+            doc = (self.version, self._doc(group))
+            self._docs[group] = doc
+            self._history[group] = deque(maxlen=self.settings.history)
+        frame = encode(messages.snapshot(self.version, doc[1]))
+        self._snapshots[group] = (self.version, frame)
+        return frame
+
+    def _advance(self, group: Group) -> bytes:
+        """The frame that brings ``group`` to the current version: a patch, or a snapshot."""
+        previous = self._docs.get(group)
+        if previous is None or previous[0] != self.version - 1:
+            return self._snapshot(group)
+        doc = self._doc(group)
+        frame = encode(messages.patch(self.version - 1, self.version, diff(previous[1], doc)))
+        self._docs[group] = (self.version, doc)
+        self._history[group].append((self.version - 1, frame))
+        return frame
+
+    def _publish(self, events: list[dict[str, Any]], result: Result | None) -> None:
+        groups = {self._group(conn.seat) for conn in self.conns}
+        for stale in set(self._docs) - groups:
+            del self._docs[stale]
+            self._history.pop(stale, None)
+            self._snapshots.pop(stale, None)
+        frames = {group: self._advance(group) for group in groups}
+        extra = []
+        if events:
+            extra.append(encode(messages.event(self.version, events)))
+        if result is not None:
+            extra.append(encode(messages.result(self.version, dict(result))))
+        for conn in list(self.conns):
+            conn.send(frames[self._group(conn.seat)])
+            for frame in extra:
+                conn.send(frame)

@@ -1,0 +1,42 @@
+"""Server settings, from defaults, ``TABLEWIRE_*`` environment variables and flags."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every tunable of the server; each can be set by ``TABLEWIRE_<NAME>``."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    finished_ttl: float = 600.0
+    """Seconds a finished room (and its result) is kept."""
+    waiting_ttl: float = 3600.0
+    """Seconds a room may wait for its seats to fill before it is removed."""
+    sweep_interval: float = 30.0
+    """Seconds between clean-up passes."""
+    max_frame: int = 64 * 1024
+    """Largest client frame in bytes; larger ones get ``frame_too_large``."""
+    hello_timeout: float = 10.0
+    """Seconds a new connection has to send ``hello``."""
+    send_queue: int = 512
+    """Frames queued for one connection before it is dropped as ``too_slow``."""
+    history: int = 64
+    """Patches kept per view for resyncing a client that fell behind."""
+    log_level: str = "info"
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
+        """Defaults, then ``TABLEWIRE_*`` variables, then the given overrides (None skipped)."""
+        environ = dict(os.environ if environ is None else environ)
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = environ.get(f"TABLEWIRE_{f.name.upper()}")
+            if raw is not None:
+                values[f.name] = type(getattr(cls, f.name))(raw)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return replace(cls(), **values)

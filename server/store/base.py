@@ -1,0 +1,67 @@
+"""The store interface and the records it keeps.
+
+A room is fully described by its :class:`RoomRecord` (engine, seats, options,
+seed) and its log: the ordered list of everything that changed it (a seat
+taken, an intent applied). Engines are deterministic, so the record plus the
+log rebuild the room exactly; the room's version is the length of its log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+LogEntry = dict[str, Any]
+"""``{"k": "seat", "seat": int, "name": str}`` or
+``{"k": "intent", "seat": int, "id": int | str, "action": map}``."""
+
+
+class StoreUnavailable(Exception):
+    """The store cannot be reached; nothing was written."""
+
+
+@dataclass
+class RoomRecord:
+    """What the lobby knows of a room."""
+
+    id: str
+    engine: str
+    seats: int
+    options: dict[str, Any]
+    private: bool
+    seed: int
+    created: float
+    updated: float
+    status: str = "waiting"
+    """``waiting`` (seats free), ``playing`` or ``finished``."""
+    names: list[str | None] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+
+    def public(self) -> dict[str, Any]:
+        """The record as the lobby API shows it (no seed: it would reveal the bag)."""
+        data = asdict(self)
+        del data["seed"]
+        data["taken"] = sum(name is not None for name in self.names)
+        return data
+
+
+class Store(Protocol):
+    """Persistence of rooms; every method may raise :class:`StoreUnavailable`."""
+
+    async def save_room(self, record: RoomRecord) -> None: ...
+
+    async def load_room(self, room_id: str) -> RoomRecord | None: ...
+
+    async def list_rooms(self) -> list[RoomRecord]: ...
+
+    async def delete_room(self, room_id: str) -> None:
+        """Forget the room, its tokens and its log."""
+
+    async def add_token(self, room_id: str, token_hash: str, seat: int) -> None: ...
+
+    async def seat_of(self, room_id: str, token_hash: str) -> int | None: ...
+
+    async def append(self, room_id: str, entry: LogEntry) -> None:
+        """Durably append to the room's log; the entry is acknowledged only after this returns."""
+
+    async def read_log(self, room_id: str) -> list[LogEntry]: ...
