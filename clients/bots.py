@@ -68,7 +68,7 @@ async def play_seat(client: RoomClient, bot: RandomBot, summary: Summary) -> Non
                 raise RuntimeError(f"seat {seat}: {rejects_in_a_row} rejects in a row: {reply}")
             continue
         rejects_in_a_row = 0
-        await client.wait_for(lambda d: (client.version or 0) >= reply["v"])
+        await client.wait_version(reply["v"])
 
 
 async def _run_room(
@@ -92,10 +92,7 @@ async def _run_room(
         for client in clients:
             await client.connect()
         await asyncio.gather(
-            *(
-                play_seat(c, RandomBot(seed * 100 + i), summary)
-                for i, c in enumerate(players)
-            ),
+            *(play_seat(c, RandomBot(seed * 100 + i), summary) for i, c in enumerate(players)),
             *(w.wait_for(_finished) for w in watchers),
         )
         final = [c.doc for c in clients]
@@ -120,7 +117,7 @@ async def run(
     options: dict[str, Any] | None = None,
     seed: int = 0,
     room_id: str | None = None,
-    timeout: float = 600.0,
+    time_limit: float = 600.0,
 ) -> Summary:
     """Create ``rooms`` rooms (or fill ``room_id``) and play them all to the end."""
     summary = Summary(game=game, spectators=spectators)
@@ -133,15 +130,13 @@ async def run(
             summary.game, players = room["engine"], room["seats"]
         else:
             room_ids = [
-                (await lobby.create_room(game, seats=players, options=options, seed=seed + i))[
-                    "id"
-                ]
+                (await lobby.create_room(game, seats=players, options=options, seed=seed + i))["id"]
                 for i in range(rooms)
             ]
         summary.rooms = len(room_ids)
         summary.players = players
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(time_limit):
                 outcomes = await asyncio.gather(
                     *(
                         _run_room(lobby, ws_base, rid, spectators, seed + i, summary)
@@ -150,7 +145,7 @@ async def run(
                     return_exceptions=True,
                 )
         except TimeoutError:
-            outcomes = [TimeoutError(f"not finished within {timeout} s")]
+            outcomes = [TimeoutError(f"not finished within {time_limit} s")]
     failures = [o for o in outcomes if isinstance(o, BaseException)]
     summary.errors += len(failures)
     summary.failures += [f"{type(f).__name__}: {f}" for f in failures[:5]]

@@ -223,6 +223,10 @@ class RoomClient:
                 await self._changed.wait()
             return self.mirror.doc
 
+    async def wait_version(self, version: int) -> Any:
+        """Wait until the mirror holds ``version`` or a later one; return the document."""
+        return await self.wait_for(lambda doc: (self.mirror.version or 0) >= version)
+
     async def changed(self) -> Any:
         """Wait for the next change of the mirrored document."""
         async with self._changed:
@@ -249,7 +253,7 @@ class RoomClient:
             self.closed = exc
         finally:
             if self.closed is None:
-                self.closed = ConnectionClosed(ws.close_rcvd, ws.close_sent)
+                self.closed = ConnectionClosed(ws.protocol.close_rcvd, ws.protocol.close_sent)
             for future in self._waiting.values():
                 if not future.done():
                     future.set_exception(self.closed)
@@ -300,4 +304,3 @@ def ws_url(http_url: str) -> str:
     if http_url.startswith("https://"):
         return "wss://" + http_url[len("https://") :]
     return "ws://" + http_url.removeprefix("http://")
-

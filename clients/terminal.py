@@ -32,24 +32,31 @@ async def _choose(console: Console, engine: str, actions: list[dict[str, Any]]) 
         console.print(f"[red]type a number from 1 to {len(actions)}[/red]")
 
 
+async def _take_turn(client: RoomClient, console: Console, engine: str) -> None:
+    """Ask for a move until one is accepted, then wait until the mirror shows it."""
+    while True:
+        actions = await client.legal()
+        reply = await client.intent(await _choose(console, engine, actions))
+        if reply["t"] == "ack":
+            await client.wait_version(reply["v"])
+            return
+        console.print(f"[red]rejected: {reply['code']}: {reply['message']}[/red]")
+
+
 async def _follow(client: RoomClient, console: Console, play: bool) -> dict[str, Any] | None:
     """Redraw on every version; when ``play`` and it is our turn, ask for a move."""
     engine = client.welcome["engine"]
-    shown = None
+    shown = -1
     while True:
-        doc = await client.wait_for(lambda d: client.version != shown)
-        shown = client.version
+        doc = await client.wait_version(shown + 1)
+        shown = client.version or 0
         render(console, engine, doc, client.seat)
         if doc["status"] == "finished":
             await client.wait_for(lambda d: client.result is not None)
             console.print(f"[bold]Game over:[/bold] {client.result}")
             return client.result
         if play and client.seat in doc["to_act"]:
-            actions = await client.legal()
-            reply = await client.intent(await _choose(console, engine, actions))
-            if reply["t"] == "reject":
-                console.print(f"[red]rejected: {reply['code']}: {reply['message']}[/red]")
-                shown = None
+            await _take_turn(client, console, engine)
 
 
 async def play(

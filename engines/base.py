@@ -68,11 +68,13 @@ class Engine(Protocol):
     title: str
     min_players: int
     max_players: int
-    #: ``{name: {"choices": [...], "default": value, "description": str}}``
-    options: Mapping[str, Mapping[str, Any]]
     #: False when every seat and spectators always see the same view, so the
     #: server can compute and encode one view per version for everyone.
     seat_views_differ: bool
+
+    @property
+    def options(self) -> Mapping[str, Mapping[str, Any]]:
+        """``{name: {"choices": [...], "default": value, "description": str}}``."""
 
     def setup(self, players: int, options: Mapping[str, Any], seed: int) -> State: ...
 

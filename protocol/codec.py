@@ -35,7 +35,9 @@ def decode(frame: bytes, max_size: int = MAX_FRAME) -> dict[str, Any]:
     try:
         value = msgpack.unpackb(frame, raw=False, strict_map_key=True, ext_hook=_no_ext)
     except msgpack.ExtraData:
-        raise ProtocolError(Code.MALFORMED_FRAME, "trailing bytes after the msgpack value") from None
+        raise ProtocolError(
+            Code.MALFORMED_FRAME, "trailing bytes after the msgpack value"
+        ) from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         raise ProtocolError(Code.MALFORMED_FRAME, f"not valid msgpack: {exc}") from None
     if not isinstance(value, dict):

@@ -8,6 +8,7 @@ fields. Server → client messages are built as plain maps (ready for
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,25 +82,42 @@ def _hello(msg: dict[str, Any]) -> Hello:
     return Hello(msg["protocol"], token, _optional_version(msg, "since"))
 
 
+def _intent_id(value: Any) -> bool:
+    if isinstance(value, str):
+        return 0 < len(value) <= MAX_INTENT_ID_LEN
+    return _is_int(value) and 0 <= value < 2**63
+
+
 def _intent(msg: dict[str, Any]) -> Intent:
     iid = msg.get("id")
     _field(
         msg,
         "id",
-        (_is_int(iid) and 0 <= iid < 2**63)
-        or (isinstance(iid, str) and 0 < len(iid) <= MAX_INTENT_ID_LEN),
+        _intent_id(iid),
         f"an int >= 0 or a string of 1-{MAX_INTENT_ID_LEN} characters",
     )
     _field(msg, "action", isinstance(msg.get("action"), dict), "a map")
-    return Intent(iid, msg["action"])
+    return Intent(iid, msg["action"])  # type: ignore[arg-type]  # checked by _intent_id
 
 
-_PARSERS = {
+def _resync(msg: dict[str, Any]) -> Resync:
+    return Resync(_optional_version(msg, "since"))
+
+
+def _legal(msg: dict[str, Any]) -> Legal:
+    return Legal()
+
+
+def _ping(msg: dict[str, Any]) -> Ping:
+    return Ping(msg.get("data"))
+
+
+_PARSERS: dict[str, Callable[[dict[str, Any]], ClientMessage]] = {
     "hello": _hello,
     "intent": _intent,
-    "resync": lambda msg: Resync(_optional_version(msg, "since")),
-    "legal": lambda msg: Legal(),
-    "ping": lambda msg: Ping(msg.get("data")),
+    "resync": _resync,
+    "legal": _legal,
+    "ping": _ping,
 }
 
 
@@ -109,8 +127,7 @@ def parse(msg: dict[str, Any]) -> ClientMessage:
     parser = _PARSERS.get(kind) if isinstance(kind, str) else None
     if parser is None:
         raise ProtocolError(Code.UNKNOWN_TYPE, f"unknown message type {kind!r}")
-    result: ClientMessage = parser(msg)
-    return result
+    return parser(msg)
 
 
 # -- server -> client -------------------------------------------------------

@@ -60,7 +60,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         if request.method == "POST":
             return JSONResponse(await lobby.create(await _body(request)), status_code=201)
         query = request.query_params
-        return JSONResponse(await lobby.list(query.get("engine"), query.get("status")))
+        return JSONResponse(await lobby.listing(query.get("engine"), query.get("status")))
 
     async def room(request: Request) -> Response:
         return JSONResponse(await lobby.details(request.path_params["room_id"]))

@@ -117,7 +117,7 @@ class Lobby:
         log.info("room created", extra=fields(room=record.id, engine=engine.id, seats=seats))
         return self._show(record)
 
-    async def list(self, engine: str | None, status: str | None) -> list[dict[str, Any]]:
+    async def listing(self, engine: str | None, status: str | None) -> list[dict[str, Any]]:
         """``GET /api/rooms``: public rooms, newest first, optionally filtered."""
         if engine is not None and engine not in ENGINES:
             raise ApiError(400, "unknown_engine", f"engine must be one of {sorted(ENGINES)}")

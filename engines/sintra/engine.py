@@ -74,7 +74,9 @@ def _color_id(token: str) -> int:
 @cache
 def components() -> dict[str, Any]:
     """The engine's component data, with colour tokens turned into ints."""
-    raw = json.loads(resources.files(__package__).joinpath("data/components.json").read_text())
+    raw: dict[str, Any] = json.loads(
+        resources.files(__package__).joinpath("data/components.json").read_text()
+    )
     raw["patterns"] = {
         strip["id"]: [[_color_id(t) for t in side] for side in strip["sides"]]
         for strip in raw["strips"]
@@ -345,7 +347,9 @@ def _completion_colors(strip: Mapping[str, Any], color: int, placed: int) -> lis
     return sorted({*pieces, color})
 
 
-def _take_actions(board: Mapping[str, Any], factory: int | None, color: int, n: int) -> list[Action]:
+def _take_actions(
+    board: Mapping[str, Any], factory: int | None, color: int, n: int
+) -> list[Action]:
     base = {"type": "take", "factory": factory, "color": color}
     targets = _targets(board, color)
     if not targets:
@@ -354,7 +358,8 @@ def _take_actions(board: Mapping[str, Any], factory: int | None, color: int, n: 
     for slot in targets:
         strip = board["strips"][slot]
         placed, wild_choices = _placement(strip, color, n)
-        keeps = _completion_colors(strip, color, placed) or [None]
+        keeps: list[int | None] = [None]
+        keeps = list(_completion_colors(strip, color, placed) or keeps)
         for wild in wild_choices:
             for keep in keeps:
                 actions.append({**base, "strip": slot, "wild": wild, "keep": keep})
@@ -427,10 +432,7 @@ def _take(state: State, seat: int, action: Action) -> list[Event]:
     factory, color, slot = action["factory"], action["color"], action["strip"]
     board = state["boards"][seat]
     events: list[Event] = []
-    if factory is None:
-        source = state["center"]
-    else:
-        source = state["factories"][factory]
+    source = state["center"] if factory is None else state["factories"][factory]
     n = source[color]
     source[color] = 0
     if factory is not None:
@@ -585,7 +587,9 @@ def _final_scoring(state: State) -> None:
         leftover = leftover_points(board)
         penalty = track[board["track"]]
         bonus = (
-            ornament_bonus(board["windows"]) if side == "A" else window_colour_bonus(board["windows"])
+            ornament_bonus(board["windows"])
+            if side == "A"
+            else window_colour_bonus(board["windows"])
         )
         before = board["score"]
         _add_score(state, board, leftover)
