@@ -156,10 +156,13 @@ class Sintra:
         actions: list[Action] = []
         if _can_reset(board):
             actions.append({"type": "reset"})
+        fits: dict[int, dict[int, tuple[int, int]]] = {}
         for factory, counts in _sources(state):
             for color, n in enumerate(counts):
                 if n:
-                    actions.extend(_take_actions(board, factory, color, n))
+                    if color not in fits:
+                        fits[color] = _fits(board, color)
+                    actions.extend(_take_actions(board, factory, color, n, fits[color]))
         return actions
 
     # -- apply (§3.2) -------------------------------------------------------
@@ -323,18 +326,22 @@ def _free_spaces(strip: Mapping[str, Any], color: int) -> tuple[int, int]:
     return matching, wild
 
 
-def _targets(board: Mapping[str, Any], color: int) -> list[int]:
-    """Reachable slots whose strip can take at least one piece of ``color`` (forced placement)."""
-    return [
-        slot
-        for slot in range(board["glazier"], SLOTS)
-        if board["strips"][slot] is not None and any(_free_spaces(board["strips"][slot], color))
-    ]
+def _fits(board: Mapping[str, Any], color: int) -> dict[int, tuple[int, int]]:
+    """Reachable slots whose strip can take at least one piece of ``color`` (forced
+    placement), with their free (matching, wild) spaces."""
+    fits = {}
+    for slot in range(board["glazier"], SLOTS):
+        strip = board["strips"][slot]
+        if strip is not None:
+            free = _free_spaces(strip, color)
+            if any(free):
+                fits[slot] = free
+    return fits
 
 
-def _placement(strip: Mapping[str, Any], color: int, n: int) -> tuple[int, range]:
+def _placement(free: tuple[int, int], n: int) -> tuple[int, range]:
     """Pieces placed and the valid numbers of wild spaces to use for them."""
-    matching, wild = _free_spaces(strip, color)
+    matching, wild = free
     placed = min(n, matching + wild)
     return placed, range(max(0, placed - matching), min(wild, placed) + 1)
 
@@ -348,16 +355,19 @@ def _completion_colors(strip: Mapping[str, Any], color: int, placed: int) -> lis
 
 
 def _take_actions(
-    board: Mapping[str, Any], factory: int | None, color: int, n: int
+    board: Mapping[str, Any],
+    factory: int | None,
+    color: int,
+    n: int,
+    fits: dict[int, tuple[int, int]],
 ) -> list[Action]:
     base = {"type": "take", "factory": factory, "color": color}
-    targets = _targets(board, color)
-    if not targets:
+    if not fits:
         return [{**base, "strip": None, "wild": 0, "keep": None}]
     actions: list[Action] = []
-    for slot in targets:
+    for slot, free in fits.items():
         strip = board["strips"][slot]
-        placed, wild_choices = _placement(strip, color, n)
+        placed, wild_choices = _placement(free, n)
         keeps: list[int | None] = [None]
         keeps = list(_completion_colors(strip, color, placed) or keeps)
         for wild in wild_choices:
@@ -400,9 +410,9 @@ def _check_take(state: State, seat: int, action: Action) -> None:
     if n == 0:
         raise IllegalAction("color_not_in_source", "that source has no piece of that colour")
     board = state["boards"][seat]
-    targets = _targets(board, color)
+    fits = _fits(board, color)
     if slot is None:
-        if targets:
+        if fits:
             raise IllegalAction("must_place", "a reachable strip can take this colour")
         if action["wild"] != 0 or action["keep"] is not None:
             raise IllegalAction("bad_action", "breaking everything takes wild=0 and keep=nil")
@@ -411,10 +421,10 @@ def _check_take(state: State, seat: int, action: Action) -> None:
         raise IllegalAction("no_such_strip", f"there is no strip in slot {slot}")
     if slot < board["glazier"]:
         raise IllegalAction("strip_left_of_glazier", "strips left of the glazier are out of reach")
-    if slot not in targets:
+    if slot not in fits:
         raise IllegalAction("strip_cannot_take", "that strip has no free space for this colour")
     strip = board["strips"][slot]
-    placed, wild_choices = _placement(strip, color, n)
+    placed, wild_choices = _placement(fits[slot], n)
     if action["wild"] not in wild_choices:
         raise IllegalAction(
             "bad_wild_count",
@@ -463,7 +473,7 @@ def _take(state: State, seat: int, action: Action) -> list[Event]:
 
 def _place(strip: dict[str, Any], color: int, n: int, wild: int) -> int:
     """Fill ``wild`` wild spaces and matching spaces for the rest; return how many were placed."""
-    placed, _ = _placement(strip, color, n)
+    placed, _ = _placement(_free_spaces(strip, color), n)
     to_wild, to_color = wild, placed - wild
     for i, printed in enumerate(pattern(strip)):
         if strip["pieces"][i] is not None:

@@ -1,0 +1,84 @@
+"""Helpers shared by the tests: random playouts and hidden-information scramblers."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import msgpack
+
+from engines import Engine
+from engines.base import Action, State
+
+
+def packed(value: Any) -> bytes:
+    """Canonical bytes of plain data: equal bytes means strictly equal data."""
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def canonical(value: Any) -> Any:
+    """A form of plain data whose equality is strict about types (True is not 1)
+    and, like msgpack maps, indifferent to key order."""
+    if isinstance(value, dict):
+        return ("map", {k: canonical(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return ("list", [canonical(v) for v in value])
+    return (type(value).__name__, value)
+
+
+def random_options(engine: Engine, rnd: random.Random) -> dict[str, Any]:
+    return {name: rnd.choice(spec["choices"]) for name, spec in engine.options.items()}
+
+
+def all_options(engine: Engine) -> list[dict[str, Any]]:
+    """Every combination of option values."""
+    names = list(engine.options)
+    choices = [engine.options[name]["choices"] for name in names]
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*choices)]
+
+
+def playout(
+    engine: Engine, seed: int, players: int, options: dict[str, Any], rnd: random.Random
+) -> Iterator[tuple[State, int, Action]]:
+    """Play random legal actions to the end; yield (state before, seat, action) per step."""
+    state = engine.setup(players, options, seed)
+    while engine.result(state) is None:
+        seat = rnd.choice(sorted(engine.to_act(state)))
+        action = rnd.choice(engine.legal_actions(state, seat))
+        yield state, seat, action
+        state, _ = engine.apply(state, seat, action)
+
+
+def final_state(engine: Engine, seed: int, players: int, options: dict[str, Any]) -> State:
+    state = engine.setup(players, options, seed)
+    for state, seat, action in playout(engine, seed, players, options, random.Random(seed)):
+        pass
+    return engine.apply(state, seat, action)[0]
+
+
+# -- hidden information -------------------------------------------------------
+#
+# For each engine, a function that returns a copy of ``state`` changed only in
+# what ``viewer`` must not see. The conformance suite checks that the viewer's
+# view is byte-identical for both: whatever the hidden part holds, it leaks
+# nothing. Every engine must register one.
+
+
+def _scramble_sintra(state: State, viewer: int | None, rnd: random.Random) -> State:
+    """The bag's and the tower's colour mix, and the PRNG, are hidden from everyone."""
+    scrambled = msgpack.unpackb(packed(state))
+    for pile in ("bag", "tower"):
+        total = sum(scrambled[pile])
+        counts = [0] * len(scrambled[pile])
+        for _ in range(total):
+            counts[rnd.randrange(len(counts))] += 1
+        scrambled[pile] = counts
+    scrambled["rng"] = rnd.getrandbits(64)
+    return scrambled
+
+
+HIDDEN: dict[str, Callable[[State, int | None, random.Random], State]] = {
+    "sintra": _scramble_sintra,
+}

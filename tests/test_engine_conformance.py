@@ -1,0 +1,182 @@
+"""The conformance suite every engine must pass (OpenSpiel-style random simulation).
+
+For every registered engine: seeded random playouts end with a result and
+never raise; ``to_act`` seats always have legal actions; replay from the seed
+and the action log is bit-identical; state and views round-trip through
+msgpack; views leak no hidden information; ``apply`` never mutates its input;
+junk and near-miss actions are rejected with a code and change nothing.
+
+``TABLEWIRE_PLAYOUTS`` sets the number of random playouts per engine.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import random
+from typing import Any
+
+import msgpack
+import pytest
+from support import HIDDEN, packed, playout, random_options
+
+from engines import ENGINES, Engine
+from engines.base import IllegalAction, State
+
+PLAYOUTS = int(os.environ.get("TABLEWIRE_PLAYOUTS", "2000"))
+DEEP = 40
+"""Playouts per engine that also run the expensive per-step checks."""
+
+engines = pytest.mark.parametrize("engine", list(ENGINES.values()), ids=list(ENGINES))
+
+
+def _game(engine: Engine, seed: int) -> tuple[int, dict[str, Any], random.Random]:
+    rnd = random.Random(seed)
+    players = rnd.randint(engine.min_players, engine.max_players)
+    return players, random_options(engine, rnd), rnd
+
+
+@engines
+def test_random_playouts_finish_with_a_result(engine: Engine) -> None:
+    for seed in range(PLAYOUTS):
+        players, options, rnd = _game(engine, seed)
+        steps = 0
+        for state, _seat, _action in playout(engine, seed, players, options, rnd):
+            steps += 1
+            to_act = engine.to_act(state)
+            assert to_act, f"seed {seed}: no seat to act before the end"
+            for seat in range(players):
+                legal = engine.legal_actions(state, seat)
+                assert bool(legal) == (seat in to_act), f"seed {seed} seat {seat}"
+        assert steps > 0
+
+
+@engines
+def test_result_ranks_every_seat(engine: Engine) -> None:
+    for seed in range(20):
+        players, options, rnd = _game(engine, seed)
+        *_, (state, seat, action) = playout(engine, seed, players, options, rnd)
+        final, _ = engine.apply(state, seat, action)
+        result = engine.result(final)
+        assert result is not None
+        assert engine.to_act(final) == frozenset()
+        assert len(result["scores"]) == len(result["ranks"]) == players
+        assert result["winners"] == [s for s in range(players) if result["ranks"][s] == 1]
+        assert result["winners"], "somebody wins"
+        with pytest.raises(IllegalAction) as refused:
+            engine.apply(final, seat, action)
+        assert refused.value.code == "game_over"
+
+
+@engines
+def test_replay_from_seed_and_log_is_identical(engine: Engine) -> None:
+    for seed in range(30):
+        players, options, rnd = _game(engine, seed)
+        log = [(seat, action) for _, seat, action in playout(engine, seed, players, options, rnd)]
+        runs = []
+        for _ in range(2):
+            state = engine.setup(players, options, seed)
+            for seat, action in log:
+                state, _ = engine.apply(state, seat, copy.deepcopy(action))
+            runs.append(packed(state))
+        assert runs[0] == runs[1]
+        assert engine.result(msgpack.unpackb(runs[0])) is not None
+
+
+@engines
+def test_different_seeds_give_different_games(engine: Engine) -> None:
+    setups = {packed(engine.setup(engine.min_players, {}, seed)) for seed in range(20)}
+    assert len(setups) == 20
+
+
+def _roundtrip(value: Any) -> None:
+    data = packed(value)
+    assert msgpack.unpackb(data) == value
+    assert packed(msgpack.unpackb(data)) == data
+
+
+def _check_step(engine: Engine, state: State, players: int, rnd: random.Random) -> None:
+    _roundtrip(state)
+    for viewer in [None, *range(players)]:
+        view = engine.view(state, viewer)
+        _roundtrip(view)
+        scrambled = HIDDEN[engine.id](state, viewer, rnd)
+        assert packed(engine.view(scrambled, viewer)) == packed(view), (
+            f"the view of {viewer} depends on hidden information"
+        )
+    if not engine.seat_views_differ:
+        views = {packed(engine.view(state, viewer)) for viewer in [None, *range(players)]}
+        assert len(views) == 1, "seat_views_differ is False but the views differ"
+
+
+@engines
+def test_views_hide_what_they_must_and_round_trip(engine: Engine) -> None:
+    assert engine.id in HIDDEN, "register a hidden-information scrambler in tests/support.py"
+    for seed in range(DEEP):
+        players, options, rnd = _game(engine, seed)
+        for state, _seat, _action in playout(engine, seed, players, options, rnd):
+            _check_step(engine, state, players, rnd)
+
+
+JUNK: list[Any] = [
+    None,
+    [],
+    "take",
+    {},
+    {"type": None},
+    {"type": "nonsense"},
+    {"type": ["take"]},
+    {"type": "take"},
+    {"type": "reset", "extra": 1},
+]
+
+
+def _near_misses(action: dict[str, Any], rnd: random.Random) -> list[Any]:
+    """Actions one field away from a legal one."""
+    misses: list[Any] = []
+    for key, value in action.items():
+        if key == "type":
+            continue
+        if isinstance(value, int) and not isinstance(value, bool):
+            replacements = [value - 1, value + 1, -1, 1000, None, str(value), True, 2**64 - 1]
+        else:
+            replacements = [0, 1, -1, 99, "x", [value], {"k": value}]
+        misses += [{**action, key: r} for r in replacements]
+        misses.append({k: v for k, v in action.items() if k != key})
+    misses.append({**action, "unexpected": rnd.random()})
+    return misses
+
+
+@engines
+def test_illegal_actions_are_rejected_and_change_nothing(engine: Engine) -> None:
+    for seed in range(DEEP):
+        players, options, rnd = _game(engine, seed)
+        for state, seat, action in playout(engine, seed, players, options, rnd):
+            before = packed(state)
+            legal = [packed(a) for a in engine.legal_actions(state, seat)]
+            candidates = JUNK + _near_misses(action, rnd)
+            others = [s for s in range(players) if s not in engine.to_act(state)]
+            for candidate in candidates:
+                if packed(candidate) in legal:
+                    continue
+                with pytest.raises(IllegalAction) as refused:
+                    engine.apply(state, seat, candidate)
+                assert refused.value.code and refused.value.message
+            for other in others:
+                with pytest.raises(IllegalAction):
+                    engine.apply(state, other, action)
+            assert packed(state) == before, "a refused action changed the state"
+
+
+@engines
+def test_every_legal_action_is_accepted_and_apply_is_pure(engine: Engine) -> None:
+    for seed in range(DEEP // 2):
+        players, options, rnd = _game(engine, seed)
+        for state, seat, _action in playout(engine, seed, players, options, rnd):
+            before = packed(state)
+            for action in engine.legal_actions(state, seat):
+                after, events = engine.apply(state, seat, action)
+                assert after is not state
+                _roundtrip(events)
+                assert isinstance(engine.describe(action), str)
+            assert packed(state) == before, "apply modified its input state"

@@ -1,0 +1,171 @@
+"""The sans-I/O protocol: codec validation, message parsing, diff/patch, mirror."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import canonical, packed
+
+from protocol.codec import decode, encode
+from protocol.diff import PatchError, apply_patch, diff
+from protocol.errors import Code, ProtocolError
+from protocol.messages import Hello, Intent, Legal, Ping, Resync, parse
+from protocol.mirror import Mirror
+
+
+def code_of(frame: bytes, max_size: int = 1024) -> Code:
+    with pytest.raises(ProtocolError) as exc:
+        parse(decode(frame, max_size))
+    return exc.value.code
+
+
+# -- codec --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        (b"", Code.MALFORMED_FRAME),
+        (b"\xc1", Code.MALFORMED_FRAME),  # the one never-used msgpack byte
+        (b"\x82\xa1t", Code.MALFORMED_FRAME),  # truncated map
+        (packed({"t": "ping"}) + b"\x00", Code.MALFORMED_FRAME),  # trailing bytes
+        (msgpack.packb(msgpack.ExtType(1, b"x")), Code.MALFORMED_FRAME),
+        (packed({1: "int key"}), Code.MALFORMED_FRAME),
+        (b"\x91" * 2000 + b"\x90", Code.FRAME_TOO_LARGE),
+        (packed([1, 2]), Code.NOT_A_MAP),
+        (packed("hello"), Code.NOT_A_MAP),
+        (packed({}), Code.UNKNOWN_TYPE),
+        (packed({"t": "teleport"}), Code.UNKNOWN_TYPE),
+        (packed({"t": 7}), Code.UNKNOWN_TYPE),
+        (packed({"t": "hello"}), Code.BAD_FIELD),
+        (packed({"t": "hello", "protocol": "1"}), Code.BAD_FIELD),
+        (packed({"t": "hello", "protocol": 1, "token": 5}), Code.BAD_FIELD),
+        (packed({"t": "hello", "protocol": 1, "since": -1}), Code.BAD_FIELD),
+        (packed({"t": "hello", "protocol": 1, "since": True}), Code.BAD_FIELD),
+        (packed({"t": "intent", "action": {}}), Code.BAD_FIELD),
+        (packed({"t": "intent", "id": "", "action": {}}), Code.BAD_FIELD),
+        (packed({"t": "intent", "id": "x" * 65, "action": {}}), Code.BAD_FIELD),
+        (packed({"t": "intent", "id": -3, "action": {}}), Code.BAD_FIELD),
+        (packed({"t": "intent", "id": 1.5, "action": {}}), Code.BAD_FIELD),
+        (packed({"t": "intent", "id": 1, "action": [1]}), Code.BAD_FIELD),
+        (packed({"t": "resync", "since": "3"}), Code.BAD_FIELD),
+    ],
+)
+def test_malformed_frames_get_a_stable_code(frame: bytes, code: Code) -> None:
+    assert code_of(frame) == code
+
+
+def test_deep_nesting_is_refused_not_crashing() -> None:
+    assert code_of(b"\x91" * 100_000 + b"\x90", max_size=1 << 20) == Code.MALFORMED_FRAME
+
+
+@given(st.binary(max_size=200))
+def test_any_bytes_parse_or_raise_a_protocol_error(frame: bytes) -> None:
+    try:
+        parse(decode(frame))
+    except ProtocolError as exc:
+        assert exc.code in set(Code)
+
+
+def test_client_messages_parse() -> None:
+    assert parse(decode(packed({"t": "hello", "protocol": 1}))) == Hello(1, None, None)
+    assert parse(decode(packed({"t": "hello", "protocol": 1, "token": "k", "since": 4}))) == Hello(
+        1, "k", 4
+    )
+    assert parse({"t": "intent", "id": "a1", "action": {"type": "reset"}}) == Intent(
+        "a1", {"type": "reset"}
+    )
+    assert parse({"t": "resync", "since": None}) == Resync(None)
+    assert parse({"t": "legal", "extra": "ignored"}) == Legal()
+    assert parse({"t": "ping", "data": [1]}) == Ping([1])
+
+
+def test_encode_is_msgpack_with_binary_type() -> None:
+    assert encode({"t": "pong", "data": None}) == b"\x82\xa1t\xa4pong\xa4data\xc0"
+
+
+# -- diff and patch -------------------------------------------------------------
+
+scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=5)
+scalars |= st.floats(allow_nan=False) | st.binary(max_size=4)
+documents = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=3), inner, max_size=5)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=500)
+@given(documents, documents)
+def test_patch_of_diff_turns_a_into_b(a: Any, b: Any) -> None:
+    original = packed(a)
+    ops = diff(a, b)
+    assert packed(a) == original, "diff must not modify its inputs"
+    patched = apply_patch(msgpack.unpackb(original), msgpack.unpackb(packed(ops)))
+    assert canonical(patched) == canonical(b)
+
+
+@given(documents)
+def test_equal_documents_have_an_empty_diff(a: Any) -> None:
+    assert diff(a, msgpack.unpackb(packed(a))) == []
+
+
+def test_diff_ops_are_small_and_typed() -> None:
+    old = {"round": 1, "center": [0, 3, 0], "log": ["a"], "gone": True, "flag": 1}
+    new = {"round": 2, "center": [0, 0, 0], "log": ["a", "b", "c"], "flag": True}
+    assert diff(old, new) == [
+        [0, ["round"], 2],
+        [0, ["center", 1], 0],
+        [3, ["log"], ["b", "c"]],
+        [0, ["flag"], True],
+        [1, ["gone"]],
+    ]
+    assert diff([1, 2, 3], [1]) == [[2, [], 1]]
+    assert diff({"a": 1}, [1]) == [[0, [], [1]]]
+
+
+@pytest.mark.parametrize(
+    "ops",
+    [
+        [[0, ["missing", "deeper"], 1]],
+        [[1, ["nope"]]],
+        [[2, ["a"], 0]],
+        [[0, ["list", 5], 1]],
+        [[9, [], 1]],
+        [["x"]],
+    ],
+)
+def test_a_patch_that_does_not_fit_raises_patch_error(ops: list[Any]) -> None:
+    with pytest.raises(PatchError):
+        apply_patch({"a": 1, "list": [1]}, ops)
+
+
+# -- mirror ---------------------------------------------------------------------
+
+
+def test_mirror_applies_patches_in_sequence_and_detects_gaps() -> None:
+    mirror = Mirror()
+    assert not mirror.patch(0, 1, [])
+    assert mirror.stale
+    mirror.snapshot(3, {"n": 3})
+    assert mirror.patch(3, 4, [[0, ["n"], 4]])
+    assert mirror.doc == {"n": 4} and mirror.version == 4
+    assert mirror.patch(2, 3, [[0, ["n"], 99]]), "an old patch is a harmless duplicate"
+    assert mirror.doc == {"n": 4}
+    assert not mirror.patch(5, 6, [[0, ["n"], 6]])
+    assert mirror.stale and mirror.version == 4
+    mirror.snapshot(6, {"n": 6})
+    assert not mirror.stale
+
+
+def test_mirror_is_stale_after_a_patch_that_does_not_fit() -> None:
+    mirror = Mirror()
+    mirror.snapshot(1, {"n": 1})
+    assert not mirror.patch(1, 2, [[1, ["absent"]]])
+    assert mirror.stale
