@@ -51,13 +51,6 @@ def playout(
         state, _ = engine.apply(state, seat, action)
 
 
-def final_state(engine: Engine, seed: int, players: int, options: dict[str, Any]) -> State:
-    state = engine.setup(players, options, seed)
-    for state, seat, action in playout(engine, seed, players, options, random.Random(seed)):
-        pass
-    return engine.apply(state, seat, action)[0]
-
-
 # -- hidden information -------------------------------------------------------
 #
 # For each engine, a function that returns a copy of ``state`` changed only in
