@@ -80,6 +80,8 @@ async def _run_room(
     summary: Summary,
 ) -> None:
     room = await lobby.room(room_id)
+    if None not in room["names"]:
+        raise RuntimeError(f"room {room_id} has no free seat for a bot")
     seats = [
         await lobby.reserve(room_id, name=f"bot {seat + 1}")
         for seat, name in enumerate(room["names"])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections import Counter
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Self
@@ -129,6 +130,8 @@ class RoomClient:
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.errors: list[dict[str, Any]] = []
         self.resyncs = 0
+        self.received: Counter[str] = Counter()
+        """Frames received, by type."""
         self.closed: ServerError | ConnectionClosed | None = None
         self._ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -262,6 +265,7 @@ class RoomClient:
 
     async def _handle(self, frame: dict[str, Any]) -> None:
         kind = frame["t"]
+        self.received[kind] += 1
         if kind == "snapshot":
             self.mirror.snapshot(frame["v"], frame["doc"])
         elif kind == "patch":

@@ -87,7 +87,9 @@ class Lobby:
                 "bad_seats",
                 f"{engine.id} takes {engine.min_players}-{engine.max_players} players",
             )
-        options = body.get("options") or {}
+        options = body.get("options")
+        if options is None:
+            options = {}
         if not isinstance(options, dict):
             raise ApiError(400, "bad_options", "options must be an object")
         try:

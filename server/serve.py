@@ -1,4 +1,4 @@
-"""``tablewire serve``: run the app under uvicorn with the websockets implementation."""
+"""``tablewire serve``: run the app under uvicorn with the websockets (sans-I/O) implementation."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def run(settings: Settings) -> None:
         create_app(settings),
         host=settings.host,
         port=settings.port,
-        ws="websockets",
+        ws="websockets-sansio",
         ws_max_size=max(WS_MAX_SIZE, settings.max_frame),
         log_config=None,
         log_level=settings.log_level,

@@ -1,0 +1,189 @@
+"""The HTTP lobby against a real server, the clean-up sweep, and slow-client backpressure."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+from conftest import Running
+
+from protocol.codec import decode
+from server.connection import SocketConnection
+from server.lobby import Lobby
+from server.settings import Settings
+from server.store import MemoryStore
+
+
+@pytest.fixture
+async def http(server: Running) -> Any:
+    async with httpx.AsyncClient(base_url=server.url) as client:
+        yield client
+
+
+def error_code(response: httpx.Response) -> str:
+    code: str = response.json()["error"]["code"]
+    return code
+
+
+async def test_games_lists_engines_with_their_options(http: httpx.AsyncClient) -> None:
+    (sintra,) = (await http.get("/api/games")).json()
+    assert (sintra["id"], sintra["min_players"], sintra["max_players"]) == ("sintra", 2, 4)
+    assert sintra["options"]["side"]["choices"] == ["A", "B"]
+
+
+async def test_create_reserve_and_show_a_room(http: httpx.AsyncClient) -> None:
+    created = await http.post(
+        "/api/rooms", json={"engine": "sintra", "seats": 2, "options": {"side": "B"}}
+    )
+    assert created.status_code == 201
+    room = created.json()
+    assert room["options"] == {"side": "B", "track": "growing", "negative_scores": False}
+    assert room["status"] == "waiting" and "seed" not in room
+    first = (await http.post(f"/api/rooms/{room['id']}/seats", json={"name": "ana"})).json()
+    second = (await http.post(f"/api/rooms/{room['id']}/seats", json={})).json()
+    assert (first["seat"], second["seat"]) == (0, 1)
+    assert len(first["token"]) >= 40 and first["token"] != second["token"]
+    shown = (await http.get(f"/api/rooms/{room['id']}")).json()
+    assert shown["status"] == "playing"
+    assert shown["names"] == ["ana", "player 2"]
+    assert shown["version"] == 2
+
+
+async def test_quickplay_joins_the_fullest_open_room(http: httpx.AsyncClient) -> None:
+    emptier = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 4})).json()
+    fuller = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 4})).json()
+    await http.post(f"/api/rooms/{fuller['id']}/seats", json={})
+    private = (await http.post("/api/rooms", json={"engine": "sintra", "private": True})).json()
+    for _ in range(3):
+        await http.post(f"/api/rooms/{private['id']}/seats", json={})
+    joined = (await http.post("/api/quickplay", json={"engine": "sintra", "name": "bo"})).json()
+    assert joined["room"] == fuller["id"] and joined["seat"] == 1
+    assert emptier["id"] != joined["room"]
+
+
+async def test_quickplay_creates_a_room_when_none_is_open(http: httpx.AsyncClient) -> None:
+    joined = await http.post("/api/quickplay", json={"engine": "sintra", "seats": 3})
+    assert joined.status_code == 201
+    room = (await http.get(f"/api/rooms/{joined.json()['room']}")).json()
+    assert (room["seats"], room["taken"]) == (3, 1)
+
+
+async def test_listing_filters_and_hides_private_rooms(http: httpx.AsyncClient) -> None:
+    public = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 2})).json()
+    await http.post("/api/rooms", json={"engine": "sintra", "private": True})
+    listed = (await http.get("/api/rooms")).json()
+    assert [r["id"] for r in listed] == [public["id"]]
+    assert (await http.get("/api/rooms", params={"status": "playing"})).json() == []
+    assert len((await http.get("/api/rooms", params={"engine": "sintra"})).json()) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        (b"{not json", 400, "bad_json"),
+        (b"[1, 2]", 400, "bad_json"),
+        (b'{"engine": "chess"}', 400, "unknown_engine"),
+        (b"{}", 400, "unknown_engine"),
+        (b'{"engine": "sintra", "seats": 5}', 400, "bad_seats"),
+        (b'{"engine": "sintra", "seats": "4"}', 400, "bad_seats"),
+        (b'{"engine": "sintra", "options": {"side": "C"}}', 400, "bad_options"),
+        (b'{"engine": "sintra", "options": {"colour": 1}}', 400, "bad_options"),
+        (b'{"engine": "sintra", "options": {"negative_scores": 1}}', 400, "bad_options"),
+        (b'{"engine": "sintra", "options": []}', 400, "bad_options"),
+        (b'{"engine": "sintra", "private": "yes"}', 400, "bad_private"),
+        (b'{"engine": "sintra", "seed": 1.5}', 400, "bad_seed"),
+        (b"{" + b" " * 20000 + b"}", 413, "body_too_large"),
+    ],
+)
+async def test_bad_room_requests_are_refused_and_create_nothing(
+    http: httpx.AsyncClient, body: bytes, status: int, code: str
+) -> None:
+    response = await http.post("/api/rooms", content=body)
+    assert (response.status_code, error_code(response)) == (status, code)
+    assert response.json()["error"]["message"]
+    assert (await http.get("/api/rooms")).json() == []
+
+
+async def test_bad_seat_requests_are_refused(http: httpx.AsyncClient) -> None:
+    room = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 2})).json()
+    seats = f"/api/rooms/{room['id']}/seats"
+    assert error_code(await http.post("/api/rooms/nope/seats", json={})) == "no_such_room"
+    assert error_code(await http.post(seats, json={"seat": 7})) == "bad_seat"
+    assert error_code(await http.post(seats, json={"name": ""})) == "bad_name"
+    assert error_code(await http.post(seats, json={"name": 3})) == "bad_name"
+    await http.post(seats, json={"seat": 1})
+    taken = await http.post(seats, json={"seat": 1})
+    assert (taken.status_code, error_code(taken)) == (409, "seat_taken")
+    await http.post(seats, json={})
+    full = await http.post(seats, json={})
+    assert (full.status_code, error_code(full)) == (409, "room_full")
+    shown = (await http.get(f"/api/rooms/{room['id']}")).json()
+    assert shown["version"] == 2
+
+
+async def test_unknown_routes_and_methods_answer_json(http: httpx.AsyncClient) -> None:
+    missing = await http.get("/api/nothing")
+    assert (missing.status_code, error_code(missing)) == (404, "not_found")
+    wrong = await http.delete("/api/rooms")
+    assert (wrong.status_code, error_code(wrong)) == (405, "method_not_allowed")
+    room = await http.get("/api/rooms/unknown")
+    assert (room.status_code, error_code(room)) == (404, "no_such_room")
+    assert error_code(await http.get("/api/rooms", params={"status": "lost"})) == "bad_status"
+
+
+# -- clean-up -------------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_sweep_removes_finished_and_stale_waiting_rooms_only() -> None:
+    clock = Clock()
+    store = MemoryStore()
+    lobby = Lobby(store, Settings(finished_ttl=60, waiting_ttl=600), clock)
+    waiting = await lobby.create({"engine": "sintra", "seats": 2})
+    playing = await lobby.create({"engine": "sintra", "seats": 2})
+    done = await lobby.create({"engine": "sintra", "seats": 2})
+    for room_id in (playing["id"], done["id"]):
+        for _ in range(2):
+            await lobby.reserve(room_id, {})
+    finished = lobby.rooms[done["id"]].record
+    finished.status, finished.updated = "finished", clock.now
+    await store.save_room(finished)
+    clock.now += 59
+    assert await lobby.sweep() == []
+    clock.now += 1
+    assert await lobby.sweep() == [done["id"]]
+    assert await store.load_room(done["id"]) is None and done["id"] not in lobby.rooms
+    clock.now += 600
+    assert await lobby.sweep() == [waiting["id"]]
+    assert set(lobby.rooms) == {playing["id"]}
+    await lobby.close()
+
+
+# -- backpressure -----------------------------------------------------------------
+
+
+class StalledSocket:
+    """A WebSocket whose peer never reads: sends never complete."""
+
+    async def send_bytes(self, data: bytes) -> None:
+        await asyncio.Event().wait()
+
+
+async def test_a_client_that_does_not_read_is_closed_as_too_slow() -> None:
+    conn = SocketConnection(StalledSocket(), Settings(send_queue=4))  # type: ignore[arg-type]
+    for i in range(5):
+        conn.send(bytes([i]))
+    assert conn.closing
+    queued = [conn._queue.get_nowait() for _ in range(conn._queue.qsize())]
+    assert decode(queued[0])["code"] == "too_slow" and queued[1] is None
+    conn.send(b"later")
+    assert conn._queue.empty(), "nothing is queued after the close"

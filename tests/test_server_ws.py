@@ -1,0 +1,369 @@
+"""The WebSocket endpoint against a real server: games, mirrors, resync, bad input."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from conftest import Running
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from clients import bots
+from clients.client import LobbyClient, RoomClient
+from engines.sintra import ENGINE as sintra
+from protocol.codec import decode, encode
+from protocol.mirror import Mirror
+from server.settings import Settings
+
+
+class Raw:
+    """A bare WebSocket speaking msgpack frames, for tests that check every frame."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+
+    @classmethod
+    async def open(cls, server: Running, room_id: str) -> Raw:
+        return cls(await connect(f"{server.ws}/ws/rooms/{room_id}", max_size=None))
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.ws.send(encode(message))
+
+    async def recv(self) -> dict[str, Any]:
+        return decode(await self.ws.recv(decode=False), max_size=1 << 30)
+
+    async def recv_until(self, kind: str) -> dict[str, Any]:
+        while (frame := await self.recv())["t"] != kind:
+            pass
+        return frame
+
+    async def join(self, token: str | None = None, since: int | None = None) -> dict[str, Any]:
+        await self.send({"t": "hello", "protocol": 1, "token": token, "since": since})
+        welcome = await self.recv()
+        assert welcome["t"] == "welcome", welcome
+        return welcome
+
+    async def closed_with(self) -> dict[str, Any]:
+        """The fatal error frame, then the close."""
+        frame = await self.recv()
+        assert frame["t"] == "error" and frame["fatal"], frame
+        with pytest.raises(ConnectionClosed):
+            await self.recv()
+        return frame
+
+
+async def new_room(server: Running, seats: int = 2, seed: int = 1, fill: int | None = None):
+    """Create a room and reserve ``fill`` seats (all by default); return it and the tokens."""
+    async with LobbyClient(server.url) as lobby:
+        room = await lobby.create_room("sintra", seats=seats, seed=seed)
+        tokens = [
+            (await lobby.reserve(room["id"], name=f"p{i}"))["token"]
+            for i in range(seats if fill is None else fill)
+        ]
+    return room["id"], tokens
+
+
+@pytest.fixture
+async def table(server: Running) -> AsyncIterator[tuple[str, list[Raw]]]:
+    """A started two-seat game with both seats joined (snapshot consumed)."""
+    room_id, tokens = await new_room(server)
+    seats = [await Raw.open(server, room_id) for _ in tokens]
+    for raw, token in zip(seats, tokens, strict=True):
+        await raw.join(token)
+        assert (await raw.recv())["t"] == "snapshot"
+    yield room_id, seats
+    for raw in seats:
+        await raw.ws.close()
+
+
+def turn(server: Running, room_id: str) -> int:
+    room = server.lobby.room(room_id)
+    assert room is not None and room.state is not None
+    return int(room.state["turn"])
+
+
+def version(server: Running, room_id: str) -> int:
+    room = server.lobby.room(room_id)
+    assert room is not None
+    return room.version
+
+
+# -- whole games ---------------------------------------------------------------
+
+
+async def test_a_full_four_player_game_of_bots_finishes(server: Running) -> None:
+    summary = await bots.run(server.url, "sintra", rooms=1, players=4, spectators=1, seed=5)
+    assert summary.ok, summary
+    assert summary.games_finished == 1 and summary.rejects == 0
+    async with LobbyClient(server.url) as lobby:
+        (room,) = await lobby.rooms(status="finished")
+    assert room["result"]["winners"]
+    assert room["seed"] == 5
+
+
+def replayed_public_views(server: Running, room_id: str, log: list[dict[str, Any]]) -> list[Any]:
+    """The public document of every version, rebuilt from the room's seed and log."""
+    room = server.lobby.room(room_id)
+    assert room is not None
+    record = room.record
+    names: list[str | None] = [None] * record.seats
+    state = None
+    docs = []
+    for entry in [None, *log]:
+        if entry is not None and entry["k"] == "seat":
+            names[entry["seat"]] = entry["name"]
+            if None not in names:
+                state = sintra.setup(record.seats, record.options, record.seed)
+        elif entry is not None:
+            assert state is not None
+            state, _ = sintra.apply(state, entry["seat"], entry["action"])
+        result = state is not None and sintra.result(state) is not None
+        status = "finished" if result else "playing" if state is not None else "waiting"
+        docs.append(
+            {
+                "status": status,
+                "seats": list(names),
+                "to_act": sorted(sintra.to_act(state)) if state else [],
+                "game": sintra.view(state, None) if state else None,
+            }
+        )
+    return docs
+
+
+async def test_a_spectators_mirror_equals_the_public_view_after_every_patch(
+    server: Running,
+) -> None:
+    room_id, _ = await new_room(server, fill=0)
+    spectator = await Raw.open(server, room_id)
+    assert (await spectator.join())["seat"] is None
+    mirror = Mirror()
+    seen = []
+    filler = asyncio.create_task(bots.run(server.url, "sintra", 0, 2, room_id=room_id))
+    while True:
+        frame = await spectator.recv()
+        if frame["t"] == "snapshot":
+            mirror.snapshot(frame["v"], frame["doc"])
+        elif frame["t"] == "patch":
+            assert mirror.patch(frame["from"], frame["to"], frame["ops"]), "no gaps"
+        else:
+            continue
+        seen.append((mirror.version, decode(encode(mirror.doc))))
+        if mirror.doc["status"] == "finished":
+            break
+    assert (await filler).ok
+    log = await server.lobby.store.read_log(room_id)
+    expected = replayed_public_views(server, room_id, log)
+    assert [v for v, _ in seen] == list(range(len(expected)))
+    for v, doc in seen:
+        assert doc == expected[v], f"version {v}"
+
+
+async def test_a_reconnecting_client_gets_the_patches_it_missed(server: Running) -> None:
+    room_id, tokens = await new_room(server, seed=3)
+    mover = turn(server, room_id)
+    me = RoomClient(server.ws, room_id, tokens[mover])
+    await me.connect()
+    mine = await me.intent((await me.legal())[0])
+    await me.wait_version(mine["v"])
+    await me.close()
+    async with RoomClient(server.ws, room_id, tokens[1 - mover]) as other:
+        await other.wait_version(mine["v"])
+        theirs = await other.intent((await other.legal())[0])
+        assert theirs["t"] == "ack"
+    me.received.clear()
+    await me.connect()
+    doc = await me.wait_version(theirs["v"])
+    await me.close()
+    assert me.received["snapshot"] == 0, "a short absence is caught up with patches"
+    assert me.received["patch"] == theirs["v"] - mine["v"] == 1
+    room = server.lobby.room(room_id)
+    assert room is not None and room.state is not None
+    assert doc["game"] == decode(encode(sintra.view(room.state, mover)))
+    assert doc["to_act"] == [mover]
+
+
+async def test_a_client_too_far_behind_gets_a_snapshot(server: Running, settings: Settings) -> None:
+    room_id, _ = await new_room(server, seed=4, fill=0)
+    raw = await Raw.open(server, room_id)
+    await raw.join(None)
+    await raw.recv_until("snapshot")
+    await raw.ws.close()
+    summary = await bots.run(server.url, "sintra", 0, 2, room_id=room_id)
+    assert summary.ok
+    late = await Raw.open(server, room_id)
+    await late.join(None, since=2)
+    frame = await late.recv()
+    assert frame["t"] == "snapshot" and frame["v"] == version(server, room_id)
+    assert version(server, room_id) - 2 > settings.history
+
+
+async def test_resync_on_request_sends_a_snapshot(table: tuple[str, list[Raw]]) -> None:
+    _, (a, _) = table
+    await a.send({"t": "resync", "since": None})
+    assert (await a.recv())["t"] == "snapshot"
+
+
+async def test_legal_and_ping(server: Running, table: tuple[str, list[Raw]]) -> None:
+    room_id, seats = table
+    me = seats[turn(server, room_id)]
+    await me.send({"t": "legal"})
+    legal = await me.recv()
+    assert legal["t"] == "legal" and legal["actions"]
+    await me.send({"t": "ping", "data": "x"})
+    assert await me.recv() == {"t": "pong", "data": "x"}
+
+
+# -- bad input -------------------------------------------------------------------
+
+
+async def assert_unaffected(server: Running, room_id: str, seats: list[Raw], before: int) -> None:
+    """The room did not change and every connection still answers."""
+    assert version(server, room_id) == before
+    for raw in seats:
+        await raw.send({"t": "ping", "data": 1})
+        assert await raw.recv_until("pong") == {"t": "pong", "data": 1}
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        (b"\xc1", "malformed_frame"),
+        (b"\x93\x01", "malformed_frame"),
+        (encode({"t": "fly"}), "unknown_type"),
+        (encode([1, 2, 3]), "not_a_map"),
+        (encode({"t": "intent", "id": 1}), "bad_field"),
+        (encode({"t": "hello", "protocol": 1}), "already_joined"),
+        (b"\x90" * 5000, "frame_too_large"),
+    ],
+)
+async def test_bad_frames_get_an_error_and_change_nothing(
+    server: Running, table: tuple[str, list[Raw]], frame: bytes, code: str
+) -> None:
+    room_id, seats = table
+    before = version(server, room_id)
+    await seats[0].ws.send(frame)
+    error = await seats[0].recv()
+    assert (error["t"], error["code"], error["fatal"]) == ("error", code, False)
+    await assert_unaffected(server, room_id, seats, before)
+
+
+async def test_text_frames_get_an_error(server: Running, table: tuple[str, list[Raw]]) -> None:
+    room_id, seats = table
+    await seats[1].ws.send('{"t": "ping"}')
+    assert (await seats[1].recv())["code"] == "text_frame"
+    await assert_unaffected(server, room_id, seats, version(server, room_id))
+
+
+async def intent(raw: Raw, action: Any, intent_id: Any = 1) -> dict[str, Any]:
+    await raw.send({"t": "intent", "id": intent_id, "action": action})
+    while (frame := await raw.recv())["t"] not in ("ack", "reject"):
+        pass
+    return frame
+
+
+async def test_out_of_turn_and_illegal_intents_are_rejected(
+    server: Running, table: tuple[str, list[Raw]]
+) -> None:
+    room_id, seats = table
+    before = version(server, room_id)
+    mover = turn(server, room_id)
+    waiting = seats[1 - mover]
+    assert (await intent(waiting, {"type": "reset"}))["code"] == "not_your_turn"
+    reply = await intent(seats[mover], {"type": "take", "factory": 99})
+    assert (reply["t"], reply["code"], reply["id"]) == ("reject", "bad_action", 1)
+    reply = await intent(seats[mover], {"type": "reset"})
+    assert reply["code"] == "reset_not_allowed"
+    await assert_unaffected(server, room_id, seats, before)
+
+
+async def test_spectator_intents_are_rejected(
+    server: Running, table: tuple[str, list[Raw]]
+) -> None:
+    room_id, seats = table
+    spectator = await Raw.open(server, room_id)
+    await spectator.join()
+    await spectator.recv_until("snapshot")
+    reply = await intent(spectator, {"type": "reset"})
+    assert reply["code"] == "spectator"
+    await spectator.send({"t": "legal"})
+    assert (await spectator.recv())["code"] == "spectator"
+    await assert_unaffected(server, room_id, [*seats, spectator], version(server, room_id))
+
+
+async def test_a_repeated_intent_id_is_acknowledged_once_and_applied_once(
+    server: Running, table: tuple[str, list[Raw]]
+) -> None:
+    room_id, seats = table
+    me = seats[turn(server, room_id)]
+    await me.send({"t": "legal"})
+    action = (await me.recv_until("legal"))["actions"][0]
+    first = await intent(me, action, "move-1")
+    again = await intent(me, action, "move-1")
+    assert first["t"] == again["t"] == "ack"
+    assert first["v"] == again["v"] == version(server, room_id)
+
+
+async def test_intents_before_the_game_starts_are_rejected(server: Running) -> None:
+    room_id, tokens = await new_room(server, seats=3, fill=1)
+    raw = await Raw.open(server, room_id)
+    await raw.join(tokens[0])
+    assert (await raw.recv())["doc"]["status"] == "waiting"
+    assert (await intent(raw, {"type": "reset"}))["code"] == "not_started"
+
+
+async def test_intents_after_the_game_are_rejected(server: Running) -> None:
+    room_id, tokens = await new_room(server, seed=9, fill=1)
+    async with RoomClient(server.ws, room_id, tokens[0]) as me:
+        filler = asyncio.create_task(bots.run(server.url, "sintra", 0, 2, room_id=room_id))
+        await bots.play_seat(me, bots.RandomBot(1), bots.Summary("sintra"))
+    assert (await filler).ok
+    async with LobbyClient(server.url) as lobby:
+        room = await lobby.room(room_id)
+    assert room["status"] == "finished"
+    raw = await Raw.open(server, room_id)
+    await raw.join(tokens[0])
+    assert (await raw.recv())["doc"]["status"] == "finished"
+    assert (await intent(raw, {"type": "reset"}))["code"] == "game_over"
+
+
+@pytest.mark.parametrize(
+    ("hello", "code"),
+    [
+        ({"t": "ping"}, "hello_required"),
+        ({"t": "hello", "protocol": 99}, "unsupported_protocol"),
+        ({"t": "hello", "protocol": 1, "token": "not-a-token"}, "bad_token"),
+        ({"t": "hello"}, "bad_field"),
+    ],
+)
+async def test_a_bad_hello_is_refused_and_closed(
+    server: Running, table: tuple[str, list[Raw]], hello: dict[str, Any], code: str
+) -> None:
+    room_id, seats = table
+    raw = await Raw.open(server, room_id)
+    await raw.send(hello)
+    assert (await raw.closed_with())["code"] == code
+    await assert_unaffected(server, room_id, seats, version(server, room_id))
+
+
+async def test_a_token_of_another_room_is_refused(server: Running) -> None:
+    room_a, _ = await new_room(server)
+    _, tokens_b = await new_room(server)
+    raw = await Raw.open(server, room_a)
+    await raw.send({"t": "hello", "protocol": 1, "token": tokens_b[0]})
+    assert (await raw.closed_with())["code"] == "bad_token"
+
+
+async def test_an_unknown_room_is_refused(server: Running) -> None:
+    raw = await Raw.open(server, "no-such-room")
+    assert (await raw.closed_with())["code"] == "no_such_room"
+
+
+async def test_a_silent_client_is_dropped_after_the_hello_timeout(
+    server: Running, table: tuple[str, list[Raw]]
+) -> None:
+    room_id, _ = table
+    raw = await Raw.open(server, room_id)
+    assert (await raw.closed_with())["code"] == "hello_timeout"
