@@ -95,10 +95,9 @@ async def _run_room(
             await client.connect()
         await asyncio.gather(
             *(play_seat(c, RandomBot(seed * 100 + i), summary) for i, c in enumerate(players)),
-            *(w.wait_for(_finished) for w in watchers),
         )
-        final = [c.doc for c in clients]
-        if all(c.result is not None for c in clients) and all(_finished(d) for d in final):
+        results = await asyncio.gather(*(c.wait_result() for c in clients))
+        if all(r == results[0] for r in results) and all(_finished(c.doc) for c in clients):
             summary.games_finished += 1
         if watchers and any(w.doc != watchers[0].doc for w in watchers):
             summary.errors += 1

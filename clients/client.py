@@ -19,6 +19,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections import Counter
 from collections.abc import Callable
@@ -175,8 +176,15 @@ class RoomClient:
             "token": self.token,
             "since": self.mirror.version,
         }
-        await self._ws.send(encode(hello))
-        frame = decode(await self._ws.recv(decode=False), max_size=2**31)
+        with contextlib.suppress(ConnectionClosed):
+            # A server may refuse before hello (no such room): its error frame is still queued.
+            await self._ws.send(encode(hello))
+        try:
+            frame = decode(await self._ws.recv(decode=False), max_size=2**31)
+        except ConnectionClosed as exc:
+            raise ServerError(
+                {"code": "closed", "message": f"closed before welcome: {exc}"}
+            ) from None
         if frame.get("t") != "welcome":
             await self._ws.close()
             raise ServerError(frame)
@@ -230,13 +238,11 @@ class RoomClient:
         """Wait until the mirror holds ``version`` or a later one; return the document."""
         return await self.wait_for(lambda doc: (self.mirror.version or 0) >= version)
 
-    async def changed(self) -> Any:
-        """Wait for the next change of the mirrored document."""
-        async with self._changed:
-            await self._changed.wait()
-            if self.closed is not None:
-                raise self.closed
-            return self.mirror.doc
+    async def wait_result(self) -> dict[str, Any]:
+        """Wait for the game's ``result`` frame; return the result."""
+        await self.wait_for(lambda doc: self.result is not None)
+        assert self.result is not None
+        return self.result
 
     async def _request(self, key: Any, message: dict[str, Any]) -> dict[str, Any]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()

@@ -52,9 +52,9 @@ async def _follow(client: RoomClient, console: Console, play: bool) -> dict[str,
         shown = client.version or 0
         render(console, engine, doc, client.seat)
         if doc["status"] == "finished":
-            await client.wait_for(lambda d: client.result is not None)
-            console.print(f"[bold]Game over:[/bold] {client.result}")
-            return client.result
+            result = await client.wait_result()
+            console.print(f"[bold]Game over:[/bold] {result}")
+            return result
         if play and client.seat in doc["to_act"]:
             await _take_turn(client, console, engine)
 
