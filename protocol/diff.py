@@ -41,28 +41,48 @@ def diff(old: Any, new: Any) -> list[Op]:
 
 
 def _diff(old: Any, new: Any, path: Path, ops: list[Op]) -> None:
-    if old is new:
-        return
+    """Append the ops for ``old`` → ``new`` at ``path``.
+
+    ``path`` is one list used as a stack (copied only into emitted ops), and
+    scalar children are compared in place: the walk allocates nothing for
+    the parts that did not change.
+    """
     kind = type(new)
     if type(old) is not kind:
-        ops.append([SET, path, new])
+        ops.append([SET, path.copy(), new])
     elif kind is dict:
+        matched = 0
         for key, value in new.items():
-            if key in old:
-                _diff(old[key], value, [*path, key], ops)
-            else:
+            if key not in old:
                 ops.append([SET, [*path, key], value])
-        ops.extend([REMOVE, [*path, key]] for key in old if key not in new)
+                continue
+            matched += 1
+            _child(old[key], value, path, key, ops)
+        if matched < len(old):
+            ops.extend([REMOVE, [*path, key]] for key in old if key not in new)
     elif kind is list:
         common = min(len(old), len(new))
         for i in range(common):
-            _diff(old[i], new[i], [*path, i], ops)
+            _child(old[i], new[i], path, i, ops)
         if len(old) > common:
-            ops.append([TRUNCATE, path, common])
+            ops.append([TRUNCATE, path.copy(), common])
         elif len(new) > common:
-            ops.append([EXTEND, path, new[common:]])
+            ops.append([EXTEND, path.copy(), new[common:]])
     elif old != new:
-        ops.append([SET, path, new])
+        ops.append([SET, path.copy(), new])
+
+
+def _child(old: Any, new: Any, path: Path, key: str | int, ops: list[Op]) -> None:
+    if old is new:
+        return
+    kind = type(new)
+    if kind is type(old) and kind is not dict and kind is not list:
+        if old != new:
+            ops.append([SET, [*path, key], new])
+        return
+    path.append(key)
+    _diff(old, new, path, ops)
+    path.pop()
 
 
 def apply_patch(doc: Any, ops: list[Op]) -> Any:
