@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from rich.columns import Columns
 from rich.console import Console
 
 from clients.client import LobbyClient, RoomClient, ws_url
@@ -23,13 +24,27 @@ def _describe(engine: str, action: dict[str, Any]) -> str:
 
 
 async def _choose(console: Console, engine: str, actions: list[dict[str, Any]]) -> dict[str, Any]:
-    for i, action in enumerate(actions, 1):
-        console.print(f"  [bold]{i:>3}[/bold]  {_describe(engine, action)}")
+    """List the moves, numbered; a number picks one, words narrow the list."""
+    described = [(i, _describe(engine, a)) for i, a in enumerate(actions, 1)]
+    words: list[str] = []
     while True:
-        answer = (await asyncio.to_thread(input, f"your move (1-{len(actions)}): ")).strip()
+        shown = [(i, text) for i, text in described if all(w in text for w in words)]
+        console.print(
+            Columns(
+                [f"[bold]{i:>3}[/bold] {text}" for i, text in shown],
+                column_first=True,
+                padding=(0, 3),
+            )
+            if shown
+            else "[red]no move matches those words[/red]"
+        )
+        answer = await asyncio.to_thread(
+            input, f"move number (1-{len(actions)}), or words to narrow the list: "
+        )
+        answer = answer.strip().lower()
         if answer.isdigit() and 1 <= int(answer) <= len(actions):
             return actions[int(answer) - 1]
-        console.print(f"[red]type a number from 1 to {len(actions)}[/red]")
+        words = answer.split()
 
 
 async def _take_turn(client: RoomClient, console: Console, engine: str) -> None:

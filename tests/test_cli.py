@@ -77,7 +77,7 @@ async def test_play_a_seat_from_the_terminal_against_a_bot(served: str) -> None:
     assert code == 0, out
     rest, _ = await rest_of_game
     assert player.returncode == 0
-    assert b"your move" in rest and b"Game over" in rest
+    assert b"move number" in rest and b"Game over" in rest
 
 
 async def test_client_commands_report_refusals(served: str) -> None:
