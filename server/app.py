@@ -25,8 +25,9 @@ from engines import ENGINES
 from server import connection
 from server.errors import ApiError
 from server.lobby import Lobby, engine_info
+from server.logs import fields
 from server.settings import Settings
-from server.store import MemoryStore, Store
+from server.store import MemoryStore, Store, StoreUnavailable
 
 log = logging.getLogger("tablewire.app")
 
@@ -82,6 +83,11 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         assert isinstance(exc, ApiError)
         return JSONResponse(exc.body(), status_code=exc.status)
 
+    async def store_error(request: Request, exc: Exception) -> Response:
+        log.warning("store unavailable", extra=fields(path=request.url.path, error=str(exc)))
+        body = ApiError(503, "store_unavailable", f"the room store is unavailable: {exc}").body()
+        return JSONResponse(body, status_code=503)
+
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
@@ -112,7 +118,11 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             Route("/healthz", health),
             WebSocketRoute("/ws/rooms/{room_id}", socket),
         ],
-        exception_handlers={ApiError: api_error, HTTPException: http_error},
+        exception_handlers={
+            ApiError: api_error,
+            StoreUnavailable: store_error,
+            HTTPException: http_error,
+        },
         lifespan=lifespan,
     )
     app.state.lobby = lobby

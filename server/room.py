@@ -189,7 +189,8 @@ class Room:
                 else:
                     await self._reserve(command)
             except Exception as exc:
-                log.exception("room command failed", extra=fields(room=self.id))
+                if not isinstance(exc, ApiError):
+                    log.exception("room command failed", extra=fields(room=self.id))
                 if isinstance(command, _Reserve) and not command.done.done():
                     command.done.set_exception(exc)
 

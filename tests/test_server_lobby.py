@@ -10,10 +10,11 @@ import pytest
 from conftest import Running
 
 from protocol.codec import decode
+from server.app import create_app
 from server.connection import SocketConnection
 from server.lobby import Lobby
 from server.settings import Settings
-from server.store import MemoryStore
+from server.store import MemoryStore, StoreUnavailable
 
 
 @pytest.fixture
@@ -187,3 +188,18 @@ async def test_a_client_that_does_not_read_is_closed_as_too_slow() -> None:
     assert decode(queued[0])["code"] == "too_slow" and queued[1] is None
     conn.send(b"later")
     assert conn._queue.empty(), "nothing is queued after the close"
+
+
+class DownStore(MemoryStore):
+    """A store whose backend is unreachable."""
+
+    async def save_room(self, record: Any) -> None:
+        raise StoreUnavailable("connection refused")
+
+
+async def test_an_unreachable_store_answers_503_and_creates_nothing() -> None:
+    transport = httpx.ASGITransport(app=create_app(Settings(), DownStore()))
+    async with httpx.AsyncClient(transport=transport, base_url="http://tablewire") as client:
+        response = await client.post("/api/rooms", json={"engine": "sintra"})
+        assert (response.status_code, error_code(response)) == (503, "store_unavailable")
+        assert (await client.get("/api/rooms")).json() == []
