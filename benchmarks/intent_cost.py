@@ -3,11 +3,12 @@
     python benchmarks/intent_cost.py [--games N] [--players P] [--spectators S]
 
 Drives real ``Room`` actors (memory store) with seated and spectating
-connections that only count bytes, and plays random games through
+connections that only collect frames, and plays random games through
 ``Room._apply_intent``: validation, apply, store append, views, diff, encode
 and queueing to every connection. Prints the median and p99 of that whole
 cost per intent, the same for each stage measured apart (apply, view, diff,
-encode), and the median patch and snapshot sizes in bytes.
+encode), and the sizes in bytes of the patch frames a spectator received and
+of a snapshot frame at each version.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time
 from common import machine, percentile
 
 from engines import ENGINES
-from protocol.codec import encode
+from protocol.codec import decode, encode
 from protocol.diff import diff
 from protocol.messages import Intent, patch, snapshot
 from server.room import Room
@@ -29,15 +30,15 @@ from server.settings import Settings
 from server.store import MemoryStore, RoomRecord
 
 
-class Counting:
-    """A connection that keeps nothing but the size of each frame."""
+class Collecting:
+    """A connection that keeps the frames it is sent (read after the timing)."""
 
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
-        self.sizes: list[int] = []
+        self.frames: list[bytes] = []
 
     def send(self, frame: bytes) -> None:
-        self.sizes.append(len(frame))
+        self.frames.append(frame)
 
     def close(self, code: str, message: str) -> None:
         pass
@@ -60,8 +61,9 @@ async def play(engine_id: str, seed: int, players: int, spectators: int) -> dict
     room.start()
     for _ in range(players):
         await room.reserve(None)
-    seats = [Counting(seat) for seat in range(players)]
-    for conn in [*seats, *(Counting(None) for _ in range(spectators))]:
+    seats = [Collecting(seat) for seat in range(players)]
+    watcher = Collecting(None)
+    for conn in [*seats, watcher, *(Collecting(None) for _ in range(spectators - 1))]:
         room.attach(conn, None)
     rnd = random.Random(seed)
     ids = itertools.count()
@@ -83,15 +85,15 @@ async def play(engine_id: str, seed: int, players: int, spectators: int) -> dict
         t2 = time.perf_counter_ns()
         ops = diff(old_view, new_view)
         t3 = time.perf_counter_ns()
-        frame = encode(patch(0, 1, ops))
+        encode(patch(0, 1, ops))
         t4 = time.perf_counter_ns()
         costs["apply"].append(t1 - t0)
         costs["view"].append((t2 - t1) // 2)
         costs["diff"].append(t3 - t2)
         costs["encode"].append(t4 - t3)
-        sizes["patch"].append(len(frame))
         sizes["snapshot"].append(len(encode(snapshot(room.version, room._doc(None)))))
     await room.close()
+    sizes["patch"] = [len(f) for f in watcher.frames if decode(f)["t"] == "patch"]
     return {**costs, **sizes}
 
 
