@@ -482,3 +482,39 @@ def test_views_show_bag_and_tower_sizes_only():
     assert view["bag"] == sum(state["bag"]) and view["tower"] == 0
     assert "rng" not in view
     assert view == sintra.view(state, 0)
+
+
+# -- FAQ edge cases (§10) -----------------------------------------------------
+
+
+def test_when_nobody_takes_from_the_centre_the_previous_start_player_starts_again():
+    """FAQ 9: the tile stays in the centre; the player who put it there starts."""
+    state = table(players=3)
+    state["start"], state["turn"] = 1, 0
+    state["factories"][0] = [1, 0, 0, 0, 0]
+    after, _ = sintra.apply(state, 0, take(0, PINK, 0))
+    assert after["round"] == 2
+    assert after["start"] == 1 and after["turn"] == 1
+
+
+def test_the_start_tile_step_can_reach_the_bottom():
+    """FAQ 8: the start-player step that reaches -18 costs 18 and wraps like a broken piece."""
+    state = table()
+    state["center"] = [0, 1, 0, 0, 0]
+    state["factories"][0] = [1, 0, 0, 0, 0]
+    state["boards"][0].update(track=11, score=25)
+    after, events = sintra.apply(state, 0, take(None, ORANGE, 0))
+    board = after["boards"][0]
+    assert (board["score"], board["track"], board["wraps"]) == (7, 0, 1)
+    assert {"type": "track_wrap", "seat": 0} in events
+
+
+def test_with_every_strip_removed_only_breaking_is_left():
+    """FAQ 6: no strip remains, so reset is impossible and every piece breaks."""
+    state = table()
+    state["factories"][0] = [2, 0, 0, 0, 0]
+    state["boards"][0]["strips"] = [None] * 8
+    state["boards"][0]["glazier"] = 3
+    assert sintra.legal_actions(state, 0) == [take(0, PINK, None)]
+    after, _ = sintra.apply(state, 0, take(0, PINK, None))
+    assert after["boards"][0]["track"] == 2
