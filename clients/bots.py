@@ -9,14 +9,26 @@ fills the free seats of one existing room, and reports one JSON line.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from clients.client import LobbyClient, RoomClient, ws_url
+from websockets.exceptions import ConnectionClosed
+
+from clients.client import LobbyClient, RoomClient, ServerError, ws_url
+from engines import ENGINES
 from engines.bots import RandomBot
 
 MAX_REJECTS_IN_A_ROW = 20
+RETRYABLE = {"store_unavailable", "owner_unavailable"}
+"""Reject codes after which the same intent is sent again (nothing was applied)."""
+RETRY_PAUSE = 0.2
+RECOVERABLE = {"too_slow", "room_closed", "store_unavailable"}
+"""Fatal connection errors a bot survives by failing over."""
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -31,6 +43,8 @@ class Summary:
     intents: int = 0
     rejects: int = 0
     resyncs: int = 0
+    reconnects: int = 0
+    reject_codes: dict[str, int] = field(default_factory=dict)
     errors: int = 0
     seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
@@ -48,36 +62,84 @@ def _finished(doc: Any) -> bool:
     return bool(doc["status"] == "finished")
 
 
+async def _resilient(client: RoomClient, summary: Summary, step: Callable[[], Awaitable[T]]) -> T:
+    """Run ``step``; if the connection is lost, fail over to the next server and run it again."""
+    while True:
+        try:
+            return await step()
+        except (ConnectionClosed, ServerError):
+            summary.reconnects += 1
+            await client.failover()
+
+
 async def play_seat(client: RoomClient, bot: RandomBot, summary: Summary) -> None:
-    """Play one seat until the game ends."""
+    """Play one seat until the game ends, through reconnects and retryable rejects.
+
+    An intent that got no answer (the connection dropped) is sent again with
+    the same id after the failover: the server applies an id only once.
+    """
     seat = client.seat
     rejects_in_a_row = 0
+    pending: tuple[int, dict[str, Any]] | None = None
+
+    def my_turn(doc: Any) -> bool:
+        return _finished(doc) or (doc["status"] == "playing" and seat in doc["to_act"])
+
     while True:
-        doc = await client.wait_for(
-            lambda d: _finished(d) or (d["status"] == "playing" and seat in d["to_act"])
-        )
-        if _finished(doc):
-            return
-        actions = await client.legal()
-        reply = await client.intent(bot.choose(doc["game"], actions))
-        summary.intents += 1
-        if reply["t"] == "reject":
-            summary.rejects += 1
-            rejects_in_a_row += 1
-            if rejects_in_a_row >= MAX_REJECTS_IN_A_ROW:
-                raise RuntimeError(f"seat {seat}: {rejects_in_a_row} rejects in a row: {reply}")
+        try:
+            if pending is None:
+                doc = await client.wait_for(my_turn)
+                if _finished(doc):
+                    return
+                action = bot.choose(doc["game"], await client.legal())
+                pending = (client.new_intent_id(), action)
+                summary.intents += 1
+            reply = await client.intent(pending[1], pending[0])
+        except (ConnectionClosed, ServerError):
+            summary.reconnects += 1
+            await client.failover()
             continue
-        rejects_in_a_row = 0
-        await client.wait_version(reply["v"])
+        if reply["t"] == "ack":
+            pending, rejects_in_a_row = None, 0
+            acked: int = reply["v"]
+            await _resilient(client, summary, functools.partial(client.wait_version, acked))
+            continue
+        summary.rejects += 1
+        summary.reject_codes[reply["code"]] = summary.reject_codes.get(reply["code"], 0) + 1
+        if reply["code"] in RETRYABLE:
+            await asyncio.sleep(RETRY_PAUSE)
+            continue
+        pending = None
+        rejects_in_a_row += 1
+        if rejects_in_a_row >= MAX_REJECTS_IN_A_ROW:
+            raise RuntimeError(f"seat {seat}: {rejects_in_a_row} rejects in a row: {reply}")
+
+
+def _disagreements(clients: list[RoomClient], engine_id: str) -> list[str]:
+    """Clients that share a view must have held the same document at every version,
+    and every client's versions must only go up."""
+    private = ENGINES[engine_id].seat_views_differ
+    docs: dict[tuple[int | None, int], bytes] = {}
+    problems = []
+    for client in clients:
+        versions = [v for v, _ in client.seen]
+        if versions != sorted(set(versions)):
+            problems.append(f"seat {client.seat}: versions out of order {versions[:20]}")
+        group = client.seat if private else None
+        for version, doc in client.seen:
+            if docs.setdefault((group, version), doc) != doc:
+                problems.append(f"seat {client.seat}: another document at version {version}")
+    return problems
 
 
 async def _run_room(
     lobby: LobbyClient,
-    ws_base: str,
+    servers: list[str],
     room_id: str,
     spectators: int,
     seed: int,
     summary: Summary,
+    check: bool,
 ) -> None:
     room = await lobby.room(room_id)
     if None not in room["names"]:
@@ -87,25 +149,34 @@ async def _run_room(
         for seat, name in enumerate(room["names"])
         if name is None
     ]
-    players = [RoomClient(ws_base, room_id, s["token"]) for s in seats]
-    watchers = [RoomClient(ws_base, room_id) for _ in range(spectators)]
+
+    def client(i: int, token: str | None) -> RoomClient:
+        """Client ``i`` starts on server ``i`` (round robin) and fails over to the others."""
+        rotated = servers[i % len(servers) :] + servers[: i % len(servers)]
+        return RoomClient(",".join(ws_url(s) for s in rotated), room_id, token, record=check)
+
+    players = [client(i, s["token"]) for i, s in enumerate(seats)]
+    watchers = [client(len(players) + i, None) for i in range(spectators)]
     clients = players + watchers
     try:
-        for client in clients:
-            await client.connect()
+        for each in clients:
+            await each.connect()
         await asyncio.gather(
             *(play_seat(c, RandomBot(seed * 100 + i), summary) for i, c in enumerate(players)),
+            *(_resilient(w, summary, functools.partial(w.wait_for, _finished)) for w in watchers),
         )
-        results = await asyncio.gather(*(c.wait_result() for c in clients))
+        results = await asyncio.gather(*(_resilient(c, summary, c.wait_result) for c in clients))
         if all(r == results[0] for r in results) and all(_finished(c.doc) for c in clients):
             summary.games_finished += 1
-        if watchers and any(w.doc != watchers[0].doc for w in watchers):
-            summary.errors += 1
+        problems = _disagreements(clients, room["engine"]) if check else []
+        summary.errors += len(problems)
+        summary.failures += problems[:5]
     finally:
         summary.resyncs += sum(c.resyncs for c in clients)
-        for client in clients:
-            summary.errors += len(client.errors)
-            summary.failures += [f"{e['code']}: {e['message']}" for e in client.errors[:5]]
+        for each in clients:
+            fatal = [e for e in each.errors if e.get("fatal") and e["code"] not in RECOVERABLE]
+            summary.errors += len(fatal)
+            summary.failures += [f"{e['code']}: {e['message']}" for e in fatal[:5]]
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
 
 
@@ -119,12 +190,19 @@ async def run(
     seed: int = 0,
     room_id: str | None = None,
     time_limit: float = 600.0,
+    check: bool = False,
 ) -> Summary:
-    """Create ``rooms`` rooms (or fill ``room_id``) and play them all to the end."""
+    """Create ``rooms`` rooms (or fill ``room_id``) and play them all to the end.
+
+    ``server`` is one URL or several, comma-separated (processes sharing one
+    Redis): the lobby is asked through the first, clients are spread over all
+    and fail over to the others. With ``check``, every client records the
+    versions it held and clients sharing a view must agree at each version.
+    """
     summary = Summary(game=game, spectators=spectators)
     started = time.perf_counter()
-    ws_base = ws_url(server)
-    async with LobbyClient(server) as lobby:
+    servers = server.split(",")
+    async with LobbyClient(servers[0]) as lobby:
         if room_id is not None:
             room = await lobby.room(room_id)
             room_ids = [room_id]
@@ -140,7 +218,7 @@ async def run(
             async with asyncio.timeout(time_limit):
                 outcomes = await asyncio.gather(
                     *(
-                        _run_room(lobby, ws_base, rid, spectators, seed + i, summary)
+                        _run_room(lobby, servers, rid, spectators, seed + i, summary, check)
                         for i, rid in enumerate(room_ids)
                     ),
                     return_exceptions=True,

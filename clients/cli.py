@@ -35,10 +35,19 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=None, help="port (default 8000)")
     serve.add_argument("--log-level", default=None, help="debug, info, warning, error")
+    serve.add_argument(
+        "--redis-url",
+        default=None,
+        help="share rooms through Redis (redis://host:port/db; or TABLEWIRE_REDIS_URL)",
+    )
 
     def client_command(name: str, help_text: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text)
-        sub.add_argument("--server", default=DEFAULT_SERVER, help="server URL (http://host:port)")
+        sub.add_argument(
+            "--server",
+            default=DEFAULT_SERVER,
+            help="server URL (http://host:port); bots take several, comma-separated",
+        )
         return sub
 
     new = client_command("new", help_text="create a room and print it as JSON")
@@ -70,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     bot.add_argument("--option", type=_option, action="append", default=[], metavar="NAME=VALUE")
     bot.add_argument("--seed", type=int, default=0)
     bot.add_argument("--timeout", type=float, default=600.0, help="seconds before giving up")
+    bot.add_argument(
+        "--check",
+        action="store_true",
+        help="record every version each client held; clients sharing a view must agree",
+    )
     return parser
 
 
@@ -100,6 +114,7 @@ async def _client_command(args: argparse.Namespace) -> int:
             args.seed,
             args.room,
             args.timeout,
+            args.check,
         )
         print(json.dumps(summary.as_dict()))
         return 0 if summary.ok else 1
@@ -112,7 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from server.serve import run
         from server.settings import Settings
 
-        run(Settings.from_env(host=args.host, port=args.port, log_level=args.log_level))
+        run(
+            Settings.from_env(
+                host=args.host, port=args.port, log_level=args.log_level, redis_url=args.redis_url
+            )
+        )
         return 0
     try:
         return asyncio.run(_client_command(args))

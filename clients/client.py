@@ -120,11 +120,22 @@ class LobbyClient:
 
 
 class RoomClient:
-    """One WebSocket connection to a room, as a seat (``token``) or a spectator."""
+    """One WebSocket connection to a room, as a seat (``token``) or a spectator.
 
-    def __init__(self, ws_base: str, room_id: str, token: str | None = None) -> None:
-        self.url = f"{ws_base.rstrip('/')}/ws/rooms/{room_id}"
+    ``ws_base`` is one server (``ws://host:port``) or several, comma-separated:
+    the client connects to the first and :meth:`failover` moves to the next.
+    With ``record=True`` it keeps every (version, document) it held, in order.
+    """
+
+    def __init__(
+        self, ws_base: str, room_id: str, token: str | None = None, record: bool = False
+    ) -> None:
+        self.urls = [f"{base.rstrip('/')}/ws/rooms/{room_id}" for base in ws_base.split(",")]
+        self.url = self.urls[0]
         self.token = token
+        self.record = record
+        self.seen: list[tuple[int, bytes]] = []
+        """With ``record``: every version held, with the msgpack of its document."""
         self.mirror = Mirror()
         self.welcome: dict[str, Any] = {}
         self.result: dict[str, Any] | None = None
@@ -203,14 +214,34 @@ class RoomClient:
         await self.close()
         return await self.connect()
 
+    async def failover(self, within: float = 30.0) -> dict[str, Any]:
+        """Join again through the next server, then the next…, for up to ``within`` seconds."""
+        await self.close()
+        async with asyncio.timeout(within):
+            for attempt in itertools.count(1):
+                self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]
+                try:
+                    return await self.connect()
+                except (OSError, ConnectionClosed, ServerError):
+                    await asyncio.sleep(min(0.1 * attempt, 1.0))
+        raise AssertionError("unreachable")
+
     async def send(self, message: dict[str, Any]) -> None:
         """Send a raw message (a map with ``t``)."""
         assert self._ws is not None, "not connected"
         await self._ws.send(encode(message))
 
-    async def intent(self, action: dict[str, Any]) -> dict[str, Any]:
-        """Send an action; return the server's ``ack`` or ``reject`` frame."""
-        intent_id = next(self._ids)
+    def new_intent_id(self) -> int:
+        return next(self._ids)
+
+    async def intent(self, action: dict[str, Any], intent_id: int | None = None) -> dict[str, Any]:
+        """Send an action; return the server's ``ack`` or ``reject`` frame.
+
+        Resending with the ``intent_id`` of an unanswered intent is safe: the
+        server applies an id once and acks it again.
+        """
+        if intent_id is None:
+            intent_id = self.new_intent_id()
         return await self._request(intent_id, {"t": "intent", "id": intent_id, "action": action})
 
     async def legal(self) -> list[dict[str, Any]]:
@@ -296,6 +327,9 @@ class RoomClient:
                 self.closed = ServerError(frame)
             elif frame.get("code") == "spectator":
                 self._resolve("legal", frame)
+        version = self.mirror.version
+        if self.record and version is not None and (not self.seen or self.seen[-1][0] != version):
+            self.seen.append((version, encode(self.mirror.doc)))
         if kind in ("snapshot", "patch", "result", "error"):
             async with self._changed:
                 self._changed.notify_all()

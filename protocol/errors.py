@@ -48,6 +48,9 @@ class Code(StrEnum):
     """The connection fell too far behind; reconnect and resync."""
     STORE_UNAVAILABLE = "store_unavailable"
     """The room's store could not record the intent; it was not applied. Retry."""
+    OWNER_UNAVAILABLE = "owner_unavailable"
+    """The process that owns the room did not answer in time (it may be failing
+    over); nothing was applied unless a later ack says so. Retry with the same id."""
     ROOM_CLOSED = "room_closed"
     """The room was cleaned up or the server is shutting down."""
     INTERNAL_ERROR = "internal_error"

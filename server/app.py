@@ -11,6 +11,9 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
+import secrets
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -24,10 +27,12 @@ from starlette.websockets import WebSocket
 from engines import ENGINES
 from server import connection
 from server.errors import ApiError
+from server.hub import RedisHub
 from server.lobby import Lobby, engine_info
 from server.logs import fields
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
+from server.store.redis import RedisStore
 
 log = logging.getLogger("tablewire.app")
 
@@ -49,10 +54,27 @@ async def _body(request: Request) -> dict[str, Any]:
     return body
 
 
+def _node_name(settings: Settings) -> str:
+    return settings.node or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
+
+
 def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
-    """The tablewire app over ``store`` (the in-memory store by default)."""
+    """The tablewire app over ``store``: by default the Redis store when
+    ``settings.redis_url`` is set, else the embedded in-memory store."""
     settings = settings or Settings.from_env()
-    lobby = Lobby(store or MemoryStore(), settings)
+    if store is None and settings.redis_url:
+        store = RedisStore(
+            settings.redis_url,
+            lease_ttl=settings.lease_ttl,
+            token_ttl=settings.token_ttl,
+            finished_ttl=settings.finished_ttl,
+        )
+    store = store or MemoryStore()
+    lobby = Lobby(store, settings, node=_node_name(settings))
+    hub = None
+    if isinstance(store, RedisStore):
+        hub = RedisHub(store, settings, lobby.node, lobby.rooms, lobby.claim)
+        lobby.forwarder = hub
 
     async def games(request: Request) -> Response:
         return JSONResponse([engine_info(engine) for engine in ENGINES.values()])
@@ -74,7 +96,10 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         return JSONResponse(await lobby.quickplay(await _body(request)), status_code=201)
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"ok": True, "rooms": len(lobby.rooms)})
+        owned = sum(room.lease is not None for room in lobby.rooms.values())
+        return JSONResponse(
+            {"ok": True, "node": lobby.node, "rooms": len(lobby.rooms), "owned": owned}
+        )
 
     async def socket(ws: WebSocket) -> None:
         await connection.serve(ws, lobby, settings)
@@ -104,9 +129,16 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         sweeper = asyncio.create_task(sweep_forever())
+        if hub is not None:
+            await hub.start()
+        log.info("started", extra=fields(node=lobby.node, store=type(store).__name__))
         yield
         sweeper.cancel()
         await lobby.close()
+        if hub is not None:
+            await hub.close()
+        if isinstance(store, RedisStore):
+            await store.close()
 
     app = Starlette(
         routes=[

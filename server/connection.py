@@ -87,10 +87,14 @@ async def serve(ws: WebSocket, lobby: Lobby, settings: Settings) -> None:
     await ws.accept()
     conn = SocketConnection(ws, settings)
     writer = asyncio.create_task(conn.write())
-    room = lobby.room(ws.path_params["room_id"])
+    try:
+        room = await lobby.open(ws.path_params["room_id"])
+    except StoreUnavailable:
+        room = None
+        conn.close(Code.STORE_UNAVAILABLE, "the room store is unavailable; retry")
     try:
         if room is None:
-            conn.close(Code.NO_SUCH_ROOM, "no such room")
+            conn.close(Code.NO_SUCH_ROOM, "no such room")  # no-op if already closed
         elif await _join(conn, room, settings):
             await _read(conn, room)
     except WebSocketDisconnect:

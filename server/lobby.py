@@ -8,6 +8,8 @@ every process's rooms.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -18,9 +20,9 @@ from engines import ENGINES, Engine
 from engines.base import OptionError, resolve_options
 from server.errors import ApiError
 from server.logs import fields
-from server.room import Room
+from server.room import Forwarder, Room
 from server.settings import Settings
-from server.store import RoomRecord, Store
+from server.store import RoomRecord, Store, StoreUnavailable
 
 log = logging.getLogger("tablewire.lobby")
 
@@ -66,15 +68,62 @@ class Lobby:
     """Rooms of one process over a store."""
 
     def __init__(
-        self, store: Store, settings: Settings, clock: Callable[[], float] = time.time
+        self,
+        store: Store,
+        settings: Settings,
+        clock: Callable[[], float] = time.time,
+        node: str = "local",
+        forwarder: Forwarder | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
         self.clock = clock
+        self.node = node
+        self.forwarder = forwarder
         self.rooms: dict[str, Room] = {}
+        """The rooms loaded in this process, owned or followed."""
+        self._opening: dict[str, asyncio.Task[Room | None]] = {}
 
     def room(self, room_id: str) -> Room | None:
+        """The room if it is loaded in this process."""
         return self.rooms.get(room_id)
+
+    async def open(self, room_id: str) -> Room | None:
+        """The room, loaded from the store if needed (restored, then owned or followed)."""
+        room = self.rooms.get(room_id)
+        if room is not None:
+            return room
+        if room_id not in self._opening:
+            self._opening[room_id] = asyncio.create_task(self._load(room_id))
+        try:
+            return await asyncio.shield(self._opening[room_id])
+        finally:
+            self._opening.pop(room_id, None)
+
+    async def _load(self, room_id: str) -> Room | None:
+        record = await self.store.load_room(room_id)
+        if record is None or record.engine not in ENGINES:
+            return None
+        room = self._new_room(record)
+        await room.restore()
+        self.rooms[room_id] = room  # before the claim: the hub serves only rooms it knows
+        await self.claim(room)
+        room.start()
+        log.info("room loaded", extra=fields(room=room_id, version=room.version, owner=room.lease))
+        return room
+
+    async def claim(self, room: Room) -> bool:
+        """Try to own ``room`` (take its lease); True if this process owns it now."""
+        lease = await self.store.acquire(room.id, self.node)
+        if lease is not None:
+            await room.promote(lease)
+            if self.forwarder is not None:
+                await self.forwarder.owned(room)
+        return lease is not None
+
+    def _new_room(self, record: RoomRecord) -> Room:
+        engine = ENGINES[record.engine]
+        return Room(record, engine, self.store, self.settings, self.clock, self.forwarder)
 
     async def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """``POST /api/rooms``: ``{engine, seats?, options?, private?, seed?}``."""
@@ -113,9 +162,10 @@ class Lobby:
             names=[None] * seats,
         )
         await self.store.save_room(record)
-        room = Room(record, engine, self.store, self.settings, self.clock)
+        room = self._new_room(record)
+        self.rooms[record.id] = room  # before the claim: the hub serves only rooms it knows
+        await self.claim(room)
         room.start()
-        self.rooms[record.id] = room
         log.info("room created", extra=fields(room=record.id, engine=engine.id, seats=seats))
         return self._show(record)
 
@@ -143,7 +193,7 @@ class Lobby:
         """``POST /api/rooms/{id}/seats``: ``{name?, seat?}`` → seat and token."""
         name = _name(body)
         seat = _int(body, "seat", None)
-        room = self.rooms.get(room_id)
+        room = await self.open(room_id)
         if room is None:
             raise ApiError(404, "no_such_room", f"no room {room_id!r}")
         taken, token = await room.reserve(name, seat)
@@ -159,38 +209,46 @@ class Lobby:
         engine = _engine(body)
         seats = _int(body, "seats", None)
         candidates = [
-            room
-            for room in self.rooms.values()
-            if room.record.engine == engine.id
-            and room.record.status == "waiting"
-            and not room.record.private
-            and (seats is None or room.record.seats == seats)
+            record
+            for record in await self.store.list_rooms()
+            if record.engine == engine.id
+            and record.status == "waiting"
+            and not record.private
+            and (seats is None or record.seats == seats)
         ]
         if candidates:
-            room_id = max(candidates, key=lambda r: sum(n is not None for n in r.record.names)).id
+            room_id = max(candidates, key=lambda r: sum(n is not None for n in r.names)).id
         else:
             room_id = (await self.create({"engine": engine.id, "seats": seats}))["id"]
         return await self.reserve(room_id, {"name": body.get("name")})
 
     async def sweep(self) -> list[str]:
-        """Remove finished rooms after ``finished_ttl`` and unfilled ones after ``waiting_ttl``."""
+        """Remove finished rooms after ``finished_ttl`` and unfilled ones after ``waiting_ttl``;
+        unload the replicas nobody here watches. Returns the removed room ids."""
         now = self.clock()
         ttl = {"finished": self.settings.finished_ttl, "waiting": self.settings.waiting_ttl}
         removed = []
-        for record in await self.store.list_rooms():
+        records = await self.store.list_rooms()
+        for record in records:
             limit = ttl.get(record.status)
             if limit is not None and now - record.updated >= limit:
-                room = self.rooms.pop(record.id, None)
-                if room:
-                    await room.close()
                 await self.store.delete_room(record.id)
                 removed.append(record.id)
                 log.info("room removed", extra=fields(room=record.id, status=record.status))
+        known = {r.id for r in records} - set(removed)
+        for room_id, room in list(self.rooms.items()):
+            if room_id not in known or (room.lease is None and not room.conns):
+                del self.rooms[room_id]
+                await room.close()
         return removed
 
     async def close(self) -> None:
+        """Close every loaded room and give up the leases held, for a fast handover."""
         for room in list(self.rooms.values()):
             await room.close()
+            if room.lease is not None:
+                with contextlib.suppress(StoreUnavailable):
+                    await self.store.release(room.id, room.lease)
         self.rooms.clear()
 
     async def _record(self, room_id: str) -> RoomRecord:

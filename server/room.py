@@ -12,6 +12,15 @@ engine has private views, else one for everyone), the new document is built
 once, diffed against the previous one, encoded once, and the same bytes are
 queued on every connection of the group.
 
+**Owner and replicas.** Exactly one process *owns* a room: it holds the
+room's lease (a fencing token from the store), validates intents, appends
+them to the log and only then acknowledges them. Any other process with
+clients of the room runs it as a *replica*: it folds the committed log
+entries (:meth:`Room.follow`), which produces the same states, documents and
+frames, and forwards its clients' intents and seat requests to the owner
+through a :class:`Forwarder`. With the memory store the one process always
+owns every room.
+
 The document a client mirrors is::
 
     {"status": "waiting" | "playing" | "finished",
@@ -31,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engines.base import Engine, IllegalAction, Result, State
+from engines.base import Engine, Event, IllegalAction, Result, State
 from protocol import PROTOCOL_VERSION, messages
 from protocol.codec import encode
 from protocol.diff import diff
@@ -40,7 +49,7 @@ from protocol.messages import Intent, IntentId
 from server.errors import ApiError
 from server.logs import fields
 from server.settings import Settings
-from server.store import RoomRecord, Store, StoreUnavailable
+from server.store import LogEntry, NotOwner, RoomRecord, Store, StoreUnavailable
 
 log = logging.getLogger("tablewire.room")
 
@@ -63,6 +72,20 @@ class Connection(Protocol):
 
     def close(self, code: str, message: str) -> None:
         """Send a fatal error frame and close."""
+
+
+class Forwarder(Protocol):
+    """How a replica reaches the owner of a room (implemented by the Redis hub)."""
+
+    def forward_intent(self, room: Room, conn: Connection, intent: Intent) -> None:
+        """Send the intent to the owner; its ack or reject comes back on ``conn``."""
+
+    async def forward_reserve(
+        self, room: Room, name: str | None, seat: int | None
+    ) -> tuple[int, str]: ...
+
+    async def owned(self, room: Room) -> None:
+        """This process has just taken ``room``'s lease."""
 
 
 @dataclass
@@ -91,12 +114,16 @@ class Room:
         store: Store,
         settings: Settings,
         clock: Callable[[], float],
+        forwarder: Forwarder | None = None,
     ) -> None:
         self.record = record
         self.engine = engine
         self.store = store
         self.settings = settings
         self.clock = clock
+        self.forwarder = forwarder
+        self.lease: str | None = None
+        """The fencing token while this process owns the room, else None."""
         self.state: State | None = None
         self.version = 0
         self.conns: set[Connection] = set()
@@ -168,17 +195,71 @@ class Room:
     # -- writes, through the actor's queue ----------------------------------
 
     def submit(self, conn: Connection, intent: Intent) -> None:
-        """Queue an intent; its ``ack`` or ``reject`` follows on the connection."""
-        self._queue.put_nowait(_Intent(conn, intent))
+        """Queue an intent (or forward it to the owner); its ack or reject follows on ``conn``."""
+        if self.lease is None and self.forwarder is not None:
+            self.forwarder.forward_intent(self, conn, intent)
+        else:
+            self._queue.put_nowait(_Intent(conn, intent))
 
     async def reserve(self, name: str | None, seat: int | None = None) -> tuple[int, str]:
         """Take a free seat (a given one, or the first); returns the seat and its token.
 
         A seat without a name is called "player N".
         """
+        if self.lease is None and self.forwarder is not None:
+            return await self.forwarder.forward_reserve(self, name, seat)
         done: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Reserve(name, seat, done))
         return await done
+
+    # -- rebuilding, owning and following ------------------------------------
+
+    async def restore(self) -> None:
+        """Rebuild from the latest snapshot and the log after it (engines are deterministic).
+
+        Entries shortly before the snapshot are read too, for their intent ids:
+        a client retrying an intent acknowledged before a failover is acked
+        again, never applied twice.
+        """
+        snapshot = await self.store.load_snapshot(self.id)
+        start = 0
+        if snapshot is not None:
+            start, self.state = snapshot
+            self.version = start
+        for version, entry in await self.store.read_log(self.id, max(0, start - SEEN_INTENTS)):
+            if version <= start:
+                if entry["k"] == "intent":
+                    self._remember(entry["seat"], entry["id"], version)
+            else:
+                self.follow(version, entry)
+
+    async def promote(self, lease: str) -> None:
+        """Become the owner: catch up with the log, then write with ``lease``."""
+        for version, entry in await self.store.read_log(self.id, self.version):
+            self.follow(version, entry)
+        self.lease = lease
+        log.info("room owned", extra=fields(room=self.id, lease=lease, version=self.version))
+
+    def demote(self) -> None:
+        """The lease is lost: from now on this process only follows the log."""
+        if self.lease is not None:
+            log.warning("room lease lost", extra=fields(room=self.id, lease=self.lease))
+        self.lease = None
+
+    def follow(self, version: int, entry: LogEntry) -> None:
+        """Fold one committed log entry (a replica, or a rebuild); older ones are skipped."""
+        if version <= self.version:
+            return
+        if version != self.version + 1:
+            raise ValueError(f"room {self.id}: log entry {version} after {self.version}")
+        state: State | None = self.state
+        events: list[Event] = []
+        if entry["k"] == "intent":
+            assert state is not None, "an intent is logged only once the game runs"
+            state, events = self.engine.apply(state, entry["seat"], entry["action"])
+        self._commit(version, entry, state, events)
+
+    # -- the owner's actor ---------------------------------------------------
 
     async def _run(self) -> None:
         while True:
@@ -194,7 +275,22 @@ class Room:
                 if isinstance(command, _Reserve) and not command.done.done():
                     command.done.set_exception(exc)
 
+    async def _append(self, entry: LogEntry) -> None:
+        """Durably log ``entry`` as the next version; a lost lease demotes the room."""
+        if self.lease is None:
+            raise NotOwner(f"room {self.id} is not owned here")
+        try:
+            await self.store.append(self.id, self.version + 1, entry, self.lease)
+        except NotOwner:
+            self.demote()
+            raise
+
     async def _reserve(self, command: _Reserve) -> None:
+        if self.lease is None and self.forwarder is not None:
+            command.done.set_result(
+                await self.forwarder.forward_reserve(self, command.name, command.seat)
+            )
+            return
         names = self.record.names
         if self.record.status != "waiting":
             raise ApiError(409, "room_full", "every seat of this room is taken")
@@ -207,19 +303,12 @@ class Room:
             raise ApiError(409, "seat_taken", f"seat {seat} is taken")
         name = command.name or f"player {seat + 1}"
         token = secrets.token_urlsafe(32)
-        await self.store.append(self.id, {"k": "seat", "seat": seat, "name": name})
+        # The token first: if the append then fails, the orphan token was never shown to anyone.
         await self.store.add_token(self.id, hash_token(token), seat)
-        names[seat] = name
-        self.version += 1
-        events: list[dict[str, Any]] = [{"type": "seat", "seat": seat, "name": name}]
-        if None not in names:
-            self.state = self.engine.setup(self.record.seats, self.record.options, self.record.seed)
-            self.record.status = "playing"
-            events.append({"type": "start"})
-            log.info("game started", extra=fields(room=self.id, engine=self.engine.id))
-        self.record.updated = self.clock()
+        entry = {"k": "seat", "seat": seat, "name": name}
+        await self._append(entry)
+        self._commit(self.version + 1, entry, self.state, [])
         await self.store.save_room(self.record)
-        self._publish(events, None)
         command.done.set_result((seat, token))
 
     async def _apply_intent(self, conn: Connection, intent: Intent) -> None:
@@ -234,9 +323,9 @@ class Room:
             return refuse(Code.NOT_STARTED, "the game starts when every seat is taken")
         if self.record.status == "finished":
             return refuse(Code.GAME_OVER, "the game is over")
-        seen = self._seen.setdefault(seat, OrderedDict())
-        if intent.id in seen:
-            conn.send(encode(messages.ack(intent.id, seen[intent.id])))
+        acked = self._seen[seat].get(intent.id) if seat in self._seen else None
+        if acked is not None:
+            conn.send(encode(messages.ack(intent.id, acked)))
             return None
         try:
             state, events = self.engine.apply(self.state, seat, intent.action)
@@ -247,25 +336,61 @@ class Room:
             return refuse(Code.INTERNAL_ERROR, "the engine failed; nothing changed")
         entry = {"k": "intent", "seat": seat, "id": intent.id, "action": intent.action}
         try:
-            await self.store.append(self.id, entry)
+            await self._append(entry)
         except StoreUnavailable as exc:
             return refuse(Code.STORE_UNAVAILABLE, f"the move was not recorded: {exc}")
+        except NotOwner:
+            if self.forwarder is None:
+                raise
+            self.forwarder.forward_intent(self, conn, intent)
+            return None
+        conn.send(encode(messages.ack(intent.id, self.version + 1)))
+        result = self._commit(self.version + 1, entry, state, events)
+        await self._after_commit(result)
+        return None
+
+    async def _after_commit(self, result: Result | None) -> None:
+        """The owner's bookkeeping: a snapshot every ``snapshot_every`` versions, the result."""
+        try:
+            if self.state is not None and self.version % self.settings.snapshot_every == 0:
+                await self.store.save_snapshot(self.id, self.version, self.state)
+            if result is not None:
+                await self.store.save_room(self.record)
+                log.info("game finished", extra=fields(room=self.id, result=result))
+        except StoreUnavailable as exc:
+            # The log holds the truth; a missed snapshot or record update is redone later.
+            log.warning("bookkeeping failed", extra=fields(room=self.id, error=str(exc)))
+
+    def _commit(
+        self, version: int, entry: LogEntry, state: State | None, events: list[Event]
+    ) -> Result | None:
+        """Make ``version`` current: the entry's effect, then publish it. No await inside."""
+        if entry["k"] == "seat":
+            names = self.record.names
+            names[entry["seat"]] = entry["name"]
+            events = [{"type": "seat", "seat": entry["seat"], "name": entry["name"]}]
+            if None not in names and state is None:
+                state = self.engine.setup(self.record.seats, self.record.options, self.record.seed)
+                self.record.status = "playing"
+                events.append({"type": "start"})
+                log.info("game started", extra=fields(room=self.id, engine=self.engine.id))
+        else:
+            self._remember(entry["seat"], entry["id"], version)
         self.state = state
-        self.version += 1
-        seen[intent.id] = self.version
-        if len(seen) > SEEN_INTENTS:
-            seen.popitem(last=False)
-        conn.send(encode(messages.ack(intent.id, self.version)))
-        result = self.engine.result(state)
+        self.version = version
+        self.record.updated = self.clock()
+        result = self.engine.result(state) if state is not None else None
         if result is not None:
             self.record.status = "finished"
             self.record.result = dict(result)
-            self.record.updated = self.clock()
         self._publish(events, result)
-        if result is not None:
-            await self.store.save_room(self.record)
-            log.info("game finished", extra=fields(room=self.id, result=result))
-        return None
+        return result
+
+    def _remember(self, seat: int, intent_id: IntentId, version: int) -> None:
+        seen = self._seen.setdefault(seat, OrderedDict())
+        seen[intent_id] = version
+        if len(seen) > SEEN_INTENTS:
+            seen.popitem(last=False)
 
     # -- publishing ----------------------------------------------------------
 

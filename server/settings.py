@@ -28,6 +28,18 @@ class Settings:
     history: int = 64
     """Patches kept per view for resyncing a client that fell behind."""
     log_level: str = "info"
+    redis_url: str = ""
+    """Empty: the embedded in-memory store. ``redis://host:port/db``: the Redis store."""
+    lease_ttl: float = 5.0
+    """Seconds a room's owner lease lasts without renewal (renewed every third of it)."""
+    snapshot_every: int = 50
+    """The owner stores a snapshot of the state every this many versions."""
+    token_ttl: float = 7 * 86400.0
+    """Seconds a seat token stays valid (Redis store)."""
+    forward_timeout: float = 5.0
+    """Seconds a replica waits for the owner's answer to a forwarded intent or seat request."""
+    node: str = ""
+    """This process's name in leases and channels; empty: a random one."""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:

@@ -154,7 +154,7 @@ async def test_a_spectators_mirror_equals_the_public_view_after_every_patch(
         if mirror.doc["status"] == "finished":
             break
     assert (await filler).ok
-    log = await server.lobby.store.read_log(room_id)
+    log = [entry for _, entry in await server.lobby.store.read_log(room_id)]
     expected = replayed_public_views(server, room_id, log)
     assert [v for v, _ in seen] == list(range(len(expected)))
     for v, doc in seen:

@@ -5,7 +5,7 @@ store is the embedded default; a Redis store plugs in behind the same
 interface to share rooms between processes.
 """
 
-from server.store.base import LogEntry, RoomRecord, Store, StoreUnavailable
+from server.store.base import LogEntry, NotOwner, RoomRecord, Store, StoreUnavailable
 from server.store.memory import MemoryStore
 
-__all__ = ["LogEntry", "MemoryStore", "RoomRecord", "Store", "StoreUnavailable"]
+__all__ = ["LogEntry", "MemoryStore", "NotOwner", "RoomRecord", "Store", "StoreUnavailable"]

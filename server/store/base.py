@@ -20,6 +20,10 @@ class StoreUnavailable(Exception):
     """The store cannot be reached; nothing was written."""
 
 
+class NotOwner(Exception):
+    """An append refused: the lease is not (or no longer) held, or the version is taken."""
+
+
 @dataclass
 class RoomRecord:
     """What the lobby knows of a room."""
@@ -55,13 +59,31 @@ class Store(Protocol):
     async def list_rooms(self) -> list[RoomRecord]: ...
 
     async def delete_room(self, room_id: str) -> None:
-        """Forget the room, its tokens and its log."""
+        """Forget the room, its tokens, log, snapshot and lease."""
 
     async def add_token(self, room_id: str, token_hash: str, seat: int) -> None: ...
 
     async def seat_of(self, room_id: str, token_hash: str) -> int | None: ...
 
-    async def append(self, room_id: str, entry: LogEntry) -> None:
-        """Durably append to the room's log; the entry is acknowledged only after this returns."""
+    async def append(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+        """Durably append ``entry`` as ``version`` (the log's length + 1).
 
-    async def read_log(self, room_id: str) -> list[LogEntry]: ...
+        Raises :class:`NotOwner` unless ``lease`` is the room's current lease
+        and ``version`` is next: a process that lost the room cannot write.
+        The entry is acknowledged only after this returns.
+        """
+
+    async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
+        """The entries with a version above ``after``, as (version, entry), in order."""
+
+    async def save_snapshot(self, room_id: str, version: int, state: dict[str, Any]) -> None: ...
+
+    async def load_snapshot(self, room_id: str) -> tuple[int, dict[str, Any]] | None: ...
+
+    async def acquire(self, room_id: str, node: str) -> str | None:
+        """Take the room's lease if nobody holds it; return the fencing token."""
+
+    async def renew(self, room_id: str, lease: str) -> bool:
+        """Extend the lease; False if it is no longer ours."""
+
+    async def release(self, room_id: str, lease: str) -> None: ...

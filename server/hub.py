@@ -1,0 +1,310 @@
+"""The cross-process side of rooms on the Redis store: leases, forwarding, following.
+
+One hub per server process. It runs four tasks:
+
+* **keeper** — every third of ``lease_ttl``: renews the lease of every room
+  this process owns (a refused renewal demotes the room to a replica), and
+  tries to take the lease of every unfinished room it follows (this is the
+  failover: when an owner dies its lease expires, a replica takes it, reads
+  the log's tail and goes on).
+* **follower** — one ``XREAD BLOCK`` over the log streams of the rooms this
+  process follows; each committed entry is folded into the replica, which
+  publishes the same frames the owner's clients get.
+* **listener** — Redis pub/sub: the inboxes of the rooms this process owns
+  (intents and seat requests forwarded by replicas) and this node's own
+  channel (the owner's answers).
+* **publisher** — sends queued pub/sub messages, so that a room's actor never
+  waits on Redis to answer a forwarded request.
+
+Channels carry msgpack maps::
+
+    {p}:room:{id}:inbox   {"k": "intent", "node", "conn", "seat", "id", "action"}
+                          {"k": "reserve", "node", "req", "name", "seat"}
+    {p}:node:{node}       {"conn", "frame": bytes}               an ack or reject frame
+                          {"req", "seat", "token"} | {"req", "error": [status, code, message]}
+
+A forwarded request that gets no answer within ``forward_timeout`` (the owner
+died, or Redis is down) is refused with ``owner_unavailable``; the client can
+retry with the same intent id, which is never applied twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgpack
+from redis.asyncio.client import PubSub
+
+from protocol import messages
+from protocol.codec import encode
+from protocol.errors import Code
+from protocol.messages import Intent
+from server.errors import ApiError
+from server.logs import fields
+from server.room import Connection, Room
+from server.settings import Settings
+from server.store import StoreUnavailable
+from server.store.redis import REDIS_DOWN, RedisStore, entry_version
+
+log = logging.getLogger("tablewire.hub")
+
+RETRY = 0.5
+"""Seconds between attempts to reach Redis again after a failure."""
+BLOCK_MS = 500
+"""How long one XREAD waits for new entries before the followed set is re-read."""
+
+
+def _pack(value: Any) -> bytes:
+    data: bytes = msgpack.packb(value, use_bin_type=True)
+    return data
+
+
+class _RemoteClient:
+    """The owner's stand-in for a client of another process: answers go back over pub/sub."""
+
+    def __init__(self, hub: RedisHub, node: str, key: str, seat: int | None) -> None:
+        self.hub, self.node, self.key, self.seat = hub, node, key, seat
+
+    def send(self, frame: bytes) -> None:
+        self.hub.post(self.hub.node_channel(self.node), {"conn": self.key, "frame": frame})
+
+    def close(self, code: str, message: str) -> None:
+        """Nothing to close: the client's own process owns its socket."""
+
+
+class RedisHub:
+    """Leases, forwarding and following for the rooms of one process (see the module)."""
+
+    def __init__(
+        self,
+        store: RedisStore,
+        settings: Settings,
+        node: str,
+        rooms: dict[str, Room],
+        claim: Callable[[Room], Awaitable[bool]],
+    ) -> None:
+        self.store = store
+        self.redis = store.redis
+        self.settings = settings
+        self.node = node
+        self.rooms = rooms
+        self.claim = claim
+        self._ids = itertools.count()
+        self._clients: dict[str, Connection] = {}
+        self._requests: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._inboxes: set[str] = set()
+        self._inbox_lock = asyncio.Lock()
+        self._pubsub: PubSub | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def node_channel(self, node: str) -> str:
+        return f"{self.store.prefix}:node:{node}"
+
+    def inbox(self, room_id: str) -> str:
+        return self.store.key(room_id, "inbox")
+
+    async def start(self) -> None:
+        self._tasks = [
+            asyncio.create_task(self._keep(), name="hub-keeper"),
+            asyncio.create_task(self._follow(), name="hub-follower"),
+            asyncio.create_task(self._listen(), name="hub-listener"),
+            asyncio.create_task(self._publish(), name="hub-publisher"),
+        ]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._drop_pubsub()
+
+    # -- forwarding (the replica's side) ---------------------------------------
+
+    def post(self, channel: str, message: dict[str, Any]) -> None:
+        self._outbox.put_nowait((channel, _pack(message)))
+
+    def forward_intent(self, room: Room, conn: Connection, intent: Intent) -> None:
+        key = f"{self.node}:{next(self._ids)}"
+        self._clients[key] = conn
+        message = {
+            "k": "intent",
+            "node": self.node,
+            "conn": key,
+            "seat": conn.seat,
+            "id": intent.id,
+            "action": intent.action,
+        }
+        self.post(self.inbox(room.id), message)
+        asyncio.get_running_loop().call_later(
+            self.settings.forward_timeout, self._give_up, key, intent
+        )
+
+    def _give_up(self, key: str, intent: Intent) -> None:
+        conn = self._clients.pop(key, None)
+        if conn is not None:
+            reject = messages.reject(
+                intent.id,
+                Code.OWNER_UNAVAILABLE,
+                "the room's owner did not answer; retry with the same intent id",
+            )
+            conn.send(encode(reject))
+
+    async def forward_reserve(
+        self, room: Room, name: str | None, seat: int | None
+    ) -> tuple[int, str]:
+        key = f"{self.node}:{next(self._ids)}"
+        done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._requests[key] = done
+        request = {"k": "reserve", "node": self.node, "req": key, "name": name, "seat": seat}
+        self.post(self.inbox(room.id), request)
+        try:
+            async with asyncio.timeout(self.settings.forward_timeout):
+                answer = await done
+        except TimeoutError:
+            raise ApiError(503, Code.OWNER_UNAVAILABLE, "the room's owner did not answer") from None
+        finally:
+            self._requests.pop(key, None)
+        if "error" in answer:
+            raise ApiError(*answer["error"])
+        return answer["seat"], answer["token"]
+
+    async def owned(self, room: Room) -> None:
+        """This process took ``room``'s lease: listen to its inbox now."""
+        await self._sync_inboxes()
+
+    # -- serving forwarded requests (the owner's side) ---------------------------
+
+    def _serve(self, room_id: str, message: dict[str, Any]) -> None:
+        room = self.rooms.get(room_id)
+        if room is None or room.lease is None:
+            # Not ours (any more): the requester times out and retries.
+            log.debug("forwarded request ignored", extra=fields(room=room_id, kind=message["k"]))
+            return
+        reply_to = self.node_channel(message["node"])
+        if message["k"] == "intent":
+            client = _RemoteClient(self, message["node"], message["conn"], message["seat"])
+            room.submit(client, Intent(message["id"], message["action"]))
+        elif message["k"] == "reserve":
+            task = asyncio.create_task(room.reserve(message["name"], message["seat"]))
+            task.add_done_callback(lambda t: self._answer_reserve(reply_to, message["req"], t))
+
+    def _answer_reserve(self, channel: str, key: str, task: asyncio.Task[tuple[int, str]]) -> None:
+        exc = task.exception()
+        if isinstance(exc, ApiError):
+            self.post(channel, {"req": key, "error": [exc.status, exc.code, exc.message]})
+        elif exc is not None:
+            self.post(channel, {"req": key, "error": [503, Code.STORE_UNAVAILABLE, str(exc)]})
+        else:
+            seat, token = task.result()
+            self.post(channel, {"req": key, "seat": seat, "token": token})
+
+    def _answer(self, message: dict[str, Any]) -> None:
+        if "conn" in message:
+            conn = self._clients.pop(message["conn"], None)
+            if conn is not None:
+                conn.send(message["frame"])
+        else:
+            future = self._requests.get(message["req"])
+            if future is not None and not future.done():
+                future.set_result(message)
+
+    # -- the four tasks ------------------------------------------------------------
+
+    async def _keep(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.lease_ttl / 3)
+            for room in list(self.rooms.values()):
+                try:
+                    if room.lease is not None:
+                        if not await self.store.renew(room.id, room.lease):
+                            room.demote()
+                    elif room.record.status != "finished" and await self.claim(room):
+                        log.info("room taken over", extra=fields(room=room.id, node=self.node))
+                except StoreUnavailable as exc:
+                    log.warning("lease check failed", extra=fields(room=room.id, error=str(exc)))
+                except ValueError:
+                    log.exception("log does not follow", extra=fields(room=room.id))
+            await self._sync_inboxes()
+
+    async def _sync_inboxes(self) -> None:
+        """Subscribe to the inboxes of the rooms owned here, and only those."""
+        async with self._inbox_lock:
+            pubsub = self._pubsub
+            if pubsub is None:
+                return
+            wanted = {self.inbox(r.id) for r in self.rooms.values() if r.lease is not None}
+            with contextlib.suppress(*REDIS_DOWN):
+                if wanted - self._inboxes:
+                    await pubsub.subscribe(*(wanted - self._inboxes))
+                if self._inboxes - wanted:
+                    await pubsub.unsubscribe(*(self._inboxes - wanted))
+                self._inboxes = wanted
+
+    async def _follow(self) -> None:
+        while True:
+            followed = {
+                self.store.key(r.id, "log"): r
+                for r in list(self.rooms.values())
+                if r.lease is None and r.record.status != "finished"
+            }
+            if not followed:
+                await asyncio.sleep(BLOCK_MS / 1000)
+                continue
+            try:
+                streams: Any = {key: f"{room.version}-0" for key, room in followed.items()}
+                answer: Any = await self.redis.xread(streams, block=BLOCK_MS, count=256)
+            except REDIS_DOWN:
+                await asyncio.sleep(RETRY)
+                continue
+            for key, entries in answer or []:
+                room = followed[key.decode()]
+                for entry_id, data in entries:
+                    try:
+                        room.follow(entry_version(entry_id), msgpack.unpackb(data[b"e"]))
+                    except ValueError:
+                        log.exception("log does not follow", extra=fields(room=room.id))
+
+    async def _listen(self) -> None:
+        node_channel = self.node_channel(self.node)
+        while True:
+            try:
+                self._pubsub = self.redis.pubsub()
+                self._inboxes = set()
+                await self._pubsub.subscribe(node_channel)
+                await self._sync_inboxes()
+                while True:
+                    message = await self._pubsub.get_message(
+                        ignore_subscribe_messages=True, timeout=1.0
+                    )
+                    if message is None:
+                        continue
+                    channel = message["channel"].decode()
+                    data = msgpack.unpackb(message["data"])
+                    if channel == node_channel:
+                        self._answer(data)
+                    else:
+                        self._serve(channel.split(":")[-2], data)
+            except REDIS_DOWN as exc:
+                log.warning("pub/sub lost", extra=fields(node=self.node, error=str(exc)))
+                await self._drop_pubsub()
+                await asyncio.sleep(RETRY)
+
+    async def _drop_pubsub(self) -> None:
+        pubsub, self._pubsub = self._pubsub, None
+        if pubsub is not None:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def _publish(self) -> None:
+        while True:
+            channel, data = await self._outbox.get()
+            try:
+                await self.redis.publish(channel, data)
+            except REDIS_DOWN as exc:
+                # The requester times out and retries; nothing was acknowledged.
+                log.warning("publish failed", extra=fields(channel=channel, error=str(exc)))

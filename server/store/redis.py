@@ -1,0 +1,221 @@
+"""The Redis store: rooms shared by any number of server processes.
+
+Keys (``{p}`` is the prefix, ``tw`` by default)::
+
+    {p}:rooms                 ZSET   room id -> creation time (the lobby index)
+    {p}:room:{id}             STRING msgpack room record
+    {p}:room:{id}:tokens      HASH   sha256(token) -> seat, expiring after token_ttl
+    {p}:room:{id}:log         STREAM the room's log; entry id "{version}-0", field "e"
+    {p}:room:{id}:snap        STRING msgpack {"v": version, "s": engine state}
+    {p}:room:{id}:lease       STRING fencing token of the owning process, with a TTL
+    {p}:room:{id}:epoch       STRING counter behind the fencing tokens
+
+Appends run one Lua script that checks the lease token and writes the entry
+with an explicit stream id: a process that lost its lease, or that is behind,
+cannot write (Redis refuses an id that is not above the last one). An entry is
+acknowledged after ``XADD`` returns; with ``appendonly yes`` and
+``appendfsync always`` it is on disk by then.
+
+Every Redis failure surfaces as :class:`StoreUnavailable`; nothing half-written
+is acknowledged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import asdict
+from typing import Any
+
+import msgpack
+import redis.asyncio as aioredis
+from redis import exceptions as redis_errors
+
+from server.store.base import LogEntry, NotOwner, RoomRecord, StoreUnavailable
+
+_APPEND = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return redis.error_reply('NOTOWNER lease lost')
+end
+return redis.call('XADD', KEYS[2], ARGV[2], 'e', ARGV[3])
+"""
+
+_ACQUIRE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+local token = ARGV[1] .. ':' .. redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], token, 'PX', ARGV[2])
+return token
+"""
+
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+#: The Redis client's errors that mean "Redis cannot be reached now".
+REDIS_DOWN = (
+    redis_errors.ConnectionError,
+    redis_errors.TimeoutError,
+    redis_errors.BusyLoadingError,
+    OSError,
+)
+
+
+@contextlib.contextmanager
+def _unavailable() -> Iterator[None]:
+    try:
+        yield
+    except REDIS_DOWN as exc:
+        raise StoreUnavailable(f"redis: {exc}") from exc
+
+
+def entry_version(entry_id: bytes) -> int:
+    """The version of a log entry from its stream id ``b"{version}-0"``."""
+    return int(entry_id.split(b"-")[0])
+
+
+def _pack(value: Any) -> bytes:
+    data: bytes = msgpack.packb(value, use_bin_type=True)
+    return data
+
+
+def _unpack(data: Any) -> Any:
+    return msgpack.unpackb(data, raw=False)
+
+
+class RedisStore:
+    """Rooms in Redis (see the module docstring for the keys)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "tw",
+        lease_ttl: float = 5.0,
+        token_ttl: float = 7 * 86400,
+        finished_ttl: float = 600.0,
+        timeout: float = 2.0,
+    ) -> None:
+        self.redis = aioredis.Redis.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
+        self.prefix = prefix
+        self.lease_ms = int(lease_ttl * 1000)
+        self.token_ttl = int(token_ttl)
+        self.finished_ttl = int(finished_ttl)
+        self._append = self.redis.register_script(_APPEND)
+        self._acquire = self.redis.register_script(_ACQUIRE)
+        self._renew = self.redis.register_script(_RENEW)
+        self._release = self.redis.register_script(_RELEASE)
+
+    def key(self, room_id: str, part: str = "") -> str:
+        """The key of a room, or of one of its parts (``log``, ``lease`` …)."""
+        return f"{self.prefix}:room:{room_id}" + (f":{part}" if part else "")
+
+    def _keys(self, room_id: str) -> list[str]:
+        return [self.key(room_id, part) for part in ("", "tokens", "log", "snap", "lease", "epoch")]
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+    # -- records and the lobby index -------------------------------------------
+
+    async def save_room(self, record: RoomRecord) -> None:
+        with _unavailable():
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.set(self.key(record.id), _pack(asdict(record)))
+                pipe.zadd(f"{self.prefix}:rooms", {record.id: record.created})
+                if record.status == "finished":
+                    # A backstop: the sweep removes finished rooms, this expires them anyway.
+                    for key in self._keys(record.id):
+                        pipe.expire(key, self.finished_ttl * 2)
+                await pipe.execute()
+
+    async def load_room(self, room_id: str) -> RoomRecord | None:
+        with _unavailable():
+            data = await self.redis.get(self.key(room_id))
+        return RoomRecord(**_unpack(data)) if data else None
+
+    async def list_rooms(self) -> list[RoomRecord]:
+        with _unavailable():
+            members: Any = await self.redis.zrange(f"{self.prefix}:rooms", 0, -1)
+            ids = [member.decode() for member in members]
+            records: Any = await self.redis.mget([self.key(i) for i in ids]) if ids else []
+            gone = [room_id for room_id, data in zip(ids, records, strict=True) if data is None]
+            if gone:
+                await self.redis.zrem(f"{self.prefix}:rooms", *gone)
+        return [RoomRecord(**_unpack(data)) for data in records if data is not None]
+
+    async def delete_room(self, room_id: str) -> None:
+        with _unavailable():
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.delete(*self._keys(room_id))
+                pipe.zrem(f"{self.prefix}:rooms", room_id)
+                await pipe.execute()
+
+    # -- seat tokens -------------------------------------------------------------
+
+    async def add_token(self, room_id: str, token_hash: str, seat: int) -> None:
+        with _unavailable():
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.hset(self.key(room_id, "tokens"), token_hash, seat)
+                pipe.expire(self.key(room_id, "tokens"), self.token_ttl)
+                await pipe.execute()
+
+    async def seat_of(self, room_id: str, token_hash: str) -> int | None:
+        with _unavailable():
+            seat = await self.redis.hget(self.key(room_id, "tokens"), token_hash)
+        return None if seat is None else int(seat)
+
+    # -- the log and snapshots ---------------------------------------------------
+
+    async def append(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+        keys = [self.key(room_id, "lease"), self.key(room_id, "log")]
+        with _unavailable():
+            try:
+                await self._append(keys=keys, args=[lease, f"{version}-0", _pack(entry)])
+            except redis_errors.ResponseError as exc:
+                raise NotOwner(f"room {room_id} version {version}: {exc}") from None
+
+    async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
+        with _unavailable():
+            entries: Any = await self.redis.xrange(self.key(room_id, "log"), min=f"({after}-0")
+        return [(entry_version(eid), _unpack(data[b"e"])) for eid, data in entries]
+
+    async def save_snapshot(self, room_id: str, version: int, state: dict[str, Any]) -> None:
+        with _unavailable():
+            await self.redis.set(self.key(room_id, "snap"), _pack({"v": version, "s": state}))
+
+    async def load_snapshot(self, room_id: str) -> tuple[int, dict[str, Any]] | None:
+        with _unavailable():
+            data = await self.redis.get(self.key(room_id, "snap"))
+        if data is None:
+            return None
+        snap = _unpack(data)
+        return snap["v"], snap["s"]
+
+    # -- ownership -----------------------------------------------------------------
+
+    async def acquire(self, room_id: str, node: str) -> str | None:
+        keys = [self.key(room_id, "lease"), self.key(room_id, "epoch")]
+        with _unavailable():
+            token = await self._acquire(keys=keys, args=[node, self.lease_ms])
+        return token.decode() if token else None
+
+    async def renew(self, room_id: str, lease: str) -> bool:
+        with _unavailable():
+            renewed = await self._renew(
+                keys=[self.key(room_id, "lease")], args=[lease, self.lease_ms]
+            )
+        return bool(renewed)
+
+    async def release(self, room_id: str, lease: str) -> None:
+        with _unavailable():
+            await self._release(keys=[self.key(room_id, "lease")], args=[lease])
