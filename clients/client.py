@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import secrets
 from collections import Counter
 from collections.abc import Callable
 from types import TracebackType
@@ -144,12 +145,15 @@ class RoomClient:
         self.resyncs = 0
         self.received: Counter[str] = Counter()
         """Frames received, by type."""
+        self.acks: list[dict[str, Any]] = []
+        """Every ``ack`` received: the intents the server has recorded."""
         self.closed: ServerError | ConnectionClosed | None = None
         self._ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
         self._changed = asyncio.Condition()
         self._waiting: dict[Any, asyncio.Future[dict[str, Any]]] = {}
-        self._ids = itertools.count(1)
+        # Ids must be unique per seat across every connection of the seat: start at random.
+        self._ids = itertools.count(secrets.randbits(48))
 
     async def __aenter__(self) -> Self:
         await self.connect()
@@ -311,6 +315,8 @@ class RoomClient:
                 await self.resync()
                 return
         elif kind in ("ack", "reject"):
+            if kind == "ack":
+                self.acks.append(frame)
             self._resolve(frame["id"], frame)
         elif kind == "legal":
             self._resolve("legal", frame)

@@ -65,6 +65,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     if store is None and settings.redis_url:
         store = RedisStore(
             settings.redis_url,
+            prefix=settings.redis_prefix,
             lease_ttl=settings.lease_ttl,
             token_ttl=settings.token_ttl,
             finished_ttl=settings.finished_ttl,

@@ -247,8 +247,12 @@ class Room:
         self.lease = None
 
     def follow(self, version: int, entry: LogEntry) -> None:
-        """Fold one committed log entry (a replica, or a rebuild); older ones are skipped."""
-        if version <= self.version:
+        """Fold one committed log entry (a replica, or a rebuild); older ones are skipped.
+
+        An owner ignores it: it commits its own appends itself, and a read of
+        the log that started before it took the lease may return them again.
+        """
+        if self.lease is not None or version <= self.version:
             return
         if version != self.version + 1:
             raise ValueError(f"room {self.id}: log entry {version} after {self.version}")
@@ -275,15 +279,21 @@ class Room:
                 if isinstance(command, _Reserve) and not command.done.done():
                     command.done.set_exception(exc)
 
-    async def _append(self, entry: LogEntry) -> None:
-        """Durably log ``entry`` as the next version; a lost lease demotes the room."""
+    async def _append(self, entry: LogEntry) -> int:
+        """Durably log ``entry`` as the next version and return that version.
+
+        A lost lease demotes the room. Only this actor changes an owned room,
+        so the version is still current when the append returns.
+        """
         if self.lease is None:
             raise NotOwner(f"room {self.id} is not owned here")
+        version = self.version + 1
         try:
-            await self.store.append(self.id, self.version + 1, entry, self.lease)
+            await self.store.append(self.id, version, entry, self.lease)
         except NotOwner:
             self.demote()
             raise
+        return version
 
     async def _reserve(self, command: _Reserve) -> None:
         if self.lease is None and self.forwarder is not None:
@@ -306,8 +316,7 @@ class Room:
         # The token first: if the append then fails, the orphan token was never shown to anyone.
         await self.store.add_token(self.id, hash_token(token), seat)
         entry = {"k": "seat", "seat": seat, "name": name}
-        await self._append(entry)
-        self._commit(self.version + 1, entry, self.state, [])
+        self._commit(await self._append(entry), entry, self.state, [])
         await self.store.save_room(self.record)
         command.done.set_result((seat, token))
 
@@ -319,14 +328,15 @@ class Room:
 
         if seat is None:
             return refuse(Code.SPECTATOR, "spectators cannot send intents")
-        if self.state is None:
-            return refuse(Code.NOT_STARTED, "the game starts when every seat is taken")
-        if self.record.status == "finished":
-            return refuse(Code.GAME_OVER, "the game is over")
+        # A retry of an applied intent is acked again, even if it was the last move.
         acked = self._seen[seat].get(intent.id) if seat in self._seen else None
         if acked is not None:
             conn.send(encode(messages.ack(intent.id, acked)))
             return None
+        if self.state is None:
+            return refuse(Code.NOT_STARTED, "the game starts when every seat is taken")
+        if self.record.status == "finished":
+            return refuse(Code.GAME_OVER, "the game is over")
         try:
             state, events = self.engine.apply(self.state, seat, intent.action)
         except IllegalAction as exc:
@@ -336,7 +346,7 @@ class Room:
             return refuse(Code.INTERNAL_ERROR, "the engine failed; nothing changed")
         entry = {"k": "intent", "seat": seat, "id": intent.id, "action": intent.action}
         try:
-            await self._append(entry)
+            version = await self._append(entry)
         except StoreUnavailable as exc:
             return refuse(Code.STORE_UNAVAILABLE, f"the move was not recorded: {exc}")
         except NotOwner:
@@ -344,8 +354,8 @@ class Room:
                 raise
             self.forwarder.forward_intent(self, conn, intent)
             return None
-        conn.send(encode(messages.ack(intent.id, self.version + 1)))
-        result = self._commit(self.version + 1, entry, state, events)
+        conn.send(encode(messages.ack(intent.id, version)))
+        result = self._commit(version, entry, state, events)
         await self._after_commit(result)
         return None
 
@@ -365,6 +375,8 @@ class Room:
         self, version: int, entry: LogEntry, state: State | None, events: list[Event]
     ) -> Result | None:
         """Make ``version`` current: the entry's effect, then publish it. No await inside."""
+        if version != self.version + 1:
+            raise RuntimeError(f"room {self.id}: version {version} after {self.version}")
         if entry["k"] == "seat":
             names = self.record.names
             names[entry["seat"]] = entry["name"]

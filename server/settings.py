@@ -30,6 +30,8 @@ class Settings:
     log_level: str = "info"
     redis_url: str = ""
     """Empty: the embedded in-memory store. ``redis://host:port/db``: the Redis store."""
+    redis_prefix: str = "tw"
+    """Namespace of every Redis key and channel of this service."""
     lease_ttl: float = 5.0
     """Seconds a room's owner lease lasts without renewal (renewed every third of it)."""
     snapshot_every: int = 50

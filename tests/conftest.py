@@ -1,11 +1,17 @@
-"""Fixtures: a real tablewire server (uvicorn on an ephemeral port) in the test's loop."""
+"""Fixtures: a throwaway redis-server, and a real tablewire server (uvicorn on an
+ephemeral port) in the test's loop, on the memory store or the Redis store."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import socket
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+import subprocess
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, replace
 
 import pytest
 import uvicorn
@@ -13,7 +19,6 @@ import uvicorn
 from server.app import create_app
 from server.lobby import Lobby
 from server.settings import Settings
-from server.store import MemoryStore
 
 
 @dataclass
@@ -35,14 +40,93 @@ def listening_socket() -> socket.socket:
     return sock
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class RedisServer:
+    """A redis-server of the tests' own, on a free port, in a temporary directory."""
+
+    def __init__(self, *extra: str) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            message = (
+                "redis-server is missing (apt-get install redis-server): Redis tests cannot run"
+            )
+            if os.environ.get("CI"):
+                pytest.fail(message)
+            pytest.skip(message)
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(prefix="tablewire-redis-")
+        self.command = [binary, "--port", str(self.port), "--bind", "127.0.0.1"]
+        self.command += ["--dir", self.dir, "--logfile", "", *extra]
+        self.process: subprocess.Popen[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(self.command, stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        for line in self.process.stdout:  # blocks until the server says it is ready
+            if "Ready to accept connections" in line:
+                break
+        else:
+            raise RuntimeError(f"redis-server did not start: {self.command}")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait()
+            self.process = None
+
+    def cleanup(self) -> None:
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """``TABLEWIRE_TEST_REDIS_URL``, or a throwaway redis-server with persistence off."""
+    if url := os.environ.get("TABLEWIRE_TEST_REDIS_URL"):
+        yield url
+        return
+    server = RedisServer("--save", "", "--appendonly", "no")
+    server.start()
+    yield server.url
+    server.cleanup()
+
+
+@pytest.fixture
+def prefix() -> str:
+    """A key prefix of this test's own, so tests never see each other's rooms."""
+    return f"test-{uuid.uuid4().hex[:10]}"
+
+
 @pytest.fixture
 def settings() -> Settings:
     return Settings(max_frame=4096, history=8, hello_timeout=0.5)
 
 
+@pytest.fixture(params=["memory", "redis"])
+def store_kind(request: pytest.FixtureRequest) -> str:
+    kind: str = request.param
+    return kind
+
+
 @pytest.fixture
-async def server(settings: Settings) -> AsyncIterator[Running]:
-    app = create_app(settings, MemoryStore())
+async def server(
+    settings: Settings, store_kind: str, request: pytest.FixtureRequest, prefix: str
+) -> AsyncIterator[Running]:
+    """The app on the memory store or (``store_kind``) the Redis store."""
+    if store_kind == "redis":
+        url = request.getfixturevalue("redis_url")
+        settings = replace(settings, redis_url=url, redis_prefix=prefix)
+    app = create_app(settings)
     sock = listening_socket()
     port = sock.getsockname()[1]
     config = uvicorn.Config(app, ws="websockets-sansio", log_config=None, ws_max_size=1 << 20)

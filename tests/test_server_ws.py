@@ -367,3 +367,22 @@ async def test_a_silent_client_is_dropped_after_the_hello_timeout(
     room_id, _ = table
     raw = await Raw.open(server, room_id)
     assert (await raw.closed_with())["code"] == "hello_timeout"
+
+
+async def test_a_retried_last_move_is_acknowledged_again_after_the_game(server: Running) -> None:
+    room_id, tokens = await new_room(server, seed=9)
+    seats = [RoomClient(server.ws, room_id, token) for token in tokens]
+    for client in seats:
+        await client.connect()
+    summary = bots.Summary("sintra")
+    await asyncio.gather(
+        *(bots.play_seat(c, bots.RandomBot(i), summary) for i, c in enumerate(seats))
+    )
+    final = version(server, room_id)
+    (last_mover,) = [c for c in seats if any(a["v"] == final for a in c.acks)]
+    (last,) = [a for a in last_mover.acks if a["v"] == final]
+    assert await last_mover.intent({"type": "reset"}, intent_id=last["id"]) == last
+    other = seats[1 - seats.index(last_mover)]
+    assert (await other.intent({"type": "reset"}))["code"] == "game_over"
+    for client in seats:
+        await client.close()

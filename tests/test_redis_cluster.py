@@ -1,0 +1,261 @@
+"""Many server processes on one Redis: sharing, failover, restart, Redis outages.
+
+Every test runs real ``tablewire serve`` processes on a real redis-server and
+real WebSocket bot clients spread over them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from conftest import RedisServer, free_port
+
+from clients.bots import RandomBot, Summary, play_seat
+from clients.client import LobbyClient, RoomClient, ws_url
+from engines.sintra import ENGINE as sintra
+from protocol.codec import decode, encode
+from server.store.redis import RedisStore
+
+TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
+LEASE_TTL = 1.0
+
+
+class ServerProcess:
+    """``tablewire serve`` on the Redis store, its log kept in memory."""
+
+    def __init__(self, node: str, redis_url: str, prefix: str, port: int | None = None) -> None:
+        self.node, self.redis_url, self.prefix = node, redis_url, prefix
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws = ws_url(self.url)
+        self.log: list[str] = []
+        self.process: asyncio.subprocess.Process | None = None
+        self._drain: asyncio.Task[None] | None = None
+
+    async def start(self) -> ServerProcess:
+        env = {
+            **os.environ,
+            "TABLEWIRE_REDIS_URL": self.redis_url,
+            "TABLEWIRE_REDIS_PREFIX": self.prefix,
+            "TABLEWIRE_LEASE_TTL": str(LEASE_TTL),
+            "TABLEWIRE_FORWARD_TIMEOUT": "1.0",
+            "TABLEWIRE_NODE": self.node,
+        }
+        self.process = await asyncio.create_subprocess_exec(
+            TABLEWIRE, "serve", "--port", str(self.port), env=env, stderr=asyncio.subprocess.PIPE
+        )
+        ready = asyncio.get_running_loop().create_future()
+        self._drain = asyncio.create_task(self._read(ready))
+        async with asyncio.timeout(30):
+            await ready
+        return self
+
+    async def _read(self, ready: asyncio.Future[None]) -> None:
+        """Keep the pipe drained (a full pipe would stall the server)."""
+        assert self.process is not None and self.process.stderr is not None
+        async for line in self.process.stderr:
+            self.log.append(line.decode())
+            if b"Uvicorn running" in line and not ready.done():
+                ready.set_result(None)
+        if not ready.done():
+            ready.set_exception(RuntimeError(f"{self.node} exited:\n{''.join(self.log)}"))
+
+    async def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.send_signal(sig)
+            await self.process.wait()
+        if self._drain is not None:
+            await self._drain
+
+
+@pytest.fixture
+async def cluster(redis_url: str, prefix: str) -> AsyncIterator[list[ServerProcess]]:
+    """Two server processes, ``a`` and ``b``, sharing the session's Redis."""
+    servers = [ServerProcess(n, redis_url, prefix) for n in ("a", "b")]
+    await asyncio.gather(*(s.start() for s in servers))
+    yield servers
+    await asyncio.gather(*(s.stop() for s in servers))
+
+
+async def open_room(server: ServerProcess, seed: int) -> tuple[str, list[str]]:
+    async with LobbyClient(server.url) as lobby:
+        room = await lobby.create_room("sintra", seats=4, seed=seed)
+        tokens = [(await lobby.reserve(room["id"], name=f"p{i}"))["token"] for i in range(4)]
+    return room["id"], tokens
+
+
+def spread(
+    servers: list[ServerProcess], room_id: str, tokens: list[str | None]
+) -> list[RoomClient]:
+    """Client i starts on server i % n and fails over to the others."""
+    clients = []
+    for i, token in enumerate(tokens):
+        order = servers[i % len(servers) :] + servers[: i % len(servers)]
+        clients.append(RoomClient(",".join(s.ws for s in order), room_id, token, record=True))
+    return clients
+
+
+async def play(players: list[RoomClient], watchers: list[RoomClient], summary: Summary) -> None:
+    """Bots on ``players`` play to the end; every client waits for the result."""
+    async with asyncio.timeout(120):
+        await asyncio.gather(
+            *(play_seat(c, RandomBot(i), summary) for i, c in enumerate(players)),
+            *(w.wait_for(lambda d: d["status"] == "finished") for w in watchers),
+        )
+        await asyncio.gather(*(c.wait_result() for c in players + watchers))
+
+
+async def replay(redis_url: str, prefix: str, room_id: str) -> tuple[list[Any], Any]:
+    """The room's log, and its final state replayed from the seed."""
+    store = RedisStore(redis_url, prefix=prefix)
+    record = await store.load_room(room_id)
+    log = await store.read_log(room_id)
+    await store.close()
+    assert record is not None
+    state = sintra.setup(record.seats, record.options, record.seed)
+    for _, entry in log:
+        if entry["k"] == "intent":
+            state, _ = sintra.apply(state, entry["seat"], entry["action"])
+    return log, state
+
+
+def assert_every_ack_is_logged(clients: list[RoomClient], log: list[Any]) -> None:
+    """No acknowledged intent is missing: each ack names a log entry of that seat and id."""
+    by_version = dict(log)
+    acks = [(c.seat, a) for c in clients for a in c.acks]
+    assert acks, "the bots were acknowledged"
+    for seat, ack in acks:
+        entry = by_version[ack["v"]]
+        assert (entry["k"], entry["seat"], entry["id"]) == ("intent", seat, ack["id"]), ack
+
+
+def assert_final_docs_match(clients: list[RoomClient], state: Any) -> None:
+    expected = decode(encode(sintra.view(state, None)))
+    for client in clients:
+        assert client.doc["status"] == "finished"
+        assert client.doc["game"] == expected
+        assert client.result == decode(encode(sintra.result(state)))
+
+
+async def lease_holder(redis_url: str, prefix: str, room_id: str) -> str:
+    store = RedisStore(redis_url, prefix=prefix)
+    holder = await store.redis.get(store.key(room_id, "lease"))
+    await store.close()
+    return holder.decode() if holder else ""
+
+
+async def test_two_processes_share_a_room_and_every_client_sees_the_same_versions(
+    cluster: list[ServerProcess], redis_url: str, prefix: str
+) -> None:
+    a, b = cluster
+    room_id, tokens = await open_room(a, seed=11)
+    players = spread(cluster, room_id, list(tokens))
+    watchers = spread([a, b], room_id, [None, None])
+    assert {p.url.split("/ws")[0] for p in players} == {a.ws, b.ws}, "seats on both processes"
+    for client in players + watchers:
+        await client.connect()
+    summary = Summary("sintra")
+    await play(players, watchers, summary)
+    assert (summary.rejects, summary.reconnects) == (0, 0)
+    log, state = await replay(redis_url, prefix, room_id)
+    sequences = {tuple(v for v, _ in c.seen) for c in players + watchers}
+    assert sequences == {tuple(range(4, len(log) + 1))}, "every version, in order, everywhere"
+    docs = {(v, doc) for c in players + watchers for v, doc in c.seen}
+    assert len(docs) == len(log) - 3, "one document per version, the same for everyone"
+    assert_final_docs_match(players + watchers, state)
+    async with LobbyClient(b.url) as lobby:
+        assert [r["id"] for r in await lobby.rooms()] == [room_id], "b lists a's room"
+
+
+async def test_killing_the_owner_hands_the_room_to_another_process(
+    cluster: list[ServerProcess], redis_url: str, prefix: str
+) -> None:
+    a, b = cluster
+    room_id, tokens = await open_room(a, seed=12)
+    assert (await lease_holder(redis_url, prefix, room_id)).startswith("a:")
+    players = spread(cluster, room_id, list(tokens))
+    watchers = spread([b], room_id, [None])
+    for client in players + watchers:
+        await client.connect()
+    summary = Summary("sintra")
+    game = asyncio.create_task(play(players, watchers, summary))
+    await watchers[0].wait_version(30)
+    await a.stop(signal.SIGKILL)
+    await game
+    assert summary.reconnects >= 2, "the clients of a reconnected to b"
+    assert (await lease_holder(redis_url, prefix, room_id)).startswith("b:")
+    assert any("room taken over" in line for line in b.log)
+    log, state = await replay(redis_url, prefix, room_id)
+    assert_every_ack_is_logged(players, log)
+    assert_final_docs_match(players + watchers, state)
+
+
+async def test_rooms_resume_after_every_process_restarts(
+    cluster: list[ServerProcess], redis_url: str, prefix: str
+) -> None:
+    a, b = cluster
+    room_id, tokens = await open_room(a, seed=13)
+    players = spread(cluster, room_id, list(tokens))
+    for client in players:
+        await client.connect()
+    summary = Summary("sintra")
+    game = asyncio.create_task(play(players, [], summary))
+    await players[0].wait_version(25)
+    await asyncio.gather(a.stop(), b.stop())
+    restarted = [ServerProcess(s.node, redis_url, prefix, s.port) for s in (a, b)]
+    await asyncio.gather(*(s.start() for s in restarted))
+    cluster[:] = restarted  # the fixture stops these
+    async with LobbyClient(restarted[1].url) as lobby:
+        (listed,) = await lobby.rooms()
+    assert (listed["id"], listed["status"]) == (room_id, "playing")
+    await game
+    log, state = await replay(redis_url, prefix, room_id)
+    assert_every_ack_is_logged(players, log)
+    assert_final_docs_match(players, state)
+
+
+async def test_a_redis_outage_rejects_moves_loses_nothing_and_play_goes_on(prefix: str) -> None:
+    redis = RedisServer("--appendonly", "yes", "--appendfsync", "always", "--save", "")
+    redis.start()
+    servers = [ServerProcess(n, redis.url, prefix) for n in ("a", "b")]
+    try:
+        await asyncio.gather(*(s.start() for s in servers))
+        room_id, tokens = await open_room(servers[0], seed=14)
+        players = spread(servers, room_id, list(tokens))
+        probes = [RoomClient(servers[0].ws, room_id, t) for t in tokens]
+        for client in players + probes:
+            await client.connect()
+        summary = Summary("sintra")
+        game = asyncio.create_task(play(players, [], summary))
+        await probes[0].wait_version(20)
+        redis.stop()
+        for probe in probes:  # whose turn it is, from the server (a mirror may lag a frame)
+            if actions := await probe.legal():
+                break
+        reply = await probe.intent(actions[0])
+        assert (reply["t"], reply["code"]) == ("reject", "store_unavailable")
+        async with httpx.AsyncClient() as http:
+            down = await http.get(f"{servers[1].url}/api/rooms")
+        assert (down.status_code, down.json()["error"]["code"]) == (503, "store_unavailable")
+        # Keep Redis away for longer than a lease, so ownership must be taken again.
+        await asyncio.sleep(2 * LEASE_TTL)
+        redis.start()
+        await game
+        log, state = await replay(redis.url, prefix, room_id)
+        assert_every_ack_is_logged(players, log)
+        assert_final_docs_match(players, state)
+        assert summary.reject_codes, "some moves were refused during the outage"
+        assert set(summary.reject_codes) <= {"store_unavailable", "owner_unavailable"}
+        for client in probes:
+            await client.close()
+    finally:
+        await asyncio.gather(*(s.stop() for s in servers))
+        redis.cleanup()

@@ -1,0 +1,109 @@
+"""The Redis store against a real redis-server: records, tokens, the fenced log, leases."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from conftest import free_port
+
+from server.store import NotOwner, RoomRecord, StoreUnavailable
+from server.store.redis import RedisStore
+
+
+@pytest.fixture
+async def store(redis_url: str, prefix: str) -> AsyncIterator[RedisStore]:
+    store = RedisStore(redis_url, prefix=prefix, lease_ttl=0.3, token_ttl=60)
+    yield store
+    await store.close()
+
+
+def record(room_id: str, created: float = 1.0, status: str = "waiting") -> RoomRecord:
+    return RoomRecord(
+        id=room_id,
+        engine="sintra",
+        seats=2,
+        options={"side": "A"},
+        private=False,
+        seed=7,
+        created=created,
+        updated=created,
+        status=status,
+        names=[None, None],
+    )
+
+
+async def test_records_are_saved_listed_and_deleted(store: RedisStore) -> None:
+    await store.save_room(record("a", 1.0))
+    await store.save_room(record("b", 2.0))
+    assert await store.load_room("a") == record("a", 1.0)
+    assert [r.id for r in await store.list_rooms()] == ["a", "b"]
+    await store.delete_room("a")
+    assert await store.load_room("a") is None
+    assert [r.id for r in await store.list_rooms()] == ["b"]
+
+
+async def test_a_finished_room_gets_an_expiry_as_a_backstop(store: RedisStore) -> None:
+    await store.save_room(record("done", status="finished"))
+    assert 0 < await store.redis.ttl(store.key("done")) <= 2 * store.finished_ttl
+
+
+async def test_tokens_are_stored_hashed_with_an_expiry(store: RedisStore) -> None:
+    await store.add_token("a", "hash-of-token", 1)
+    assert await store.seat_of("a", "hash-of-token") == 1
+    assert await store.seat_of("a", "other") is None
+    assert 0 < await store.redis.ttl(store.key("a", "tokens")) <= 60
+
+
+async def test_only_the_lease_holder_appends_and_only_the_next_version(store: RedisStore) -> None:
+    lease = await store.acquire("a", "node-1")
+    assert lease is not None
+    assert await store.acquire("a", "node-2") is None, "the lease is exclusive"
+    await store.append("a", 1, {"k": "seat", "seat": 0, "name": "ana"}, lease)
+    with pytest.raises(NotOwner):
+        await store.append("a", 2, {"k": "seat", "seat": 1, "name": "x"}, "node-2:99")
+    with pytest.raises(NotOwner):
+        await store.append("a", 1, {"k": "seat", "seat": 1, "name": "again"}, lease)
+    await store.append("a", 2, {"k": "seat", "seat": 1, "name": "bo"}, lease)
+    assert await store.read_log("a") == [
+        (1, {"k": "seat", "seat": 0, "name": "ana"}),
+        (2, {"k": "seat", "seat": 1, "name": "bo"}),
+    ]
+    assert [v for v, _ in await store.read_log("a", after=1)] == [2]
+
+
+async def test_a_process_that_lost_its_lease_is_fenced_off(store: RedisStore) -> None:
+    old = await store.acquire("a", "node-1")
+    assert old is not None
+    await store.redis.delete(store.key("a", "lease"))  # as if it had expired
+    new = await store.acquire("a", "node-2")
+    assert new is not None and new != old
+    assert not await store.renew("a", old)
+    with pytest.raises(NotOwner):
+        await store.append("a", 1, {"k": "intent", "seat": 0, "id": 1, "action": {}}, old)
+    assert await store.renew("a", new)
+    await store.release("a", old)
+    assert await store.redis.get(store.key("a", "lease")) == new.encode(), "not the old one's"
+    await store.release("a", new)
+    assert await store.acquire("a", "node-3") is not None
+
+
+async def test_a_lease_has_a_time_to_live(store: RedisStore) -> None:
+    lease = await store.acquire("a", "node-1")
+    assert lease is not None
+    assert 0 < await store.redis.pttl(store.key("a", "lease")) <= 300
+
+
+async def test_snapshots_round_trip(store: RedisStore) -> None:
+    assert await store.load_snapshot("a") is None
+    await store.save_snapshot("a", 50, {"round": 3, "bag": [1, 2]})
+    assert await store.load_snapshot("a") == (50, {"round": 3, "bag": [1, 2]})
+
+
+async def test_an_unreachable_redis_raises_store_unavailable(prefix: str) -> None:
+    down = RedisStore(f"redis://127.0.0.1:{free_port()}/0", prefix=prefix, timeout=0.5)
+    with pytest.raises(StoreUnavailable):
+        await down.load_room("a")
+    with pytest.raises(StoreUnavailable):
+        await down.append("a", 1, {"k": "seat"}, "lease")
+    await down.close()
