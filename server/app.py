@@ -120,18 +120,24 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         return JSONResponse(ApiError(exc.status_code, code, exc.detail).body(), exc.status_code)
 
     async def sweep_forever() -> None:
+        """Every sweep interval: clean up, and adopt the rooms nobody owns."""
         while True:
             await asyncio.sleep(settings.sweep_interval)
             try:
                 await lobby.sweep()
+                await lobby.adopt()
+            except StoreUnavailable as exc:
+                log.warning("sweep skipped", extra=fields(error=str(exc)))
             except Exception:
                 log.exception("sweep failed")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        sweeper = asyncio.create_task(sweep_forever())
         if hub is not None:
             await hub.start()
+            with contextlib.suppress(StoreUnavailable):
+                await lobby.adopt()  # before serving: rooms left by stopped processes run again
+        sweeper = asyncio.create_task(sweep_forever())
         log.info("started", extra=fields(node=lobby.node, store=type(store).__name__))
         yield
         sweeper.cancel()

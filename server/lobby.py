@@ -242,6 +242,22 @@ class Lobby:
                 await room.close()
         return removed
 
+    async def adopt(self) -> list[str]:
+        """Open every unfinished room that no process owns, so that it runs again
+        (after all processes restarted, or an owner died with nobody following).
+        Several processes adopting at once split the rooms: the lease decides."""
+        adopted = []
+        for record in await self.store.list_rooms():
+            if record.status == "finished" or record.id in self.rooms:
+                continue
+            if await self.store.holder(record.id) is None:
+                room = await self.open(record.id)
+                if room is not None and room.lease is not None:
+                    adopted.append(record.id)
+        if adopted:
+            log.info("rooms adopted", extra=fields(rooms=adopted, node=self.node))
+        return adopted
+
     async def close(self) -> None:
         """Close every loaded room and give up the leases held, for a fast handover."""
         for room in list(self.rooms.values()):

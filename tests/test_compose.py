@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,9 +38,26 @@ def test_compose_file_is_valid() -> None:
     assert checked.returncode == 0, checked.stderr
 
 
-def test_compose_runs_the_server_beside_redis() -> None:
-    services = compose("config", "--services").stdout.split()
-    assert sorted(services) == ["redis", "tablewire"]
+def test_compose_runs_two_replicas_on_redis_behind_one_proxy() -> None:
+    checked = compose("config")
+    assert checked.returncode == 0, checked.stderr
+    config = yaml.safe_load(checked.stdout)
+    services = config["services"]
+    assert sorted(services) == ["proxy", "redis", "tablewire-1", "tablewire-2"]
+    for name in ("tablewire-1", "tablewire-2"):
+        env = services[name]["environment"]
+        assert env["TABLEWIRE_REDIS_URL"] == "redis://redis:6379/0"
+        assert env["TABLEWIRE_NODE"] == name
+        assert services[name]["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert "--appendfsync" in services["redis"]["command"], "acknowledged moves survive Redis"
+    assert [p["published"] for p in services["proxy"]["ports"]] in ([8000], ["8000"])
+
+
+def test_the_proxy_balances_both_replicas_and_passes_websockets() -> None:
+    nginx = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert "server tablewire-1:8000" in nginx and "server tablewire-2:8000" in nginx
+    assert "proxy_set_header Upgrade $http_upgrade;" in nginx
+    assert "proxy_set_header Connection $connection_upgrade;" in nginx
 
 
 def test_dockerfile_copies_what_exists_and_serves() -> None:

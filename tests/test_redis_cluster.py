@@ -259,3 +259,22 @@ async def test_a_redis_outage_rejects_moves_loses_nothing_and_play_goes_on(prefi
     finally:
         await asyncio.gather(*(s.stop() for s in servers))
         redis.cleanup()
+
+
+async def test_a_restarted_process_adopts_unfinished_rooms_nobody_owns(
+    redis_url: str, prefix: str
+) -> None:
+    first = await ServerProcess("a", redis_url, prefix).start()
+    room_id, _ = await open_room(first, seed=15)
+    await first.stop(signal.SIGKILL)
+    store = RedisStore(redis_url, prefix=prefix)
+    await store.redis.delete(store.key(room_id, "lease"))  # as when its lease expires
+    await store.close()
+    second = await ServerProcess("b", redis_url, prefix).start()
+    try:
+        async with httpx.AsyncClient() as http:
+            health = (await http.get(f"{second.url}/healthz")).json()
+        assert health["owned"] == 1, "adopted at startup, before any client asked"
+        assert (await lease_holder(redis_url, prefix, room_id)).startswith("b:")
+    finally:
+        await second.stop()

@@ -87,3 +87,6 @@ class Store(Protocol):
         """Extend the lease; False if it is no longer ours."""
 
     async def release(self, room_id: str, lease: str) -> None: ...
+
+    async def holder(self, room_id: str) -> str | None:
+        """The room's current lease (fencing token), or None when nobody owns it."""

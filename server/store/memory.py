@@ -68,3 +68,6 @@ class MemoryStore:
 
     async def release(self, room_id: str, lease: str) -> None:
         pass
+
+    async def holder(self, room_id: str) -> str | None:
+        return LOCAL_LEASE if room_id in self._rooms else None

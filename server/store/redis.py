@@ -216,6 +216,11 @@ class RedisStore:
             )
         return bool(renewed)
 
+    async def holder(self, room_id: str) -> str | None:
+        with _unavailable():
+            token = await self.redis.get(self.key(room_id, "lease"))
+        return token.decode() if token else None
+
     async def release(self, room_id: str, lease: str) -> None:
         with _unavailable():
             await self._release(keys=[self.key(room_id, "lease")], args=[lease])
