@@ -13,12 +13,17 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, replace
 
+import hypothesis  # noqa: F401  (see below)
 import pytest
 import uvicorn
 
 from server.app import create_app
 from server.lobby import Lobby
 from server.settings import Settings
+
+# hypothesis is imported above, at collection: its pytest plugin otherwise imports it
+# at session end, and CPython 3.11.7 then intermittently fails in ast.parse with
+# "SystemError: AST constructor recursion depth mismatch" (CPython gh-106905).
 
 
 @dataclass

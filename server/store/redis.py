@@ -218,7 +218,7 @@ class RedisStore:
 
     async def holder(self, room_id: str) -> str | None:
         with _unavailable():
-            token = await self.redis.get(self.key(room_id, "lease"))
+            token: Any = await self.redis.get(self.key(room_id, "lease"))
         return token.decode() if token else None
 
     async def release(self, room_id: str, lease: str) -> None:
