@@ -301,6 +301,7 @@ class RoomClient:
             for future in self._waiting.values():
                 if not future.done():
                     future.set_exception(self.closed)
+                    future.exception()  # its requester may be gone: do not log it as lost
             async with self._changed:
                 self._changed.notify_all()
 

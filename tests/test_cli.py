@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+
 from conftest import listening_socket
 
 TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))

@@ -18,10 +18,10 @@ from typing import Any
 
 import msgpack
 import pytest
-from support import HIDDEN, packed, playout, random_options
 
 from engines import ENGINES, Engine
 from engines.base import IllegalAction, State
+from support import HIDDEN, packed, playout, random_options
 
 PLAYOUTS = int(os.environ.get("TABLEWIRE_PLAYOUTS", "2000"))
 DEEP = 40

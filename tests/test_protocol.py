@@ -8,13 +8,13 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import canonical, packed
 
 from protocol.codec import decode, encode
 from protocol.diff import PatchError, apply_patch, diff
 from protocol.errors import Code, ProtocolError
 from protocol.messages import Hello, Intent, Legal, Ping, Resync, parse
 from protocol.mirror import Mirror
+from support import canonical, packed
 
 
 def code_of(frame: bytes, max_size: int = 1024) -> Code:

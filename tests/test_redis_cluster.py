@@ -7,85 +7,46 @@ real WebSocket bot clients spread over them.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from conftest import RedisServer, free_port
 
 from clients.bots import RandomBot, Summary, play_seat
-from clients.client import LobbyClient, RoomClient, ws_url
+from clients.client import LobbyClient, RoomClient
+from clients.spawn import SpawnedServer
+from conftest import RedisServer
 from engines.sintra import ENGINE as sintra
 from protocol.codec import decode, encode
 from server.store.redis import RedisStore
 
-TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
 LEASE_TTL = 1.0
 
 
-class ServerProcess:
-    """``tablewire serve`` on the Redis store, its log kept in memory."""
-
-    def __init__(self, node: str, redis_url: str, prefix: str, port: int | None = None) -> None:
-        self.node, self.redis_url, self.prefix = node, redis_url, prefix
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.ws = ws_url(self.url)
-        self.log: list[str] = []
-        self.process: asyncio.subprocess.Process | None = None
-        self._drain: asyncio.Task[None] | None = None
-
-    async def start(self) -> ServerProcess:
-        env = {
-            **os.environ,
-            "TABLEWIRE_REDIS_URL": self.redis_url,
-            "TABLEWIRE_REDIS_PREFIX": self.prefix,
-            "TABLEWIRE_LEASE_TTL": str(LEASE_TTL),
-            "TABLEWIRE_FORWARD_TIMEOUT": "1.0",
-            "TABLEWIRE_NODE": self.node,
-        }
-        self.process = await asyncio.create_subprocess_exec(
-            TABLEWIRE, "serve", "--port", str(self.port), env=env, stderr=asyncio.subprocess.PIPE
-        )
-        ready = asyncio.get_running_loop().create_future()
-        self._drain = asyncio.create_task(self._read(ready))
-        async with asyncio.timeout(30):
-            await ready
-        return self
-
-    async def _read(self, ready: asyncio.Future[None]) -> None:
-        """Keep the pipe drained (a full pipe would stall the server)."""
-        assert self.process is not None and self.process.stderr is not None
-        async for line in self.process.stderr:
-            self.log.append(line.decode())
-            if b"Uvicorn running" in line and not ready.done():
-                ready.set_result(None)
-        if not ready.done():
-            ready.set_exception(RuntimeError(f"{self.node} exited:\n{''.join(self.log)}"))
-
-    async def stop(self, sig: int = signal.SIGTERM) -> None:
-        if self.process is not None and self.process.returncode is None:
-            self.process.send_signal(sig)
-            await self.process.wait()
-        if self._drain is not None:
-            await self._drain
+def node_process(node: str, redis_url: str, prefix: str, port: int | None = None) -> SpawnedServer:
+    """``tablewire serve`` on the Redis store, with short leases for fast failovers."""
+    return SpawnedServer(
+        port,
+        redis_url=redis_url,
+        redis_prefix=prefix,
+        lease_ttl=LEASE_TTL,
+        forward_timeout=1.0,
+        node=node,
+    )
 
 
 @pytest.fixture
-async def cluster(redis_url: str, prefix: str) -> AsyncIterator[list[ServerProcess]]:
+async def cluster(redis_url: str, prefix: str) -> AsyncIterator[list[SpawnedServer]]:
     """Two server processes, ``a`` and ``b``, sharing the session's Redis."""
-    servers = [ServerProcess(n, redis_url, prefix) for n in ("a", "b")]
+    servers = [node_process(n, redis_url, prefix) for n in ("a", "b")]
     await asyncio.gather(*(s.start() for s in servers))
     yield servers
     await asyncio.gather(*(s.stop() for s in servers))
 
 
-async def open_room(server: ServerProcess, seed: int) -> tuple[str, list[str]]:
+async def open_room(server: SpawnedServer, seed: int) -> tuple[str, list[str]]:
     async with LobbyClient(server.url) as lobby:
         room = await lobby.create_room("sintra", seats=4, seed=seed)
         tokens = [(await lobby.reserve(room["id"], name=f"p{i}"))["token"] for i in range(4)]
@@ -93,7 +54,7 @@ async def open_room(server: ServerProcess, seed: int) -> tuple[str, list[str]]:
 
 
 def spread(
-    servers: list[ServerProcess], room_id: str, tokens: list[str | None]
+    servers: list[SpawnedServer], room_id: str, tokens: list[str | None]
 ) -> list[RoomClient]:
     """Client i starts on server i % n and fails over to the others."""
     clients = []
@@ -153,7 +114,7 @@ async def lease_holder(redis_url: str, prefix: str, room_id: str) -> str:
 
 
 async def test_two_processes_share_a_room_and_every_client_sees_the_same_versions(
-    cluster: list[ServerProcess], redis_url: str, prefix: str
+    cluster: list[SpawnedServer], redis_url: str, prefix: str
 ) -> None:
     a, b = cluster
     room_id, tokens = await open_room(a, seed=11)
@@ -176,7 +137,7 @@ async def test_two_processes_share_a_room_and_every_client_sees_the_same_version
 
 
 async def test_killing_the_owner_hands_the_room_to_another_process(
-    cluster: list[ServerProcess], redis_url: str, prefix: str
+    cluster: list[SpawnedServer], redis_url: str, prefix: str
 ) -> None:
     a, b = cluster
     room_id, tokens = await open_room(a, seed=12)
@@ -199,7 +160,7 @@ async def test_killing_the_owner_hands_the_room_to_another_process(
 
 
 async def test_rooms_resume_after_every_process_restarts(
-    cluster: list[ServerProcess], redis_url: str, prefix: str
+    cluster: list[SpawnedServer], redis_url: str, prefix: str
 ) -> None:
     a, b = cluster
     room_id, tokens = await open_room(a, seed=13)
@@ -210,7 +171,7 @@ async def test_rooms_resume_after_every_process_restarts(
     game = asyncio.create_task(play(players, [], summary))
     await players[0].wait_version(25)
     await asyncio.gather(a.stop(), b.stop())
-    restarted = [ServerProcess(s.node, redis_url, prefix, s.port) for s in (a, b)]
+    restarted = [node_process(str(s.settings["node"]), redis_url, prefix, s.port) for s in (a, b)]
     await asyncio.gather(*(s.start() for s in restarted))
     cluster[:] = restarted  # the fixture stops these
     async with LobbyClient(restarted[1].url) as lobby:
@@ -225,7 +186,7 @@ async def test_rooms_resume_after_every_process_restarts(
 async def test_a_redis_outage_rejects_moves_loses_nothing_and_play_goes_on(prefix: str) -> None:
     redis = RedisServer("--appendonly", "yes", "--appendfsync", "always", "--save", "")
     redis.start()
-    servers = [ServerProcess(n, redis.url, prefix) for n in ("a", "b")]
+    servers = [node_process(n, redis.url, prefix) for n in ("a", "b")]
     try:
         await asyncio.gather(*(s.start() for s in servers))
         room_id, tokens = await open_room(servers[0], seed=14)
@@ -264,13 +225,13 @@ async def test_a_redis_outage_rejects_moves_loses_nothing_and_play_goes_on(prefi
 async def test_a_restarted_process_adopts_unfinished_rooms_nobody_owns(
     redis_url: str, prefix: str
 ) -> None:
-    first = await ServerProcess("a", redis_url, prefix).start()
+    first = await node_process("a", redis_url, prefix).start()
     room_id, _ = await open_room(first, seed=15)
     await first.stop(signal.SIGKILL)
     store = RedisStore(redis_url, prefix=prefix)
     await store.redis.delete(store.key(room_id, "lease"))  # as when its lease expires
     await store.close()
-    second = await ServerProcess("b", redis_url, prefix).start()
+    second = await node_process("b", redis_url, prefix).start()
     try:
         async with httpx.AsyncClient() as http:
             health = (await http.get(f"{second.url}/healthz")).json()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from conftest import free_port
 
+from conftest import free_port
 from server.store import NotOwner, RoomRecord, StoreUnavailable
 from server.store.redis import RedisStore
 

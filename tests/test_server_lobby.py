@@ -7,8 +7,8 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import Running
 
+from conftest import Running
 from protocol.codec import decode
 from server.app import create_app
 from server.connection import SocketConnection

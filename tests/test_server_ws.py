@@ -7,12 +7,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from conftest import Running
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from clients import bots
 from clients.client import LobbyClient, RoomClient
+from conftest import Running
 from engines.sintra import ENGINE as sintra
 from protocol.codec import decode, encode
 from protocol.mirror import Mirror

@@ -1,0 +1,74 @@
+"""Start and stop ``tablewire serve`` processes (benchmarks, tests, load tests).
+
+The server's stderr is read continuously (a full pipe would stall it) and
+kept in :attr:`SpawnedServer.log`; :meth:`SpawnedServer.start` returns once
+uvicorn says it is listening.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+from typing import Self
+
+from clients.client import ws_url
+
+TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class SpawnedServer:
+    """``tablewire serve`` on 127.0.0.1; ``settings`` become ``TABLEWIRE_<NAME>`` variables."""
+
+    def __init__(self, port: int | None = None, **settings: object) -> None:
+        self.port = port or free_port()
+        self.settings = settings
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws = ws_url(self.url)
+        self.log: list[str] = []
+        self.process: asyncio.subprocess.Process | None = None
+        self._drain: asyncio.Task[None] | None = None
+
+    async def start(self, within: float = 30.0) -> Self:
+        env = {**os.environ, **{f"TABLEWIRE_{k.upper()}": str(v) for k, v in self.settings.items()}}
+        self.process = await asyncio.create_subprocess_exec(
+            TABLEWIRE, "serve", "--port", str(self.port), env=env, stderr=asyncio.subprocess.PIPE
+        )
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._drain = asyncio.create_task(self._read(ready))
+        async with asyncio.timeout(within):
+            await ready
+        return self
+
+    async def _read(self, ready: asyncio.Future[None]) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        async for line in self.process.stderr:
+            self.log.append(line.decode())
+            if b"Uvicorn running" in line and not ready.done():
+                ready.set_result(None)
+        if not ready.done():
+            ready.set_exception(RuntimeError("tablewire serve exited:\n" + "".join(self.log)))
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    async def stop(self, sig: int = signal.SIGTERM) -> None:
+        """Send ``sig`` (SIGKILL for a crash) and wait for the process to end."""
+        if self.process is not None and self.process.returncode is None:
+            self.process.send_signal(sig)
+            await self.process.wait()
+        if self._drain is not None:
+            await self._drain
