@@ -32,6 +32,8 @@ class SpawnedServer:
     """``tablewire serve`` on 127.0.0.1; ``settings`` become ``TABLEWIRE_<NAME>`` variables."""
 
     def __init__(self, port: int | None = None, **settings: object) -> None:
+        if str(settings.get("log_level", "info")) not in ("debug", "info"):
+            raise ValueError("readiness is read from the info log: use log_level info or debug")
         self.port = port or free_port()
         self.settings = settings
         self.url = f"http://127.0.0.1:{self.port}"
@@ -47,8 +49,12 @@ class SpawnedServer:
         )
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._drain = asyncio.create_task(self._read(ready))
-        async with asyncio.timeout(within):
-            await ready
+        try:
+            async with asyncio.timeout(within):
+                await ready
+        except BaseException:
+            await self.stop(signal.SIGKILL)
+            raise
         return self
 
     async def _read(self, ready: asyncio.Future[None]) -> None:
