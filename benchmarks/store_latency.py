@@ -105,37 +105,41 @@ async def measure(label: str, rooms: int, **settings: Any) -> dict[str, Any]:
         await server.stop()
 
 
-async def main() -> None:
+def throwaway_redis(workdir: str) -> tuple[subprocess.Popen[str], str]:
+    """A durable redis-server (AOF, fsync always) on a free port, ready to use."""
+    port = free_port()
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--dir", workdir, "--save", "", "--logfile", ""]
+        + ["--appendonly", "yes", "--appendfsync", "always"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        if "Ready to accept connections" in line:
+            break
+    return process, f"redis://127.0.0.1:{port}/0"
+
+
+async def main(rooms: int, redis_url: str) -> None:
+    print(machine())
+    print(await measure("memory", rooms))
+    print(await measure("redis", rooms, redis_url=redis_url, redis_prefix=PREFIX))
+
+
+if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=20)
     parser.add_argument("--redis-url", default=None, help="default: a throwaway redis-server")
     args = parser.parse_args()
-    print(machine())
-    redis_url = args.redis_url
-    process = None
     workdir = tempfile.mkdtemp(prefix="tablewire-bench-")
-    if redis_url is None:
-        port = free_port()
-        process = subprocess.Popen(
-            ["redis-server", "--port", str(port), "--dir", workdir, "--save", ""]
-            + ["--appendonly", "yes", "--appendfsync", "always", "--logfile", ""],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert process.stdout is not None
-        for line in process.stdout:
-            if "Ready to accept connections" in line:
-                break
-        redis_url = f"redis://127.0.0.1:{port}/0"
+    process = None
+    if args.redis_url is None:
+        process, args.redis_url = throwaway_redis(workdir)
     try:
-        print(await measure("memory", args.rooms))
-        print(await measure("redis", args.rooms, redis_url=redis_url, redis_prefix=PREFIX))
+        asyncio.run(main(args.rooms, args.redis_url))
     finally:
         if process is not None:
             process.terminate()
             process.wait()
         shutil.rmtree(workdir, ignore_errors=True)
-
-
-if __name__ == "__main__":
-    asyncio.run(main())
