@@ -109,8 +109,10 @@ def throwaway_redis(workdir: str) -> tuple[subprocess.Popen[str], str]:
     """A durable redis-server (AOF, fsync always) on a free port, ready to use."""
     port = free_port()
     process = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--dir", workdir, "--save", "", "--logfile", ""]
-        + ["--appendonly", "yes", "--appendfsync", "always"],
+        [
+            *("redis-server", "--port", str(port), "--dir", workdir, "--save", ""),
+            *("--logfile", "", "--appendonly", "yes", "--appendfsync", "always"),
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )
