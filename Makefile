@@ -35,6 +35,7 @@ check: lint test
 bench: $(STAMP)
 	$(BIN)/python benchmarks/engine_throughput.py
 	$(BIN)/python benchmarks/intent_cost.py
+	$(BIN)/python benchmarks/store_latency.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info
