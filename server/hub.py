@@ -55,8 +55,9 @@ log = logging.getLogger("tablewire.hub")
 
 RETRY = 0.5
 """Seconds between attempts to reach Redis again after a failure."""
-BLOCK_MS = 500
-"""How long one XREAD waits for new entries before the followed set is re-read."""
+BLOCK_MS = 100
+"""How long one XREAD waits for new entries before the followed set is re-read
+(a room loaded meanwhile joins the next read)."""
 
 
 def _pack(value: Any) -> bytes:
