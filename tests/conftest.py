@@ -17,6 +17,7 @@ import hypothesis  # noqa: F401  (see below)
 import pytest
 import uvicorn
 
+from clients.spawn import free_port
 from server.app import create_app
 from server.lobby import Lobby
 from server.settings import Settings
@@ -43,13 +44,6 @@ def listening_socket() -> socket.socket:
     sock.bind(("127.0.0.1", 0))
     sock.listen(512)
     return sock
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class RedisServer:

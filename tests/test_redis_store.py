@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from conftest import free_port
+from clients.spawn import free_port
 from server.store import NotOwner, RoomRecord, StoreUnavailable
 from server.store.redis import RedisStore
 
