@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
-from conftest import listening_socket
-
-TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
+from clients.spawn import TABLEWIRE, SpawnedServer
 
 
 async def run(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
@@ -30,20 +26,10 @@ async def run(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
 
 @pytest.fixture
 async def served() -> AsyncIterator[str]:
-    """``tablewire serve`` on a free port; ready once it logs that startup is complete."""
-    probe = listening_socket()
-    port = probe.getsockname()[1]
-    probe.close()
-    process = await asyncio.create_subprocess_exec(
-        TABLEWIRE, "serve", "--port", str(port), stderr=asyncio.subprocess.PIPE
-    )
-    assert process.stderr is not None
-    async with asyncio.timeout(30):
-        while b"Uvicorn running" not in (line := await process.stderr.readline()):
-            assert line, "the server exited before it was ready"
-    yield f"http://127.0.0.1:{port}"
-    process.terminate()
-    await process.wait()
+    """``tablewire serve`` (the memory store) on a free port."""
+    server = await SpawnedServer().start()
+    yield server.url
+    await server.stop()
 
 
 async def test_serve_new_rooms_and_bots(served: str) -> None:
