@@ -5,8 +5,9 @@ engine id (the value of ``engine`` in the lobby API) to its engine object.
 """
 
 from engines.base import Engine
+from engines.chartered import ENGINE as CHARTERED
 from engines.sintra import ENGINE as SINTRA
 
-ENGINES: dict[str, Engine] = {engine.id: engine for engine in (SINTRA,)}
+ENGINES: dict[str, Engine] = {engine.id: engine for engine in (SINTRA, CHARTERED)}
 
 __all__ = ["ENGINES", "Engine"]

@@ -117,6 +117,17 @@ def copy_state(state: State) -> State:
     return copied
 
 
+def same(a: Any, b: Any) -> bool:
+    """Equality of plain data that is strict about types: ``True`` is not ``1``."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
 def rank(scores: list[tuple[int, ...]]) -> list[int]:
     """Competition ranks (1, 1, 3, …) for per-seat sort keys where higher is better."""
     return [1 + sum(1 for other in scores if other > key) for key in scores]

@@ -72,6 +72,31 @@ def _scramble_sintra(state: State, viewer: int | None, rnd: random.Random) -> St
     return scrambled
 
 
+def _scramble_chartered(state: State, viewer: int | None, rnd: random.Random) -> State:
+    """Hidden: the deck's order, the other seats' hands (only their sizes show) and,
+    with hidden shares, which company another seat's face-down shares are in."""
+    scrambled = msgpack.unpackb(packed(state))
+    others = [s for s in range(scrambled["players"]) if s != viewer]
+    pool = scrambled["deck"] + [c for s in others for c in scrambled["hands"][s]]
+    rnd.shuffle(pool)
+    for seat in others:
+        size = len(scrambled["hands"][seat])
+        scrambled["hands"][seat], pool = sorted(pool[:size]), pool[size:]
+    scrambled["deck"] = pool
+    scrambled["rng"] = rnd.getrandbits(64)
+    if scrambled["options"]["hidden_shares"] and len(others) >= 2:
+        a, b = rnd.sample(others, 2)
+        for company in scrambled["shares"][a]:  # swap face-down holdings between two others
+            down_a = scrambled["shares"][a][company][1]
+            scrambled["shares"][a][company][1] = scrambled["shares"][b][company][1]
+            scrambled["shares"][b][company][1] = down_a
+        counts = (sum(d for _, d in scrambled["shares"][s].values()) for s in (a, b))
+        if len(set(counts)) > 1:  # the number of face-down cards is public: undo
+            return _scramble_chartered(state, viewer, rnd) if rnd.random() < 0.9 else state
+    return scrambled
+
+
 HIDDEN: dict[str, Callable[[State, int | None, random.Random], State]] = {
     "sintra": _scramble_sintra,
+    "chartered": _scramble_chartered,
 }

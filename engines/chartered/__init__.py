@@ -1,7 +1,7 @@
-"""Chartered: The Golden Age (engine id ``chartered``), per ``rules/chartered.md``.
+"""Chartered: The Golden Age (engine id ``chartered``); see :mod:`engines.chartered.engine`."""
 
-Under construction for issue 4: the component data (``data/components.json``)
-and the board geometry (:mod:`engines.chartered.board`) are done and tested;
-the engine itself is not written yet, so it is not registered in
-:data:`engines.ENGINES`.
-"""
+from engines.chartered.engine import Chartered
+
+ENGINE = Chartered()
+
+__all__ = ["ENGINE", "Chartered"]

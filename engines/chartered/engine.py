@@ -1,0 +1,862 @@
+"""Chartered: The Golden Age, per ``rules/chartered.md``.
+
+A turn is one of three options (§8): buy a building card (blind or from the
+open market, after an optional market refresh), build (found, expand, stack,
+level, merge; then the construction payout and a trading window or a flag),
+or — only when neither is possible — sell shares and buy. Every decision is
+one action of the seat that makes it, so a build that needs more decisions is
+a sequence of actions; ``state["pending"]`` says what is being decided:
+
+=============  ==============================================================
+pending step   actions (all also carry ``"type"``)
+=============  ==============================================================
+``None``       ``buy {from: "deck"|slot}``, ``refresh``,
+               ``build {card, plot?}`` (``plot`` for level cards), ``sell {company}``
+               (only when neither buying nor building is possible), ``pass``
+``buy``        ``buy {from}`` (after a refresh)
+``company``    ``company {company}``: which free company to found (§9.1)
+``layout``     ``layout {plots: [a, b]}``: the two free warehouses (§9.1)
+``boost``      ``boost {company}``: which merging company gets the +ƒ10 (§9.4)
+``pair``       ``pair {companies: [x, y]}``: which two merge first (3+ companies)
+``survivor``   ``survivor {company}``: the survivor of a tie
+``trade``      ``trade {op: "buy"|"sell", company, face_down}``, ``flag {company}``,
+               ``done`` (§10.2: up to two share transactions, or one flag)
+``sell``       ``sell {company}`` (forced sale, §8.3; or a sell-shares event, §11,
+               by each player in turn from the trigger player)
+=============  ==============================================================
+
+Hidden information: the deck's order (views show its size), each seat's hand
+(others see its size), and — with the ``hidden_shares`` option — which
+companies a seat holds face-down shares in (others see how many).
+
+Choices where the spec is silent, beyond its [proposed] defaults (§13 options):
+
+* Identical level cards are one legal action per target (the first such card).
+* After a forced sale (§8.3) the seat must buy as soon as it can pay; a seat
+  that cannot pay after selling everything, or faces an empty deck and
+  market, passes. The game also ends when every seat passes in a row (§12.2).
+* A sell-shares event skips players without shares; a player whose shares are
+  all in one company sells without being asked.
+* Events are resolved in the order drawn; an event drawn as a replacement is
+  resolved too (§11.1 [proposed]).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from engines.base import (
+    Action,
+    Event,
+    IllegalAction,
+    Result,
+    State,
+    View,
+    copy_state,
+    rank,
+    resolve_options,
+    same,
+)
+from engines.chartered.board import board, closed_to_founding, components, founding_layouts
+from engines.rng import Rng, seed_state
+
+
+@cache
+def cards() -> tuple[dict[str, Any], ...]:
+    """Every card of the box, by id: plot, level and event cards (§6.2, §11.2)."""
+    table: list[dict[str, Any]] = []
+    for entry in components()["deck"]:
+        if entry["kind"] == "plot":
+            first, last = entry["plots"]
+            table += [
+                {"kind": "plot", "plot": p, "color": entry["color"]} for p in range(first, last + 1)
+            ]
+        else:
+            table += [
+                {"kind": "level", "level": entry["level"], "color": entry["color"]}
+                for _ in range(entry["count"])
+            ]
+    table += [{"kind": "event", **event} for event in components()["events"]]
+    return tuple(table)
+
+
+def company_ids() -> list[str]:
+    return [c["id"] for c in components()["companies"]]
+
+
+def clamp(value: int) -> int:
+    """§7: values stay within ƒ30 … ƒ500."""
+    stock = components()["stock"]
+    return int(max(stock["min"], min(stock["max"], value)))
+
+
+class Chartered:
+    """The ``chartered`` engine (see the module docstring)."""
+
+    id = "chartered"
+    title = "Chartered: The Golden Age"
+    min_players = 2
+    max_players = 6
+
+    @property
+    def options(self) -> Mapping[str, Mapping[str, Any]]:
+        opts: Mapping[str, Mapping[str, Any]] = components()["options"]
+        return opts
+
+    seat_views_differ = True
+
+    # -- setup (§4) ----------------------------------------------------------
+
+    def setup(self, players: int, options: Mapping[str, Any], seed: int) -> State:
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"chartered takes 2-6 players, not {players}")
+        opts = resolve_options(self, options)
+        table = components()["setup"][str(players)]
+        rng = Rng(seed_state(seed))
+        colors = set(table["colors"])
+        plots = [i for i, c in enumerate(cards()) if c["kind"] == "plot" and c["color"] in colors]
+        levels = [i for i, c in enumerate(cards()) if c["kind"] == "level" and c["color"] in colors]
+        rng.shuffle(plots)
+        hands = [sorted(plots[s * table["hand"] : (s + 1) * table["hand"]]) for s in range(players)]
+        deck = plots[players * table["hand"] :] + levels
+        events = [i for i, c in enumerate(cards()) if c["kind"] == "event"]
+        if opts["events"]:
+            rng.shuffle(events)
+            deck += events[: table["events"]]
+        rng.shuffle(deck)
+        side = table["board"]
+        state: State = {
+            "players": players,
+            "options": opts,
+            "rng": 0,
+            "board": side,
+            "supply": table["supply"],
+            "plots": [None] * (len(board(side)) + 1),
+            "companies": {},
+            "deck": deck,
+            "market": [],
+            "discard": [],
+            "hands": hands,
+            "cash": [table["capital"]] * players,
+            "bank": 0,
+            "shares": [{c: [0, 0] for c in company_ids()} for _ in range(players)],
+            "flags": {},
+            "flags_bought": [0] * players,
+            "turn": rng.below(players),
+            "pending": None,
+            "draws": [],
+            "passes": 0,
+            "last_build": False,
+            "finished": False,
+            "final": None,
+        }
+        if opts["initial_market_events"] == "resolve":
+            state["rng"] = rng.state
+            state["draws"] = [{"to": "market", "seat": state["turn"]}] * table["market"]
+            _draw_all(state, [])
+            return state
+        set_aside = []  # A8: events dealt into the first market go back, without effect
+        while len(state["market"]) < table["market"] and state["deck"]:
+            card = state["deck"].pop()
+            if cards()[card]["kind"] == "event":
+                set_aside.append(card)
+            else:
+                state["market"].append(card)
+        state["deck"] += set_aside
+        rng.shuffle(state["deck"])
+        state["rng"] = rng.state
+        return state
+
+    # -- whose turn ------------------------------------------------------------
+
+    def to_act(self, state: State) -> frozenset[int]:
+        if state["finished"]:
+            return frozenset()
+        pending = state["pending"]
+        if pending is not None and "seat" in pending:
+            return frozenset((pending["seat"],))
+        return frozenset((state["turn"],))
+
+    # -- legal actions -----------------------------------------------------------
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        if seat not in self.to_act(state):
+            return []
+        pending = state["pending"]
+        step = pending["step"] if pending else None
+        if step is None:
+            return _turn_actions(state, seat)
+        if step == "buy":
+            return _buy_actions(state)
+        if step == "company":
+            free = [c for c in company_ids() if c not in state["companies"]]
+            return [{"type": "company", "company": c} for c in free]
+        if step == "layout":
+            return [{"type": "layout", "plots": list(pair)} for pair in pending["layouts"]]
+        if step == "boost":
+            return [{"type": "boost", "company": c} for c in pending["companies"]]
+        if step == "pair":
+            pairs = itertools.combinations(sorted(pending["companies"]), 2)
+            return [{"type": "pair", "companies": list(p)} for p in pairs]
+        if step == "survivor":
+            return [{"type": "survivor", "company": c} for c in pending["tie"]]
+        if step == "trade":
+            return _trade_actions(state, seat)
+        return [{"type": "sell", "company": c} for c in _held(state, seat)]
+
+    # -- apply ---------------------------------------------------------------------
+
+    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+        if state["finished"]:
+            raise IllegalAction("game_over", "the game is over")
+        if seat not in self.to_act(state):
+            raise IllegalAction("not_your_turn", "it is not your turn to decide")
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            raise IllegalAction("bad_action", "an action is a map with a string type")
+        if not any(same(action, legal) for legal in self.legal_actions(state, seat)):
+            raise IllegalAction(_why_illegal(state, seat, action), f"illegal here: {action}")
+        state = copy_state(state)
+        events: list[Event] = []
+        _STEPS[action["type"]](state, seat, action, events)
+        _advance(state, events)
+        return state, events
+
+    # -- views ---------------------------------------------------------------------
+
+    def view(self, state: State, viewer: int | None) -> View:
+        hidden = state["options"]["hidden_shares"]
+        shares = []
+        for s, held in enumerate(state["shares"]):
+            if viewer == s or not hidden:
+                shares.append({c: up + down for c, (up, down) in held.items() if up + down})
+            else:
+                shares.append({c: up for c, (up, _) in held.items() if up})
+        view: View = {
+            "players": state["players"],
+            "options": state["options"],
+            "board": state["board"],
+            "supply": state["supply"],
+            "plots": state["plots"],
+            "companies": state["companies"],
+            "bank_shares": {c: _bank_shares(state, c) for c in state["companies"]},
+            "deck": len(state["deck"]),
+            "market": [_card(c) for c in state["market"]],
+            "discard": len(state["discard"]),
+            "hand_sizes": [len(h) for h in state["hands"]],
+            "hand": [_card(c) for c in state["hands"][viewer]] if viewer is not None else None,
+            "cash": state["cash"],
+            "shares": shares,
+            "face_down": [sum(d for _, d in held.values()) for held in state["shares"]]
+            if hidden
+            else None,
+            "flags": state["flags"],
+            "flags_bought": state["flags_bought"],
+            "turn": state["turn"],
+            "pending": _public_pending(state["pending"]),
+            "finished": state["finished"],
+            "final": state["final"],
+        }
+        return view
+
+    def result(self, state: State) -> Result | None:
+        if not state["finished"]:
+            return None
+        scores = [f["total"] for f in state["final"]]
+        ranks = rank([(s,) for s in scores])
+        return {
+            "scores": scores,
+            "ranks": ranks,
+            "winners": [s for s, r in enumerate(ranks) if r == 1],
+            "details": state["final"],
+        }
+
+    def describe(self, action: Action) -> str:
+        kind = action.get("type")
+        if kind == "build":
+            card = cards()[action["card"]]
+            what = f"plot {card['plot']}" if card["kind"] == "plot" else f"level {card['level']}"
+            target = f" on plot {action['plot']}" if "plot" in action else ""
+            return f"build {what}{target}"
+        if kind == "buy":
+            where = "the deck" if action["from"] == "deck" else f"market slot {action['from'] + 1}"
+            return f"buy a card from {where}"
+        if kind == "trade":
+            face = " face down" if action.get("face_down") else ""
+            return f"{action['op']} a {action['company']} share{face}"
+        details = {k: v for k, v in action.items() if k != "type"}
+        return f"{kind} {details}" if details else str(kind)
+
+
+# -- helpers ---------------------------------------------------------------------
+
+
+def _card(card: int) -> dict[str, Any]:
+    return {"id": card, **cards()[card]}
+
+
+def _bank_shares(state: State, company: str) -> int:
+    held = sum(sum(s[company]) for s in state["shares"])
+    return int(components()["shares_per_company"]) - held
+
+
+def _held(state: State, seat: int) -> list[str]:
+    return [c for c, n in state["shares"][seat].items() if sum(n)]
+
+
+def _public_pending(pending: dict[str, Any] | None) -> dict[str, Any] | None:
+    if pending is None:
+        return None
+    return {
+        k: v for k, v in pending.items() if k in ("step", "seat", "companies", "trades", "count")
+    }
+
+
+def _price(state: State, company: str) -> int:
+    """§10.1: a share costs its value, at least ƒ50."""
+    return int(max(components()["prices"]["share_minimum"], state["companies"][company]["value"]))
+
+
+def _pay(state: State, seat: int, amount: int) -> None:
+    """Money from a seat to the bank (the bank is unlimited; ``bank`` is its ledger)."""
+    state["cash"][seat] -= amount
+    state["bank"] += amount
+
+
+def _neighbours(state: State, plot: int) -> tuple[int, ...]:
+    return board(state["board"])[plot]
+
+
+def _adjacent_companies(state: State, plot: int) -> list[str]:
+    return sorted({state["plots"][n][0] for n in _neighbours(state, plot) if state["plots"][n]})
+
+
+def _occupied(state: State) -> list[int]:
+    return [p for p, held in enumerate(state["plots"]) if held]
+
+
+def _closed(state: State) -> set[int]:
+    """Occupied plots and the buffer zone around them (§5.4)."""
+    return closed_to_founding(board(state["board"]), _occupied(state), state["options"]["buffer"])
+
+
+def _founding_layouts(
+    state: State, plot: int, closed: set[int] | None = None
+) -> list[tuple[int, int]]:
+    return founding_layouts(
+        board(state["board"]), plot, _closed(state) if closed is None else closed
+    )
+
+
+def _plot_outcome(state: State, plot: int, closed: set[int] | None = None) -> str | None:
+    """§9.0: what playing the plot card for ``plot`` would do, or None if unplayable.
+    ``closed`` (the buffer zone) may be passed in when it is known."""
+    held = state["plots"][plot]
+    if held:
+        cap = state["options"]["stack_cap"]
+        return "stack" if not cap or held[1] < cap else None
+    near = _adjacent_companies(state, plot)
+    if len(near) == 1:
+        return "expand"
+    if len(near) > 1:
+        return "merge"
+    can_found = (
+        len(state["companies"]) < len(company_ids())
+        and state["supply"] >= components()["founding_warehouses"]
+        and _founding_layouts(state, plot, closed)
+    )
+    return "found" if can_found else None
+
+
+def _build_actions(state: State, seat: int) -> list[Action]:
+    actions: list[Action] = []
+    seen_levels = set()
+    closed = _closed(state)
+    for card in state["hands"][seat]:
+        info = cards()[card]
+        if info["kind"] == "plot":
+            if info["plot"] < len(state["plots"]) and _plot_outcome(state, info["plot"], closed):
+                actions.append({"type": "build", "card": card})
+        elif info["level"] not in seen_levels:
+            seen_levels.add(info["level"])
+            for plot in _occupied(state):
+                if state["plots"][plot][1] == info["level"] - 1:
+                    actions.append({"type": "build", "card": card, "plot": plot})
+    return actions
+
+
+def _buy_actions(state: State) -> list[Action]:
+    actions: list[Action] = [{"type": "buy", "from": "deck"}] if state["deck"] else []
+    return actions + [{"type": "buy", "from": i} for i in range(len(state["market"]))]
+
+
+def _can_buy(state: State, seat: int) -> bool:
+    card_price = components()["prices"]["card"]
+    return state["cash"][seat] >= card_price and bool(state["deck"] or state["market"])
+
+
+def _turn_actions(state: State, seat: int) -> list[Action]:
+    actions = _build_actions(state, seat)
+    if _can_buy(state, seat):
+        actions += _buy_actions(state)
+        prices = components()["prices"]
+        if state["deck"] and state["cash"][seat] >= prices["card"] + prices["market_refresh"]:
+            actions.append({"type": "refresh"})
+    if actions:
+        return actions
+    if _held(state, seat) and (state["deck"] or state["market"]):
+        return [{"type": "sell", "company": c} for c in _held(state, seat)]
+    return [{"type": "pass"}]
+
+
+def _trade_actions(state: State, seat: int) -> list[Action]:
+    pending = state["pending"]
+    actions: list[Action] = [{"type": "done"}]
+    cash = state["cash"][seat]
+    for company in sorted(state["companies"]):
+        if _bank_shares(state, company) and cash >= _price(state, company):
+            actions.append({"type": "trade", "op": "buy", "company": company, "face_down": False})
+            if state["options"]["hidden_shares"]:
+                actions.append(
+                    {"type": "trade", "op": "buy", "company": company, "face_down": True}
+                )
+        if sum(state["shares"][seat][company]):
+            actions.append({"type": "trade", "op": "sell", "company": company})
+    flag_target = pending.get("flag")
+    bought = state["flags_bought"][seat]
+    prices = components()["prices"]["flags"]
+    if (
+        pending["trades"] == 0
+        and flag_target in state["companies"]
+        and flag_target not in state["flags"]
+        and bought < components()["flags_per_player"]
+        and cash >= prices[bought]
+    ):
+        actions.append({"type": "flag", "company": flag_target})
+    return actions
+
+
+def _why_illegal(state: State, seat: int, action: Action) -> str:
+    """A stable code for an action not in ``legal_actions``."""
+    kind = action["type"]
+    if kind not in _STEPS:
+        return "bad_action"
+    pending = state["pending"]
+    step = pending["step"] if pending else None
+    allowed = {
+        None: {"buy", "refresh", "build", "sell", "pass"},
+        "buy": {"buy"},
+        "trade": {"trade", "flag", "done"},
+        "sell": {"sell"},
+    }.get(step, {step})
+    if kind not in allowed:
+        return "wrong_step"
+    if kind == "build" and action.get("card") not in state["hands"][seat]:
+        return "card_not_in_hand"
+    if kind in ("buy", "refresh") and state["cash"][seat] < components()["prices"]["card"]:
+        return "not_enough_money"
+    return "illegal_action"
+
+
+# -- the steps ---------------------------------------------------------------------
+
+
+def _do_refresh(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """§8.1.1 (A2): replace the whole open market, then buy."""
+    _pay(state, seat, components()["prices"]["market_refresh"])
+    old, state["market"] = state["market"], []
+    if state["options"]["market_refresh"] == "shuffle":
+        state["deck"] += old
+        rng = Rng(state["rng"])
+        rng.shuffle(state["deck"])
+        state["rng"] = rng.state
+    else:
+        state["discard"] += old
+    size = components()["setup"][str(state["players"])]["market"]
+    state["draws"] += [{"to": "market", "seat": seat}] * size
+    state["pending"] = {"step": "buy", "seat": seat}
+    events.append({"type": "refresh", "seat": seat})
+
+
+def _do_buy(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """§8.1: pay ƒ50; take the top card (blind) or a market card (the slot is refilled)."""
+    _pay(state, seat, components()["prices"]["card"])
+    if action["from"] == "deck":
+        state["draws"].append({"to": "hand", "seat": seat})
+        events.append({"type": "buy", "seat": seat, "from": "deck"})
+    else:
+        card = state["market"].pop(action["from"])
+        state["hands"][seat].append(card)
+        state["draws"].append({"to": "market", "seat": seat})
+        events.append({"type": "buy", "seat": seat, "from": action["from"], "card": _card(card)})
+    state["pending"] = {"step": "end", "seat": seat}
+
+
+def _do_build(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    card = action["card"]
+    state["hands"][seat].remove(card)
+    state["discard"].append(card)
+    info = cards()[card]
+    if info["kind"] == "level":
+        plot = action["plot"]
+        company = state["plots"][plot][0]
+        _place(state, plot, company)
+        _add_value(state, company, info["level"] * components()["stock"]["step"])
+        events.append({"type": "level", "seat": seat, "plot": plot, "level": info["level"]})
+        return _build_done(state, seat, company, flag_ok=state["options"]["level_flag"])
+    plot = info["plot"]
+    outcome = _plot_outcome(state, plot)
+    if outcome == "stack":
+        company = state["plots"][plot][0]
+        _place(state, plot, company)
+        _add_value(state, company, components()["stock"]["step"])
+        events.append({"type": "stack", "seat": seat, "plot": plot, "company": company})
+        return _build_done(state, seat, company)
+    if outcome == "expand":
+        (company,) = _adjacent_companies(state, plot)
+        _place(state, plot, company)
+        _add_value(state, company, components()["stock"]["step"])
+        events.append({"type": "expand", "seat": seat, "plot": plot, "company": company})
+        return _build_done(state, seat, company)
+    if outcome == "merge":
+        companies = _adjacent_companies(state, plot)
+        _place(state, plot, None)
+        state["pending"] = {"step": "boost", "seat": seat, "plot": plot, "companies": companies}
+        return None
+    state["pending"] = {"step": "company", "seat": seat, "plot": plot}
+    return None
+
+
+def _place(state: State, plot: int, company: str | None) -> None:
+    """One warehouse from the supply onto ``plot`` (§9.0): on top, or a new plot of ``company``."""
+    held = state["plots"][plot]
+    if held:
+        held[1] += 1
+    else:
+        state["plots"][plot] = [company, 1]
+    state["supply"] -= 1
+    if state["supply"] == 0:
+        state["last_build"] = True
+
+
+def _add_value(state: State, company: str, amount: int) -> None:
+    state["companies"][company]["value"] = clamp(state["companies"][company]["value"] + amount)
+
+
+def _do_company(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    pending = state["pending"]
+    pending.update(step="layout", company=action["company"])
+    pending["layouts"] = [list(p) for p in _founding_layouts(state, pending["plot"])]
+
+
+def _do_layout(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """§9.1: HQ on the card's plot (height 2), two free warehouses, value ƒ30, one free share."""
+    pending = state["pending"]
+    company, hq = pending["company"], pending["plot"]
+    state["plots"][hq] = [company, 2]
+    state["supply"] -= 1
+    for plot in action["plots"]:
+        state["plots"][plot] = [company, 1]
+        state["supply"] -= 1
+    state["last_build"] = state["supply"] == 0
+    state["companies"][company] = {"value": components()["stock"]["found"], "hq": hq}
+    if _bank_shares(state, company):
+        state["shares"][seat][company][0] += 1
+    events.append(
+        {"type": "found", "seat": seat, "company": company, "plots": [hq, *action["plots"]]}
+    )
+    _build_done(state, seat, company)
+
+
+def _do_boost(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """§9.4.2: +ƒ10 to one merging company, then the pairwise merges."""
+    pending = state["pending"]
+    pending["boosted"] = action["company"]
+    _add_value(state, action["company"], components()["stock"]["step"])
+    _next_merge(state, seat, events)
+
+
+def _next_merge(state: State, seat: int, events: list[Event]) -> None:
+    """Merge pairwise until one company stands (§9.4.3): the seat picks the first pair
+    among three or more, and the survivor of a tie."""
+    pending = state["pending"]
+    companies = pending["companies"]
+    if len(companies) > 2:
+        pending["step"] = "pair"
+        return None
+    if len(companies) == 2:
+        return _merge_pair(state, seat, companies[0], companies[1], events)
+    (survivor,) = companies
+    state["plots"][pending["plot"]][0] = survivor
+    paid = survivor
+    if state["options"]["merger_payout"] == "boosted" and pending["boosted"] in state["companies"]:
+        paid = pending["boosted"]
+    return _build_done(state, seat, survivor, payout_from=paid)
+
+
+def _merge_pair(state: State, seat: int, a: str, b: str, events: list[Event]) -> None:
+    value_a, value_b = state["companies"][a]["value"], state["companies"][b]["value"]
+    if value_a == value_b:
+        state["pending"].update(step="survivor", tie=[a, b])
+        return None
+    survivor, loser = (a, b) if value_a > value_b else (b, a)
+    return _absorb(state, seat, survivor, loser, events)
+
+
+def _absorb(state: State, seat: int, survivor: str, loser: str, events: list[Event]) -> None:
+    """§9.4.4: the loser's shares and flag are sold off, values add, plots join the
+    survivor, the loser's HQ comes off (its plot loses a floor)."""
+    value = state["companies"][loser]["value"]
+    for s, held in enumerate(state["shares"]):
+        if sum(held[loser]):
+            _pay(state, s, -sum(held[loser]) * value)
+            held[loser] = [0, 0]
+    owner = state["flags"].pop(loser, None)
+    if owner is not None:
+        _pay(state, owner, -components()["prices"]["flag_share_equivalent"] * value)
+    _add_value(state, survivor, value)
+    for held in state["plots"]:
+        if held and held[0] == loser:
+            held[0] = survivor
+    hq = state["companies"].pop(loser)["hq"]
+    state["plots"][hq][1] -= 1
+    events.append(
+        {"type": "merge", "seat": seat, "survivor": survivor, "absorbed": loser, "value": value}
+    )
+    pending = state["pending"]
+    pending.pop("tie", None)
+    pending["companies"] = [c for c in pending["companies"] if c != loser]
+    _next_merge(state, seat, events)
+
+
+def _do_pair(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    a, b = action["companies"]
+    _merge_pair(state, seat, a, b, events)
+
+
+def _do_survivor(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    a, b = state["pending"]["tie"]
+    survivor = action["company"]
+    _absorb(state, seat, survivor, b if survivor == a else a, events)
+
+
+def _build_done(
+    state: State, seat: int, company: str, flag_ok: bool = True, payout_from: str | None = None
+) -> None:
+    """§9.5 payout, then the trading window (§10.2)."""
+    payout = state["companies"][payout_from or company]["value"]
+    _pay(state, seat, -payout)
+    state["pending"] = {
+        "step": "trade",
+        "seat": seat,
+        "trades": 0,
+        "flag": company if flag_ok else None,
+    }
+    if state["last_build"] and state["options"]["last_turn"] == "immediate":
+        state["pending"] = {"step": "end", "seat": seat}
+
+
+def _do_trade(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    company = action["company"]
+    held = state["shares"][seat][company]
+    if action["op"] == "buy":
+        _pay(state, seat, _price(state, company))
+        held[1 if action["face_down"] else 0] += 1
+    else:
+        _pay(state, seat, -state["companies"][company]["value"])
+        held[0 if held[0] else 1] -= 1
+    state["pending"]["trades"] += 1
+    events.append({"type": "trade", "seat": seat, "op": action["op"], "company": company})
+    if state["pending"]["trades"] >= components()["trades_per_window"]:
+        state["pending"] = {"step": "end", "seat": seat}
+
+
+def _do_flag(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """§10.3: ƒ200 for the first flag, ƒ400 for the second; one flag per company."""
+    _pay(state, seat, components()["prices"]["flags"][state["flags_bought"][seat]])
+    state["flags_bought"][seat] += 1
+    state["flags"][action["company"]] = seat
+    events.append({"type": "flag", "seat": seat, "company": action["company"]})
+    state["pending"] = {"step": "end", "seat": seat}
+
+
+def _do_done(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    state["pending"] = {"step": "end", "seat": seat}
+
+
+def _do_sell(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """A share sold outside the trading window: forced (§8.3) or by an event (§11)."""
+    company = action["company"]
+    held = state["shares"][seat][company]
+    held[0 if held[0] else 1] -= 1
+    _pay(state, seat, -state["companies"][company]["value"])
+    events.append({"type": "sell", "seat": seat, "company": company})
+    pending = state["pending"]
+    if pending is None:  # option 3: sell until a card can be bought
+        pending = state["pending"] = {"step": "forced", "seat": seat}
+    if pending["step"] == "sell":
+        pending["count"] -= 1
+        if pending["count"] == 0 or not _held(state, seat):
+            pending["order"].pop(0)
+            _next_event_seller(state)
+
+
+def _do_pass(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    state["passes"] += 1
+    events.append({"type": "pass", "seat": seat})
+    state["pending"] = {"step": "end", "seat": seat, "passed": True}
+
+
+_STEPS = {
+    "refresh": _do_refresh,
+    "buy": _do_buy,
+    "build": _do_build,
+    "company": _do_company,
+    "layout": _do_layout,
+    "boost": _do_boost,
+    "pair": _do_pair,
+    "survivor": _do_survivor,
+    "trade": _do_trade,
+    "flag": _do_flag,
+    "done": _do_done,
+    "sell": _do_sell,
+    "pass": _do_pass,
+}
+
+
+# -- draws and events (§11) ------------------------------------------------------
+
+
+def _draw_all(state: State, events: list[Event]) -> None:
+    """Serve queued draws; an event card takes effect and is replaced (§11.1)."""
+    while state["draws"] and not (state["pending"] and state["pending"]["step"] == "sell"):
+        if not state["deck"]:
+            state["draws"].clear()
+            return
+        card = state["deck"].pop()
+        request = state["draws"][0]
+        if cards()[card]["kind"] == "event":
+            state["discard"].append(card)
+            _resolve_event(state, request["seat"], card, events)
+            continue
+        state["draws"].pop(0)
+        if request["to"] == "hand":
+            state["hands"][request["seat"]].append(card)
+        else:
+            state["market"].append(card)
+
+
+def _resolve_event(state: State, trigger: int, card: int, events: list[Event]) -> None:
+    event = cards()[card]
+    events.append({"type": "event", "seat": trigger, "event": event["id"]})
+    if event["type"] == "money":
+        for seat in range(state["players"]):
+            if event["amount"] >= 0:
+                _pay(state, seat, -event["amount"])
+            else:  # §11.1 [proposed]: who has less pays all their cash, no debt
+                _pay(state, seat, min(state["cash"][seat], -event["amount"]))
+    elif event["type"] in ("all_stocks", "three_stocks"):
+        if event["type"] == "all_stocks":
+            amount, affected = event["amount"], list(state["companies"])
+        else:
+            amount = event["sign"] * state["options"]["three_stocks_amount"]
+            triple = {c["id"] for c in components()["companies"] if c["triple"] == event["triple"]}
+            affected = [c for c in state["companies"] if c in triple]
+        for company in affected:
+            _add_value(state, company, amount)
+    else:
+        order = [(trigger + i) % state["players"] for i in range(state["players"])]
+        state["pending_before_sell"] = state["pending"]
+        state["pending"] = {
+            "step": "sell",
+            "order": order,
+            "count": event["count"],
+            "per": event["count"],
+        }
+        _next_event_seller(state)
+
+
+def _next_event_seller(state: State) -> None:
+    """The next player to sell for a sell-shares event; forced choices are made here."""
+    pending = state["pending"]
+    while pending["order"]:
+        seat = pending["order"][0]
+        held = _held(state, seat)
+        if len(held) > 1 and sum(sum(state["shares"][seat][c]) for c in held) > pending["per"]:
+            pending.update(seat=seat, count=pending["per"])
+            return
+        for _ in range(pending["per"]):
+            held = _held(state, seat)
+            if not held:
+                break
+            company = held[0]
+            cell = state["shares"][seat][company]
+            cell[0 if cell[0] else 1] -= 1
+            _pay(state, seat, -state["companies"][company]["value"])
+        pending["order"].pop(0)
+    state["pending"] = state.pop("pending_before_sell")
+
+
+# -- end of turn and game (§12) ----------------------------------------------------
+
+
+def _advance(state: State, events: list[Event]) -> None:
+    """Serve draws, then end the turn when the active seat is done."""
+    _draw_all(state, events)
+    pending = state["pending"]
+    if pending is None or pending["step"] == "sell":
+        return
+    if pending["step"] == "buy" and not _buy_actions(state):
+        state["pending"] = {"step": "end", "seat": pending["seat"]}  # the refresh drew nothing
+    if pending["step"] == "forced":
+        seat = pending["seat"]
+        if _can_buy(state, seat):
+            state["pending"] = {"step": "buy", "seat": seat}
+        elif not _held(state, seat):
+            state["pending"] = {"step": "end", "seat": seat, "passed": True}
+            state["passes"] += 1
+        else:
+            state["pending"] = None
+            return
+    if state["pending"]["step"] != "end":
+        return
+    if not state["pending"].get("passed"):
+        state["passes"] = 0
+    state["pending"] = None
+    if state["last_build"] or state["passes"] >= state["players"]:
+        _final_scoring(state)
+        events.append({"type": "game_end", "scores": [f["total"] for f in state["final"]]})
+        return
+    state["turn"] = (state["turn"] + 1) % state["players"]
+
+
+def _final_scoring(state: State) -> None:
+    """§12.3: ƒ20 per card in hand, then every share and flag sold at its value."""
+    prices = components()["prices"]
+    final = []
+    for seat in range(state["players"]):
+        penalty = prices["card_left_in_hand"] * len(state["hands"][seat])
+        shares = sum(
+            sum(held) * state["companies"][c]["value"]
+            for c, held in state["shares"][seat].items()
+            if sum(held)
+        )
+        flags = sum(
+            prices["flag_share_equivalent"] * state["companies"][c]["value"]
+            for c, owner in state["flags"].items()
+            if owner == seat
+        )
+        cash = state["cash"][seat]
+        final.append(
+            {
+                "cash": cash,
+                "hand_penalty": -penalty,
+                "shares": shares,
+                "flags": flags,
+                "total": cash - penalty + shares + flags,
+            }
+        )
+    state["final"] = final
+    state["finished"] = True
