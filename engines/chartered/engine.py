@@ -522,14 +522,13 @@ def _do_build(state: State, seat: int, action: Action, events: list[Event]) -> N
         return _build_done(state, seat, company)
     if outcome == "merge":
         companies = _adjacent_companies(state, plot)
-        _place(state, plot, None)
         state["pending"] = {"step": "boost", "seat": seat, "plot": plot, "companies": companies}
         return None
     state["pending"] = {"step": "company", "seat": seat, "plot": plot}
     return None
 
 
-def _place(state: State, plot: int, company: str | None) -> None:
+def _place(state: State, plot: int, company: str) -> None:
     """One warehouse from the supply onto ``plot`` (§9.0): on top, or a new plot of ``company``."""
     held = state["plots"][plot]
     if held:
@@ -571,9 +570,11 @@ def _do_layout(state: State, seat: int, action: Action, events: list[Event]) -> 
 
 
 def _do_boost(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    """§9.4.2: +ƒ10 to one merging company, then the pairwise merges."""
+    """§9.4.1–2: the warehouse goes on the plot, +ƒ10 to one merging company (the plot
+    counts as its, so every plot always has an owner), then the pairwise merges."""
     pending = state["pending"]
     pending["boosted"] = action["company"]
+    _place(state, pending["plot"], action["company"])
     _add_value(state, action["company"], components()["stock"]["step"])
     _next_merge(state, seat, events)
 

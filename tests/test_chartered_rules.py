@@ -1,0 +1,385 @@
+"""Chartered's rules through the engine (rules/chartered.md), with the spec's
+acceptance scenarios T1–T7 and the seed's rules as cases."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engines.base import IllegalAction, State
+from engines.chartered import ENGINE as chartered
+from engines.chartered.engine import cards, company_ids
+
+
+def plot_card(plot: int) -> int:
+    return next(i for i, c in enumerate(cards()) if c.get("plot") == plot)
+
+
+def level_card(level: int) -> int:
+    return next(i for i, c in enumerate(cards()) if c.get("level") == level)
+
+
+def event_card(event: str) -> int:
+    return next(i for i, c in enumerate(cards()) if c.get("id") == event)
+
+
+def table(players: int = 2, **options: Any) -> State:
+    """A game with nothing built, seat 0 to play, hands emptied."""
+    state = chartered.setup(players, options, seed=3)
+    state["turn"] = 0
+    state["hands"] = [[] for _ in range(players)]
+    return state
+
+
+def company(state: State, name: str, hq: int, plots: list[int], value: int) -> None:
+    """Put a company on the board: its HQ plot at height 2, the others at 1."""
+    state["companies"][name] = {"value": value, "hq": hq}
+    state["plots"][hq] = [name, 2]
+    for plot in plots:
+        state["plots"][plot] = [name, 1]
+    state["supply"] -= 1 + len(plots)
+
+
+def play(state: State, seat: int, *actions: dict[str, Any]) -> State:
+    for action in actions:
+        state, _ = chartered.apply(state, seat, action)
+    return state
+
+
+def builds(state: State, seat: int = 0) -> list[dict[str, Any]]:
+    return [a for a in chartered.legal_actions(state, seat) if a["type"] == "build"]
+
+
+def build(card: int, plot: int | None = None) -> dict[str, Any]:
+    return {"type": "build", "card": card} | ({"plot": plot} if plot is not None else {})
+
+
+DONE = {"type": "done"}
+
+
+# -- founding (§9.1), T1, T2 ------------------------------------------------------
+
+
+def test_founding_places_hq_and_two_warehouses_pays_30_and_gives_a_share():
+    state = table()
+    state["hands"][0] = [plot_card(1)]
+    cash, supply = state["cash"][0], state["supply"]
+    state = play(state, 0, build(plot_card(1)), {"type": "company", "company": "gold"})
+    layouts = [a["plots"] for a in chartered.legal_actions(state, 0)]
+    assert [2, 9] in layouts and [2, 3] in layouts and [2, 10] in layouts and [9, 10] in layouts
+    assert [3, 9] not in layouts and [2, 11] not in layouts
+    state = play(state, 0, {"type": "layout", "plots": [2, 9]})
+    assert state["plots"][1] == ["gold", 2] and state["plots"][2] == state["plots"][9] == [
+        "gold",
+        1,
+    ]
+    assert state["companies"]["gold"]["value"] == 30
+    assert state["shares"][0]["gold"] == [1, 0]
+    assert state["cash"][0] == cash + 30
+    assert state["supply"] == supply - 3
+    assert state["pending"]["step"] == "trade"
+
+
+def test_t1_plots_in_the_buffer_zone_cannot_found():
+    state = table()
+    company(state, "gold", 29, [30, 28], 30)
+    state["hands"][0] = [plot_card(25), plot_card(17), plot_card(1)]
+    assert builds(state) == [build(plot_card(1))]
+
+
+def test_no_founding_when_all_nine_companies_are_on_the_board():
+    state = table(players=4)
+    hqs = [1, 4, 7, 33, 36, 39, 65, 68, 71]
+    for name, hq in zip(company_ids(), hqs, strict=True):
+        company(state, name, hq, [], 30)
+    state["hands"][0] = [plot_card(20)]
+    assert plot_card(20) not in [a["card"] for a in builds(state)]
+
+
+# -- expansion, stacking, levels (§9.2–§9.3), T3 -------------------------------------
+
+
+def test_expanding_adds_10_and_pays_the_new_value():
+    state = table()
+    company(state, "gold", 29, [30, 28], 30)
+    state["hands"][0] = [plot_card(31)]
+    cash = state["cash"][0]
+    state = play(state, 0, build(plot_card(31)))
+    assert state["plots"][31] == ["gold", 1]
+    assert state["companies"]["gold"]["value"] == 40
+    assert state["cash"][0] == cash + 40
+
+
+def test_t3_stacking_then_a_level_3_on_height_2():
+    state = table()
+    company(state, "gold", 29, [30, 28], 30)
+    state["hands"][0] = [plot_card(30), level_card(3), level_card(2)]
+    state = play(state, 0, build(plot_card(30)), DONE)
+    assert state["plots"][30] == ["gold", 2] and state["companies"]["gold"]["value"] == 40
+    state["turn"] = 0
+    targets = {a.get("plot") for a in builds(state) if a["card"] == level_card(3)}
+    assert targets == {29, 30}, "height 2: the stacked plot and the HQ"
+    assert {a.get("plot") for a in builds(state) if a["card"] == level_card(2)} == {28}
+    state = play(state, 0, build(level_card(3), 29))
+    assert state["plots"][29] == ["gold", 3]
+    assert state["companies"]["gold"]["value"] == 70
+
+
+# -- mergers (§9.4), T4, T5, T6 -------------------------------------------------------
+
+
+def t4_board() -> State:
+    state = table()
+    company(state, "gold", 33, [34, 41, 35, 36], 50)
+    company(state, "tea", 39, [40, 48, 38], 40)
+    state["shares"][1]["tea"] = [2, 0]
+    state["flags"]["tea"] = 1
+    state["hands"][0] = [plot_card(37)]
+    return state
+
+
+def test_t4_the_higher_value_absorbs_the_lower():
+    state = t4_board()
+    cash0, cash1 = state["cash"][0], state["cash"][1]
+    state = play(state, 0, build(plot_card(37)))
+    assert [a["company"] for a in chartered.legal_actions(state, 0)] == ["gold", "tea"]
+    state = play(state, 0, {"type": "boost", "company": "gold"})
+    assert "tea" not in state["companies"] and "tea" not in state["flags"]
+    assert state["companies"]["gold"]["value"] == 60 + 40
+    assert state["cash"][1] == cash1 + 2 * 40 + 4 * 40, "shares and flag sold at the loser's value"
+    assert state["shares"][1]["tea"] == [0, 0]
+    assert state["plots"][39] == ["gold", 1], "the HQ comes off"
+    assert all(state["plots"][p][0] == "gold" for p in (37, 38, 40, 48))
+    assert state["cash"][0] == cash0 + 100, "payout: the survivor's value"
+
+
+def test_t4_a_tie_is_decided_by_the_player_who_merged():
+    state = play(t4_board(), 0, build(plot_card(37)), {"type": "boost", "company": "tea"})
+    assert state["pending"]["step"] == "survivor"
+    state = play(state, 0, {"type": "survivor", "company": "tea"})
+    assert "gold" not in state["companies"] and state["companies"]["tea"]["value"] == 100
+
+
+def test_t5_a_three_way_merger_in_the_order_the_player_picks():
+    state = table()
+    company(state, "gold", 29, [30, 28, 21, 22], 60)
+    company(state, "tea", 8, [7, 16, 15], 40)
+    company(state, "gems", 12, [11, 3, 13], 40)
+    state["hands"][0] = [plot_card(14)]
+    state = play(state, 0, build(plot_card(14)), {"type": "boost", "company": "gold"})
+    pairs = [a["companies"] for a in chartered.legal_actions(state, 0)]
+    assert pairs == [["gems", "gold"], ["gems", "tea"], ["gold", "tea"]]
+    state = play(state, 0, {"type": "pair", "companies": ["gems", "tea"]})
+    state = play(state, 0, {"type": "survivor", "company": "tea"})
+    assert set(state["companies"]) == {"tea"}
+    assert state["companies"]["tea"]["value"] == 40 + 40 + 70
+    assert state["plots"][14] == ["tea", 1]
+
+
+def test_t6_a_merger_is_capped_at_500():
+    state = table()
+    company(state, "gold", 33, [34, 41, 35, 36], 300)
+    company(state, "tea", 39, [40, 48, 38], 280)
+    state["hands"][0] = [plot_card(37)]
+    state = play(state, 0, build(plot_card(37)), {"type": "boost", "company": "tea"})
+    assert state["companies"]["gold"]["value"] == 500
+
+
+def test_t6_values_never_fall_below_30():
+    state = table(events=True)
+    company(state, "gold", 29, [30, 28], 40)
+    state["deck"] = [plot_card(5), event_card("E4")]
+    cash = state["cash"][0]
+    state = play(state, 0, {"type": "buy", "from": "deck"})
+    assert state["companies"]["gold"]["value"] == 30
+    assert state["hands"][0] == [plot_card(5)], "the blind buyer gets the next card"
+    assert state["cash"][0] == cash - 50
+
+
+# -- shares, trading window and flags (§10), T7 ----------------------------------------
+
+
+def trading(value: int = 30) -> State:
+    state = table()
+    company(state, "gold", 29, [30, 28], value - 10)
+    state["hands"][0] = [plot_card(31)]
+    return play(state, 0, build(plot_card(31)))
+
+
+def test_shares_cost_at_least_50_and_sell_at_value():
+    state = trading(value=40)
+    cash = state["cash"][0]
+    state = play(state, 0, {"type": "trade", "op": "buy", "company": "gold", "face_down": False})
+    assert state["cash"][0] == cash - 50
+    state = play(state, 0, {"type": "trade", "op": "sell", "company": "gold"})
+    assert state["cash"][0] == cash - 50 + 40
+    assert state["pending"] is None and state["turn"] == 1, "two transactions close the window"
+
+
+def test_a_flag_replaces_the_window_and_costs_200_then_400():
+    state = trading()
+    flag = {"type": "flag", "company": "gold"}
+    assert flag in chartered.legal_actions(state, 0)
+    cash = state["cash"][0]
+    state = play(state, 0, flag)
+    assert state["flags"] == {"gold": 0} and state["cash"][0] == cash - 200
+    state["turn"], state["hands"][0] = 0, [plot_card(27)]
+    state = play(state, 0, build(plot_card(27)))
+    assert flag not in chartered.legal_actions(state, 0), "one flag per company"
+
+
+def test_t7_the_second_flag_costs_400():
+    state = trading()
+    state["flags_bought"][0] = 1
+    cash = state["cash"][0]
+    state = play(state, 0, {"type": "flag", "company": "gold"})
+    assert state["cash"][0] == cash - 400
+    assert state["flags_bought"][0] == 2
+
+
+def test_no_flag_after_a_share_trade():
+    state = trading()
+    state = play(state, 0, {"type": "trade", "op": "buy", "company": "gold", "face_down": False})
+    assert {"type": "flag", "company": "gold"} not in chartered.legal_actions(state, 0)
+
+
+def test_t7_a_flag_on_an_absorbed_company_worth_120_pays_480():
+    state = table()
+    company(state, "gold", 33, [34, 41, 35, 36], 200)
+    company(state, "tea", 39, [40, 48, 38], 120)
+    state["flags"]["tea"] = 1
+    state["hands"][0] = [plot_card(37)]
+    cash1 = state["cash"][1]
+    state = play(state, 0, build(plot_card(37)), {"type": "boost", "company": "gold"})
+    assert state["cash"][1] == cash1 + 480
+
+
+def test_face_down_shares_are_hidden_from_other_seats():
+    state = table(hidden_shares=True)
+    company(state, "gold", 29, [30, 28], 20)
+    state["hands"][0] = [plot_card(31)]
+    state = play(
+        state,
+        0,
+        build(plot_card(31)),
+        {"type": "trade", "op": "buy", "company": "gold", "face_down": True},
+    )
+    assert chartered.view(state, 0)["shares"][0] == {"gold": 1}
+    assert chartered.view(state, 1)["shares"][0] == {}
+    assert chartered.view(state, 1)["face_down"][0] == 1
+
+
+# -- buying and the forced sale (§8.1, §8.3) --------------------------------------------
+
+
+def test_buying_from_the_market_refills_the_slot():
+    state = table()
+    market = list(state["market"])
+    state = play(state, 0, {"type": "buy", "from": 1})
+    assert market[1] in state["hands"][0]
+    assert len(state["market"]) == len(market)
+
+
+def test_a_refresh_costs_50_more_and_then_the_seat_buys():
+    state = table()
+    cash = state["cash"][0]
+    state = play(state, 0, {"type": "refresh"})
+    assert state["pending"]["step"] == "buy" and state["cash"][0] == cash - 50
+    state = play(state, 0, {"type": "buy", "from": "deck"})
+    assert state["cash"][0] == cash - 100 and len(state["hands"][0]) == 1
+
+
+def test_option_3_sell_shares_until_a_card_can_be_bought():
+    state = table()
+    company(state, "gold", 29, [30, 28], 30)
+    state["cash"][0], state["shares"][0]["gold"] = 20, [2, 0]
+    assert chartered.legal_actions(state, 0) == [{"type": "sell", "company": "gold"}]
+    state = play(state, 0, {"type": "sell", "company": "gold"})
+    assert state["cash"][0] == 50 and state["pending"]["step"] == "buy"
+    state = play(state, 0, {"type": "buy", "from": "deck"})
+    assert state["cash"][0] == 0 and state["turn"] == 1
+
+
+def test_a_seat_that_can_do_nothing_passes_and_everyone_passing_ends_the_game():
+    state = table()
+    state["cash"] = [10, 10]
+    assert chartered.legal_actions(state, 0) == [{"type": "pass"}]
+    state = play(state, 0, {"type": "pass"})
+    state = play(state, 1, {"type": "pass"})
+    assert state["finished"]
+
+
+# -- events (§11) ------------------------------------------------------------------
+
+
+def test_sell_share_events_go_round_from_the_trigger_player():
+    state = table(players=3, events=True)
+    company(state, "gold", 29, [30, 28], 60)
+    company(state, "tea", 8, [7, 16], 40)
+    state["turn"] = 1
+    state["shares"][0]["gold"], state["shares"][0]["tea"] = [1, 0], [1, 0]
+    state["shares"][1]["gold"] = [3, 0]
+    state["shares"][2]["tea"], state["shares"][2]["gold"] = [1, 0], [1, 0]
+    state["deck"] = [plot_card(5), event_card("E5")]
+    state = play(state, 1, {"type": "buy", "from": "deck"})
+    assert state["shares"][1]["gold"] == [2, 0], "the trigger player sold first (forced)"
+    assert chartered.to_act(state) == frozenset({2}), "then clockwise: seat 2 chooses"
+    state = play(state, 2, {"type": "sell", "company": "tea"})
+    assert chartered.to_act(state) == frozenset({0})
+    state = play(state, 0, {"type": "sell", "company": "gold"})
+    assert state["hands"][1] == [plot_card(5)] and state["turn"] == 2
+
+
+def test_money_minus_event_takes_what_a_poor_player_has():
+    state = table(events=True)
+    state["cash"] = [60, 30]
+    state["deck"] = [plot_card(5), event_card("E2")]
+    state = play(state, 0, {"type": "buy", "from": "deck"})
+    assert state["cash"] == [0, 0], "after paying for the card seat 0 has 10, and pays those"
+
+
+def test_three_stocks_event_moves_only_its_triple():
+    state = table(events=True)
+    company(state, "gold", 29, [30, 28], 100)
+    company(state, "tea", 8, [7, 16], 100)
+    state["deck"] = [plot_card(5), event_card("E7")]
+    state = play(state, 0, {"type": "buy", "from": "deck"})
+    assert state["companies"]["gold"]["value"] == 130 and state["companies"]["tea"]["value"] == 100
+
+
+# -- end of game (§12) ---------------------------------------------------------------
+
+
+def test_the_last_warehouse_ends_the_game_after_the_window_and_scores():
+    state = table()
+    company(state, "gold", 29, [30, 28], 90)
+    state["supply"] = 1
+    state["hands"][0] = [plot_card(31), plot_card(2)]
+    state["shares"][1]["gold"] = [2, 0]
+    state["flags"]["gold"] = 1
+    state = play(state, 0, build(plot_card(31)))
+    assert not state["finished"] and state["pending"]["step"] == "trade"
+    cash = list(state["cash"])
+    state = play(state, 0, DONE)
+    assert state["finished"]
+    result = chartered.result(state)
+    assert result["details"][0]["hand_penalty"] == -20
+    assert result["scores"][1] == cash[1] + 2 * 100 + 4 * 100
+    assert result["winners"] == [1]
+
+
+def test_refusals_have_codes():
+    state = table()
+    state["hands"][0] = [plot_card(1)]
+    for action, code in [
+        ({"type": "teleport"}, "bad_action"),
+        ({"type": "layout", "plots": [1, 2]}, "wrong_step"),
+        (build(plot_card(40)), "card_not_in_hand"),
+    ]:
+        with pytest.raises(IllegalAction) as refused:
+            chartered.apply(state, 0, action)
+        assert refused.value.code == code
+    with pytest.raises(IllegalAction) as refused:
+        chartered.apply(state, 1, {"type": "buy", "from": "deck"})
+    assert refused.value.code == "not_your_turn"
