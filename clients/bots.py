@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.client import LobbyClient, RoomClient, ServerError, ws_url
 from engines import ENGINES
-from engines.bots import RandomBot
+from engines.bots import Bot, make_bot
 
 MAX_REJECTS_IN_A_ROW = 20
 RETRYABLE = {"store_unavailable", "owner_unavailable"}
@@ -72,7 +72,7 @@ async def _resilient(client: RoomClient, summary: Summary, step: Callable[[], Aw
             await client.failover()
 
 
-async def play_seat(client: RoomClient, bot: RandomBot, summary: Summary) -> None:
+async def play_seat(client: RoomClient, bot: Bot, summary: Summary) -> None:
     """Play one seat until the game ends, through reconnects and retryable rejects.
 
     An intent that got no answer (the connection dropped) is sent again with
@@ -140,6 +140,7 @@ async def _run_room(
     seed: int,
     summary: Summary,
     check: bool,
+    bot: str,
 ) -> None:
     room = await lobby.room(room_id)
     if None not in room["names"]:
@@ -162,7 +163,10 @@ async def _run_room(
         for each in clients:
             await each.connect()
         await asyncio.gather(
-            *(play_seat(c, RandomBot(seed * 100 + i), summary) for i, c in enumerate(players)),
+            *(
+                play_seat(c, make_bot(bot, room["engine"], c.seat or 0, seed * 100 + i), summary)
+                for i, c in enumerate(players)
+            ),
             *(_resilient(w, summary, functools.partial(w.wait_for, _finished)) for w in watchers),
         )
         results = await asyncio.gather(*(_resilient(c, summary, c.wait_result) for c in clients))
@@ -191,6 +195,7 @@ async def run(
     room_id: str | None = None,
     time_limit: float = 600.0,
     check: bool = False,
+    bot: str = "random",
 ) -> Summary:
     """Create ``rooms`` rooms (or fill ``room_id``) and play them all to the end.
 
@@ -218,7 +223,7 @@ async def run(
             async with asyncio.timeout(time_limit):
                 outcomes = await asyncio.gather(
                     *(
-                        _run_room(lobby, servers, rid, spectators, seed + i, summary, check)
+                        _run_room(lobby, servers, rid, spectators, seed + i, summary, check, bot)
                         for i, rid in enumerate(room_ids)
                     ),
                     return_exceptions=True,

@@ -79,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     bot.add_argument("--option", type=_option, action="append", default=[], metavar="NAME=VALUE")
     bot.add_argument("--seed", type=int, default=0)
     bot.add_argument("--timeout", type=float, default=600.0, help="seconds before giving up")
+    bot.add_argument("--bot", default="random", choices=["random", "greedy"], help="bot kind")
     bot.add_argument(
         "--check",
         action="store_true",
@@ -115,6 +116,7 @@ async def _client_command(args: argparse.Namespace) -> int:
             args.room,
             args.timeout,
             args.check,
+            args.bot,
         )
         print(json.dumps(summary.as_dict()))
         return 0 if summary.ok else 1
