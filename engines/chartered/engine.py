@@ -286,8 +286,21 @@ class Chartered:
         if kind == "trade":
             face = " face down" if action.get("face_down") else ""
             return f"{action['op']} a {action['company']} share{face}"
-        details = {k: v for k, v in action.items() if k != "type"}
-        return f"{kind} {details}" if details else str(kind)
+        simple = {
+            "refresh": "refresh the open market (ƒ50), then buy",
+            "done": "end trading",
+            "pass": "pass",
+            "flag": "buy a flag in {company}",
+            "company": "found {company}",
+            "boost": "give {company} the +ƒ10",
+            "survivor": "{company} survives the tie",
+            "sell": "sell a {company} share",
+        }
+        if kind == "layout":
+            return "free warehouses on plots {} and {}".format(*action["plots"])
+        if kind == "pair":
+            return "merge {} and {} first".format(*action["companies"])
+        return simple.get(str(kind), str(kind)).format(**action)
 
 
 # -- helpers ---------------------------------------------------------------------
