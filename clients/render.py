@@ -130,7 +130,7 @@ def render_chartered(doc: dict[str, Any], seat: int | None) -> RenderableType:
             held,
             str(game["hand_sizes"][i]),
         )
-    lines = [
+    lines: list[RenderableType] = [
         Text(
             f"supply {game['supply']} · deck {game['deck']} · "
             f"market: {', '.join(_chartered_card(c) for c in game['market']) or '—'}"
