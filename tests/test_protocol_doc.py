@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import ModuleType
 
 import msgpack
+import pytest
 
-from engines.sintra import engine as engine_module
+from engines.chartered import engine as chartered_engine
+from engines.sintra import engine as sintra_engine
 from protocol.errors import Code
 from protocol.messages import _PARSERS
 
@@ -47,9 +50,16 @@ def test_every_message_type_is_documented() -> None:
         assert f"| `{kind}` |" in DOC, kind
 
 
-def test_sintra_reject_codes_are_documented() -> None:
-    source = Path(engine_module.__file__).read_text()
+@pytest.mark.parametrize("module", [sintra_engine, chartered_engine], ids=["sintra", "chartered"])
+def test_every_engine_reject_code_is_documented(module: ModuleType) -> None:
+    source = Path(module.__file__ or "").read_text()
     codes = set(re.findall(r'IllegalAction\(\s*"(\w+)"', source))
-    assert len(codes) > 10
+    why = (
+        source.split("def _why_illegal", 1)[-1].split("\ndef ", 1)[0]
+        if "_why_illegal" in source
+        else ""
+    )
+    codes |= set(re.findall(r'return "(\w+)"', why))
+    assert len(codes) >= 5
     for code in codes:
         assert f"`{code}`" in DOC, code
