@@ -57,7 +57,11 @@ async def play(engine_id: str, seed: int, players: int, spectators: int) -> dict
         updated=0,
         names=[None] * players,
     )
-    room = Room(record, engine, MemoryStore(), Settings(), time.time)
+    store = MemoryStore()
+    room = Room(record, engine, store, Settings(), time.time)
+    lease = await store.acquire(record.id, "bench")
+    assert lease is not None
+    await room.promote(lease)
     room.start()
     for _ in range(players):
         await room.reserve(None)

@@ -383,3 +383,14 @@ def test_refusals_have_codes():
     with pytest.raises(IllegalAction) as refused:
         chartered.apply(state, 1, {"type": "buy", "from": "deck"})
     assert refused.value.code == "not_your_turn"
+
+
+def test_a_face_down_purchase_does_not_name_its_company_in_the_public_events():
+    state = table(hidden_shares=True)
+    company(state, "gold", 29, [30, 28], 20)
+    state["hands"][0] = [plot_card(31)]
+    state = play(state, 0, build(plot_card(31)))
+    buy = {"type": "trade", "op": "buy", "company": "gold", "face_down": True}
+    _, events = chartered.apply(state, 0, buy)
+    assert {"type": "trade", "seat": 0, "op": "buy", "company": None} in events
+    assert "gold" not in str([e for e in events if e["type"] == "trade"])

@@ -682,7 +682,9 @@ def _do_trade(state: State, seat: int, action: Action, events: list[Event]) -> N
         _pay(state, seat, -state["companies"][company]["value"])
         held[0 if held[0] else 1] -= 1
     state["pending"]["trades"] += 1
-    events.append({"type": "trade", "seat": seat, "op": action["op"], "company": company})
+    # Events go to every viewer: a face-down purchase does not name its company.
+    shown = None if action["op"] == "buy" and action["face_down"] else company
+    events.append({"type": "trade", "seat": seat, "op": action["op"], "company": shown})
     if state["pending"]["trades"] >= components()["trades_per_window"]:
         state["pending"] = {"step": "end", "seat": seat}
 
