@@ -394,3 +394,12 @@ def test_a_face_down_purchase_does_not_name_its_company_in_the_public_events():
     _, events = chartered.apply(state, 0, buy)
     assert {"type": "trade", "seat": 0, "op": "buy", "company": None} in events
     assert "gold" not in str([e for e in events if e["type"] == "trade"])
+
+
+def test_a_refresh_that_reveals_a_money_event_can_leave_nothing_to_buy_with():
+    state = table(events=True, market_refresh="discard")  # keeps the deck's order
+    state["cash"][0] = 100
+    state["deck"] = [plot_card(5), plot_card(6), plot_card(7), plot_card(8), event_card("E2")]
+    state = play(state, 0, {"type": "refresh"})
+    assert state["cash"][0] == 0, "ƒ50 for the refresh, ƒ50 to the event"
+    assert state["pending"] is None and state["turn"] == 1, "no card bought, the turn ends"

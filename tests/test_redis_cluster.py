@@ -14,10 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
-from clients.bots import RandomBot, Summary, play_seat
+from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient
 from clients.spawn import SpawnedServer
 from conftest import RedisServer
+from engines.bots import RandomBot
 from engines.sintra import ENGINE as sintra
 from protocol.codec import decode, encode
 from server.store.redis import RedisStore

@@ -13,6 +13,7 @@ from websockets.exceptions import ConnectionClosed
 from clients import bots
 from clients.client import LobbyClient, RoomClient
 from conftest import Running
+from engines.bots import RandomBot
 from engines.sintra import ENGINE as sintra
 from protocol.codec import decode, encode
 from protocol.mirror import Mirror
@@ -318,7 +319,7 @@ async def test_intents_after_the_game_are_rejected(server: Running) -> None:
     room_id, tokens = await new_room(server, seed=9, fill=1)
     async with RoomClient(server.ws, room_id, tokens[0]) as me:
         filler = asyncio.create_task(bots.run(server.url, "sintra", 0, 2, room_id=room_id))
-        await bots.play_seat(me, bots.RandomBot(1), bots.Summary("sintra"))
+        await bots.play_seat(me, RandomBot(1), bots.Summary("sintra"))
     assert (await filler).ok
     async with LobbyClient(server.url) as lobby:
         room = await lobby.room(room_id)
@@ -375,9 +376,7 @@ async def test_a_retried_last_move_is_acknowledged_again_after_the_game(server: 
     for client in seats:
         await client.connect()
     summary = bots.Summary("sintra")
-    await asyncio.gather(
-        *(bots.play_seat(c, bots.RandomBot(i), summary) for i, c in enumerate(seats))
-    )
+    await asyncio.gather(*(bots.play_seat(c, RandomBot(i), summary) for i, c in enumerate(seats)))
     final = version(server, room_id)
     (last_mover,) = [c for c in seats if any(a["v"] == final for a in c.acks)]
     (last,) = [a for a in last_mover.acks if a["v"] == final]

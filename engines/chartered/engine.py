@@ -190,7 +190,7 @@ class Chartered:
         if step is None:
             return _turn_actions(state, seat)
         if step == "buy":
-            return _buy_actions(state)
+            return _buy_actions(state) if _can_buy(state, seat) else []
         if step == "company":
             free = [c for c in company_ids() if c not in state["companies"]]
             return [{"type": "company", "company": c} for c in free]
@@ -824,8 +824,9 @@ def _advance(state: State, events: list[Event]) -> None:
     pending = state["pending"]
     if pending is None or pending["step"] == "sell":
         return
-    if pending["step"] == "buy" and not _buy_actions(state):
-        state["pending"] = {"step": "end", "seat": pending["seat"]}  # the refresh drew nothing
+    if pending["step"] == "buy" and not _can_buy(state, pending["seat"]):
+        # The refresh drew nothing, or an event it revealed took the money for the card.
+        state["pending"] = {"step": "end", "seat": pending["seat"]}
     if pending["step"] == "forced":
         seat = pending["seat"]
         if _can_buy(state, seat):
