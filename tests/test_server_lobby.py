@@ -29,9 +29,17 @@ def error_code(response: httpx.Response) -> str:
 
 
 async def test_games_lists_engines_with_their_options(http: httpx.AsyncClient) -> None:
-    (sintra,) = (await http.get("/api/games")).json()
-    assert (sintra["id"], sintra["min_players"], sintra["max_players"]) == ("sintra", 2, 4)
+    games = {g["id"]: g for g in (await http.get("/api/games")).json()}
+    assert set(games) == {"sintra", "chartered"}
+    sintra, chartered = games["sintra"], games["chartered"]
+    assert (sintra["min_players"], sintra["max_players"]) == (2, 4)
     assert sintra["options"]["side"]["choices"] == ["A", "B"]
+    assert (chartered["min_players"], chartered["max_players"]) == (2, 6)
+    assert chartered["options"]["events"] == {
+        "choices": [False, True],
+        "default": False,
+        "description": chartered["options"]["events"]["description"],
+    }
 
 
 async def test_create_reserve_and_show_a_room(http: httpx.AsyncClient) -> None:
