@@ -22,7 +22,9 @@ public information; they are broadcast to every viewer.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from importlib import resources
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
 import msgpack
@@ -109,6 +111,16 @@ def resolve_options(engine: Engine, given: Mapping[str, Any] | None) -> dict[str
             raise OptionError(f"option {name!r} must be one of {list(spec['choices'])}")
         resolved[name] = value
     return resolved
+
+
+def load_components(package: str) -> dict[str, Any]:
+    """An engine's component data: ``data/components.json`` inside its package.
+
+    Read once per process (callers cache it); the engine's functions stay pure.
+    """
+    text = resources.files(package).joinpath("data/components.json").read_text()
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
 def copy_state(state: State) -> State:

@@ -8,12 +8,12 @@ sorted tuple of its neighbours.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Iterable, Mapping
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from engines.base import load_components
 
 Graph = Mapping[int, tuple[int, ...]]
 
@@ -21,10 +21,7 @@ Graph = Mapping[int, tuple[int, ...]]
 @cache
 def components() -> dict[str, Any]:
     """The engine's component data (board parameters, deck, setup table, events, options)."""
-    data: dict[str, Any] = json.loads(
-        resources.files(__package__).joinpath("data/components.json").read_text()
-    )
-    return data
+    return load_components(__package__)
 
 
 def plot_number(block: int, row: int, column: int, columns: int) -> int:

@@ -43,10 +43,8 @@ Choices where the spec is silent or [proposed] (all from rules/sintra.md):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from engines.base import (
@@ -57,6 +55,7 @@ from engines.base import (
     State,
     View,
     copy_state,
+    load_components,
     rank,
     resolve_options,
 )
@@ -74,9 +73,7 @@ def _color_id(token: str) -> int:
 @cache
 def components() -> dict[str, Any]:
     """The engine's component data, with colour tokens turned into ints."""
-    raw: dict[str, Any] = json.loads(
-        resources.files(__package__).joinpath("data/components.json").read_text()
-    )
+    raw = load_components(__package__)
     raw["patterns"] = {
         strip["id"]: [[_color_id(t) for t in side] for side in strip["sides"]]
         for strip in raw["strips"]
