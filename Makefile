@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/engine_throughput.py
 	$(BIN)/python benchmarks/intent_cost.py
 	$(BIN)/python benchmarks/store_latency.py
+	$(BIN)/python benchmarks/bot_winrate.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info
