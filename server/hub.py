@@ -228,8 +228,9 @@ class RedisHub:
                         log.info("room taken over", extra=fields(room=room.id, node=self.node))
                 except StoreUnavailable as exc:
                     log.warning("lease check failed", extra=fields(room=room.id, error=str(exc)))
-                except ValueError:
-                    log.exception("log does not follow", extra=fields(room=room.id))
+                except Exception:
+                    # One room's fault (a log that does not fold) must not stop the keeper.
+                    log.exception("lease check failed", extra=fields(room=room.id))
             await self._sync_inboxes()
 
     async def _sync_inboxes(self) -> None:
@@ -267,8 +268,10 @@ class RedisHub:
                 for entry_id, data in entries:
                     try:
                         room.follow(entry_version(entry_id), msgpack.unpackb(data[b"e"]))
-                    except ValueError:
-                        log.exception("log does not follow", extra=fields(room=room.id))
+                    except Exception:
+                        # That room stops here (it is retried on the next read); the others go on.
+                        log.exception("log entry does not fold", extra=fields(room=room.id))
+                        break
 
     async def _listen(self) -> None:
         node_channel = self.node_channel(self.node)
