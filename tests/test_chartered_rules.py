@@ -403,3 +403,55 @@ def test_a_refresh_that_reveals_a_money_event_can_leave_nothing_to_buy_with():
     state = play(state, 0, {"type": "refresh"})
     assert state["cash"][0] == 0, "ƒ50 for the refresh, ƒ50 to the event"
     assert state["pending"] is None and state["turn"] == 1, "no card bought, the turn ends"
+
+
+# -- the ambiguity register's alternatives (§13) -------------------------------------
+
+
+def test_a3_boosted_payout_pays_the_value_of_the_boosted_company():
+    state = t4_board()
+    state["options"]["merger_payout"] = "boosted"
+    cash = state["cash"][0]
+    state = play(state, 0, build(plot_card(37)), {"type": "boost", "company": "gold"})
+    assert state["cash"][0] == cash + 100, "gold was boosted and survived: its final value"
+    state = t4_board()
+    state["options"]["merger_payout"] = "boosted"
+    state["companies"]["gold"]["value"] = 80
+    state = play(state, 0, build(plot_card(37)), {"type": "boost", "company": "tea"})
+    assert "tea" not in state["companies"]
+    assert state["cash"][0] == cash + 80 + 50, "the boosted company was absorbed: the survivor pays"
+
+
+def test_a5_a_stack_cap_makes_a_full_plot_unplayable():
+    state = table(stack_cap=4)
+    company(state, "gold", 29, [30, 28], 30)
+    state["plots"][30] = ["gold", 4]
+    state["hands"][0] = [plot_card(30)]
+    assert builds(state) == []
+    state["options"]["stack_cap"] = 0
+    assert builds(state) == [build(plot_card(30))]
+
+
+def test_a8_events_dealt_into_the_first_market_are_set_aside_or_resolved():
+    for seed in range(40):
+        state = chartered.setup(2, {"events": True}, seed)
+        assert all(cards()[c]["kind"] != "event" for c in state["market"])
+        resolved = chartered.setup(2, {"events": True, "initial_market_events": "resolve"}, seed)
+        assert all(cards()[c]["kind"] != "event" for c in resolved["market"])
+        assert len(resolved["market"]) == len(state["market"]) == 5
+    differing = [
+        s
+        for s in range(40)
+        if chartered.setup(2, {"events": True, "initial_market_events": "resolve"}, s)["cash"]
+        != [600, 600]
+    ]
+    assert differing, "some seed deals a money event into the first market, and it takes effect"
+
+
+def test_a10_immediate_end_skips_the_last_trading_window():
+    state = table(last_turn="immediate")
+    company(state, "gold", 29, [30, 28], 90)
+    state["supply"] = 1
+    state["hands"][0] = [plot_card(31)]
+    state = play(state, 0, build(plot_card(31)))
+    assert state["finished"], "no trading after the last warehouse"
