@@ -104,6 +104,18 @@ class _Intent:
 Group = int | None
 
 
+def _chain(
+    source: asyncio.Future[tuple[int, str]], target: asyncio.Future[tuple[int, str]]
+) -> None:
+    """Settle ``target`` like ``source``."""
+    if target.done():
+        return
+    if source.exception() is not None:
+        target.set_exception(source.exception())  # type: ignore[arg-type]
+    else:
+        target.set_result(source.result())
+
+
 class Room:
     """A live room; create it with :meth:`start`, stop it with :meth:`close`."""
 
@@ -269,23 +281,44 @@ class Room:
         while True:
             command = await self._queue.get()
             try:
+                if self.lease is None:
+                    raise NotOwner(f"room {self.id} is not owned here")
                 if isinstance(command, _Intent):
                     await self._apply_intent(command.conn, command.intent)
                 else:
                     await self._reserve(command)
+            except NotOwner:
+                self._reroute(command)
             except Exception as exc:
                 if not isinstance(exc, ApiError):
                     log.exception("room command failed", extra=fields(room=self.id))
                 if isinstance(command, _Reserve) and not command.done.done():
                     command.done.set_exception(exc)
 
+    def _reroute(self, command: _Reserve | _Intent) -> None:
+        """The one place a command meets a room this process does not own (any more):
+        it goes to the owner; nothing was written here."""
+        if self.forwarder is None:  # one process owns everything: this is a fault
+            log.error("command for a room not owned here", extra=fields(room=self.id))
+            if isinstance(command, _Reserve):
+                command.done.set_exception(ApiError(503, Code.OWNER_UNAVAILABLE, "not owned"))
+            return
+        if isinstance(command, _Intent):
+            self.forwarder.forward_intent(self, command.conn, command.intent)
+            return
+        forwarded = asyncio.ensure_future(
+            self.forwarder.forward_reserve(self, command.name, command.seat)
+        )
+        forwarded.add_done_callback(lambda f: _chain(f, command.done))
+
     async def _append(self, entry: LogEntry) -> int:
         """Durably log ``entry`` as the next version and return that version.
 
-        A lost lease demotes the room. Only this actor changes an owned room,
-        so the version is still current when the append returns.
+        A lost lease demotes the room (and :meth:`_run` reroutes the command).
+        Only this actor changes an owned room, so the version is still current
+        when the append returns.
         """
-        if self.lease is None:
+        if self.lease is None:  # demoted by the lease keeper during this command's awaits
             raise NotOwner(f"room {self.id} is not owned here")
         version = self.version + 1
         try:
@@ -296,11 +329,6 @@ class Room:
         return version
 
     async def _reserve(self, command: _Reserve) -> None:
-        if self.lease is None and self.forwarder is not None:
-            command.done.set_result(
-                await self.forwarder.forward_reserve(self, command.name, command.seat)
-            )
-            return
         names = self.record.names
         if self.record.status != "waiting":
             raise ApiError(409, "room_full", "every seat of this room is taken")
@@ -349,11 +377,6 @@ class Room:
             version = await self._append(entry)
         except StoreUnavailable as exc:
             return refuse(Code.STORE_UNAVAILABLE, f"the move was not recorded: {exc}")
-        except NotOwner:
-            if self.forwarder is None:
-                raise
-            self.forwarder.forward_intent(self, conn, intent)
-            return None
         conn.send(encode(messages.ack(intent.id, version)))
         result = self._commit(version, entry, state, events)
         await self._after_commit(result)
