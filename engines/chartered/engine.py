@@ -149,7 +149,6 @@ class Chartered:
             "pending": None,
             "draws": [],
             "passes": 0,
-            "last_build": False,
             "finished": False,
             "final": None,
         }
@@ -549,8 +548,6 @@ def _place(state: State, plot: int, company: str) -> None:
     else:
         state["plots"][plot] = [company, 1]
     state["supply"] -= 1
-    if state["supply"] == 0:
-        state["last_build"] = True
 
 
 def _add_value(state: State, company: str, amount: int) -> None:
@@ -572,7 +569,6 @@ def _do_layout(state: State, seat: int, action: Action, events: list[Event]) -> 
     for plot in action["plots"]:
         state["plots"][plot] = [company, 1]
         state["supply"] -= 1
-    state["last_build"] = state["supply"] == 0
     state["companies"][company] = {"value": components()["stock"]["found"], "hq": hq}
     if _bank_shares(state, company):
         state["shares"][seat][company][0] += 1
@@ -668,7 +664,7 @@ def _build_done(
         "trades": 0,
         "flag": company if flag_ok else None,
     }
-    if state["last_build"] and state["options"]["last_turn"] == "immediate":
+    if state["supply"] == 0 and state["options"]["last_turn"] == "immediate":
         state["pending"] = {"step": "end", "seat": seat}
 
 
@@ -784,12 +780,12 @@ def _resolve_event(state: State, trigger: int, card: int, events: list[Event]) -
             _add_value(state, company, amount)
     else:
         order = [(trigger + i) % state["players"] for i in range(state["players"])]
-        state["pending_before_sell"] = state["pending"]
         state["pending"] = {
             "step": "sell",
             "order": order,
             "count": event["count"],
             "per": event["count"],
+            "resume": state["pending"],  # the step the event interrupted
         }
         _next_event_seller(state)
 
@@ -812,7 +808,7 @@ def _next_event_seller(state: State) -> None:
             cell[0 if cell[0] else 1] -= 1
             _pay(state, seat, -state["companies"][company]["value"])
         pending["order"].pop(0)
-    state["pending"] = state.pop("pending_before_sell")
+    state["pending"] = pending["resume"]
 
 
 # -- end of turn and game (§12) ----------------------------------------------------
@@ -842,7 +838,7 @@ def _advance(state: State, events: list[Event]) -> None:
     if not state["pending"].get("passed"):
         state["passes"] = 0
     state["pending"] = None
-    if state["last_build"] or state["passes"] >= state["players"]:
+    if state["supply"] == 0 or state["passes"] >= state["players"]:  # §12.1, §12.2
         _final_scoring(state)
         events.append({"type": "game_end", "scores": [f["total"] for f in state["final"]]})
         return
