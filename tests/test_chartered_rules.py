@@ -89,12 +89,16 @@ def test_t1_plots_in_the_buffer_zone_cannot_found():
 
 
 def test_no_founding_when_all_nine_companies_are_on_the_board():
+    """Plot 77 is far from every company (it could found with eight of them on the
+    board), but no company is left to found."""
     state = table(players=4)
-    hqs = [1, 4, 7, 33, 36, 39, 65, 68, 71]
-    for name, hq in zip(company_ids(), hqs, strict=True):
+    hqs = [1, 4, 7, 17, 20, 23, 33, 36, 40]
+    for name, hq in zip(company_ids()[:8], hqs, strict=False):
         company(state, name, hq, [], 30)
-    state["hands"][0] = [plot_card(20)]
-    assert plot_card(20) not in [a["card"] for a in builds(state)]
+    state["hands"][0] = [plot_card(77)]
+    assert builds(state) == [build(plot_card(77))], "foundable while a company is free"
+    company(state, company_ids()[8], hqs[8], [], 30)
+    assert builds(state) == []
 
 
 # -- expansion, stacking, levels (§9.2–§9.3), T3 -------------------------------------
@@ -455,3 +459,31 @@ def test_a10_immediate_end_skips_the_last_trading_window():
     state["hands"][0] = [plot_card(31)]
     state = play(state, 0, build(plot_card(31)))
     assert state["finished"], "no trading after the last warehouse"
+
+
+def test_a2_a_refresh_can_discard_the_old_market_instead_of_shuffling_it_in():
+    for mode, to_discard in (("shuffle", 0), ("discard", 5)):
+        state = table(market_refresh=mode)
+        old, deck = list(state["market"]), len(state["deck"])
+        state = play(state, 0, {"type": "refresh"})
+        assert len(state["discard"]) == to_discard
+        assert (set(old) <= set(state["discard"])) == (mode == "discard")
+        assert len(state["deck"]) == deck - 5 + (5 if mode == "shuffle" else 0)
+
+
+def test_a4_no_flag_after_a_level_build_when_the_option_is_off():
+    for allowed in (True, False):
+        state = table(level_flag=allowed)
+        company(state, "gold", 29, [30, 28], 30)
+        state["hands"][0] = [level_card(2)]
+        state = play(state, 0, build(level_card(2), 28))
+        offered = {"type": "flag", "company": "gold"} in chartered.legal_actions(state, 0)
+        assert offered == allowed
+
+
+def test_a9_three_stocks_events_can_move_50():
+    state = table(events=True, three_stocks_amount=50)
+    company(state, "gold", 29, [30, 28], 100)
+    state["deck"] = [plot_card(5), event_card("E10")]
+    state = play(state, 0, {"type": "buy", "from": "deck"})
+    assert state["companies"]["gold"]["value"] == 50

@@ -153,8 +153,7 @@ def test_breaking_everything_is_refused_while_a_reachable_strip_fits():
 
 def test_a_strip_that_cannot_take_the_colour_is_refused():
     state = pilars_board()
-    state["boards"][0]["strips"][5] = strip(6, 0)  # D R D O D: no... one orange
-    state["boards"][0]["strips"][6] = strip(2, 1)  # R O R Y R
+    state["boards"][0]["strips"][6] = strip(2, 1)  # R O R Y R: its one orange space is full
     state["boards"][0]["strips"][6]["pieces"][1] = ORANGE
     assert refused(state, take(None, ORANGE, 6)) == "strip_cannot_take"
 
