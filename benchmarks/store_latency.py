@@ -17,9 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import shutil
-import subprocess
-import tempfile
 import time
 from typing import Any
 
@@ -27,7 +24,7 @@ import redis.asyncio as aioredis
 from common import machine, percentile
 
 from clients.client import LobbyClient, RoomClient
-from clients.spawn import SpawnedServer, free_port
+from clients.spawn import SpawnedRedis, SpawnedServer
 
 PREFIX = "bench"
 
@@ -105,24 +102,6 @@ async def measure(label: str, rooms: int, **settings: Any) -> dict[str, Any]:
         await server.stop()
 
 
-def throwaway_redis(workdir: str) -> tuple[subprocess.Popen[str], str]:
-    """A durable redis-server (AOF, fsync always) on a free port, ready to use."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            *("redis-server", "--port", str(port), "--dir", workdir, "--save", ""),
-            *("--logfile", "", "--appendonly", "yes", "--appendfsync", "always"),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    for line in process.stdout:
-        if "Ready to accept connections" in line:
-            break
-    return process, f"redis://127.0.0.1:{port}/0"
-
-
 async def main(rooms: int, redis_url: str) -> None:
     print(machine())
     print(await measure("memory", rooms))
@@ -134,14 +113,13 @@ if __name__ == "__main__":
     parser.add_argument("--rooms", type=int, default=20)
     parser.add_argument("--redis-url", default=None, help="default: a throwaway redis-server")
     args = parser.parse_args()
-    workdir = tempfile.mkdtemp(prefix="tablewire-bench-")
-    process = None
-    if args.redis_url is None:
-        process, args.redis_url = throwaway_redis(workdir)
+    redis = None
+    if args.redis_url is None:  # durable, as in production: AOF with fsync on every write
+        redis = SpawnedRedis("--appendonly", "yes", "--appendfsync", "always", "--save", "")
+        redis.start()
+        args.redis_url = redis.url
     try:
         asyncio.run(main(args.rooms, args.redis_url))
     finally:
-        if process is not None:
-            process.terminate()
-            process.wait()
-        shutil.rmtree(workdir, ignore_errors=True)
+        if redis is not None:
+            redis.cleanup()

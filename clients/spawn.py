@@ -1,4 +1,5 @@
-"""Start and stop ``tablewire serve`` processes (benchmarks, tests, load tests).
+"""Start and stop ``tablewire serve`` and throwaway ``redis-server`` processes
+(benchmarks, tests, load tests).
 
 The server's stderr is read continuously (a full pipe would stall it) and
 kept in :attr:`SpawnedServer.log`; :meth:`SpawnedServer.start` returns once
@@ -9,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import socket
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Self
 
@@ -78,3 +82,42 @@ class SpawnedServer:
             await self.process.wait()
         if self._drain is not None:
             await self._drain
+
+
+class SpawnedRedis:
+    """A ``redis-server`` of its own on a free port, in a temporary directory.
+
+    ``extra`` are redis-server arguments (``--appendonly yes`` …). :meth:`start`
+    blocks until the server says it is ready; it can be stopped and started
+    again on the same port and directory (its AOF, if any, is kept).
+    """
+
+    def __init__(self, *extra: str) -> None:
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(prefix="tablewire-redis-")
+        self.command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        self.command += ["--dir", self.dir, "--logfile", "", *extra]
+        self.process: subprocess.Popen[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(self.command, stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        for line in self.process.stdout:  # until the server says it is ready
+            if "Ready to accept connections" in line:
+                return
+        raise RuntimeError(f"redis-server did not start: {self.command}")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait()
+            self.process = None
+
+    def cleanup(self) -> None:
+        """Stop it and remove its directory."""
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)

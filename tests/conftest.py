@@ -7,8 +7,6 @@ import asyncio
 import os
 import shutil
 import socket
-import subprocess
-import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, replace
@@ -17,7 +15,7 @@ import hypothesis  # noqa: F401  (see below)
 import pytest
 import uvicorn
 
-from clients.spawn import free_port
+from clients.spawn import SpawnedRedis
 from server.app import create_app
 from server.lobby import Lobby
 from server.settings import Settings
@@ -46,46 +44,14 @@ def listening_socket() -> socket.socket:
     return sock
 
 
-class RedisServer:
-    """A redis-server of the tests' own, on a free port, in a temporary directory."""
-
-    def __init__(self, *extra: str) -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            message = (
-                "redis-server is missing (apt-get install redis-server): Redis tests cannot run"
-            )
-            if os.environ.get("CI"):
-                pytest.fail(message)
-            pytest.skip(message)
-        self.port = free_port()
-        self.dir = tempfile.mkdtemp(prefix="tablewire-redis-")
-        self.command = [binary, "--port", str(self.port), "--bind", "127.0.0.1"]
-        self.command += ["--dir", self.dir, "--logfile", "", *extra]
-        self.process: subprocess.Popen[str] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(self.command, stdout=subprocess.PIPE, text=True)
-        assert self.process.stdout is not None
-        for line in self.process.stdout:  # blocks until the server says it is ready
-            if "Ready to accept connections" in line:
-                break
-        else:
-            raise RuntimeError(f"redis-server did not start: {self.command}")
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait()
-            self.process = None
-
-    def cleanup(self) -> None:
-        self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
+def redis_server(*extra: str) -> SpawnedRedis:
+    """A throwaway redis-server; without the binary: skipped locally, failed in CI."""
+    if shutil.which("redis-server") is None:
+        message = "redis-server is missing (apt-get install redis-server): Redis tests cannot run"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return SpawnedRedis(*extra)
 
 
 @pytest.fixture(scope="session")
@@ -94,7 +60,7 @@ def redis_url() -> Iterator[str]:
     if url := os.environ.get("TABLEWIRE_TEST_REDIS_URL"):
         yield url
         return
-    server = RedisServer("--save", "", "--appendonly", "no")
+    server = redis_server("--save", "", "--appendonly", "no")
     server.start()
     yield server.url
     server.cleanup()

@@ -17,7 +17,7 @@ import pytest
 from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient
 from clients.spawn import SpawnedServer
-from conftest import RedisServer
+from conftest import redis_server
 from engines.bots import RandomBot
 from engines.sintra import ENGINE as sintra
 from protocol.codec import decode, encode
@@ -196,7 +196,7 @@ async def test_rooms_resume_after_every_process_restarts(
 
 
 async def test_a_redis_outage_rejects_moves_loses_nothing_and_play_goes_on(prefix: str) -> None:
-    redis = RedisServer("--appendonly", "yes", "--appendfsync", "always", "--save", "")
+    redis = redis_server("--appendonly", "yes", "--appendfsync", "always", "--save", "")
     redis.start()
     servers = [node_process(n, redis.url, prefix) for n in ("a", "b")]
     try:
