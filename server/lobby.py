@@ -106,9 +106,7 @@ class Lobby:
             return None
         room = self._new_room(record)
         await room.restore()
-        self.rooms[room_id] = room  # before the claim: the hub serves only rooms it knows
-        await self.claim(room)
-        room.start()
+        await self._activate(room)
         log.info("room loaded", extra=fields(room=room_id, version=room.version, owner=room.lease))
         return room
 
@@ -120,6 +118,13 @@ class Lobby:
             if self.forwarder is not None:
                 await self.forwarder.owned(room)
         return lease is not None
+
+    async def _activate(self, room: Room) -> None:
+        """Register, try to own, start. Registered first: the hub serves forwarded
+        requests only for rooms it knows, and a claim subscribes the room's inbox."""
+        self.rooms[room.id] = room
+        await self.claim(room)
+        room.start()
 
     def _new_room(self, record: RoomRecord) -> Room:
         engine = ENGINES[record.engine]
@@ -162,10 +167,7 @@ class Lobby:
             names=[None] * seats,
         )
         await self.store.save_room(record)
-        room = self._new_room(record)
-        self.rooms[record.id] = room  # before the claim: the hub serves only rooms it knows
-        await self.claim(room)
-        room.start()
+        await self._activate(self._new_room(record))
         log.info("room created", extra=fields(room=record.id, engine=engine.id, seats=seats))
         return self._show(record)
 
