@@ -29,7 +29,7 @@ from typing import Any, Self
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from protocol import PROTOCOL_VERSION
 from protocol.codec import decode, encode
@@ -226,7 +226,9 @@ class RoomClient:
                 self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]
                 try:
                     return await self.connect()
-                except (OSError, ConnectionClosed, ServerError):
+                except (OSError, TimeoutError, WebSocketException, ServerError):
+                    # Refused, cut during the handshake (a server stopping or starting),
+                    # or refused by the server: try the next one.
                     await asyncio.sleep(min(0.1 * attempt, 1.0))
         raise AssertionError("unreachable")
 
