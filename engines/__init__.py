@@ -6,8 +6,9 @@ engine id (the value of ``engine`` in the lobby API) to its engine object.
 
 from engines.base import Engine
 from engines.chartered import ENGINE as CHARTERED
+from engines.crystal_palace import ENGINE as CRYSTAL_PALACE
 from engines.sintra import ENGINE as SINTRA
 
-ENGINES: dict[str, Engine] = {engine.id: engine for engine in (SINTRA, CHARTERED)}
+ENGINES: dict[str, Engine] = {engine.id: engine for engine in (SINTRA, CHARTERED, CRYSTAL_PALACE)}
 
 __all__ = ["ENGINES", "Engine"]

@@ -8,10 +8,12 @@ reads the state. The runners in ``clients/`` connect bots to real rooms;
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from engines.base import Action
 from engines.chartered.bot import GreedyBot as CharteredGreedy
+from engines.crystal_palace.bot import GreedyBot as CrystalPalaceGreedy
 
 
 class Bot(Protocol):
@@ -28,7 +30,10 @@ class RandomBot:
         return self._random.choice(actions)
 
 
-GREEDY = {"chartered": CharteredGreedy}
+GREEDY: dict[str, Callable[[int, int], Bot]] = {
+    "chartered": CharteredGreedy,
+    "crystal-palace": CrystalPalaceGreedy,
+}
 """Engines with a greedy bot, by engine id."""
 
 KINDS = ("random", "greedy")

@@ -96,7 +96,34 @@ def _scramble_chartered(state: State, viewer: int | None, rnd: random.Random) ->
     return scrambled
 
 
+def _scramble_crystal_palace(state: State, viewer: int | None, rnd: random.Random) -> State:
+    """Hidden: other seats' secret dice values (until the reveal), other seats' loan
+    values and the loan stack, the order of every face-down stack, and the face-up
+    card stacks below their top card."""
+    scrambled = msgpack.unpackb(packed(state))
+    others = [s for s in range(scrambled["players"]) if s != viewer]
+    low, high = 1, 6
+    for seat in others:
+        secret = scrambled["seats"][seat]["secret"]
+        scrambled["seats"][seat]["secret"] = [rnd.randint(low, high) for _ in secret]
+    pool = scrambled["loans"] + [v for s in others for v in scrambled["seats"][s]["loans"]]
+    rnd.shuffle(pool)
+    for seat in others:
+        size = len(scrambled["seats"][seat]["loans"])
+        scrambled["seats"][seat]["loans"], pool = pool[:size], pool[size:]
+    scrambled["loans"] = pool
+    for stack in (scrambled["green"], *scrambled["violet"].values(), *scrambled["share_piles"]):
+        rnd.shuffle(stack)
+    for display in (scrambled["patents"], scrambled["characters"]):
+        below = display["stack"][:-1]
+        rnd.shuffle(below)
+        display["stack"][:-1] = below
+    scrambled["rng"] = rnd.getrandbits(64)
+    return scrambled
+
+
 HIDDEN: dict[str, Callable[[State, int | None, random.Random], State]] = {
     "sintra": _scramble_sintra,
     "chartered": _scramble_chartered,
+    "crystal-palace": _scramble_crystal_palace,
 }

@@ -10,6 +10,7 @@ import msgpack
 import pytest
 
 from engines.chartered import engine as chartered_engine
+from engines.crystal_palace import engine as crystal_palace_engine
 from engines.sintra import engine as sintra_engine
 from protocol.errors import Code
 from protocol.messages import _PARSERS
@@ -50,7 +51,11 @@ def test_every_message_type_is_documented() -> None:
         assert f"| `{kind}` |" in DOC, kind
 
 
-@pytest.mark.parametrize("module", [sintra_engine, chartered_engine], ids=["sintra", "chartered"])
+@pytest.mark.parametrize(
+    "module",
+    [sintra_engine, chartered_engine, crystal_palace_engine],
+    ids=["sintra", "chartered", "crystal-palace"],
+)
 def test_every_engine_reject_code_is_documented(module: ModuleType) -> None:
     source = Path(module.__file__ or "").read_text()
     codes = set(re.findall(r'IllegalAction\(\s*"(\w+)"', source))

@@ -30,7 +30,7 @@ def error_code(response: httpx.Response) -> str:
 
 async def test_games_lists_engines_with_their_options(http: httpx.AsyncClient) -> None:
     games = {g["id"]: g for g in (await http.get("/api/games")).json()}
-    assert set(games) == {"sintra", "chartered"}
+    assert set(games) == {"sintra", "chartered", "crystal-palace"}
     sintra, chartered = games["sintra"], games["chartered"]
     assert (sintra["min_players"], sintra["max_players"]) == (2, 4)
     assert sintra["options"]["side"]["choices"] == ["A", "B"]
@@ -40,6 +40,9 @@ async def test_games_lists_engines_with_their_options(http: httpx.AsyncClient) -
         "default": False,
         "description": chartered["options"]["events"]["description"],
     }
+    palace = games["crystal-palace"]
+    assert (palace["min_players"], palace["max_players"]) == (2, 5)
+    assert palace["options"]["publisher"]["default"] == "random"
 
 
 async def test_create_reserve_and_show_a_room(http: httpx.AsyncClient) -> None:

@@ -1,0 +1,631 @@
+"""Crystal Palace's rules through the engine (rules/crystal_palace.md): the seed's
+worked examples, then each phase and each location."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engines.base import IllegalAction, State
+from engines.crystal_palace import ENGINE as cp
+from engines.crystal_palace.engine import components, layout
+
+Act = dict[str, Any]
+
+
+def game(players: int = 2, **options: Any) -> State:
+    """A new game with a fixed publisher (1B, Punch: +2 buzz and +1 newspaper)."""
+    return cp.setup(players, {"publisher": "1B", **options}, seed=7)
+
+
+def play(state: State, seat: int, *actions: Act) -> State:
+    for action in actions:
+        state, _ = cp.apply(state, seat, action)
+    return state
+
+
+def commit(state: State, dice: list[list[int]]) -> tuple[State, list[dict[str, Any]]]:
+    """Phase 1: every seat sets the given values; returns the state after the reveal."""
+    events: list[dict[str, Any]] = []
+    for seat, values in enumerate(dice):
+        state["seats"][seat]["dice"] = len(values)
+    for seat, values in enumerate(dice):
+        for value in values:
+            state, more = cp.apply(state, seat, {"type": "die", "value": value})
+            events += more
+    return state, events
+
+
+def resolve(
+    state: State, placed: dict[str, list[tuple[int, int, int]]], last: tuple[int, str, int, int]
+) -> State:
+    """Jump to the last placement of phase 2: ``placed`` maps a location to (space, seat,
+    value) dice already there; ``last`` = (seat, location, space, value) is placed now
+    (no assistant action), which starts phase 3."""
+    for location, dice in placed.items():
+        for space, seat, value in dice:
+            state["board"][location]["placed"][space] = [seat, value]
+    seat, location, space, value = last
+    for player in state["seats"]:
+        player["unplaced"], player["passed"] = [], True
+    state["seats"][seat].update(unplaced=[value], passed=False)
+    state["phase"], state["step"], state["turn"] = 2, {"kind": "place"}, seat
+    state = play(
+        state, seat, {"type": "place", "location": location, "space": space, "value": value}
+    )
+    if state["step"]["kind"] == "assistant":
+        state = play(state, seat, {"type": "skip"})
+    return state
+
+
+def kinds(state: State, seat: int) -> set[str]:
+    return {a["type"] for a in cp.legal_actions(state, seat)}
+
+
+def pay_nothing(state: State) -> State:
+    for player in state["seats"]:
+        player["characters"] = []
+    return state
+
+
+# -- the seed's worked examples ------------------------------------------------------------
+
+
+def test_first_player_tie_14_14_goes_to_the_second_highest_die() -> None:
+    """Seed: red and blue both total 14 with a 6; blue's second die (5) is higher."""
+    state, events = commit(game(2), [[6, 4, 2, 2], [6, 5, 2, 1]])
+    assert state["order"] == [1, 0]
+    reveal = next(e for e in events if e["type"] == "reveal")
+    assert reveal["first"] == 1 and reveal["dice"] == [[6, 4, 2, 2], [6, 5, 2, 1]]
+    assert [p["money"] for p in state["seats"]] == [40 - 14, 40 - 14]
+
+
+def test_the_lowest_total_gets_a_newspaper_and_ties_share() -> None:
+    state, _ = commit(game(3), [[3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 2, 3]])
+    assert [p["newspapers"] for p in state["seats"]] == [0, 1, 1]
+
+
+def test_all_totals_equal_everyone_but_the_first_player_gets_a_newspaper() -> None:
+    state, _ = commit(game(3), [[4, 3, 2, 1], [4, 3, 2, 1], [4, 4, 1, 1]])
+    assert state["order"][0] == 2  # same totals: the highest single die wins
+    assert [p["newspapers"] for p in state["seats"]] == [1, 1, 0]
+
+
+def test_all_dice_equal_in_a_later_round_the_earlier_player_starts() -> None:
+    state = game(3)
+    state["round"], state["order"] = 1, [2, 0, 1]
+    state, _ = commit(state, [[3, 3, 3, 3], [3, 3, 3, 3], [3, 3, 3, 3]])
+    assert state["order"] == [2, 0, 1]
+
+
+def test_westminster_example_plus_one_pound_then_the_two_pound_step_bonus() -> None:
+    """Seed: blue and yellow both have a 6 at Westminster; blue's die is further left,
+    takes the leftmost action space (+£1), moves one step and gains the £2 bonus;
+    then yellow takes the next action space."""
+    state = pay_nothing(game(3))
+    blue, yellow = 0, 2
+    money = [p["money"] for p in state["seats"]]
+    later = {"port": [(3, blue, 1)]}  # keeps phase 3 going after Westminster
+    state = resolve(state, {"westminster": [(2, yellow, 6)], **later}, (blue, "westminster", 1, 6))
+    assert cp.to_act(state) == {blue}
+    state = play(state, blue, {"type": "act"})
+    assert state["seats"][blue]["money"] == money[blue] + 1 + 2
+    assert state["seats"][blue]["westminster"] == 1
+    assert state["board"]["westminster"]["acted"][0] == [blue, 6]
+    assert cp.to_act(state) == {yellow}
+    state = play(state, yellow, {"type": "act"})
+    assert state["seats"][yellow]["money"] == money[yellow] + 2  # the plain space: no +£1
+    assert state["board"]["westminster"]["acted"][1] == [yellow, 6]
+
+
+def placement_turn(players: int, seat: int, values: list[int]) -> State:
+    state = game(players)
+    state["phase"], state["step"], state["turn"] = 2, {"kind": "place"}, seat
+    for player in state["seats"]:
+        player["unplaced"] = [1]
+    state["seats"][seat]["unplaced"] = values
+    return state
+
+
+def test_die_placement_example_assistant_symbol_and_the_two_pound_fee() -> None:
+    """Seed: red's 5 on a space showing 3 with an assistant symbol may take an
+    assistant action; blue's 1 must go on the space with the £2 fee and pays it."""
+    spaces = layout("westminster", 4)["placement"]
+    assert spaces[2] == {"min": 3, "assistant": True, "fee": 0}
+    assert spaces[4] == {"min": 1, "assistant": False, "fee": 2}
+    red, blue = 0, 1
+    state = placement_turn(4, red, [5])
+    state = play(state, red, {"type": "place", "location": "westminster", "space": 2, "value": 5})
+    assert state["step"] == {"kind": "assistant", "seat": red}
+    assert {"type": "market"} in cp.legal_actions(state, red)
+    state = play(state, red, {"type": "skip"})
+    assert state["turn"] == blue
+    money = state["seats"][blue]["money"]
+    with pytest.raises(IllegalAction):  # a 1 fits only on a space with minimum 1
+        cp.apply(state, blue, {"type": "place", "location": "westminster", "space": 3, "value": 1})
+    state = play(state, blue, {"type": "place", "location": "westminster", "space": 4, "value": 1})
+    assert state["seats"][blue]["money"] == money - 2
+
+
+# -- phase 1 -------------------------------------------------------------------------------
+
+
+def test_dice_are_set_simultaneously_and_nothing_shows_before_the_reveal() -> None:
+    state = game(3)
+    assert cp.to_act(state) == {0, 1, 2}
+    before = [cp.view(state, v) for v in (None, 1, 2)]
+    events = []
+    for value in (6, 6, 5, 1):
+        state, more = cp.apply(state, 0, {"type": "die", "value": value})
+        events += more
+    assert cp.to_act(state) == {1, 2}
+    assert cp.view(state, 0)["seats"][0]["secret"] == [6, 6, 5, 1]
+    for viewer, old in zip((None, 1, 2), before, strict=True):
+        seats = cp.view(state, viewer)["seats"]
+        assert "secret" not in seats[0] and seats[0]["ready"] is True
+        assert {k: v for k, v in seats[0].items() if k != "ready"} == {
+            k: v for k, v in old["seats"][0].items() if k != "ready"
+        }
+    assert events == [{"type": "ready", "seat": 0}]
+    with pytest.raises(IllegalAction) as refused:  # a ready seat cannot change its dice
+        cp.apply(state, 0, {"type": "die", "value": 1})
+    assert refused.value.code == "not_your_turn"
+
+
+def test_dice_must_be_paid_with_forced_loans() -> None:
+    state = game(2)
+    state["seats"][0]["money"] = 5
+    state, events = commit(state, [[6, 6, 6, 6], [1, 1, 1, 1]])
+    assert len(state["seats"][0]["loans"]) == 2  # 5 + 20 - 24 = 1
+    assert state["seats"][0]["money"] == 1
+    assert [e for e in events if e["type"] == "loan"] == [
+        {"type": "loan", "seat": 0, "forced": True}
+    ] * 2
+
+
+def test_four_newspapers_buy_a_die_that_is_set_this_round_before_the_reveal() -> None:
+    state = game(2)
+    state["seats"][0]["newspapers"] = 5
+    state = play(state, 0, {"type": "die", "value": 3}, {"type": "exchange", "for": "die"})
+    assert state["seats"][0]["dice"] == 5 and state["seats"][0]["newspapers"] == 1
+    state = play(state, 0, *[{"type": "die", "value": 2}] * 3)
+    assert cp.to_act(state) == {0, 1}  # five values to set now
+    state = play(state, 0, {"type": "die", "value": 1})
+    state = play(state, 1, *[{"type": "die", "value": 2}] * 4)
+    assert state["seats"][0]["rolled"] == [3, 2, 2, 2, 1]
+
+
+def test_a_die_bought_after_the_reveal_is_used_from_the_next_round() -> None:
+    state, _ = commit(game(2), [[3, 3, 3, 3], [2, 2, 2, 2]])
+    seat = state["turn"]
+    state["seats"][seat]["newspapers"] = 4
+    state = play(state, seat, {"type": "exchange", "for": "die"})
+    assert state["seats"][seat]["dice"] == 5 and len(state["seats"][seat]["unplaced"]) == 4
+
+
+def test_lord_rosse_makes_the_dice_cheaper_but_never_below_one_per_die() -> None:
+    state = game(2)
+    state["seats"][0]["characters"] = ["C29"]
+    state, _ = commit(state, [[6, 4, 1, 1], [1, 1, 1, 1]])
+    assert state["seats"][0]["money"] == 40 - (12 - 2)
+    state = game(2)
+    state["seats"][0]["characters"] = ["C29"]
+    state, _ = commit(state, [[1, 1, 1, 1], [2, 2, 2, 2]])
+    assert state["seats"][0]["money"] == 40 - 4
+
+
+# -- newspapers and loans ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("what", "cost", "field", "gain"),
+    [("income", 3, "income", 1), ("gear", 2, "gears", 1), ("money", 1, "money", 1)],
+)
+def test_newspaper_exchange_rates(what: str, cost: int, field: str, gain: int) -> None:
+    state = game(2)
+    state["seats"][0]["newspapers"] = 7
+    before = state["seats"][0][field]
+    state = play(state, 0, {"type": "exchange", "for": what})
+    assert state["seats"][0]["newspapers"] == 7 - cost
+    assert state["seats"][0][field] == before + gain
+
+
+def test_newspapers_never_exceed_seven_and_cannot_be_overspent() -> None:
+    state = game(2)
+    state["seats"][0]["newspapers"] = 7
+    state, _ = commit(state, [[1, 1, 1, 1], [2, 2, 2, 2]])  # lowest total: +1, lost
+    assert state["seats"][0]["newspapers"] == 7
+    state = game(2)
+    with pytest.raises(IllegalAction) as refused:
+        cp.apply(state, 0, {"type": "exchange", "for": "gear"})
+    assert refused.value.code == "not_enough_newspapers"
+
+
+def test_a_voluntary_loan_is_ten_pounds_and_its_value_is_seen_only_by_its_owner() -> None:
+    state = play(game(3), 1, {"type": "loan"})
+    assert state["seats"][1]["money"] == 50
+    value = state["seats"][1]["loans"][0]
+    assert -10 <= value <= -7
+    assert cp.view(state, 1)["seats"][1]["loan_values"] == [value]
+    for viewer in (None, 0, 2):
+        seat = cp.view(state, viewer)["seats"][1]
+        assert seat["loans"] == 1 and "loan_values" not in seat
+
+
+def test_after_the_last_tile_loans_are_forced_at_the_empty_stack_value() -> None:
+    state = game(2)
+    state["loans"] = []
+    assert {"type": "loan"} not in cp.legal_actions(state, 0)
+    with pytest.raises(IllegalAction) as refused:
+        cp.apply(state, 0, {"type": "loan"})
+    assert refused.value.code == "no_loans_left"
+    state["seats"][0]["money"] = 0
+    state, _ = commit(state, [[2, 1, 1, 1], [1, 1, 1, 1]])
+    assert state["seats"][0]["loans"] == [components()["loans"]["when_stack_empty"]]
+
+
+# -- phase 2 -------------------------------------------------------------------------------
+
+
+def test_one_die_per_space_and_the_minimum_value_holds() -> None:
+    state = placement_turn(2, 0, [4, 2])
+    with pytest.raises(IllegalAction):
+        cp.apply(state, 0, {"type": "place", "location": "bank", "space": 0, "value": 4})  # min 5
+    state = play(state, 0, {"type": "place", "location": "bank", "space": 1, "value": 4})
+    state = play(state, 1, {"type": "place", "location": "bank", "space": 2, "value": 1})
+    assert state["turn"] == 0
+    with pytest.raises(IllegalAction):
+        cp.apply(state, 0, {"type": "place", "location": "bank", "space": 1, "value": 2})
+
+
+def test_placement_goes_round_skipping_players_without_dice_and_passing_ends_it() -> None:
+    state = placement_turn(3, 0, [3, 3, 3])
+    state = play(state, 0, {"type": "place", "location": "port", "space": 1, "value": 3})
+    state = play(state, 1, {"type": "place", "location": "port", "space": 3, "value": 1})
+    state = play(state, 2, {"type": "pass"})
+    assert state["turn"] == 0  # seat 1 has no dice left, seat 2 passed
+    state = play(state, 0, {"type": "place", "location": "port", "space": 2, "value": 3})
+    assert state["turn"] == 0
+    state = play(state, 0, {"type": "pass"})
+    assert state["phase"] == 3 or state["step"]["kind"] != "place"
+    assert state["seats"][0]["unplaced"] == [3]  # not refunded
+
+
+def test_assistant_goal_track_needs_the_next_level_requirement() -> None:
+    """Seed: a nation whose next level needs at least two character cards (France L2)."""
+    state = placement_turn(2, 0, [5])
+    state["seats"][0].update(nation="france", goal=1, characters=["C02"])
+    state = play(state, 0, {"type": "place", "location": "bank", "space": 0, "value": 5})
+    assert {"type": "goal"} not in cp.legal_actions(state, 0)
+    with pytest.raises(IllegalAction) as refused:
+        cp.apply(state, 0, {"type": "goal"})
+    assert refused.value.code == "goal_not_met"
+    state["seats"][0]["characters"] = ["C02", "C10"]
+    state = play(state, 0, {"type": "goal"})
+    assert state["seats"][0]["goal"] == 2
+
+
+def test_black_market_new_assistant_lowest_space_then_move_to_the_next_free_one() -> None:
+    """Seed: a new assistant pays the cost of the lowest free space (£1); one already
+    there moves to the next free space above and pays that space's cost (£3)."""
+    state = placement_turn(2, 0, [5, 5])
+    state["market"][:4] = [1, 1, 1, 1]  # spaces 1-4 taken by seat 1
+    state["market"][0] = None
+    money = state["seats"][0]["money"]
+    state = play(
+        state, 0, {"type": "place", "location": "bank", "space": 0, "value": 5}, {"type": "market"}
+    )
+    assert state["market"][0] == 0 and state["seats"][0]["money"] == money - 1
+    assert state["seats"][0]["assistants"] == 4
+    state = play(state, 1, {"type": "pass"})
+    state = play(state, 0, {"type": "place", "location": "port", "space": 0, "value": 5})
+    state = play(state, 0, {"type": "market", "from": 0})
+    assert state["market"][:5] == [None, 1, 1, 1, 0]
+    assert state["seats"][0]["money"] == money - 1 - 3
+
+
+def test_entering_a_gear_space_takes_its_gear() -> None:
+    state = placement_turn(2, 0, [5])
+    state["market"][:3] = [1, 1, 1]
+    gears = state["seats"][0]["gears"]
+    state = play(
+        state, 0, {"type": "place", "location": "bank", "space": 0, "value": 5}, {"type": "market"}
+    )
+    assert state["market"][3] == 0 and state["seats"][0]["gears"] == gears + 1
+    assert 3 not in state["market_gears"]
+
+
+# -- phase 3 -------------------------------------------------------------------------------
+
+
+def test_resolution_goes_by_location_then_value_then_leftmost_space() -> None:
+    state = pay_nothing(game(2))
+    state = resolve(
+        state,
+        {"westminster": [(0, 1, 4), (1, 0, 5)], "patent_office": [(2, 1, 2)]},
+        (0, "patent_office", 0, 5),
+    )
+    assert state["queue"] == [
+        ["patent_office", 0],
+        ["patent_office", 2],
+        ["westminster", 1],
+        ["westminster", 0],
+    ]
+
+
+def test_the_violet_bonus_comes_before_the_patent_and_a_decline_leaves_the_space_free() -> None:
+    state = pay_nothing(game(2))
+    state = resolve(state, {"patent_office": [(1, 1, 3)]}, (0, "patent_office", 0, 5))
+    card = state["patents"]["row"][0]
+    tile = state["violet"]["blue"][-1]
+    assert set(kinds(state, 0)) >= {"act", "decline"}
+    state = play(state, 0, {"type": "decline"})
+    assert state["board"]["patent_office"]["acted"] == [None, None]
+    assert state["seats"][0]["patents"] == [] and state["seats"][0]["research"] == []
+    state = play(state, 1, {"type": "act", "card": card})
+    assert state["board"]["patent_office"]["acted"][0] == [1, 3]  # the leftmost is still free
+    assert state["seats"][1]["patents"] == [card]
+    assert state["seats"][1]["research"] == [tile]
+
+
+def test_a_negative_action_space_is_paid_before_the_action() -> None:
+    state = pay_nothing(game(4))
+    state = resolve(
+        state,
+        {"british_museum": [(0, 1, 6), (1, 2, 5)], "port": [(5, 0, 1)]},
+        (3, "british_museum", 2, 4),
+    )
+    state = play(state, 1, {"type": "act", "tile": state["museum"][0]})
+    state = play(state, 2, {"type": "act", "tile": state["museum"][0]})
+    money = state["seats"][3]["money"]
+    state = play(state, 3, {"type": "act", "tile": state["museum"][0]})
+    assert state["board"]["british_museum"]["acted"][2] == [3, 4]
+    assert state["seats"][3]["money"] <= money - 1 + 5  # −£1 first; an IMM tile may pay £5
+
+
+def test_no_action_space_left_pays_one_pound_compensation() -> None:
+    state = pay_nothing(game(2))
+    state = resolve(state, {"london_times": [(0, 0, 6), (1, 1, 5)]}, (1, "london_times", 2, 2))
+    state = play(state, 0, {"type": "act"})
+    state = play(state, 1, {"type": "act"})
+    assert state["phase"] != 3 or state["queue"] == []
+    assert state["seats"][1]["buzz"] == 2  # the plain space: +2 buzz from Punch
+    assert state["seats"][0]["buzz"] == 3  # leftmost +1 buzz, then +2
+
+
+def test_compensation_is_automatic_and_paid() -> None:
+    state = pay_nothing(game(2))
+    state["seats"][1]["money"] = 0
+    state = resolve(state, {"westminster": [(0, 0, 6), (1, 0, 5)]}, (1, "westminster", 2, 1))
+    state = play(state, 0, {"type": "act"}, {"type": "act"})
+    # seat 1's die found no action space: £1, without being asked
+    assert state["seats"][1]["money"] >= 1
+    assert state["queue"] == [] or state["phase"] != 3
+
+
+def test_a_ticket_performs_the_action_without_a_space() -> None:
+    state = pay_nothing(game(2))
+    state["seats"][1]["tickets"] = 1
+    state = resolve(
+        state,
+        {"westminster": [(0, 0, 6), (1, 0, 5)], "port": [(3, 0, 1)]},
+        (1, "westminster", 2, 1),
+    )
+    state = play(state, 0, {"type": "act"}, {"type": "act"})
+    assert kinds(state, 1) >= {"ticket", "compensation"}
+    state = play(state, 1, {"type": "ticket"})
+    assert state["seats"][1]["westminster"] == 1 and state["seats"][1]["tickets"] == 0
+    assert state["spent_tickets"] == 1
+
+
+def test_menu_options_are_used_once_per_round() -> None:
+    state = pay_nothing(game(2))
+    state = resolve(state, {"port": [(0, 0, 6), (1, 1, 5)]}, (0, "port", 2, 2))
+    state = play(state, 0, {"type": "act", "option": "P1"})
+    assert {"type": "act", "option": "P1"} not in cp.legal_actions(state, 1)
+    state = play(state, 1, {"type": "act", "option": "P3"})
+    assert state["seats"][1]["tickets"] == 1 and state["tickets"] == 2
+    options = [a.get("option") for a in cp.legal_actions(state, 0) if a["type"] == "act"]
+    assert options == ["P2"]
+
+
+def test_port_buys_a_die_for_next_round_and_waterloo_sells_one_for_vp() -> None:
+    state = pay_nothing(game(2))
+    state = resolve(state, {"port": [(0, 0, 6)], "waterloo": [(0, 1, 6)]}, (0, "waterloo", 1, 3))
+    money = state["seats"][0]["money"]
+    state = play(state, 1, {"type": "act", "option": "W1"})
+    assert {"type": "act", "option": "W3"} not in cp.legal_actions(state, 0)  # 4 dice: keep them
+    state = play(state, 0, {"type": "act", "option": "W2"}, {"type": "act", "option": "P2"})
+    assert state["seats"][0]["dice"] == 5
+    assert state["seats"][0]["money"] >= money - 5
+
+
+def test_bank_share_pays_its_price_and_raises_income() -> None:
+    state = pay_nothing(game(2))
+    state = resolve(state, {}, (0, "bank", 0, 5))
+    share = state["bank"][0]
+    info = next(
+        s for season in components()["shares"] for s in season
+    )  # a Spring 1849 share is one of the first season's
+    assert share.startswith("S1") and info
+    money, income = state["seats"][0]["money"], state["seats"][0]["income"]
+    state = play(state, 0, {"type": "act", "share": share})
+    price = components()["shares"][0]["abc".index(share[2])]
+    assert state["seats"][0]["shares"] == [share]
+    # +£1 from the leftmost space, −price; then phases 4–6 ran: income paid, −3
+    assert state["seats"][0]["income"] == max(0, income + price["gain"]["income"] - 3)
+    assert (
+        state["seats"][0]["money"] == money + 1 - price["price"] + income + price["gain"]["income"]
+    )
+
+
+def test_reform_club_recruit_pays_the_cost_and_scores_the_rounds_vp() -> None:
+    state = pay_nothing(game(2))
+    state = resolve(state, {}, (0, "reform_club", 1, 4))
+    card = state["characters"]["row"][0]
+    info = next(c for c in components()["characters"] if c["id"] == card)
+    money, vp = state["seats"][0]["money"], state["seats"][0]["vp"]
+    state = play(state, 0, {"type": "act", "card": card})
+    assert state["seats"][0]["characters"] == [card]
+    assert state["seats"][0]["vp"] >= vp + info["vp"][0]
+    # cost now, then the first salary in phase 4 (abilities may pay some back)
+    assert (
+        state["seats"][0]["money"]
+        <= money - info["cost"] - info["salary"] + 10 + state["seats"][0]["income"] + 3
+    )
+
+
+# -- phases 4–7 ----------------------------------------------------------------------------
+
+
+def end_of_phase3(state: State, seat: int = 0) -> State:
+    """Place one die of ``seat`` where it is declined: phases 4–7 then run."""
+    state = resolve(state, {}, (seat, "westminster", 1, 3))
+    return play(state, seat, {"type": "decline"})
+
+
+def test_salaries_then_abilities_nightingale_lowers_the_others() -> None:
+    state = game(2)
+    state["seats"][0]["characters"] = ["C23", "C07"]  # salaries 1 and 3; C07: +2 gears
+    state["seats"][0]["income"] = 0
+    money, gears = state["seats"][0]["money"], state["seats"][0]["gears"]
+    state = end_of_phase3(state)
+    assert state["seats"][0]["money"] == money - 1 - (3 - 1)
+    assert state["seats"][0]["gears"] == gears + 2
+
+
+def test_unpaid_salaries_force_loans_and_ability_costs_never_do() -> None:
+    state = game(2)
+    state["seats"][0].update(characters=["C25"], money=1, income=0)  # salary 2; +2 gears −£1
+    state = end_of_phase3(state)
+    assert len(state["seats"][0]["loans"]) == 1
+    assert state["seats"][0]["money"] == 1 + 10 - 2 - 1
+    state = game(2)
+    state["seats"][0].update(characters=["C25"], money=2, income=0)
+    state = end_of_phase3(state)
+    assert state["seats"][0]["loans"] == [] and state["seats"][0]["money"] == 0
+
+
+def test_build_pays_scores_the_round_and_the_link_bonus_and_hits_the_target() -> None:
+    state = game(2)
+    state["seats"][0].update(patents=["P03"], characters=["C18"], gears=3, energy=3)
+    state["seats"][1]["money"] = 2  # P03's target effect: −£3, only what they have
+    state = end_of_phase3(state)
+    assert state["step"] == {"kind": "build"} and state["turn"] == 0
+    assert {"type": "build", "card": "P03", "target": 1} in cp.legal_actions(state, 0)
+    vp = state["seats"][0]["vp"]
+    state = play(state, 0, {"type": "build", "card": "P03", "target": 1})
+    assert state["seats"][0]["prototypes"] == ["P03"]
+    assert state["seats"][0]["vp"] >= vp + 8 + 4
+    assert state["seats"][0]["gears"] == 2 and state["seats"][0]["energy"] == 2
+    assert state["seats"][1]["loans"] == []
+
+
+def test_perm_discounts_lower_the_prototype_cost() -> None:
+    state = game(2)
+    state["seats"][0].update(patents=["P10"], characters=["C11"], gears=2, energy=1)  # 3G → 2G
+    state = end_of_phase3(state)
+    assert state["turn"] == 0
+    state = play(state, 0, {"type": "build", "card": "P10", "target": 0})
+    assert state["seats"][0]["gears"] == 1  # 0 left, +1 gear target effect on itself
+
+
+def test_phase_6_income_black_market_p6_tiles_buzz_vp_and_income_drop() -> None:
+    state = game(2)
+    state["market"][0] = 0  # +£1
+    state["market"][5] = 0  # +2 buzz
+    state["seats"][0].update(
+        income=10, buzz=13, buzz_peak=13, research=["G20"], vp=0
+    )  # G20-G21: P6 +£2
+    assert components()["research"]["green"][8]["timing"] == "P6"
+    money = state["seats"][0]["money"]
+    state = end_of_phase3(state)
+    player = state["seats"][0]
+    assert player["money"] == money + 10 + 1 + 2
+    assert player["buzz"] == 15 and player["gears"] == 1 and player["energy"] == 2  # 15: +1 energy
+    assert player["newspapers"] == 1
+    assert player["vp"] == 3  # buzz 15 → 3 VP
+    assert player["income"] == 7
+
+
+def test_phase_7_refills_next_season_shares_tickets_and_menus() -> None:
+    state = pay_nothing(game(2))
+    state["spent_tickets"], state["tickets"] = 1, 2
+    state["patents"]["row"][1] = None
+    state["menus_used"]["port"] = ["P1"]
+    state = end_of_phase3(state)
+    assert state["round"] == 1 and state["step"] == {"kind": "dice"}
+    assert all(s.startswith("S2") for s in state["bank"]) and len(state["bank"]) == 2
+    assert state["tickets"] == 3 and state["menus_used"] == {"waterloo": [], "port": []}
+    assert None not in state["patents"]["row"] and len(state["patents"]["row"]) == 3
+    assert cp.to_act(state) == {0, 1}
+
+
+# -- end of game ---------------------------------------------------------------------------
+
+
+def last_round(players: int = 2) -> State:
+    state = pay_nothing(game(players))
+    state["round"] = len(components()["rounds"]) - 1
+    return state
+
+
+def test_the_game_ends_after_spring_1851_with_repayment_and_final_scoring() -> None:
+    state = last_round()
+    state["seats"][0].update(
+        loans=[-7, -10], money=10, research=["G01"] * 3, goal=2, tickets=1, vp=0
+    )
+    state["seats"][1].update(loans=[-8], money=0, buzz=4, vp=0)
+    state["seats"][0]["income"] = state["seats"][1]["income"] = 0
+    state["market"][2] = 1
+    state = end_of_phase3(state)
+    assert cp.to_act(state) == {0}  # seat 1 cannot repay
+    assert cp.legal_actions(state, 0)[:2] == [
+        {"type": "repay", "count": 0},
+        {"type": "repay", "count": 1},
+    ]
+    state = play(state, 0, {"type": "repay", "count": 1})
+    result = cp.result(state)
+    assert result is not None and cp.to_act(state) == frozenset()
+    mine, theirs = result["details"]
+    assert mine["loans"] == -2 - 7  # the −10 was repaid
+    assert mine["research"] == -2 * 7 and mine["goal"] == 10 and mine["tickets"] == 2
+    assert theirs["buzz_majority"] == 6 and mine["buzz_majority"] == 0  # 0 buzz does not rank
+    assert theirs["market_majority"] == 6
+    assert result["scores"] == [m["total"] for m in result["details"]]
+
+
+def test_majority_ties_split_the_points_rounded_down() -> None:
+    state = last_round(3)
+    for player in state["seats"]:
+        player.update(buzz=12, income=0)
+    state["market"][0] = 0
+    state["market"][1] = 1
+    state = end_of_phase3(state)
+    assert [d["buzz_majority"] for d in state["final"]] == [(8 + 3) // 3] * 3
+    assert [d["market_majority"] for d in state["final"]] == [3, 8, 0]  # higher top space first
+
+
+def test_ties_break_by_money_then_westminster_then_are_shared() -> None:
+    state = last_round(3)
+    for player in state["seats"]:
+        player.update(vp=0, money=5, income=0)
+    state["seats"][1]["money"] = 6
+    state = end_of_phase3(state, seat=2)
+    result = cp.result(state)
+    assert result is not None and result["scores"][0] == result["scores"][1] == result["scores"][2]
+    assert result["ranks"] == [2, 1, 2]
+    state = last_round(3)
+    for player in state["seats"]:
+        player.update(vp=0, money=5, income=0)
+    state["seats"][2]["westminster"] = 1
+    state = end_of_phase3(state, seat=1)
+    result = cp.result(state)
+    assert result is not None and result["ranks"] == [2, 2, 1]
+    state = last_round(2)
+    for player in state["seats"]:
+        player.update(vp=0, money=5, income=0)
+    state = end_of_phase3(state, seat=1)
+    result = cp.result(state)
+    assert result is not None and result["winners"] == [0, 1]
