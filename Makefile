@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/intent_cost.py
 	$(BIN)/python benchmarks/store_latency.py
 	$(BIN)/python benchmarks/bot_winrate.py
+	$(BIN)/python benchmarks/bot_winrate.py --game crystal-palace
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info

@@ -1,0 +1,35 @@
+"""The terminal renderers: every engine has one, and it draws any position."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+from rich.console import Console
+
+from clients.render import RENDERERS, render
+from engines import ENGINES, Engine
+from support import playout
+
+
+@pytest.mark.parametrize("engine", list(ENGINES.values()), ids=list(ENGINES))
+def test_every_engine_renders_every_position_for_seats_and_spectators(engine: Engine) -> None:
+    assert engine.id in RENDERERS, "add a renderer in clients/render.py"
+    players = engine.max_players
+    names = [f"seat{i}" for i in range(players)]
+    for step, (state, _seat, _action) in enumerate(
+        playout(engine, 1, players, {}, random.Random(1))
+    ):
+        if step % 7:
+            continue
+        for viewer in (None, 0):
+            out = io.StringIO()
+            doc = {
+                "status": "playing",
+                "seats": names,
+                "to_act": sorted(engine.to_act(state)),
+                "game": engine.view(state, viewer),
+            }
+            render(Console(file=out, width=120), engine.id, doc, viewer)
+            assert "seat1" in out.getvalue()
