@@ -212,10 +212,24 @@ def render_crystal_palace(doc: dict[str, Any], seat: int | None) -> RenderableTy
     return Group(*lines)
 
 
+def render_turn_relay(doc: dict[str, Any], seat: int | None) -> RenderableType:
+    """Scores, hands, factories and the centre of the benchmark workload."""
+    game = doc["game"]
+    seats = Table("seat", "score", "hand", box=None)
+    for i, name in enumerate(doc["seats"]):
+        marker = " ◀" if i in doc["to_act"] else ""
+        held = game["seats"][i]
+        seats.add_row(f"{name}{marker}", str(held["score"]), " ".join(map(str, held["hand"])))
+    factories = "  ".join("".join(map(str, f)) for f in game["board"])
+    center = "".join(map(str, game["center"])) or "—"
+    return Group(Text(f"move {game['moveCount']} · factories {factories} · centre {center}"), seats)
+
+
 RENDERERS: dict[str, Callable[[dict[str, Any], int | None], RenderableType]] = {
     "sintra": render_sintra,
     "chartered": render_chartered,
     "crystal-palace": render_crystal_palace,
+    "turn-relay": render_turn_relay,
 }
 
 

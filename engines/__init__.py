@@ -8,7 +8,10 @@ from engines.base import Engine
 from engines.chartered import ENGINE as CHARTERED
 from engines.crystal_palace import ENGINE as CRYSTAL_PALACE
 from engines.sintra import ENGINE as SINTRA
+from engines.turn_relay import ENGINE as TURN_RELAY
 
-ENGINES: dict[str, Engine] = {engine.id: engine for engine in (SINTRA, CHARTERED, CRYSTAL_PALACE)}
+ENGINES: dict[str, Engine] = {
+    engine.id: engine for engine in (SINTRA, CHARTERED, CRYSTAL_PALACE, TURN_RELAY)
+}
 
 __all__ = ["ENGINES", "Engine"]

@@ -28,8 +28,17 @@ def canonical(value: Any) -> Any:
     return (type(value).__name__, value)
 
 
+BOUNDED_CHOICES: dict[str, dict[str, list[Any]]] = {"turn-relay": {"moves": [12, 100]}}
+"""Option values random tests use instead of an engine's full choices, where the
+full choices include games too long to play out thousands of times."""
+
+
 def random_options(engine: Engine, rnd: random.Random) -> dict[str, Any]:
-    return {name: rnd.choice(spec["choices"]) for name, spec in engine.options.items()}
+    bounded = BOUNDED_CHOICES.get(engine.id, {})
+    return {
+        name: rnd.choice(bounded.get(name, spec["choices"]))
+        for name, spec in engine.options.items()
+    }
 
 
 def all_options(engine: Engine) -> list[dict[str, Any]]:
@@ -122,8 +131,14 @@ def _scramble_crystal_palace(state: State, viewer: int | None, rnd: random.Rando
     return scrambled
 
 
+def _scramble_turn_relay(state: State, viewer: int | None, rnd: random.Random) -> State:
+    """Hidden: the generator's state (the tiles to come)."""
+    return {**state, "rng": rnd.getrandbits(32) or 1}
+
+
 HIDDEN: dict[str, Callable[[State, int | None, random.Random], State]] = {
     "sintra": _scramble_sintra,
     "chartered": _scramble_chartered,
     "crystal-palace": _scramble_crystal_palace,
+    "turn-relay": _scramble_turn_relay,
 }

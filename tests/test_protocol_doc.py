@@ -12,6 +12,7 @@ import pytest
 from engines.chartered import engine as chartered_engine
 from engines.crystal_palace import engine as crystal_palace_engine
 from engines.sintra import engine as sintra_engine
+from engines.turn_relay import engine as turn_relay_engine
 from protocol.errors import Code
 from protocol.messages import _PARSERS
 
@@ -53,8 +54,8 @@ def test_every_message_type_is_documented() -> None:
 
 @pytest.mark.parametrize(
     "module",
-    [sintra_engine, chartered_engine, crystal_palace_engine],
-    ids=["sintra", "chartered", "crystal-palace"],
+    [sintra_engine, chartered_engine, crystal_palace_engine, turn_relay_engine],
+    ids=["sintra", "chartered", "crystal-palace", "turn-relay"],
 )
 def test_every_engine_reject_code_is_documented(module: ModuleType) -> None:
     source = Path(module.__file__ or "").read_text()

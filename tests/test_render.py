@@ -10,7 +10,7 @@ from rich.console import Console
 
 from clients.render import RENDERERS, render
 from engines import ENGINES, Engine
-from support import playout
+from support import playout, random_options
 
 
 @pytest.mark.parametrize("engine", list(ENGINES.values()), ids=list(ENGINES))
@@ -18,9 +18,9 @@ def test_every_engine_renders_every_position_for_seats_and_spectators(engine: En
     assert engine.id in RENDERERS, "add a renderer in clients/render.py"
     players = engine.max_players
     names = [f"seat{i}" for i in range(players)]
-    for step, (state, _seat, _action) in enumerate(
-        playout(engine, 1, players, {}, random.Random(1))
-    ):
+    rnd = random.Random(1)
+    options = random_options(engine, rnd)
+    for step, (state, _seat, _action) in enumerate(playout(engine, 1, players, options, rnd)):
         if step % 7:
             continue
         for viewer in (None, 0):

@@ -30,7 +30,7 @@ def error_code(response: httpx.Response) -> str:
 
 async def test_games_lists_engines_with_their_options(http: httpx.AsyncClient) -> None:
     games = {g["id"]: g for g in (await http.get("/api/games")).json()}
-    assert set(games) == {"sintra", "chartered", "crystal-palace"}
+    assert set(games) == {"sintra", "chartered", "crystal-palace", "turn-relay"}
     sintra, chartered = games["sintra"], games["chartered"]
     assert (sintra["min_players"], sintra["max_players"]) == (2, 4)
     assert sintra["options"]["side"]["choices"] == ["A", "B"]
