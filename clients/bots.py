@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
@@ -32,6 +33,20 @@ T = TypeVar("T")
 
 
 @dataclass
+class Timing:
+    """Latencies (ms) and frame sizes a timed run collects (``tablewire loadtest``)."""
+
+    ack_ms: list[float] = field(default_factory=list)
+    """Players: intent sent → its ``ack``."""
+    patch_ms: list[float] = field(default_factory=list)
+    """Players: intent sent → the sender holds the version it made."""
+    spectator_ms: list[float] = field(default_factory=list)
+    """Spectators: intent sent (by any seat) → the spectator holds that version."""
+    frames: Counter[str] = field(default_factory=Counter)
+    bytes: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
 class Summary:
     """What a bot run did; ``ok`` only if every game finished without errors."""
 
@@ -49,13 +64,15 @@ class Summary:
     seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
     """The first few failures, for diagnosis."""
+    timing: Timing | None = None
+    """Set before a run to collect latencies (not part of :meth:`as_dict`)."""
 
     @property
     def ok(self) -> bool:
         return self.errors == 0 and self.games_finished == self.rooms
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "timing"}
 
 
 def _finished(doc: Any) -> bool:
@@ -72,11 +89,15 @@ async def _resilient(client: RoomClient, summary: Summary, step: Callable[[], Aw
             await client.failover()
 
 
-async def play_seat(client: RoomClient, bot: Bot, summary: Summary) -> None:
+async def play_seat(
+    client: RoomClient, bot: Bot, summary: Summary, sent: list[tuple[float, int]] | None = None
+) -> None:
     """Play one seat until the game ends, through reconnects and retryable rejects.
 
     An intent that got no answer (the connection dropped) is sent again with
-    the same id after the failover: the server applies an id only once.
+    the same id after the failover: the server applies an id only once. With
+    ``summary.timing``, each acknowledged intent's send time and version are
+    appended to ``sent`` and its latencies to the timing.
     """
     seat = client.seat
     rejects_in_a_row = 0
@@ -94,6 +115,7 @@ async def play_seat(client: RoomClient, bot: Bot, summary: Summary) -> None:
                 action = bot.choose(doc["game"], await client.legal())
                 pending = (client.new_intent_id(), action)
                 summary.intents += 1
+            started = time.monotonic()
             reply = await client.intent(pending[1], pending[0])
         except (ConnectionClosed, ServerError):
             summary.reconnects += 1
@@ -102,7 +124,13 @@ async def play_seat(client: RoomClient, bot: Bot, summary: Summary) -> None:
         if reply["t"] == "ack":
             pending, rejects_in_a_row = None, 0
             acked: int = reply["v"]
+            answered = time.monotonic()
             await _resilient(client, summary, functools.partial(client.wait_version, acked))
+            if summary.timing is not None and client.arrivals is not None and sent is not None:
+                held = client.arrivals.get(acked, time.monotonic())
+                summary.timing.ack_ms.append((answered - started) * 1000)
+                summary.timing.patch_ms.append((held - started) * 1000)
+                sent.append((started, acked))
             continue
         summary.rejects += 1
         summary.reject_codes[reply["code"]] = summary.reject_codes.get(reply["code"], 0) + 1
@@ -132,6 +160,22 @@ def _disagreements(clients: list[RoomClient], engine_id: str) -> list[str]:
     return problems
 
 
+def _collect(
+    timing: Timing,
+    clients: list[RoomClient],
+    watchers: list[RoomClient],
+    sent: list[tuple[float, int]],
+) -> None:
+    for watcher in watchers:
+        assert watcher.arrivals is not None
+        timing.spectator_ms += [
+            (watcher.arrivals[v] - t) * 1000 for t, v in sent if v in watcher.arrivals
+        ]
+    for each in clients:
+        timing.frames.update(each.received)
+        timing.bytes.update(each.bytes_received)
+
+
 async def _run_room(
     lobby: LobbyClient,
     servers: list[str],
@@ -154,17 +198,23 @@ async def _run_room(
     def client(i: int, token: str | None) -> RoomClient:
         """Client ``i`` starts on server ``i`` (round robin) and fails over to the others."""
         rotated = servers[i % len(servers) :] + servers[: i % len(servers)]
-        return RoomClient(",".join(ws_url(s) for s in rotated), room_id, token, record=check)
+        timed = summary.timing is not None
+        return RoomClient(
+            ",".join(ws_url(s) for s in rotated), room_id, token, record=check, timed=timed
+        )
 
     players = [client(i, s["token"]) for i, s in enumerate(seats)]
     watchers = [client(len(players) + i, None) for i in range(spectators)]
     clients = players + watchers
+    sent: list[tuple[float, int]] = []
     try:
         for each in clients:
             await each.connect()
         await asyncio.gather(
             *(
-                play_seat(c, make_bot(bot, room["engine"], c.seat or 0, seed * 100 + i), summary)
+                play_seat(
+                    c, make_bot(bot, room["engine"], c.seat or 0, seed * 100 + i), summary, sent
+                )
                 for i, c in enumerate(players)
             ),
             *(_resilient(w, summary, functools.partial(w.wait_for, _finished)) for w in watchers),
@@ -172,6 +222,8 @@ async def _run_room(
         results = await asyncio.gather(*(_resilient(c, summary, c.wait_result) for c in clients))
         if all(r == results[0] for r in results) and all(_finished(c.doc) for c in clients):
             summary.games_finished += 1
+        if summary.timing is not None:
+            _collect(summary.timing, clients, watchers, sent)
         problems = _disagreements(clients, room["engine"]) if check else []
         summary.errors += len(problems)
         summary.failures += problems[:5]
@@ -196,6 +248,7 @@ async def run(
     time_limit: float = 600.0,
     check: bool = False,
     bot: str = "random",
+    summary: Summary | None = None,
 ) -> Summary:
     """Create ``rooms`` rooms (or fill ``room_id``) and play them all to the end.
 
@@ -204,7 +257,8 @@ async def run(
     and fail over to the others. With ``check``, every client records the
     versions it held and clients sharing a view must agree at each version.
     """
-    summary = Summary(game=game, spectators=spectators)
+    summary = summary or Summary(game=game)
+    summary.spectators = spectators
     started = time.perf_counter()
     servers = server.split(",")
     async with LobbyClient(servers[0]) as lobby:

@@ -1,4 +1,4 @@
-"""The ``tablewire`` command: serve, new, rooms, play, spectate, bots."""
+"""The ``tablewire`` command: serve, new, rooms, play, spectate, bots, loadtest."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from clients import bots, terminal
+import uvloop
+
+from clients import bots, loadtest, terminal
 from clients.client import LobbyClient, LobbyError, ServerError
 
 DEFAULT_SERVER = os.environ.get("TABLEWIRE_SERVER", "http://127.0.0.1:8000")
@@ -85,6 +87,26 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="record every version each client held; clients sharing a view must agree",
     )
+
+    load = client_command(
+        "loadtest", help_text="load a server with rooms of bots; live progress, one JSON line"
+    )
+    what = load.add_mutually_exclusive_group(required=True)
+    what.add_argument("--workload", choices=["turn-relay"], help="the paced side-by-side workload")
+    what.add_argument("--game", help="full games of this engine with bots")
+    load.add_argument("--rooms", type=int, default=10)
+    load.add_argument("--players", type=int, default=4, help="seats per room (--game)")
+    load.add_argument("--spectators", type=int, default=0, help="spectators per room")
+    load.add_argument("--interval-ms", type=float, default=100.0, help="turn-relay: T")
+    load.add_argument("--duration-s", type=float, default=20.0, help="turn-relay: D")
+    load.add_argument("--bot", default="random", choices=["random", "greedy"])
+    load.add_argument("--option", type=_option, action="append", default=[], metavar="NAME=VALUE")
+    load.add_argument("--seed", type=int, default=0)
+    load.add_argument("--spawn", action="store_true", help="start a server on 127.0.0.1")
+    load.add_argument("--store", choices=["memory", "redis"], default="memory", help="--spawn")
+    load.add_argument("--no-pin", action="store_true", help="do not pin to CPUs with taskset")
+    load.add_argument("--server-pid", type=int, default=None, help="read a local server's CPU")
+    load.add_argument("--timeout", type=float, default=900.0, help="seconds for the whole run")
     return parser
 
 
@@ -120,6 +142,28 @@ async def _client_command(args: argparse.Namespace) -> int:
         )
         print(json.dumps(summary.as_dict()))
         return 0 if summary.ok else 1
+    elif args.command == "loadtest":
+        config = loadtest.Config(
+            workload=args.workload,
+            game=args.game,
+            rooms=args.rooms,
+            players=args.players,
+            spectators=args.spectators,
+            interval_ms=args.interval_ms,
+            duration_s=args.duration_s,
+            bot=args.bot,
+            server=None if args.spawn else args.server,
+            server_pid=args.server_pid,
+            spawn=args.spawn,
+            store=args.store,
+            pin=not args.no_pin,
+            seed=args.seed,
+            timeout=args.timeout,
+            options=dict(args.option),
+        )
+        result = await loadtest.loadtest(config)
+        print(json.dumps(result), flush=True)
+        return 0 if result["errors"] == 0 else 1
     return 0
 
 
@@ -136,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 0
     try:
+        if args.command == "loadtest":
+            return uvloop.run(_client_command(args))  # the load generator's own speed matters
         return asyncio.run(_client_command(args))
     except LobbyError as exc:
         print(f"tablewire: the lobby refused: {exc}", file=sys.stderr)

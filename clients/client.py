@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import itertools
 import secrets
+import time
 from collections import Counter
 from collections.abc import Callable
 from types import TracebackType
@@ -33,6 +34,7 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from protocol import PROTOCOL_VERSION
 from protocol.codec import decode, encode
+from protocol.messages import IntentId
 from protocol.mirror import Mirror
 
 
@@ -129,7 +131,12 @@ class RoomClient:
     """
 
     def __init__(
-        self, ws_base: str, room_id: str, token: str | None = None, record: bool = False
+        self,
+        ws_base: str,
+        room_id: str,
+        token: str | None = None,
+        record: bool = False,
+        timed: bool = False,
     ) -> None:
         self.urls = [f"{base.rstrip('/')}/ws/rooms/{room_id}" for base in ws_base.split(",")]
         self.url = self.urls[0]
@@ -145,6 +152,13 @@ class RoomClient:
         self.resyncs = 0
         self.received: Counter[str] = Counter()
         """Frames received, by type."""
+        self.bytes_received: Counter[str] = Counter()
+        """Payload bytes received, by frame type."""
+        self.arrivals: dict[int, float] | None = {} if timed else None
+        """With ``timed``: when (``time.monotonic()``) each version was first held."""
+        self.ack_times: dict[IntentId, float] = {}
+        """With ``timed``: when each ``ack`` arrived, by intent id."""
+        self.reject_codes: Counter[str] = Counter()
         self.acks: list[dict[str, Any]] = []
         """Every ``ack`` received: the intents the server has recorded."""
         self.closed: ServerError | ConnectionClosed | None = None
@@ -294,7 +308,9 @@ class RoomClient:
         try:
             async for data in ws:
                 assert isinstance(data, bytes), "the server sends binary frames"
-                await self._handle(decode(data, max_size=2**31))
+                frame = decode(data, max_size=2**31)
+                self.bytes_received[frame.get("t", "?")] += len(data)
+                await self._handle(frame)
         except ConnectionClosed as exc:
             self.closed = exc
         finally:
@@ -320,6 +336,10 @@ class RoomClient:
         elif kind in ("ack", "reject"):
             if kind == "ack":
                 self.acks.append(frame)
+                if self.arrivals is not None:
+                    self.ack_times[frame["id"]] = time.monotonic()
+            else:
+                self.reject_codes[frame["code"]] += 1
             self._resolve(frame["id"], frame)
         elif kind == "legal":
             self._resolve("legal", frame)
@@ -337,6 +357,8 @@ class RoomClient:
             elif frame.get("code") == "spectator":
                 self._resolve("legal", frame)
         version = self.mirror.version
+        if self.arrivals is not None and version is not None and version not in self.arrivals:
+            self.arrivals[version] = time.monotonic()
         if self.record and version is not None and (not self.seen or self.seen[-1][0] != version):
             self.seen.append((version, encode(self.mirror.doc)))
         if kind in ("snapshot", "patch", "result", "error"):

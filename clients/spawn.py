@@ -35,10 +35,14 @@ def free_port() -> int:
 class SpawnedServer:
     """``tablewire serve`` on 127.0.0.1; ``settings`` become ``TABLEWIRE_<NAME>`` variables."""
 
-    def __init__(self, port: int | None = None, **settings: object) -> None:
+    def __init__(
+        self, port: int | None = None, cpus: str | None = None, **settings: object
+    ) -> None:
         if str(settings.get("log_level", "info")) not in ("debug", "info"):
             raise ValueError("readiness is read from the info log: use log_level info or debug")
         self.port = port or free_port()
+        self.cpus = cpus
+        """With ``taskset`` available: the CPU list the server is pinned to (``"0"``)."""
         self.settings = settings
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws = ws_url(self.url)
@@ -48,8 +52,15 @@ class SpawnedServer:
 
     async def start(self, within: float = 30.0) -> Self:
         env = {**os.environ, **{f"TABLEWIRE_{k.upper()}": str(v) for k, v in self.settings.items()}}
+        pin = ["taskset", "-c", self.cpus] if self.cpus and shutil.which("taskset") else []
         self.process = await asyncio.create_subprocess_exec(
-            TABLEWIRE, "serve", "--port", str(self.port), env=env, stderr=asyncio.subprocess.PIPE
+            *pin,
+            TABLEWIRE,
+            "serve",
+            "--port",
+            str(self.port),
+            env=env,
+            stderr=asyncio.subprocess.PIPE,
         )
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._drain = asyncio.create_task(self._read(ready))

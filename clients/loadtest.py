@@ -1,0 +1,512 @@
+"""``tablewire loadtest``: load a server with rooms of bots over real WebSockets.
+
+Two modes, both speaking the normal protocol through :class:`RoomClient`:
+
+* ``--workload turn-relay`` — the paced workload of ``bench/turn-relay.md``:
+  N rooms × 4 seats (+ S spectators), every room's move ``k`` due at
+  ``φᵢ + k·T`` and sent by its seat once that seat holds move ``k − 1``
+  (§4), latency and CPU measured as §5 says, every client's final state
+  checked against the reference simulation. One JSON line with the fields
+  of §6 first.
+* ``--game ENGINE`` — full games with random or greedy bots, as fast as they
+  go (the ``tablewire bots`` runner, timed): intent→ack and intent→patch
+  latency for players, intent→update for spectators, bytes per patch and
+  per snapshot, reconnects, rejects by code.
+
+``--spawn`` starts ``tablewire serve`` on 127.0.0.1 (memory or Redis store;
+pinned to CPU 0 with ``taskset`` while the load generator takes CPU 1, when
+the machine has two CPUs or more); otherwise ``--server URL`` is loaded and
+its CPU is read from ``/proc`` only when ``--server-pid`` is given. Every
+phase is bounded in time; the exit status is non-zero if any error occurred.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import platform
+import resource
+import shutil
+import time
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+from clients import bots
+from clients.client import LobbyClient, RoomClient, ws_url
+from clients.spawn import SpawnedRedis, SpawnedServer
+from clients.stats import LoopDelay, percentile, tree_cpu_seconds, tree_rss_mib
+from engines.turn_relay.engine import SEATS, client_move, simulate
+from protocol import PROTOCOL_VERSION
+
+JOIN_AT_ONCE = 16
+JOIN_ATTEMPTS = 3
+JOIN_DEADLINE = 180.0
+SETTLE = 1.0
+DRAIN = 5.0
+PING_INTERVAL_MS = 20_000
+"""uvicorn's default WebSocket keepalive ping interval."""
+
+
+@dataclass
+class Config:
+    """What to run; the command line's options."""
+
+    workload: str | None = None
+    game: str | None = None
+    rooms: int = 10
+    players: int = 4
+    spectators: int = 0
+    interval_ms: float = 100.0
+    duration_s: float = 20.0
+    bot: str = "random"
+    server: str | None = None
+    server_pid: int | None = None
+    spawn: bool = False
+    store: str = "memory"
+    pin: bool = True
+    seed: int = 0
+    timeout: float = 900.0
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Live_:
+    """Counters the progress display reads while a run goes."""
+
+    phase: str = "starting"
+    rooms_joined: int = 0
+    moves: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+    errors: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class Server:
+    url: str
+    pid: int | None
+    pinned: bool
+    spawned: SpawnedServer | None = None
+
+    def died(self) -> bool:
+        process = self.spawned.process if self.spawned else None
+        return process is not None and process.returncode is not None
+
+
+@contextlib.asynccontextmanager
+async def server_under_test(config: Config) -> AsyncIterator[Server]:
+    """The server to load: a spawned ``tablewire serve`` (and Redis), or the one given."""
+    if not config.spawn:
+        if config.server is None:
+            raise ValueError("give --server URL or --spawn")
+        yield Server(config.server, config.server_pid, pinned=False)
+        return
+    two_cpus = (os.cpu_count() or 1) >= 2 and shutil.which("taskset") is not None
+    pinned = config.pin and two_cpus
+    redis = SpawnedRedis() if config.store == "redis" else None
+    cpus = "0" if pinned else None
+    if redis is not None:
+        redis.start()
+        spawned = SpawnedServer(cpus=cpus, log_level="info", redis_url=redis.url)
+    else:
+        spawned = SpawnedServer(cpus=cpus, log_level="info")
+    try:
+        await spawned.start()
+        if pinned:
+            os.sched_setaffinity(0, {1})
+        yield Server(spawned.url, spawned.pid, pinned, spawned)
+    finally:
+        await spawned.stop()
+        if redis is not None:
+            redis.stop()
+            redis.cleanup()
+
+
+def _ms(values: list[float], p: float) -> float | None:
+    return round(percentile(values, p), 3) if values else None
+
+
+def _versions() -> dict[str, str]:
+    names = ("tablewire", "websockets", "uvicorn", "starlette", "msgpack")
+    found = {name: metadata.version(name) for name in names}
+    return {"python": platform.python_version(), **found}
+
+
+# -- the turn-relay workload (bench/turn-relay.md §4–§6) ------------------------------
+
+
+@dataclass
+class RelayRoom:
+    index: int
+    players: list[RoomClient]
+    spectators: list[RoomClient]
+    start_version: int
+    sent: dict[int, float] = field(default_factory=dict)
+    intent_ids: dict[int, Any] = field(default_factory=dict)
+
+    @property
+    def clients(self) -> list[RoomClient]:
+        return self.players + self.spectators
+
+
+async def _join(lobby: LobbyClient, ws: str, index: int, spectators: int) -> RelayRoom:
+    room = await lobby.create_room("turn-relay", seats=SEATS, seed=index)
+    seats = [await lobby.reserve(room["id"], name=f"p{seat}") for seat in range(SEATS)]
+    players = [RoomClient(ws, room["id"], s["token"], timed=True) for s in seats]
+    watchers = [RoomClient(ws, room["id"], None, timed=True) for _ in range(spectators)]
+    for client in players + watchers:
+        await client.connect()
+    doc = await players[-1].wait_for(lambda d: d["status"] == "playing")
+    version = players[-1].version
+    assert version is not None and doc["game"]["moveCount"] == 0
+    for client in players + watchers:
+        await client.wait_version(version)
+    return RelayRoom(index, players, watchers, version)
+
+
+async def _join_all(
+    config: Config, server: Server, live: Live_, errors: Counter[str]
+) -> list[RelayRoom]:
+    gate = asyncio.Semaphore(JOIN_AT_ONCE)
+    ws = ws_url(server.url)
+
+    async def one(lobby: LobbyClient, index: int) -> RelayRoom | None:
+        async with gate:
+            for _ in range(JOIN_ATTEMPTS):
+                try:
+                    room = await _join(lobby, ws, index, config.spectators)
+                    live.rooms_joined += 1
+                    return room
+                except Exception:
+                    continue
+            errors["rooms_failed_to_join"] += 1
+            return None
+
+    async with LobbyClient(server.url) as lobby, asyncio.timeout(JOIN_DEADLINE):
+        joined = await asyncio.gather(*(one(lobby, i) for i in range(config.rooms)))
+    return [room for room in joined if room is not None]
+
+
+async def _drive(room: RelayRoom, phase: float, interval: float, end: float, live: Live_) -> None:
+    """§4.3: move k is sent at max(due_k, arrival) and never at or after the window's end."""
+    k = 0
+    while True:
+        due = phase + k * interval
+        if due >= end:
+            return
+        sender = room.players[k % SEATS]
+        target = room.start_version + k
+        await sender.wait_version(target)
+        if k and sender.arrivals is not None and target in sender.arrivals:
+            live.latencies_ms.append((sender.arrivals[target] - room.sent[k - 1]) * 1000)
+        # A timer may fire a little early: re-arm, a move is never sent before it is due.
+        while (wait := due - time.monotonic()) > 0:  # noqa: ASYNC110
+            await asyncio.sleep(wait)
+        if time.monotonic() >= end:
+            return
+        move = client_move(sender.doc["game"])
+        intent_id = sender.new_intent_id()
+        room.intent_ids[k] = intent_id
+        room.sent[k] = time.monotonic()
+        await sender.send({"t": "intent", "id": intent_id, "action": move})
+        live.moves += 1
+        k += 1
+
+
+def _frames(rooms: list[RelayRoom]) -> tuple[Counter[str], Counter[str]]:
+    frames: Counter[str] = Counter()
+    sizes: Counter[str] = Counter()
+    for room in rooms:
+        for client in room.clients:
+            frames.update(client.received)
+            sizes.update(client.bytes_received)
+    return frames, sizes
+
+
+async def run_turn_relay(config: Config, server: Server, live: Live_) -> dict[str, Any]:
+    errors: Counter[str] = Counter()
+    join_started = time.monotonic()
+    live.phase = "joining"
+    rooms = await _join_all(config, server, live, errors)
+    join_s = time.monotonic() - join_started
+    live.phase = "settling"
+    await asyncio.sleep(SETTLE)
+    interval = config.interval_ms / 1000
+    frames0, sizes0 = _frames(rooms)
+    cpu0 = tree_cpu_seconds(server.pid) if server.pid else None
+    own0 = resource.getrusage(resource.RUSAGE_SELF)
+    delay = LoopDelay()
+    delay.start()
+    t0 = time.monotonic()
+    end = t0 + config.duration_s
+    live.phase = "running"
+    live.started = t0
+    drivers = [
+        asyncio.create_task(
+            _drive(room, t0 + i * interval / max(1, len(rooms)), interval, end, live)
+        )
+        for i, room in enumerate(rooms)
+    ]
+    try:
+        await asyncio.wait_for(asyncio.gather(*drivers), timeout=config.duration_s + 60)
+    except TimeoutError:
+        errors["watchdog"] += 1
+    live.phase = "draining"
+    drain_end = time.monotonic() + DRAIN
+
+    async def answered(room: RelayRoom) -> None:
+        last = room.start_version + max(room.sent, default=-1) + 1
+        await asyncio.gather(*(c.wait_version(last) for c in room.clients))
+
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(
+            asyncio.gather(*(answered(r) for r in rooms), return_exceptions=True),
+            max(0.0, drain_end - time.monotonic()),
+        )
+    window_end = time.monotonic()
+    cpu1 = tree_cpu_seconds(server.pid) if server.pid else None
+    own1 = resource.getrusage(resource.RUSAGE_SELF)
+    delay.stop()
+    frames1, sizes1 = _frames(rooms)
+
+    latencies, fanout, acks = [], [], []
+    moves = 0
+    for room in rooms:
+        for k, sent in room.sent.items():
+            version = room.start_version + k + 1
+            sender = room.players[k % SEATS]
+            assert sender.arrivals is not None
+            if version not in sender.arrivals:
+                errors["unanswered_moves"] += 1
+                continue
+            moves += 1
+            latencies.append((sender.arrivals[version] - sent) * 1000)
+            ack = sender.ack_times.get(room.intent_ids[k])
+            if ack is not None:
+                acks.append((ack - sent) * 1000)
+            for client in room.clients:
+                assert client.arrivals is not None
+                if version in client.arrivals:
+                    fanout.append((client.arrivals[version] - sent) * 1000)
+    for room in rooms:
+        for client in room.clients:
+            errors["rejected_intents"] += sum(client.reject_codes.values())
+            errors["client_errors"] += len(client.errors)
+            if client.closed is not None:
+                errors["connections_closed"] += 1
+    cache: dict[tuple[int, int], Any] = {}
+    for room in rooms:
+        for client in room.clients:
+            count = client.doc["game"]["moveCount"]
+            key = (room.index, count)
+            if key not in cache:
+                cache[key] = simulate(room.index, count)
+            if client.doc["game"] != cache[key]:
+                errors["final_state_mismatch"] += 1
+    if server.died():
+        errors["server_died"] += 1
+    rss = tree_rss_mib(server.pid) if server.pid else None
+    window = window_end - t0
+    updates = (frames1["patch"] - frames0["patch"]) + (frames1["snapshot"] - frames0["snapshot"])
+    update_bytes = (sizes1["patch"] - sizes0["patch"]) + (sizes1["snapshot"] - sizes0["snapshot"])
+    own_cpu = (own1.ru_utime + own1.ru_stime) - (own0.ru_utime + own0.ru_stime)
+    server_cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+    live.errors = sum(errors.values())
+    spectator_fanout = [
+        (c.arrivals[room.start_version + k + 1] - sent) * 1000
+        for room in rooms
+        for c in room.spectators
+        for k, sent in room.sent.items()
+        if c.arrivals is not None and room.start_version + k + 1 in c.arrivals
+    ]
+    return {
+        "peer": "python-tablewire",
+        "rooms": config.rooms,
+        "clients": config.rooms * (SEATS + config.spectators),
+        "spectators": config.spectators,
+        "moves": moves,
+        "moves_per_s": round(moves / config.duration_s, 1),
+        "p50_ms": _ms(latencies, 50),
+        "p95_ms": _ms(latencies, 95),
+        "p99_ms": _ms(latencies, 99),
+        "max_ms": round(max(latencies), 3) if latencies else None,
+        "server_cpu_s": None if server_cpu is None else round(server_cpu, 3),
+        "server_cpu_ms_per_move": (
+            None if server_cpu is None or not moves else round(1000 * server_cpu / moves, 4)
+        ),
+        "server_rss_mb": None if rss is None else round(rss, 1),
+        "bytes_per_update_avg": round(update_bytes / updates, 1) if updates else None,
+        "errors": sum(errors.values()),
+        "protocol": f"tablewire/{PROTOCOL_VERSION} (WebSocket, msgpack patches)",
+        "workload": "turn-relay",
+        "interval_ms": config.interval_ms,
+        "duration_s": config.duration_s,
+        "moves_target": int(len(rooms) * config.duration_s * 1000 / config.interval_ms),
+        "fanout_p50_ms": _ms(fanout, 50),
+        "fanout_p99_ms": _ms(fanout, 99),
+        "spectator_p50_ms": _ms(spectator_fanout, 50),
+        "spectator_p99_ms": _ms(spectator_fanout, 99),
+        "ack_p50_ms": _ms(acks, 50),
+        "ack_p99_ms": _ms(acks, 99),
+        "updates_received": updates,
+        "window_s": round(window, 3),
+        "join_s": round(join_s, 3),
+        "loadgen_cpu_s": round(own_cpu, 3),
+        "loadgen_cpu_util": round(own_cpu / window, 3) if window else None,
+        "loadgen_bound": bool(window and own_cpu / window >= 0.9),
+        "loadgen_eld_p99_ms": _ms(delay.samples_ms, 99),
+        "loadgen_eld_max_ms": round(max(delay.samples_ms), 3) if delay.samples_ms else None,
+        "errors_detail": {k: v for k, v in errors.items() if v},
+        "server_cpu_total_s": round(tree_cpu_seconds(server.pid), 3) if server.pid else None,
+        "server_processes": 1,
+        "patch_rate": "immediate",
+        "ping_interval_ms": PING_INTERVAL_MS,
+        "store": config.store if config.spawn else None,
+        "pinned": server.pinned,
+        "cores": os.cpu_count(),
+        "versions": _versions(),
+    }
+
+
+# -- full games ---------------------------------------------------------------------
+
+
+async def run_games(config: Config, server: Server, live: Live_) -> dict[str, Any]:
+    assert config.game is not None
+    summary = bots.Summary(game=config.game, timing=bots.Timing())
+    live.phase = "playing"
+    cpu0 = tree_cpu_seconds(server.pid) if server.pid else None
+    own0 = resource.getrusage(resource.RUSAGE_SELF)
+    started = time.monotonic()
+    watch = asyncio.create_task(_watch_summary(summary, live))
+    try:
+        await bots.run(
+            server.url,
+            config.game,
+            config.rooms,
+            config.players,
+            spectators=config.spectators,
+            options=config.options,
+            seed=config.seed,
+            time_limit=config.timeout,
+            bot=config.bot,
+            summary=summary,
+        )
+    finally:
+        watch.cancel()
+    seconds = time.monotonic() - started
+    own1 = resource.getrusage(resource.RUSAGE_SELF)
+    timing = summary.timing
+    assert timing is not None
+    server_cpu = None
+    if server.pid and cpu0 is not None:
+        server_cpu = tree_cpu_seconds(server.pid) - cpu0
+    if server.died():
+        summary.errors += 1
+        summary.failures.append("server died")
+    intents = len(timing.ack_ms)
+    own_cpu = (own1.ru_utime + own1.ru_stime) - (own0.ru_utime + own0.ru_stime)
+
+    def per_frame(kind: str) -> float | None:
+        return round(timing.bytes[kind] / timing.frames[kind], 1) if timing.frames[kind] else None
+
+    live.errors = summary.errors
+    return {
+        "peer": "python-tablewire",
+        "workload": "games",
+        "game": config.game,
+        "bot": config.bot,
+        "rooms": config.rooms,
+        "players": config.players,
+        "spectators": config.spectators,
+        "clients": config.rooms * (config.players + config.spectators),
+        "games_finished": summary.games_finished,
+        "intents": intents,
+        "intents_per_s": round(intents / seconds, 1) if seconds else None,
+        "ack_p50_ms": _ms(timing.ack_ms, 50),
+        "ack_p99_ms": _ms(timing.ack_ms, 99),
+        "patch_p50_ms": _ms(timing.patch_ms, 50),
+        "patch_p99_ms": _ms(timing.patch_ms, 99),
+        "spectator_p50_ms": _ms(timing.spectator_ms, 50),
+        "spectator_p99_ms": _ms(timing.spectator_ms, 99),
+        "bytes_per_patch": per_frame("patch"),
+        "bytes_per_snapshot": per_frame("snapshot"),
+        "reconnects": summary.reconnects,
+        "resyncs": summary.resyncs,
+        "rejects": summary.rejects,
+        "reject_codes": summary.reject_codes,
+        "server_cpu_s": None if server_cpu is None else round(server_cpu, 3),
+        "server_cpu_ms_per_intent": (
+            None if server_cpu is None or not intents else round(1000 * server_cpu / intents, 4)
+        ),
+        "server_rss_mb": round(tree_rss_mib(server.pid), 1) if server.pid else None,
+        "loadgen_cpu_s": round(own_cpu, 3),
+        "seconds": round(seconds, 3),
+        "errors": summary.errors,
+        "failures": summary.failures[:5],
+        "store": config.store if config.spawn else None,
+        "pinned": server.pinned,
+        "cores": os.cpu_count(),
+        "versions": _versions(),
+    }
+
+
+async def _watch_summary(summary: bots.Summary, live: Live_) -> None:
+    while True:
+        timing = summary.timing
+        live.moves = len(timing.ack_ms) if timing else summary.intents
+        live.latencies_ms = timing.patch_ms if timing else []
+        live.rooms_joined = summary.games_finished
+        live.errors = summary.errors
+        await asyncio.sleep(0.25)
+
+
+# -- the display and the entry point ----------------------------------------------
+
+
+def _panel(config: Config, live: Live_) -> Table:
+    table = Table(title=f"tablewire loadtest · {config.workload or config.game}", box=None)
+    for column in ("phase", "rooms", "moves", "moves/s", "p50 ms", "p99 ms", "errors"):
+        table.add_column(column, justify="right")
+    elapsed = max(1e-9, time.monotonic() - live.started)
+    sample = live.latencies_ms[-5000:]
+    rooms = "finished" if config.game else "joined"
+    table.add_row(
+        live.phase,
+        f"{live.rooms_joined}/{config.rooms} {rooms}",
+        str(live.moves),
+        f"{live.moves / elapsed:.0f}",
+        f"{percentile(sample, 50):.1f}" if sample else "—",
+        f"{percentile(sample, 99):.1f}" if sample else "—",
+        str(live.errors),
+    )
+    return table
+
+
+async def loadtest(config: Config, console: Console | None = None) -> dict[str, Any]:
+    """Run one load test and return its result (one JSON object)."""
+    if (config.workload is None) == (config.game is None):
+        raise ValueError("give either --workload turn-relay or --game ENGINE")
+    if config.workload not in (None, "turn-relay"):
+        raise ValueError(f"unknown workload {config.workload!r}")
+    live = Live_()
+    console = console or Console(stderr=True)
+    async with asyncio.timeout(config.timeout), server_under_test(config) as server:
+        runner = run_turn_relay if config.workload else run_games
+        if not console.is_terminal:
+            return await runner(config, server, live)
+        with Live(_panel(config, live), console=console, refresh_per_second=4) as display:
+            task = asyncio.create_task(runner(config, server, live))
+            while not task.done():
+                display.update(_panel(config, live))
+                await asyncio.wait({task}, timeout=0.25)
+            display.update(_panel(config, live))
+            return task.result()

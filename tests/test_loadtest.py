@@ -1,0 +1,97 @@
+"""``tablewire loadtest``: the percentile method, the result's schema, and failure reporting."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from clients import loadtest
+from clients.cli import main
+from clients.spawn import free_port
+from clients.stats import percentile
+
+REQUIRED = [
+    "peer",
+    "rooms",
+    "clients",
+    "spectators",
+    "moves",
+    "moves_per_s",
+    "p50_ms",
+    "p95_ms",
+    "p99_ms",
+    "max_ms",
+    "server_cpu_s",
+    "server_cpu_ms_per_move",
+    "server_rss_mb",
+    "bytes_per_update_avg",
+    "errors",
+]
+"""bench/turn-relay.md §6: the required fields, first and in this order."""
+
+
+@pytest.mark.parametrize(
+    ("values", "p", "expected"),
+    [
+        (list(range(1, 101)), 50, 50),
+        (list(range(1, 101)), 99, 99),
+        (list(range(1, 101)), 100, 100),
+        ([3.0, 1.0, 2.0], 50, 2.0),
+        ([1, 2], 50, 1),  # ceil(0.5 * 2) - 1 = element 0
+        ([1, 2, 3, 4], 75, 3),
+        ([7], 1, 7),
+        ([5, 1, 4, 2, 3], 0, 1),
+    ],
+)
+def test_percentile_is_nearest_rank(values: list[float], p: float, expected: float) -> None:
+    assert percentile(values, p) == expected
+
+
+def test_percentile_of_nothing_is_an_error() -> None:
+    with pytest.raises(ValueError):
+        percentile([], 50)
+
+
+async def test_turn_relay_result_has_the_spec_fields_in_order_and_no_errors() -> None:
+    config = loadtest.Config(
+        workload="turn-relay", rooms=3, spectators=1, duration_s=1.0, interval_ms=50, spawn=True
+    )
+    config.pin = False  # never pin the test process itself
+    result = await loadtest.loadtest(config)
+    assert list(result)[: len(REQUIRED)] == REQUIRED
+    assert result["errors"] == 0, result["errors_detail"]
+    assert result["clients"] == 3 * 5 and result["spectators"] == 1
+    assert 0 < result["moves"] <= result["moves_target"] == 60
+    assert result["p50_ms"] <= result["p95_ms"] <= result["p99_ms"] <= result["max_ms"]
+    assert result["server_cpu_s"] is not None and result["server_rss_mb"] > 0
+    assert result["updates_received"] == result["moves"] * 5
+    assert result["spectator_p50_ms"] is not None and result["patch_rate"] == "immediate"
+
+
+async def test_game_result_reports_latencies_sizes_and_rejects() -> None:
+    config = loadtest.Config(game="sintra", rooms=2, players=2, spectators=1, spawn=True)
+    config.pin = False
+    result = await loadtest.loadtest(config)
+    assert result["errors"] == 0 and result["games_finished"] == 2
+    for key in ("ack", "patch", "spectator"):
+        assert result[f"{key}_p50_ms"] <= result[f"{key}_p99_ms"]
+    assert 0 < result["bytes_per_patch"] < result["bytes_per_snapshot"]
+    assert result["reject_codes"] == {} and result["reconnects"] == 0
+
+
+def test_rooms_that_cannot_join_are_errors_and_the_exit_status_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    nobody = f"http://127.0.0.1:{free_port()}"
+    argv = ["loadtest", "--server", nobody, "--workload", "turn-relay", "--rooms", "2"]
+    assert main([*argv, "--duration-s", "0.1"]) == 1
+    line: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert line["errors"] == 2 and line["errors_detail"] == {"rooms_failed_to_join": 2}
+    assert line["moves"] == 0 and line["p50_ms"] is None
+
+
+def test_a_mode_is_required() -> None:
+    with pytest.raises(SystemExit):
+        main(["loadtest", "--rooms", "1"])
