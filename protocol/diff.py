@@ -24,6 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 SET, REMOVE, TRUNCATE, EXTEND = 0, 1, 2, 3
+WHOLE_LIST = 8
+"""A list this short whose items changed in more than one place is set whole."""
 
 Op = list[Any]
 Path = list[str | int]
@@ -62,14 +64,24 @@ def _diff(old: Any, new: Any, path: Path, ops: list[Op]) -> None:
             ops.extend([REMOVE, [*path, key]] for key in old if key not in new)
     elif kind is list:
         common = min(len(old), len(new))
+        first = len(ops)
         for i in range(common):
             _child(old[i], new[i], path, i, ops)
+        if len(ops) - first > 1 and len(new) <= WHOLE_LIST and _leaf_sets(ops, first, len(path)):
+            del ops[first:]  # several items of a short list changed: one set is smaller
+            ops.append([SET, path.copy(), new])
+            return
         if len(old) > common:
             ops.append([TRUNCATE, path.copy(), common])
         elif len(new) > common:
             ops.append([EXTEND, path.copy(), new[common:]])
     elif old != new:
         ops.append([SET, path.copy(), new])
+
+
+def _leaf_sets(ops: list[Op], first: int, depth: int) -> bool:
+    """Whether ``ops[first:]`` only set direct items (paths one longer than ``depth``)."""
+    return all(op[0] == SET and len(op[1]) == depth + 1 for op in ops[first:])
 
 
 def _child(old: Any, new: Any, path: Path, key: str | int, ops: list[Op]) -> None:

@@ -19,10 +19,10 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
-from starlette.websockets import WebSocket
+from starlette.routing import Route
 
 from engines import ENGINES
 from server import connection
@@ -102,9 +102,6 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             {"ok": True, "node": lobby.node, "rooms": len(lobby.rooms), "owned": owned}
         )
 
-    async def socket(ws: WebSocket) -> None:
-        await connection.serve(ws, lobby, settings)
-
     async def api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
         return JSONResponse(exc.body(), status_code=exc.status)
@@ -155,13 +152,13 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             Route("/api/rooms/{room_id}/seats", seats, methods=["POST"]),
             Route("/api/quickplay", quickplay, methods=["POST"]),
             Route("/healthz", health),
-            WebSocketRoute("/ws/rooms/{room_id}", socket),
         ],
         exception_handlers={
             ApiError: api_error,
             StoreUnavailable: store_error,
             HTTPException: http_error,
         },
+        middleware=[Middleware(connection.RoomSockets, lobby=lobby, settings=settings)],
         lifespan=lifespan,
     )
     app.state.lobby = lobby

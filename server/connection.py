@@ -1,10 +1,16 @@
 """One WebSocket client of a room: handshake, reading frames, a bounded send queue.
 
 The reader (``serve``) parses each frame with the sans-I/O protocol and hands
-it to the room; the writer task drains the connection's own queue, so a slow
-client never blocks the room's actor. A client that falls more than
-``send_queue`` frames behind is closed with ``too_slow`` and can reconnect and
-resync.
+it to the room. Frames go out without blocking the room's actor:
+
+* under uvicorn's sans-I/O WebSocket implementation, each frame is written
+  straight to the connection's transport (what uvicorn's own ``send`` does,
+  minus an await, a task switch and the ASGI wrappers per frame); a client
+  with more than ``send_buffer`` bytes unsent is closed with ``too_slow``;
+* under any other ASGI server, a writer task drains the connection's own
+  queue; a client more than ``send_queue`` frames behind is ``too_slow``.
+
+A ``too_slow`` client can reconnect and resync.
 
 Before ``hello`` every error is fatal (error frame, then close); after it, a
 bad frame gets an error frame and the connection goes on.
@@ -15,7 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from typing import Any
 
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from protocol import PROTOCOL_VERSION, messages
@@ -34,18 +42,56 @@ POLICY_VIOLATION = 1008
 FLUSH_TIMEOUT = 5.0
 
 
+class DirectWriter:
+    """Writes data frames straight to uvicorn's sans-I/O WebSocket protocol object.
+
+    ``send`` must be the ASGI ``send`` uvicorn gave the app (a bound method of
+    its protocol); :meth:`of` returns None for anything else.
+    """
+
+    def __init__(self, protocol: Any) -> None:
+        self._protocol = protocol
+
+    @classmethod
+    def of(cls, send: Any) -> DirectWriter | None:
+        protocol = getattr(send, "__self__", None)
+        needed = ("conn", "transport", "close_sent", "disconnected", "handshake_complete")
+        if protocol is None or not all(hasattr(protocol, name) for name in needed):
+            return None
+        return cls(protocol)
+
+    def write(self, frame: bytes) -> int | None:
+        """Send one binary frame; the bytes still unsent, or None if the socket is closing."""
+        protocol = self._protocol
+        transport = protocol.transport
+        if protocol.disconnected or protocol.close_sent or transport.is_closing():
+            return None
+        protocol.conn.send_binary(frame)
+        transport.write(b"".join(protocol.conn.data_to_send()))
+        buffered: int = transport.get_write_buffer_size()
+        return buffered
+
+
 class SocketConnection:
     """A :class:`server.room.Connection` over a Starlette WebSocket."""
 
-    def __init__(self, ws: WebSocket, settings: Settings) -> None:
+    def __init__(
+        self, ws: WebSocket, settings: Settings, direct: DirectWriter | None = None
+    ) -> None:
         self.ws = ws
         self.settings = settings
         self.seat: int | None = None
         self.closing = False
+        self._direct = direct
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=settings.send_queue)
 
     def send(self, frame: bytes) -> None:
         if self.closing:
+            return
+        if self._direct is not None and self._queue.empty():
+            buffered = self._direct.write(frame)
+            if buffered is not None and buffered > self.settings.send_buffer:
+                self.close(Code.TOO_SLOW, "too many bytes waiting; reconnect and resync")
             return
         try:
             self._queue.put_nowait(frame)
@@ -82,13 +128,45 @@ class SocketConnection:
         return messages.parse(decode(data, self.settings.max_frame))
 
 
-async def serve(ws: WebSocket, lobby: Lobby, settings: Settings) -> None:
+ROOM_PATH = "/ws/rooms/"
+
+
+class RoomSockets:
+    """ASGI middleware that serves ``/ws/rooms/{room_id}`` itself.
+
+    Starlette hands WebSocket scopes to user middleware with the server's own
+    ``send``; served here, every frame can take the :class:`DirectWriter`
+    path. Everything else goes on to the application.
+    """
+
+    def __init__(self, app: ASGIApp, lobby: Lobby, settings: Settings) -> None:
+        self.app = app
+        self.lobby = lobby
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path: str = scope.get("path", "")
+        room_id = path[len(ROOM_PATH) :]
+        if scope["type"] != "websocket" or not path.startswith(ROOM_PATH) or "/" in room_id:
+            await self.app(scope, receive, send)
+            return
+        ws = WebSocket(scope, receive, send)
+        await serve(ws, room_id, self.lobby, self.settings, DirectWriter.of(send))
+
+
+async def serve(
+    ws: WebSocket,
+    room_id: str,
+    lobby: Lobby,
+    settings: Settings,
+    direct: DirectWriter | None = None,
+) -> None:
     """The whole life of one WebSocket connection to ``/ws/rooms/{room_id}``."""
     await ws.accept()
-    conn = SocketConnection(ws, settings)
+    conn = SocketConnection(ws, settings, direct)
     writer = asyncio.create_task(conn.write())
     try:
-        room = await lobby.open(ws.path_params["room_id"])
+        room = await lobby.open(room_id)
     except StoreUnavailable:
         room = None
         conn.close(Code.STORE_UNAVAILABLE, "the room store is unavailable; retry")

@@ -24,7 +24,9 @@ class Settings:
     hello_timeout: float = 10.0
     """Seconds a new connection has to send ``hello``."""
     send_queue: int = 512
-    """Frames queued for one connection before it is dropped as ``too_slow``."""
+    """Frames queued for one connection before it is dropped as ``too_slow`` (queued path)."""
+    send_buffer: int = 1024 * 1024
+    """Bytes unsent to one connection before it is dropped as ``too_slow`` (direct path)."""
     history: int = 64
     """Patches kept per view for resyncing a client that fell behind."""
     log_level: str = "info"

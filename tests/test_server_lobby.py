@@ -7,11 +7,13 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.protocol import State
+from websockets.server import ServerProtocol
 
 from conftest import Running
 from protocol.codec import decode
 from server.app import create_app
-from server.connection import SocketConnection
+from server.connection import DirectWriter, SocketConnection
 from server.lobby import Lobby
 from server.settings import Settings
 from server.store import MemoryStore, StoreUnavailable
@@ -199,6 +201,49 @@ async def test_a_client_that_does_not_read_is_closed_as_too_slow() -> None:
     assert decode(queued[0])["code"] == "too_slow" and queued[1] is None
     conn.send(b"later")
     assert conn._queue.empty(), "nothing is queued after the close"
+
+
+class FakeTransport:
+    """A transport whose peer stopped reading: everything written stays buffered."""
+
+    def __init__(self) -> None:
+        self.buffered = 0
+
+    def is_closing(self) -> bool:
+        return False
+
+    def write(self, data: bytes) -> None:
+        self.buffered += len(data)
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
+
+
+class FakeProtocol:
+    """The parts of uvicorn's sans-I/O WebSocket protocol the direct writer uses."""
+
+    def __init__(self) -> None:
+        self.conn = ServerProtocol()
+        self.conn.state = State.OPEN
+        self.transport = FakeTransport()
+        self.close_sent = self.disconnected = False
+        self.handshake_complete = True
+
+    async def send(self, message: object) -> None:
+        raise AssertionError("data frames must not go through ASGI send")
+
+
+async def test_direct_writes_go_to_the_transport_and_a_full_buffer_is_too_slow() -> None:
+    protocol = FakeProtocol()
+    direct = DirectWriter.of(protocol.send)
+    assert direct is not None and DirectWriter.of(StalledSocket().send_bytes) is None
+    conn = SocketConnection(StalledSocket(), Settings(send_buffer=100), direct)  # type: ignore[arg-type]
+    conn.send(bytes(60))
+    assert protocol.transport.buffered == 62 and not conn.closing  # 2-byte frame header
+    conn.send(bytes(60))
+    assert conn.closing
+    queued = [conn._queue.get_nowait() for _ in range(conn._queue.qsize())]
+    assert decode(queued[0])["code"] == "too_slow" and queued[1] is None
 
 
 class DownStore(MemoryStore):

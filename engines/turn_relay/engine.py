@@ -116,12 +116,10 @@ class TurnRelay:
         n = tiles.count(colour)
         if not n:
             raise IllegalAction("colour_not_in_factory", f"factory {take} holds no {colour}")
-        seats = [dict(s) for s in state["seats"]]
-        mine = seats[seat]
-        hand = list(mine["hand"])
+        seats = list(state["seats"])  # unchanged parts are shared: the diff skips them
+        hand = list(seats[seat]["hand"])
         hand[colour] = (hand[colour] + n) % HAND_MOD
-        mine["hand"] = hand
-        mine["score"] += n
+        seats[seat] = {"score": seats[seat]["score"] + n, "hand": hand}
         center = state["center"] + [t for t in tiles if t != colour]
         if len(center) > CENTER_MAX:
             center = []
