@@ -1,13 +1,14 @@
 """``tablewire loadtest``: load a server with rooms of bots over real WebSockets.
 
-Two modes, both speaking the normal protocol through :class:`RoomClient`:
+Two modes, both speaking the normal protocol over real WebSocket connections:
 
 * ``--workload turn-relay`` — the paced workload of ``bench/turn-relay.md``:
   N rooms × 4 seats (+ S spectators), every room's move ``k`` due at
   ``φᵢ + k·T`` and sent by its seat once that seat holds move ``k − 1``
   (§4), latency and CPU measured as §5 says, every client's final state
   checked against the reference simulation. One JSON line with the fields
-  of §6 first.
+  of §6 first. Its clients are :class:`~clients.lean.LeanClient` (no task or
+  lock per frame), so one load-generator core holds thousands of them.
 * ``--game ENGINE`` — full games with random or greedy bots, as fast as they
   go (the ``tablewire bots`` runner, timed): intent→ack and intent→patch
   latency for players, intent→update for spectators, bytes per patch and
@@ -40,7 +41,8 @@ from rich.live import Live
 from rich.table import Table
 
 from clients import bots
-from clients.client import LobbyClient, RoomClient, ws_url
+from clients.client import LobbyClient, ws_url
+from clients.lean import LeanClient
 from clients.spawn import SpawnedRedis, SpawnedServer
 from clients.stats import LoopDelay, percentile, tree_cpu_seconds, tree_rss_mib
 from engines.turn_relay.engine import SEATS, client_move, simulate
@@ -146,27 +148,28 @@ def _versions() -> dict[str, str]:
 @dataclass
 class RelayRoom:
     index: int
-    players: list[RoomClient]
-    spectators: list[RoomClient]
+    players: list[LeanClient]
+    spectators: list[LeanClient]
     start_version: int
     sent: dict[int, float] = field(default_factory=dict)
     intent_ids: dict[int, Any] = field(default_factory=dict)
 
     @property
-    def clients(self) -> list[RoomClient]:
+    def clients(self) -> list[LeanClient]:
         return self.players + self.spectators
 
 
 async def _join(lobby: LobbyClient, ws: str, index: int, spectators: int) -> RelayRoom:
     room = await lobby.create_room("turn-relay", seats=SEATS, seed=index)
     seats = [await lobby.reserve(room["id"], name=f"p{seat}") for seat in range(SEATS)]
-    players = [RoomClient(ws, room["id"], s["token"], timed=True) for s in seats]
-    watchers = [RoomClient(ws, room["id"], None, timed=True) for _ in range(spectators)]
+    players = [LeanClient(ws, room["id"], s["token"]) for s in seats]
+    watchers = [LeanClient(ws, room["id"], None) for _ in range(spectators)]
     for client in players + watchers:
         await client.connect()
-    doc = await players[-1].wait_for(lambda d: d["status"] == "playing")
-    version = players[-1].version
-    assert version is not None and doc["game"]["moveCount"] == 0
+    last = players[-1]
+    await last.wait_until(lambda c: c.doc is not None and c.doc["status"] == "playing")
+    version = last.version
+    assert version is not None and last.doc["game"]["moveCount"] == 0
     for client in players + watchers:
         await client.wait_version(version)
     return RelayRoom(index, players, watchers, version)
@@ -205,7 +208,7 @@ async def _drive(room: RelayRoom, phase: float, interval: float, end: float, liv
         sender = room.players[k % SEATS]
         target = room.start_version + k
         await sender.wait_version(target)
-        if k and sender.arrivals is not None and target in sender.arrivals:
+        if k and target in sender.arrivals:
             live.latencies_ms.append((sender.arrivals[target] - room.sent[k - 1]) * 1000)
         # A timer may fire a little early: re-arm, a move is never sent before it is due.
         while (wait := due - time.monotonic()) > 0:  # noqa: ASYNC110
@@ -216,7 +219,7 @@ async def _drive(room: RelayRoom, phase: float, interval: float, end: float, liv
         intent_id = sender.new_intent_id()
         room.intent_ids[k] = intent_id
         room.sent[k] = time.monotonic()
-        await sender.send({"t": "intent", "id": intent_id, "action": move})
+        sender.send({"t": "intent", "id": intent_id, "action": move})
         live.moves += 1
         k += 1
 
@@ -283,7 +286,6 @@ async def run_turn_relay(config: Config, server: Server, live: Live_) -> dict[st
         for k, sent in room.sent.items():
             version = room.start_version + k + 1
             sender = room.players[k % SEATS]
-            assert sender.arrivals is not None
             if version not in sender.arrivals:
                 errors["unanswered_moves"] += 1
                 continue
@@ -293,7 +295,6 @@ async def run_turn_relay(config: Config, server: Server, live: Live_) -> dict[st
             if ack is not None:
                 acks.append((ack - sent) * 1000)
             for client in room.clients:
-                assert client.arrivals is not None
                 if version in client.arrivals:
                     fanout.append((client.arrivals[version] - sent) * 1000)
     for room in rooms:
@@ -319,13 +320,16 @@ async def run_turn_relay(config: Config, server: Server, live: Live_) -> dict[st
     update_bytes = (sizes1["patch"] - sizes0["patch"]) + (sizes1["snapshot"] - sizes0["snapshot"])
     own_cpu = (own1.ru_utime + own1.ru_stime) - (own0.ru_utime + own0.ru_stime)
     server_cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+    for room in rooms:
+        for client in room.clients:
+            client.close()
     live.errors = sum(errors.values())
     spectator_fanout = [
         (c.arrivals[room.start_version + k + 1] - sent) * 1000
         for room in rooms
         for c in room.spectators
         for k, sent in room.sent.items()
-        if c.arrivals is not None and room.start_version + k + 1 in c.arrivals
+        if room.start_version + k + 1 in c.arrivals
     ]
     return {
         "peer": "python-tablewire",
