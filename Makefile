@@ -6,7 +6,7 @@ PORT ?= 8000
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: serve test lint check bench clean
+.PHONY: serve test lint check bench bench-load clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "tablewire needs Python 3.11 or newer")'
@@ -38,6 +38,12 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/store_latency.py
 	$(BIN)/python benchmarks/bot_winrate.py
 	$(BIN)/python benchmarks/bot_winrate.py --game crystal-palace
+
+## bench-load: the turn-relay matrix, spectator fan-out and connection memory (~10 min)
+bench-load: $(STAMP)
+	$(BIN)/python benchmarks/turn_relay_matrix.py
+	$(BIN)/python benchmarks/fanout.py
+	$(BIN)/python benchmarks/connection_memory.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info
