@@ -24,4 +24,5 @@ def run(settings: Settings) -> None:
         ws_max_size=max(WS_MAX_SIZE, settings.max_frame),
         log_config=None,
         log_level=settings.log_level,
+        timeout_graceful_shutdown=settings.shutdown_timeout,
     )
