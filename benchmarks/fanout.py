@@ -45,6 +45,9 @@ def main() -> None:
             str(args.duration_s),
         ]
         done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
+        if not done.stdout.strip():
+            print(f"tablewire loadtest failed ({done.returncode}):\n{done.stderr[-2000:]}")
+            continue
         result = json.loads(done.stdout.strip().splitlines()[-1])
         print(json.dumps(result))
         print(

@@ -47,7 +47,10 @@ def run(rooms: int, args: argparse.Namespace) -> dict[str, object]:
         args.store,
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
-    line = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "{}"
+    if not done.stdout.strip():
+        print(f"tablewire loadtest failed ({done.returncode}):\n{done.stderr[-2000:]}", flush=True)
+        return {"rooms": rooms, "errors": "failed"}
+    line = done.stdout.strip().splitlines()[-1]
     print(line, flush=True)
     result: dict[str, object] = json.loads(line)
     return result

@@ -92,6 +92,13 @@ def test_rooms_that_cannot_join_are_errors_and_the_exit_status_says_so(
     assert line["moves"] == 0 and line["p50_ms"] is None
 
 
+def test_the_command_runs_turn_relay_on_uvloop(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["loadtest", "--spawn", "--no-pin", "--workload", "turn-relay", "--rooms", "2"]
+    assert main([*argv, "--duration-s", "0.5"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["errors"] == 0 and line["moves"] > 0 and line["pinned"] is False
+
+
 def test_a_mode_is_required() -> None:
     with pytest.raises(SystemExit):
         main(["loadtest", "--rooms", "1"])
