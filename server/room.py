@@ -184,6 +184,12 @@ class Room:
 
     def detach(self, conn: Connection) -> None:
         self.conns.discard(conn)
+        if not self.conns and self.record.status == "finished":
+            # Nobody is watching a finished room: its frame caches go (a client
+            # that comes back gets a snapshot); the room stays until swept.
+            self._docs.clear()
+            self._history.clear()
+            self._snapshots.clear()
 
     def catch_up(self, conn: Connection, since: int | None) -> None:
         """Send the patches after ``since`` if they are still kept, else a snapshot."""

@@ -6,6 +6,7 @@ import asyncio
 import time
 
 from engines.sintra import ENGINE as sintra
+from protocol.codec import decode
 from protocol.messages import Intent
 from server.room import Room
 from server.settings import Settings
@@ -59,4 +60,27 @@ async def test_commands_queued_before_a_lost_lease_go_to_the_new_owner() -> None
         await owner.reached.wait()
     assert [i.id for i in owner.intents] == [7]
     assert room.version == 0 and await store.read_log("r") == [], "nothing written here"
+    await room.close()
+
+
+async def test_a_finished_room_nobody_watches_drops_its_frame_caches() -> None:
+    store = MemoryStore()
+    record = RoomRecord("f", "sintra", 2, {}, False, 1, 0, 0, names=[None, None])
+    room = Room(record, sintra, store, Settings(), time.time)
+    await room.promote(await store.acquire("f", "me") or "")
+    room.start()
+    await room.reserve("ana")
+    await room.reserve("bo")
+    watcher, player = Recorder(None), Recorder(0)
+    room.attach(watcher, None)
+    room.attach(player, None)
+    room.detach(player)
+    assert room._docs, "a playing room keeps the frames of its viewers"
+    room.record.status = "finished"
+    room.detach(watcher)
+    assert (room._docs, room._history, room._snapshots) == ({}, {}, {})
+    comeback = Recorder(None)
+    room.attach(comeback, room.version - 1)
+    welcome, frame = (decode(f) for f in comeback.frames)
+    assert (welcome["t"], frame["t"]) == ("welcome", "snapshot")
     await room.close()
