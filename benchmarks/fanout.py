@@ -11,15 +11,9 @@ p50 / p99 over every (move, spectator), and the server's CPU per move.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-from common import machine
-
-TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
+from common import loadtest, machine
 
 
 def main() -> None:
@@ -31,25 +25,12 @@ def main() -> None:
     for i, count in enumerate(int(s) for s in args.spectators.split(",")):
         if i:
             time.sleep(2)
-        command = [
-            TABLEWIRE,
-            "loadtest",
-            "--spawn",
-            "--workload",
-            "turn-relay",
-            "--rooms",
-            "1",
-            "--spectators",
-            str(count),
-            "--duration-s",
-            str(args.duration_s),
-        ]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
-        if not done.stdout.strip():
-            print(f"tablewire loadtest failed ({done.returncode}):\n{done.stderr[-2000:]}")
+        result = loadtest(
+            "--workload", "turn-relay", "--rooms", "1", "--spectators", str(count),
+            "--duration-s", str(args.duration_s),
+        )  # fmt: skip
+        if result is None:
             continue
-        result = json.loads(done.stdout.strip().splitlines()[-1])
-        print(json.dumps(result))
         print(
             f"{count} spectators: delivery p50 {result['spectator_p50_ms']} ms, "
             f"p99 {result['spectator_p99_ms']} ms; moves {result['moves']}, "

@@ -12,15 +12,9 @@ series, measured on this kind of machine; from the spec's header).
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-from common import machine
-
-TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
+from common import loadtest, machine
 
 COLYSEUS = {  # rooms: (moves/s, p50 ms, p99 ms, server CPU ms/move, RSS MiB, B/update)
     100: (1000, 0.18, 2.3, 0.128, 133, 41.9),
@@ -31,29 +25,11 @@ COLYSEUS = {  # rooms: (moves/s, p50 ms, p99 ms, server CPU ms/move, RSS MiB, B/
 
 
 def run(rooms: int, args: argparse.Namespace) -> dict[str, object]:
-    command = [
-        TABLEWIRE,
-        "loadtest",
-        "--spawn",
-        "--workload",
-        "turn-relay",
-        "--rooms",
-        str(rooms),
-        "--duration-s",
-        str(args.duration_s),
-        "--spectators",
-        str(args.spectators),
-        "--store",
-        args.store,
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
-    if not done.stdout.strip():
-        print(f"tablewire loadtest failed ({done.returncode}):\n{done.stderr[-2000:]}", flush=True)
-        return {"rooms": rooms, "errors": "failed"}
-    line = done.stdout.strip().splitlines()[-1]
-    print(line, flush=True)
-    result: dict[str, object] = json.loads(line)
-    return result
+    result = loadtest(
+        "--workload", "turn-relay", "--rooms", str(rooms), "--duration-s", str(args.duration_s),
+        "--spectators", str(args.spectators), "--store", args.store,
+    )  # fmt: skip
+    return result if result is not None else {"rooms": rooms, "errors": "failed"}
 
 
 def ratio(ours: object, theirs: float) -> str:

@@ -93,6 +93,17 @@ class Engine(Protocol):
     def describe(self, action: Action) -> str: ...
 
 
+def check_turn(engine: Engine, state: State, seat: int, action: Any, over: bool) -> None:
+    """The checks an ``apply`` starts with: the game is on, ``seat`` is to act, and
+    ``action`` is a map with a string ``type``. Raises :class:`IllegalAction`."""
+    if over:
+        raise IllegalAction("game_over", "the game is over")
+    if seat not in engine.to_act(state):
+        raise IllegalAction("not_your_turn", "it is not your turn to decide")
+    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+        raise IllegalAction("bad_action", "an action is a map with a string type")
+
+
 def resolve_options(engine: Engine, given: Mapping[str, Any] | None) -> dict[str, Any]:
     """Return the complete options of a room: ``given`` checked, defaults filled in.
 

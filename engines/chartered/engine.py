@@ -55,6 +55,7 @@ from engines.base import (
     Result,
     State,
     View,
+    check_turn,
     copy_state,
     rank,
     resolve_options,
@@ -209,12 +210,7 @@ class Chartered:
     # -- apply ---------------------------------------------------------------------
 
     def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        if state["finished"]:
-            raise IllegalAction("game_over", "the game is over")
-        if seat not in self.to_act(state):
-            raise IllegalAction("not_your_turn", "it is not your turn to decide")
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise IllegalAction("bad_action", "an action is a map with a string type")
+        check_turn(self, state, seat, action, state["finished"])
         if not any(same(action, legal) for legal in self.legal_actions(state, seat)):
             raise IllegalAction(_why_illegal(state, seat, action), f"illegal here: {action}")
         state = copy_state(state)

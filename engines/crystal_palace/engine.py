@@ -65,6 +65,7 @@ from engines.base import (
     Result,
     State,
     View,
+    check_turn,
     copy_state,
     load_components,
     rank,
@@ -265,12 +266,7 @@ class CrystalPalace:
     # -- apply -----------------------------------------------------------------------
 
     def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        if state["finished"]:
-            raise IllegalAction("game_over", "the game is over")
-        if seat not in self.to_act(state):
-            raise IllegalAction("not_your_turn", "it is not your turn to decide")
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise IllegalAction("bad_action", "an action is a map with a string type")
+        check_turn(self, state, seat, action, state["finished"])
         if not _is_legal(state, seat, action, self.legal_actions):
             raise IllegalAction(_why_illegal(state, seat, action), f"illegal here: {action}")
         state = copy_state(state)
