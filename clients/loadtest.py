@@ -135,8 +135,8 @@ async def server_under_test(config: Config) -> AsyncIterator[Server]:
 
 @contextlib.contextmanager
 def quiet_gc() -> Iterator[None]:
-    """Keep the collector's full passes out of the measurement window: everything
-    alive after the join is frozen, and collections are rarer (as the server does)."""
+    """Keep the load generator's collector out of the measurement window: everything
+    alive after the join is frozen, and collections are rarer while it lasts."""
     thresholds = gc.get_threshold()
     gc.collect()
     gc.freeze()

@@ -34,8 +34,9 @@ class Settings:
     """Empty: the embedded in-memory store. ``redis://host:port/db``: the Redis store."""
     redis_prefix: str = "tw"
     """Namespace of every Redis key and channel of this service."""
-    gc_thresholds: str = "50000,20,100"
-    """Python's garbage-collector thresholds (``gc.set_threshold``); empty keeps Python's."""
+    gc_thresholds: str = ""
+    """Garbage-collector thresholds ``"g0,g1,g2"`` (``gc.set_threshold``); empty keeps
+    Python's. Higher ones cut pauses but let cyclic garbage pile up (benchmarks/README.md)."""
     shutdown_timeout: int = 10
     """Seconds a stopping server waits for its connections to end before closing them."""
     lease_ttl: float = 5.0
