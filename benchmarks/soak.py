@@ -38,7 +38,7 @@ async def main(minutes: float, rooms: int, store: str) -> None:
                 each = loadtest.Config(
                     game=game, rooms=rooms, players=players, spectators=2, seed=round_ * 1000
                 )
-                result = await loadtest.run_games(each, server, loadtest.Live_())
+                result = await loadtest.run_games(each, server, loadtest.Progress())
                 errors += result["errors"]
                 latencies += [result["patch_p50_ms"], result["patch_p99_ms"]]
             assert server.pid is not None

@@ -81,7 +81,7 @@ class Config:
 
 
 @dataclass
-class Live_:
+class Progress:
     """Counters the progress display reads while a run goes."""
 
     phase: str = "starting"
@@ -192,7 +192,7 @@ async def _join(lobby: LobbyClient, ws: str, index: int, spectators: int) -> Rel
 
 
 async def _join_all(
-    config: Config, server: Server, live: Live_, errors: Counter[str]
+    config: Config, server: Server, live: Progress, errors: Counter[str]
 ) -> list[RelayRoom]:
     gate = asyncio.Semaphore(JOIN_AT_ONCE)
     ws = ws_url(server.url)
@@ -214,7 +214,9 @@ async def _join_all(
     return [room for room in joined if room is not None]
 
 
-async def _drive(room: RelayRoom, phase: float, interval: float, end: float, live: Live_) -> None:
+async def _drive(
+    room: RelayRoom, phase: float, interval: float, end: float, live: Progress
+) -> None:
     """§4.3: move k is sent at max(due_k, arrival) and never at or after the window's end."""
     k = 0
     while True:
@@ -250,12 +252,12 @@ def _frames(rooms: list[RelayRoom]) -> tuple[Counter[str], Counter[str]]:
     return frames, sizes
 
 
-async def run_turn_relay(config: Config, server: Server, live: Live_) -> dict[str, Any]:
+async def run_turn_relay(config: Config, server: Server, live: Progress) -> dict[str, Any]:
     with quiet_gc():
         return await _turn_relay(config, server, live)
 
 
-async def _turn_relay(config: Config, server: Server, live: Live_) -> dict[str, Any]:
+async def _turn_relay(config: Config, server: Server, live: Progress) -> dict[str, Any]:
     errors: Counter[str] = Counter()
     join_started = time.monotonic()
     live.phase = "joining"
@@ -404,7 +406,7 @@ async def _turn_relay(config: Config, server: Server, live: Live_) -> dict[str, 
 # -- full games ---------------------------------------------------------------------
 
 
-async def run_games(config: Config, server: Server, live: Live_) -> dict[str, Any]:
+async def run_games(config: Config, server: Server, live: Progress) -> dict[str, Any]:
     assert config.game is not None
     summary = bots.Summary(game=config.game, timing=bots.Timing())
     live.phase = "playing"
@@ -484,7 +486,7 @@ async def run_games(config: Config, server: Server, live: Live_) -> dict[str, An
     }
 
 
-async def _watch_summary(summary: bots.Summary, live: Live_) -> None:
+async def _watch_summary(summary: bots.Summary, live: Progress) -> None:
     while True:
         timing = summary.timing
         live.moves = len(timing.ack_ms) if timing else summary.intents
@@ -497,7 +499,7 @@ async def _watch_summary(summary: bots.Summary, live: Live_) -> None:
 # -- the display and the entry point ----------------------------------------------
 
 
-def _panel(config: Config, live: Live_) -> Table:
+def _panel(config: Config, live: Progress) -> Table:
     table = Table(title=f"tablewire loadtest · {config.workload or config.game}", box=None)
     for column in ("phase", "rooms", "moves", "moves/s", "p50 ms", "p99 ms", "errors"):
         table.add_column(column, justify="right")
@@ -522,7 +524,7 @@ async def loadtest(config: Config, console: Console | None = None) -> dict[str, 
         raise ValueError("give either --workload turn-relay or --game ENGINE")
     if config.workload not in (None, "turn-relay"):
         raise ValueError(f"unknown workload {config.workload!r}")
-    live = Live_()
+    live = Progress()
     console = console or Console(stderr=True)
     async with asyncio.timeout(config.timeout), server_under_test(config) as server:
         runner = run_turn_relay if config.workload else run_games
