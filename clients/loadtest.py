@@ -180,14 +180,19 @@ async def _join(lobby: LobbyClient, ws: str, index: int, spectators: int) -> Rel
     seats = [await lobby.reserve(room["id"], name=f"p{seat}") for seat in range(SEATS)]
     players = [LeanClient(ws, room["id"], s["token"]) for s in seats]
     watchers = [LeanClient(ws, room["id"], None) for _ in range(spectators)]
-    for client in players + watchers:
-        await client.connect()
-    last = players[-1]
-    await last.wait_until(lambda c: c.doc is not None and c.doc["status"] == "playing")
-    version = last.version
-    assert version is not None and last.doc["game"]["moveCount"] == 0
-    for client in players + watchers:
-        await client.wait_version(version)
+    try:
+        for client in players + watchers:
+            await client.connect()
+        last = players[-1]
+        await last.wait_until(lambda c: c.doc is not None and c.doc["status"] == "playing")
+        version = last.version
+        assert version is not None and last.doc["game"]["moveCount"] == 0
+        for client in players + watchers:
+            await client.wait_version(version)
+    except BaseException:
+        for client in players + watchers:  # a failed attempt leaves no connection behind
+            client.close()
+        raise
     return RelayRoom(index, players, watchers, version)
 
 
