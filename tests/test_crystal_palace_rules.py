@@ -629,3 +629,31 @@ def test_ties_break_by_money_then_westminster_then_are_shared() -> None:
     state = end_of_phase3(state, seat=1)
     result = cp.result(state)
     assert result is not None and result["winners"] == [0, 1]
+
+
+def test_the_times_offers_its_energy_choice_only_with_energy_in_hand() -> None:
+    """§13.3, 1A: +2 buzz; or pay 1 energy for +2 more."""
+    state = pay_nothing(game(2, publisher="1A"))
+    later = {"port": [(3, 1, 1)]}
+    state["seats"][0]["energy"] = 0
+    state = resolve(state, {"london_times": [(1, 0, 3)], **later}, (0, "london_times", 0, 4))
+    assert [a for a in cp.legal_actions(state, 0) if a["type"] == "act"] == [
+        {"type": "act", "choice": 0}
+    ]
+    state = play(state, 0, {"type": "act", "choice": 0})
+    assert state["seats"][0]["buzz"] == 1 + 2  # the leftmost space's +1 first
+    state["seats"][0]["energy"] = 1
+    choices = [a for a in cp.legal_actions(state, 0) if a["type"] == "act"]
+    assert choices == [{"type": "act", "choice": 0}, {"type": "act", "choice": 1}]
+    state = play(state, 0, {"type": "act", "choice": 1})
+    assert state["seats"][0]["buzz"] == 3 + 4 and state["seats"][0]["energy"] == 0
+
+
+def test_westminster_steps_past_the_printed_track_give_three_vp() -> None:
+    track = components()["westminster_track"]
+    state = pay_nothing(game(2))
+    state["seats"][0].update(westminster=len(track), vp=0)
+    state = resolve(state, {"port": [(3, 1, 1)]}, (0, "westminster", 1, 3))
+    state = play(state, 0, {"type": "act"})
+    assert state["seats"][0]["westminster"] == len(track) + 1
+    assert state["seats"][0]["vp"] == components()["westminster_beyond"]["vp"] == 3
