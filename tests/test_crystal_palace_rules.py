@@ -9,7 +9,7 @@ import pytest
 
 from engines.base import IllegalAction, State
 from engines.crystal_palace import ENGINE as cp
-from engines.crystal_palace.engine import components, layout
+from engines.crystal_palace.engine import characters, components, layout, research_tiles, shares
 
 Act = dict[str, Any]
 
@@ -378,30 +378,40 @@ def test_a_negative_action_space_is_paid_before_the_action() -> None:
     )
     state = play(state, 1, {"type": "act", "tile": state["museum"][0]})
     state = play(state, 2, {"type": "act", "tile": state["museum"][0]})
-    money = state["seats"][3]["money"]
-    state = play(state, 3, {"type": "act", "tile": state["museum"][0]})
+    money, tile = state["seats"][3]["money"], state["museum"][0]
+    effect = research_tiles()[tile]
+    paid_back = effect["effect"].get("money", 0) if effect["timing"] == "IMM" else 0
+    state = play(state, 3, {"type": "act", "tile": tile})
     assert state["board"]["british_museum"]["acted"][2] == [3, 4]
-    assert state["seats"][3]["money"] <= money - 1 + 5  # −£1 first; an IMM tile may pay £5
+    assert state["seats"][3]["research"] == [tile]
+    assert state["seats"][3]["money"] == money - 1 + paid_back
 
 
 def test_no_action_space_left_pays_one_pound_compensation() -> None:
     state = pay_nothing(game(2))
-    state = resolve(state, {"london_times": [(0, 0, 6), (1, 1, 5)]}, (1, "london_times", 2, 2))
+    later = {"port": [(3, 0, 1)]}  # keeps phase 3 going after the London Times
+    dice = {"london_times": [(0, 0, 6), (1, 1, 5)], **later}
+    state = resolve(state, dice, (1, "london_times", 2, 2))
+    money = state["seats"][1]["money"]
     state = play(state, 0, {"type": "act"})
-    state = play(state, 1, {"type": "act"})
-    assert state["phase"] != 3 or state["queue"] == []
-    assert state["seats"][1]["buzz"] == 2  # the plain space: +2 buzz from Punch
-    assert state["seats"][0]["buzz"] == 3  # leftmost +1 buzz, then +2
+    state, events = cp.apply(state, 1, {"type": "act"})
+    assert state["seats"][0]["buzz"] == 1 + 2  # leftmost +1 buzz, then Punch's +2
+    assert state["seats"][1]["buzz"] == 2  # the plain space
+    assert state["seats"][1]["money"] == money + 1  # its 2 found no space: £1, unasked
+    assert {"type": "compensation", "seat": 1, "location": "london_times"} in events
+    assert state["queue"] == [["port", 3]]
 
 
-def test_compensation_is_automatic_and_paid() -> None:
-    state = pay_nothing(game(2))
-    state["seats"][1]["money"] = 0
-    state = resolve(state, {"westminster": [(0, 0, 6), (1, 0, 5)]}, (1, "westminster", 2, 1))
-    state = play(state, 0, {"type": "act"}, {"type": "act"})
-    # seat 1's die found no action space: £1, without being asked
-    assert state["seats"][1]["money"] >= 1
-    assert state["queue"] == [] or state["phase"] != 3
+def test_compensation_is_automatic_without_a_ticket_and_a_choice_with_one() -> None:
+    dice = {"westminster": [(0, 0, 6), (1, 0, 5)], "port": [(3, 0, 1)]}
+    for tickets, expected in ((0, 1), (1, 0)):
+        state = pay_nothing(game(2))
+        state["seats"][1]["tickets"] = tickets
+        state = resolve(state, dice, (1, "westminster", 2, 1))  # a 1: the £2-fee space
+        state["seats"][1]["money"] = 0
+        state = play(state, 0, {"type": "act"}, {"type": "act"})
+        assert state["seats"][1]["money"] == expected
+        assert cp.to_act(state) == ({0} if not tickets else {1})
 
 
 def test_a_ticket_performs_the_action_without_a_space() -> None:
@@ -443,40 +453,27 @@ def test_port_buys_a_die_for_next_round_and_waterloo_sells_one_for_vp() -> None:
 
 def test_bank_share_pays_its_price_and_raises_income() -> None:
     state = pay_nothing(game(2))
-    state = resolve(state, {}, (0, "bank", 0, 5))
+    state = resolve(state, {"port": [(3, 1, 1)]}, (0, "bank", 0, 5))
     share = state["bank"][0]
-    info = next(
-        s for season in components()["shares"] for s in season
-    )  # a Spring 1849 share is one of the first season's
-    assert share.startswith("S1") and info
+    assert share.startswith("S1")  # a Spring 1849 share in the first round
+    info = shares()[share]
     money, income = state["seats"][0]["money"], state["seats"][0]["income"]
     state = play(state, 0, {"type": "act", "share": share})
-    price = components()["shares"][0]["abc".index(share[2])]
-    assert state["seats"][0]["shares"] == [share]
-    # +£1 from the leftmost space, −price; then phases 4–6 ran: income paid, −3
-    assert state["seats"][0]["income"] == max(0, income + price["gain"]["income"] - 3)
-    assert (
-        state["seats"][0]["money"] == money + 1 - price["price"] + income + price["gain"]["income"]
-    )
+    assert state["seats"][0]["shares"] == [share] and share not in state["bank"]
+    assert state["seats"][0]["income"] == income + info["gain"]["income"]
+    assert state["seats"][0]["money"] == money + 1 - info["price"]  # +£1 space, then the price
 
 
 def test_reform_club_recruit_pays_the_cost_and_scores_the_rounds_vp() -> None:
     state = pay_nothing(game(2))
-    state = resolve(state, {}, (0, "reform_club", 1, 4))
+    state = resolve(state, {"port": [(3, 1, 1)]}, (0, "reform_club", 1, 4))
     card = state["characters"]["row"][0]
-    info = next(c for c in components()["characters"] if c["id"] == card)
+    info = characters()[card]
     money, vp = state["seats"][0]["money"], state["seats"][0]["vp"]
     state = play(state, 0, {"type": "act", "card": card})
     assert state["seats"][0]["characters"] == [card]
-    assert state["seats"][0]["vp"] >= vp + info["vp"][0]
-    # cost now, then the first salary in phase 4 (abilities may pay some back)
-    assert (
-        state["seats"][0]["money"]
-        <= money - info["cost"] - info["salary"] + 10 + state["seats"][0]["income"] + 3
-    )
-
-
-# -- phases 4–7 ----------------------------------------------------------------------------
+    assert state["seats"][0]["vp"] == vp + info["vp"][0]  # round 1's VP, at once
+    assert state["seats"][0]["money"] == money - info["cost"]  # the salary comes in phase 4
 
 
 def end_of_phase3(state: State, seat: int = 0) -> State:
