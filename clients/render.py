@@ -150,8 +150,8 @@ def render_chartered(doc: dict[str, Any], seat: int | None) -> RenderableType:
 
 
 def _palace_names(ids: list[str]) -> str:
-    names = {**palace.patents(), **palace.characters()}
-    return ", ".join(names[i]["name"] if i in names else i for i in ids) or "—"
+    names = palace.card_names()
+    return ", ".join(names.get(i, i) for i in ids) or "—"
 
 
 def render_crystal_palace(doc: dict[str, Any], seat: int | None) -> RenderableType:

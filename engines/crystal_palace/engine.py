@@ -122,6 +122,12 @@ def characters() -> dict[str, dict[str, Any]]:
 
 
 @cache
+def card_names() -> dict[str, str]:
+    """The name of every patent and character, by id."""
+    return {k: v["name"] for k, v in {**patents(), **characters()}.items()}
+
+
+@cache
 def publishers() -> dict[str, dict[str, Any]]:
     return {p["id"]: p for p in components()["publishers"]}
 
@@ -329,10 +335,7 @@ class CrystalPalace:
 
     def describe(self, action: Action) -> str:
         kind = action.get("type")
-        names = {
-            **{k: v["name"] for k, v in patents().items()},
-            **{k: v["name"] for k, v in characters().items()},
-        }
+        names = card_names()
         if kind == "die":
             return f"set a die to {action['value']}"
         if kind == "place":
@@ -764,7 +767,7 @@ def _assistant_actions(state: State, seat: int) -> list[Action]:
 
 def _do_goal(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state["seats"][seat]["goal"] += 1
-    _assistant_done(state, seat)
+    _next_placer(state, seat)
 
 
 def _do_market(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -781,14 +784,10 @@ def _do_market(state: State, seat: int, action: Action, events: list[Event]) -> 
     if target in state["market_gears"]:
         state["market_gears"].remove(target)
         player["gears"] += 1
-    _assistant_done(state, seat)
+    _next_placer(state, seat)
 
 
 def _do_skip(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    _assistant_done(state, seat)
-
-
-def _assistant_done(state: State, seat: int) -> None:
     _next_placer(state, seat)
 
 
