@@ -266,9 +266,12 @@ class RoomClient:
 
     async def legal(self) -> list[dict[str, Any]]:
         """This seat's legal actions now."""
+        return [action for action, _ in await self.moves()]
+
+    async def moves(self) -> list[tuple[dict[str, Any], str]]:
+        """This seat's legal actions now, each with the server's label for a person."""
         reply = await self._request("legal", {"t": "legal"})
-        actions: list[dict[str, Any]] = reply["actions"]
-        return actions
+        return list(zip(reply["actions"], reply["labels"], strict=True))
 
     async def ping(self, data: Any = None) -> Any:
         return (await self._request("pong", {"t": "ping", "data": data}))["data"]

@@ -15,17 +15,12 @@ from rich.console import Console
 
 from clients.client import LobbyClient, RoomClient, ws_url
 from clients.render import render
-from engines import ENGINES
 
 
-def _describe(engine: str, action: dict[str, Any]) -> str:
-    known = ENGINES.get(engine)
-    return known.describe(action) if known else repr(action)
-
-
-async def _choose(console: Console, engine: str, actions: list[dict[str, Any]]) -> dict[str, Any]:
+async def _choose(console: Console, moves: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
     """List the moves, numbered; a number picks one, words narrow the list."""
-    described = [(i, _describe(engine, a)) for i, a in enumerate(actions, 1)]
+    actions = [action for action, _ in moves]
+    described = [(i, label.lower()) for i, (_, label) in enumerate(moves, 1)]
     words: list[str] = []
     while True:
         shown = [(i, text) for i, text in described if all(w in text for w in words)]
@@ -47,11 +42,10 @@ async def _choose(console: Console, engine: str, actions: list[dict[str, Any]]) 
         words = answer.split()
 
 
-async def _take_turn(client: RoomClient, console: Console, engine: str) -> None:
+async def _take_turn(client: RoomClient, console: Console) -> None:
     """Ask for a move until one is accepted, then wait until the mirror shows it."""
     while True:
-        actions = await client.legal()
-        reply = await client.intent(await _choose(console, engine, actions))
+        reply = await client.intent(await _choose(console, await client.moves()))
         if reply["t"] == "ack":
             await client.wait_version(reply["v"])
             return
@@ -71,7 +65,7 @@ async def _follow(client: RoomClient, console: Console, play: bool) -> dict[str,
             console.print(f"[bold]Game over:[/bold] {result}")
             return result
         if play and client.seat in doc["to_act"]:
-            await _take_turn(client, console, engine)
+            await _take_turn(client, console)
 
 
 async def play(

@@ -14,6 +14,13 @@ spirit of OpenSpiel's ``State`` API and boardgame.io's game objects:
 * ``view(state, viewer) -> View``: what ``viewer`` (a seat, or ``None`` for a
   spectator) may see. Hidden information never appears in another seat's view.
 * ``result(state) -> Result | None``: the final result once the game is over.
+* ``describe(state, seat, action) -> str``: one line for a person choosing
+  ``action`` (legal for ``seat`` in ``state``): what it does and what it costs,
+  in words, never bare ids. It may use only what ``seat`` may see. A label may
+  be split into choice steps with :data:`STEP` (``"factory 3: 2 red → strip
+  4"``), so a client short of room can let the player narrow step by step.
+* ``narrate(event, names) -> str``: one sentence for an event of the game log,
+  seats called by their ``names``.
 
 States, actions, views, events and results are plain msgpack-able data: dicts
 with ``str`` keys, lists, ints, strs, bools and ``None``. Events hold only
@@ -23,7 +30,7 @@ public information; they are broadcast to every viewer.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
@@ -33,6 +40,9 @@ State = dict[str, Any]
 Action = dict[str, Any]
 View = dict[str, Any]
 Event = dict[str, Any]
+
+STEP = " → "
+"""Separates the choice steps of an action's label (see ``describe``)."""
 
 
 class Result(TypedDict):
@@ -90,7 +100,9 @@ class Engine(Protocol):
 
     def result(self, state: State) -> Result | None: ...
 
-    def describe(self, action: Action) -> str: ...
+    def describe(self, state: State, seat: int, action: Action) -> str: ...
+
+    def narrate(self, event: Event, names: Sequence[str]) -> str: ...
 
 
 def check_turn(engine: Engine, state: State, seat: int, action: Any, over: bool) -> None:
@@ -154,3 +166,23 @@ def same(a: Any, b: Any) -> bool:
 def rank(scores: list[tuple[int, ...]]) -> list[int]:
     """Competition ranks (1, 1, 3, …) for per-seat sort keys where higher is better."""
     return [1 + sum(1 for other in scores if other > key) for key in scores]
+
+
+def seat_name(names: Sequence[str], seat: Any) -> str:
+    """A seat as a sentence names it: its player's name, or "seat N" (counted from 1)."""
+    if isinstance(seat, int) and 0 <= seat < len(names) and names[seat]:
+        return names[seat]
+    return f"seat {seat + 1}" if isinstance(seat, int) else "someone"
+
+
+def narrate_plainly(event: Event, names: Sequence[str]) -> str:
+    """A readable sentence for an event an engine has no wording for."""
+    who = seat_name(names, event["seat"]) + ": " if "seat" in event else ""
+    rest = ", ".join(
+        f"{key.replace('_', ' ')} {value}"
+        for key, value in event.items()
+        if key not in ("type", "seat")
+    )
+    return f"{who}{str(event.get('type', 'event')).replace('_', ' ')}" + (
+        f" ({rest})" if rest else ""
+    )

@@ -179,8 +179,10 @@ def result(version: int, outcome: dict[str, Any]) -> dict[str, Any]:
     return {"t": "result", "v": version, "result": outcome}
 
 
-def legal(version: int, seat: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"t": "legal", "v": version, "seat": seat, "actions": actions}
+def legal(
+    version: int, seat: int, actions: list[dict[str, Any]], labels: list[str]
+) -> dict[str, Any]:
+    return {"t": "legal", "v": version, "seat": seat, "actions": actions, "labels": labels}
 
 
 def error(code: str, message: str, *, fatal: bool = False) -> dict[str, Any]:

@@ -207,8 +207,10 @@ class Room:
         if conn.seat is None:
             conn.send(encode(messages.error(Code.SPECTATOR, "spectators have no actions")))
             return
-        actions = self.engine.legal_actions(self.state, conn.seat) if self.state else []
-        conn.send(encode(messages.legal(self.version, conn.seat, actions)))
+        state, seat = self.state, conn.seat
+        actions = self.engine.legal_actions(state, seat) if state else []
+        labels = [self.engine.describe(state, seat, a) for a in actions] if state else []
+        conn.send(encode(messages.legal(self.version, seat, actions, labels)))
 
     # -- writes, through the actor's queue ----------------------------------
 
@@ -471,6 +473,21 @@ class Room:
         self._history[group].append((self.version - 1, frame))
         return frame
 
+    def _narrated(self, events: list[Event]) -> list[Event]:
+        """The events with their sentence for the game log (``text``)."""
+        names = [name or f"seat {i + 1}" for i, name in enumerate(self.record.names)]
+        told = []
+        for event in events:
+            kind = event.get("type")
+            if kind == "seat":
+                text = f"{names[event['seat']]} takes seat {event['seat'] + 1}"
+            elif kind == "start":
+                text = "the game starts"
+            else:
+                text = self.engine.narrate(event, names)
+            told.append({**event, "text": text})
+        return told
+
     def _publish(self, events: list[dict[str, Any]], result: Result | None) -> None:
         groups = {self._group(conn.seat) for conn in self.conns}
         for stale in set(self._docs) - groups:
@@ -480,7 +497,7 @@ class Room:
         frames = {group: self._advance(group) for group in groups}
         extra = []
         if events:
-            extra.append(encode(messages.event(self.version, events)))
+            extra.append(encode(messages.event(self.version, self._narrated(events))))
         if result is not None:
             extra.append(encode(messages.result(self.version, dict(result))))
         for conn in list(self.conns):

@@ -178,5 +178,7 @@ def test_every_legal_action_is_accepted_and_apply_is_pure(engine: Engine) -> Non
                 after, events = engine.apply(state, seat, action)
                 assert after is not state
                 _roundtrip(events)
-                assert isinstance(engine.describe(action), str)
+                assert isinstance(engine.describe(state, seat, action), str)
+                names = [f"p{i}" for i in range(players)]
+                assert all(isinstance(engine.narrate(e, names), str) for e in events)
             assert packed(state) == before, "apply modified its input state"

@@ -44,7 +44,7 @@ Choices where the spec is silent, beyond its [proposed] defaults (§13 options):
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -57,6 +57,7 @@ from engines.base import (
     View,
     check_turn,
     copy_state,
+    narrate_plainly,
     rank,
     resolve_options,
     same,
@@ -268,7 +269,10 @@ class Chartered:
             "details": state["final"],
         }
 
-    def describe(self, action: Action) -> str:
+    def narrate(self, event: Event, names: Sequence[str]) -> str:
+        return narrate_plainly(event, names)
+
+    def describe(self, state: State, seat: int, action: Action) -> str:
         kind = action.get("type")
         if kind == "build":
             card = cards()[action["card"]]

@@ -54,7 +54,7 @@ docs/protocol.md):
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -68,6 +68,7 @@ from engines.base import (
     check_turn,
     copy_state,
     load_components,
+    narrate_plainly,
     rank,
     resolve_options,
     same,
@@ -333,7 +334,10 @@ class CrystalPalace:
             "details": final,
         }
 
-    def describe(self, action: Action) -> str:
+    def narrate(self, event: Event, names: Sequence[str]) -> str:
+        return narrate_plainly(event, names)
+
+    def describe(self, state: State, seat: int, action: Action) -> str:
         kind = action.get("type")
         names = card_names()
         if kind == "die":

@@ -43,7 +43,7 @@ Choices where the spec is silent or [proposed] (all from rules/sintra.md):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -56,6 +56,7 @@ from engines.base import (
     View,
     copy_state,
     load_components,
+    narrate_plainly,
     rank,
     resolve_options,
 )
@@ -224,7 +225,10 @@ class Sintra:
             "details": [b["final"] for b in boards],
         }
 
-    def describe(self, action: Action) -> str:
+    def narrate(self, event: Event, names: Sequence[str]) -> str:
+        return narrate_plainly(event, names)
+
+    def describe(self, state: State, seat: int, action: Action) -> str:
         if action.get("type") == "reset":
             return "move the glazier back to the leftmost strip"
         names = [c["name"] for c in components()["colors"]]

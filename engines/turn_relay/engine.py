@@ -17,10 +17,20 @@ so a room is finite.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engines.base import Action, Event, IllegalAction, Result, State, View, rank, resolve_options
+from engines.base import (
+    Action,
+    Event,
+    IllegalAction,
+    Result,
+    State,
+    View,
+    narrate_plainly,
+    rank,
+    resolve_options,
+)
 
 SEATS = 4
 HAND_SIZE = 5
@@ -157,7 +167,10 @@ class TurnRelay:
             "details": [{"hand": s["hand"]} for s in state["seats"]],
         }
 
-    def describe(self, action: Action) -> str:
+    def narrate(self, event: Event, names: Sequence[str]) -> str:
+        return narrate_plainly(event, names)
+
+    def describe(self, state: State, seat: int, action: Action) -> str:
         return f"take colour {action.get('colour')} from factory {action.get('take')}"
 
 

@@ -1,0 +1,36 @@
+"""Text rendering of a room document for the terminal clients (rich).
+
+Each engine may have a renderer here; any other engine's view is shown as
+pretty-printed data, so ``play`` and ``spectate`` work for every engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console, RenderableType
+from rich.pretty import Pretty
+
+from clients.render.chartered import render_chartered
+from clients.render.crystal_palace import render_crystal_palace
+from clients.render.sintra import render_sintra
+from clients.render.turn_relay import render_turn_relay
+
+RENDERERS: dict[str, Callable[[dict[str, Any], int | None], RenderableType]] = {
+    "sintra": render_sintra,
+    "chartered": render_chartered,
+    "crystal-palace": render_crystal_palace,
+    "turn-relay": render_turn_relay,
+}
+
+
+def render(console: Console, engine: str, doc: dict[str, Any], seat: int | None) -> None:
+    """Print the document: the game when it runs, the seats while the room waits."""
+    console.rule(f"{engine} · {doc['status']}")
+    if doc["game"] is None:
+        taken = [name or "(free)" for name in doc["seats"]]
+        console.print("Waiting for players:", ", ".join(taken))
+        return
+    renderer = RENDERERS.get(engine)
+    console.print(renderer(doc, seat) if renderer else Pretty(doc["game"]))
