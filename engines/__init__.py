@@ -1,7 +1,9 @@
 """Game engines and their registry.
 
 Every engine implements :class:`engines.base.Engine`. ``ENGINES`` maps an
-engine id (the value of ``engine`` in the lobby API) to its engine object.
+engine id (the value of ``engine`` in the lobby API) to its engine object;
+``GAMES`` holds the ones offered to players (``kind == "game"``), leaving out
+engines such as ``turn-relay`` that exist for load tests (``kind == "benchmark"``).
 """
 
 from engines.base import Engine
@@ -14,4 +16,6 @@ ENGINES: dict[str, Engine] = {
     engine.id: engine for engine in (SINTRA, CHARTERED, CRYSTAL_PALACE, TURN_RELAY)
 }
 
-__all__ = ["ENGINES", "Engine"]
+GAMES: dict[str, Engine] = {id_: engine for id_, engine in ENGINES.items() if engine.kind == "game"}
+
+__all__ = ["ENGINES", "GAMES", "Engine"]

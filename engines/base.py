@@ -80,6 +80,8 @@ class Engine(Protocol):
     title: str
     min_players: int
     max_players: int
+    #: "game" for the games players are offered, "benchmark" for load-test workloads.
+    kind: str
     #: False when every seat and spectators always see the same view, so the
     #: server can compute and encode one view per version for everyone.
     seat_views_differ: bool

@@ -108,6 +108,8 @@ class Chartered:
         opts: Mapping[str, Mapping[str, Any]] = components()["options"]
         return opts
 
+    kind = "game"
+
     seat_views_differ = True
 
     # -- setup (§4) ----------------------------------------------------------

@@ -170,6 +170,7 @@ class CrystalPalace:
     title = "Crystal Palace"
     min_players = 2
     max_players = 5
+    kind = "game"
     seat_views_differ = True
 
     @property

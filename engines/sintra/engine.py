@@ -97,6 +97,7 @@ class Sintra:
     title = "Azul: Stained Glass of Sintra"
     min_players = 2
     max_players = 4
+    kind = "game"
     seat_views_differ = False
 
     @property

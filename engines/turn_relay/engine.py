@@ -61,6 +61,7 @@ class TurnRelay:
     title = "turn-relay (benchmark workload)"
     min_players = SEATS
     max_players = SEATS
+    kind = "benchmark"
     seat_views_differ = False
 
     @property
