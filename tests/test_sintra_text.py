@@ -7,11 +7,16 @@ window points and track values are the data file's [proposed] defaults.
 
 from __future__ import annotations
 
+import io
 import random
 from typing import Any
 
 import pytest
+from rich.console import Console
+from rich.text import Text
 
+from clients.render import LEGENDS, render
+from clients.render.sintra import render_sintra
 from engines.base import STEP, Event, State
 from engines.sintra import ENGINE as sintra
 from engines.sintra.engine import components
@@ -283,3 +288,111 @@ def test_the_sentences_cover_every_event_the_engine_emits() -> None:
                 if "seat" in event:
                     assert said.startswith(NAMES[event["seat"]])
     assert emitted == {event["type"] for event, _ in EVENTS}
+
+
+# -- the terminal screen ------------------------------------------------------
+
+
+def _screen(doc: dict[str, Any], seat: int | None, width: int) -> list[str]:
+    out = io.StringIO()
+    Console(file=out, width=width).print(render_sintra(doc, seat))
+    return out.getvalue().splitlines()
+
+
+def _doc(state: State, names: list[str], viewer: int | None) -> dict[str, Any]:
+    return {
+        "status": "finished" if state["finished"] else "playing",
+        "seats": names,
+        "to_act": sorted(sintra.to_act(state)),
+        "game": sintra.view(state, viewer),
+    }
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_board_fits_80_columns_and_15_rows_at_every_position(players: int) -> None:
+    """Whole random games, long and wide names included: at width 80 the board
+    never takes more than 15 lines, and no line needs more than 80 columns
+    (measured on a wider console, where nothing wraps)."""
+    names = ["Maximiliana Fortunata", "名前がとても長いプレイヤー", "[bold]x", "Bo"][:players]
+    rnd = random.Random(100 + players)
+    for seed in range(2):
+        options = {"track": rnd.choice(["growing", "linear"]), "side": rnd.choice("AB")}
+        state = sintra.setup(players, options, seed)
+        positions = [state]
+        for before, seat, action in playout(sintra, seed, players, options, rnd):
+            positions.append(sintra.apply(before, seat, action)[0])
+        assert positions[-1]["finished"]
+        for state in positions:
+            for viewer in (0, None):
+                doc = _doc(state, names, viewer)
+                assert len(_screen(doc, viewer, 80)) <= 15
+                wide = _screen(doc, viewer, 200)
+                assert max(Text(line).cell_len for line in wide) <= 80
+
+
+def test_names_are_printed_literally_never_as_markup() -> None:
+    names = ["[/]", "[bold]x", "[red]z[/red]", "a\nb"]
+    state = sintra.setup(4, {}, seed=3)
+    out = io.StringIO()
+    render(Console(file=out, width=80), "sintra", _doc(state, names, 1), 1)
+    text = out.getvalue()
+    for name in names[:3]:
+        assert name in text
+    waiting = {"status": "waiting", "seats": ["[/]", "[bold]x"], "to_act": [], "game": None}
+    out = io.StringIO()
+    render(Console(file=out, width=80), "sintra", waiting, None)
+    assert "[/], [bold]x" in out.getvalue()
+
+
+def test_the_screen_shows_what_a_player_decides_with() -> None:
+    state = table(players=2)
+    state["factories"][1] = [2, 1, 0, 0, 1]
+    state["center"] = [0, 0, 3, 0, 0]
+    state["turn"] = 1
+    board = state["boards"][1]
+    board.update(score=17, track=3, glazier=2)
+    board["strips"][0] = None
+    board["windows"][0] = [PINK, ORANGE]
+    board["strips"][2]["pieces"] = [YELLOW, None, None, None, None]  # strip 3: Y R L O D
+    board["windows"][2][0] = LIGHT
+    lines = _screen(_doc(state, ["Ana", "Bo"], 1), 1, 80)
+    text = "\n".join(lines)
+    assert lines[0].startswith("Round 1 of 6 · colour bonus: R pink")
+    assert "R pink  O orange  Y yellow  L light blue  D dark blue" in text
+    assert "factories  2 RROD" in text  # empty factories left out
+    assert "centre     YYY + start tile" in text
+    bo = next(i for i, line in enumerate(lines) if "Bo (you)" in line)
+    assert lines[bo].startswith("▶Bo (you)") and "17 pt" in lines[bo]
+    assert " done " in lines[bo] and "▼Yrlod" in lines[bo]
+    assert lines[bo + 1].startswith("  glass 3/12 −3")
+    assert " RO " in lines[bo + 1] and " L· " in lines[bo + 1]
+
+
+def test_the_legend_explains_every_mark_the_board_uses() -> None:
+    out = io.StringIO()
+    Console(file=out, width=80).print(LEGENDS["sintra"]())
+    legend = out.getvalue()
+    for mark in [
+        "▼",
+        "▶",
+        "(you)",
+        "·",
+        "done",
+        "w ",
+        "lower case",
+        "upper case",
+        "×",
+        "1st",
+        "glass 3/12",
+        "#3 2pt",
+        "+ start tile",
+        "colour bonus",
+        "next rounds",
+        "side A",
+        "side B",
+        "bag",
+        "tower",
+    ]:
+        assert mark in legend, mark
+    for letter, name in zip("ROYLD", COLOR_NAMES, strict=True):
+        assert letter in legend and name in legend
