@@ -34,6 +34,9 @@ Choices where the spec is silent or [proposed] (all from rules/sintra.md):
   reaches the bottom scores -18 at once and the marker restarts from the top
   (§6 [proposed]).
 * Scores cannot go below 0 unless the ``negative_scores`` option is on (§7).
+* Labels (``describe``) price broken glass by what it costs at the end of the
+  game: the change of the track's value plus each −18 hit, the score floor
+  ignored.
 * "Points lost on the broken-glass track" for the tie-break = 18 per wrap plus
   the final track value (§8 [proposed]).
 * If nobody takes from the centre, the previous start player starts again
@@ -482,18 +485,33 @@ def _place(strip: dict[str, Any], color: int, n: int, wild: int) -> int:
     return placed
 
 
+def _track(state: State) -> list[int]:
+    """The broken-glass track in play: the value of each space, top first."""
+    track: list[int] = components()["broken_glass_tracks"][state["options"]["track"]]
+    return track
+
+
+def _down_the_track(track: list[int], step: int, moves: int) -> tuple[int, int]:
+    """§6: the marker's step after ``moves`` spaces down from ``step``, and how
+    often it reached the bottom (each time it restarts from the top)."""
+    bottom = len(track) - 1
+    hits = 0
+    for _ in range(moves):
+        step += 1
+        if step == bottom:
+            step, hits = 0, hits + 1
+    return step, hits
+
+
 def _break_glass(state: State, seat: int, steps: int, events: list[Event]) -> None:
     """§6: one space down per step; reaching the bottom costs 18 and wraps to the top."""
-    track = components()["broken_glass_tracks"][state["options"]["track"]]
+    track = _track(state)
     board = state["boards"][seat]
-    bottom = len(track) - 1
-    for _ in range(steps):
-        board["track"] += 1
-        if board["track"] == bottom:
-            board["wraps"] += 1
-            board["track"] = 0
-            _add_score(state, board, track[bottom])
-            events.append({"type": "track_wrap", "seat": seat, "points": track[bottom]})
+    board["track"], hits = _down_the_track(track, board["track"], steps)
+    for _ in range(hits):
+        board["wraps"] += 1
+        _add_score(state, board, track[-1])
+        events.append({"type": "track_wrap", "seat": seat, "points": track[-1]})
 
 
 def _add_score(state: State, board: dict[str, Any], points: int) -> None:
@@ -592,7 +610,7 @@ def leftover_points(board: Mapping[str, Any]) -> int:
 
 
 def _final_scoring(state: State) -> None:
-    track = components()["broken_glass_tracks"][state["options"]["track"]]
+    track = _track(state)
     side = state["options"]["side"]
     for board in state["boards"]:
         leftover = leftover_points(board)
@@ -650,16 +668,11 @@ def _glass_cost(state: State, step: int, moves: int) -> tuple[str, int]:
     """What ``moves`` more spaces down the broken-glass track from ``step`` cost by
     the end of the game (each −18 hit included, the score floor ignored), in words,
     and the marker's step afterwards."""
-    track = components()["broken_glass_tracks"][state["options"]["track"]]
-    bottom = len(track) - 1
-    at, hits = step, 0
-    for _ in range(moves):
-        at += 1
-        if at == bottom:
-            at, hits = 0, hits + 1
-    cost = _signed(hits * track[bottom] + track[at] - track[step])
+    track = _track(state)
+    at, hits = _down_the_track(track, step, moves)
+    cost = _signed(hits * track[-1] + track[at] - track[step])
     if hits:
-        cost += f" (hits {_signed(track[bottom])})"
+        cost += f" (hits {_signed(track[-1])})"
     return cost, at
 
 
