@@ -132,7 +132,7 @@ def test_pilar_places_one_orange_and_breaks_two():
     assert board["strips"][2]["pieces"] == [ORANGE, None, None, None, None]
     assert board["track"] == 1 + 2  # start tile, then two broken pieces
     assert after["tower"][ORANGE] == 2
-    assert {"type": "break", "seat": 0, "count": 2} in events
+    assert {"type": "break", "seat": 0, "color": ORANGE, "count": 2} in events
 
 
 def test_pilar_places_all_three_on_the_strip_to_the_right_and_the_glazier_follows():
@@ -505,7 +505,7 @@ def test_the_start_tile_step_can_reach_the_bottom():
     after, events = sintra.apply(state, 0, take(None, ORANGE, 0))
     board = after["boards"][0]
     assert (board["score"], board["track"], board["wraps"]) == (7, 0, 1)
-    assert {"type": "track_wrap", "seat": 0} in events
+    assert {"type": "track_wrap", "seat": 0, "points": -18} in events
 
 
 def test_with_every_strip_removed_only_breaking_is_left():

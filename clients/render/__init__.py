@@ -1,7 +1,9 @@
 """Text rendering of a room document for the terminal clients (rich).
 
 Each engine may have a renderer here; any other engine's view is shown as
-pretty-printed data, so ``play`` and ``spectate`` work for every engine.
+pretty-printed data, so ``play`` and ``spectate`` work for every engine. An
+engine may also have a legend (``LEGENDS``): a key to its renderer's letters
+and marks, for a client to show on request.
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.pretty import Pretty
+from rich.text import Text
 
 from clients.render.chartered import render_chartered
 from clients.render.crystal_palace import render_crystal_palace
-from clients.render.sintra import render_sintra
+from clients.render.sintra import render_sintra, sintra_legend
 from clients.render.turn_relay import render_turn_relay
 
 RENDERERS: dict[str, Callable[[dict[str, Any], int | None], RenderableType]] = {
@@ -24,13 +27,17 @@ RENDERERS: dict[str, Callable[[dict[str, Any], int | None], RenderableType]] = {
     "turn-relay": render_turn_relay,
 }
 
+LEGENDS: dict[str, Callable[[], RenderableType]] = {
+    "sintra": sintra_legend,
+}
+
 
 def render(console: Console, engine: str, doc: dict[str, Any], seat: int | None) -> None:
     """Print the document: the game when it runs, the seats while the room waits."""
     console.rule(f"{engine} · {doc['status']}")
     if doc["game"] is None:
         taken = [name or "(free)" for name in doc["seats"]]
-        console.print("Waiting for players:", ", ".join(taken))
+        console.print(Text(f"Waiting for players: {', '.join(taken)}"))
         return
     renderer = RENDERERS.get(engine)
     console.print(renderer(doc, seat) if renderer else Pretty(doc["game"]))

@@ -34,6 +34,9 @@ Choices where the spec is silent or [proposed] (all from rules/sintra.md):
   reaches the bottom scores -18 at once and the marker restarts from the top
   (§6 [proposed]).
 * Scores cannot go below 0 unless the ``negative_scores`` option is on (§7).
+* Labels (``describe``) price broken glass by what it costs at the end of the
+  game: the change of the track's value plus each −18 hit, the score floor
+  ignored.
 * "Points lost on the broken-glass track" for the tie-break = 18 per wrap plus
   the final track value (§8 [proposed]).
 * If nobody takes from the centre, the previous start player starts again
@@ -48,6 +51,7 @@ from functools import cache
 from typing import Any
 
 from engines.base import (
+    STEP,
     Action,
     Event,
     IllegalAction,
@@ -59,6 +63,7 @@ from engines.base import (
     narrate_plainly,
     rank,
     resolve_options,
+    seat_name,
 )
 from engines.rng import Rng, seed_state
 
@@ -227,22 +232,10 @@ class Sintra:
         }
 
     def narrate(self, event: Event, names: Sequence[str]) -> str:
-        return narrate_plainly(event, names)
+        return narrate_event(event, names)
 
     def describe(self, state: State, seat: int, action: Action) -> str:
-        if action.get("type") == "reset":
-            return "move the glazier back to the leftmost strip"
-        names = [c["name"] for c in components()["colors"]]
-        source = "the centre" if action["factory"] is None else f"factory {action['factory'] + 1}"
-        text = f"take {names[action['color']]} from {source}"
-        if action["strip"] is None:
-            return text + ", break them all"
-        text += f" onto strip {action['strip'] + 1}"
-        if action["wild"]:
-            text += f" using {action['wild']} wild"
-        if action["keep"] is not None:
-            text += f", complete it and keep {names[action['keep']]}"
-        return text
+        return describe_action(state, seat, action)
 
 
 # -- setup helpers ----------------------------------------------------------
@@ -462,11 +455,13 @@ def _take(state: State, seat: int, action: Action) -> list[Event]:
         board["glazier"] = slot
         strip = board["strips"][slot]
         placed = _place(strip, color, n, action["wild"])
-        events.append({"type": "place", "seat": seat, "strip": slot, "count": placed})
+        events.append(
+            {"type": "place", "seat": seat, "strip": slot, "color": color, "count": placed}
+        )
     broken = n - placed
     if broken:
         state["tower"][color] += broken
-        events.append({"type": "break", "seat": seat, "count": broken})
+        events.append({"type": "break", "seat": seat, "color": color, "count": broken})
         _break_glass(state, seat, broken, events)
     if slot is not None and all(p is not None for p in board["strips"][slot]["pieces"]):
         _complete(state, board, seat, slot, action["keep"], events)
@@ -490,18 +485,33 @@ def _place(strip: dict[str, Any], color: int, n: int, wild: int) -> int:
     return placed
 
 
+def _track(state: State) -> list[int]:
+    """The broken-glass track in play: the value of each space, top first."""
+    track: list[int] = components()["broken_glass_tracks"][state["options"]["track"]]
+    return track
+
+
+def _down_the_track(track: list[int], step: int, moves: int) -> tuple[int, int]:
+    """§6: the marker's step after ``moves`` spaces down from ``step``, and how
+    often it reached the bottom (each time it restarts from the top)."""
+    bottom = len(track) - 1
+    hits = 0
+    for _ in range(moves):
+        step += 1
+        if step == bottom:
+            step, hits = 0, hits + 1
+    return step, hits
+
+
 def _break_glass(state: State, seat: int, steps: int, events: list[Event]) -> None:
     """§6: one space down per step; reaching the bottom costs 18 and wraps to the top."""
-    track = components()["broken_glass_tracks"][state["options"]["track"]]
+    track = _track(state)
     board = state["boards"][seat]
-    bottom = len(track) - 1
-    for _ in range(steps):
-        board["track"] += 1
-        if board["track"] == bottom:
-            board["wraps"] += 1
-            board["track"] = 0
-            _add_score(state, board, track[bottom])
-            events.append({"type": "track_wrap", "seat": seat})
+    board["track"], hits = _down_the_track(track, board["track"], steps)
+    for _ in range(hits):
+        board["wraps"] += 1
+        _add_score(state, board, track[-1])
+        events.append({"type": "track_wrap", "seat": seat, "points": track[-1]})
 
 
 def _add_score(state: State, board: dict[str, Any], points: int) -> None:
@@ -510,14 +520,25 @@ def _add_score(state: State, board: dict[str, Any], points: int) -> None:
         board["score"] = 0
 
 
+def _completion_points(
+    state: State, board: Mapping[str, Any], slot: int, pieces: list[int]
+) -> tuple[int, int]:
+    """§3.2 A3: (colour bonus, window points) for completing the strip in ``slot``
+    with ``pieces`` on it: the round colour's pieces, then the window's printed
+    points plus those of every occupied window to its right."""
+    round_color = state["indicator"][state["round"] - 1]
+    points = components()["window_points"][state["options"]["side"]]
+    right = range(slot + 1, SLOTS)
+    occupied = sum(points[r] for r in right if board["windows"][r][0] is not None)
+    return pieces.count(round_color), points[slot] + occupied
+
+
 def _complete(
     state: State, board: dict[str, Any], seat: int, slot: int, keep: int, events: list[Event]
 ) -> None:
     """§3.2 A3: colour bonus, keep one piece for the window, flip or remove, score."""
-    data = components()
     strip = board["strips"][slot]
-    round_color = state["indicator"][state["round"] - 1]
-    bonus = strip["pieces"].count(round_color)
+    bonus, scored = _completion_points(state, board, slot, strip["pieces"])
     for piece in strip["pieces"]:
         state["tower"][piece] += 1
     state["tower"][keep] -= 1
@@ -529,10 +550,6 @@ def _complete(
     else:
         window[1] = keep
         board["strips"][slot] = None
-    points = data["window_points"][state["options"]["side"]]
-    scored = points[slot] + sum(
-        points[right] for right in range(slot + 1, SLOTS) if board["windows"][right][0] is not None
-    )
     board["score"] += bonus + scored
     events.append(
         {
@@ -593,7 +610,7 @@ def leftover_points(board: Mapping[str, Any]) -> int:
 
 
 def _final_scoring(state: State) -> None:
-    track = components()["broken_glass_tracks"][state["options"]["track"]]
+    track = _track(state)
     side = state["options"]["side"]
     for board in state["boards"]:
         leftover = leftover_points(board)
@@ -632,3 +649,136 @@ def _board_view(board: Mapping[str, Any]) -> dict[str, Any]:
         "windows": board["windows"],
         "final": board["final"],
     }
+
+
+# -- words for people: action labels and the game log -----------------------
+
+
+def color_name(color: int) -> str:
+    """A colour's display name from the data file, e.g. ``"light blue"``."""
+    return str(components()["colors"][color]["name"])
+
+
+def _signed(points: int) -> str:
+    """Points as labels show them: ``+5``, ``−2`` (a true minus sign)."""
+    return f"−{-points}" if points < 0 else f"+{points}"
+
+
+def _glass_cost(state: State, step: int, moves: int) -> tuple[str, int]:
+    """What ``moves`` more spaces down the broken-glass track from ``step`` cost by
+    the end of the game (each −18 hit included, the score floor ignored), in words,
+    and the marker's step afterwards."""
+    track = _track(state)
+    at, hits = _down_the_track(track, step, moves)
+    cost = _signed(hits * track[-1] + track[at] - track[step])
+    if hits:
+        cost += f" (hits {_signed(track[-1])})"
+    return cost, at
+
+
+def describe_action(state: State, seat: int, action: Action) -> str:
+    """The label of a legal action, in choice steps joined by ``STEP``.
+
+    A reset is one step ("reset: glazier back to strip 1"). A take is two: what
+    is taken ("centre: 3 orange + start tile −1"), then where it goes ("strip
+    2: 1 placed, 2 broken −3"); a third step names what is left to choose when
+    that placement can be made more than one way (wild spaces used, colour kept
+    for the window). Every take of one source, colour and strip has the same
+    steps, so no label is the beginning of another. Strips are numbered by slot
+    from 1; broken glass is priced by what it costs at the end of the game.
+    """
+    board = state["boards"][seat]
+    if action["type"] == "reset":
+        target = _leftmost_strip(board)
+        assert target is not None, "a legal reset has a strip to go to"
+        back = "back " if target < board["glazier"] else ""
+        return f"reset: glazier {back}to strip {target + 1}"
+    factory, color, slot = action["factory"], action["color"], action["strip"]
+    name = color_name(color)
+    count = (state["center"] if factory is None else state["factories"][factory])[color]
+    step = board["track"]
+    if factory is not None:
+        taken = f"factory {factory + 1}: {count} {name}"
+    else:
+        taken = f"centre: {count} {name}"
+        if state["center_tile"]:
+            cost, step = _glass_cost(state, step, 1)
+            taken += f" + start tile {cost}"
+    if slot is None:
+        return taken + STEP + f"no strip fits: {count} broken {_glass_cost(state, step, count)[0]}"
+    strip = board["strips"][slot]
+    placed, wild_choices = _placement(_free_spaces(strip, color), count)
+    where = f"strip {slot + 1}: {placed} placed"
+    if placed < count:
+        where += f", {count - placed} broken {_glass_cost(state, step, count - placed)[0]}"
+    keeps = _completion_colors(strip, color, placed)
+    if keeps is not None:
+        pieces = [p for p in strip["pieces"] if p is not None] + [color] * placed
+        where += f", completes {_signed(sum(_completion_points(state, board, slot, pieces)))}"
+    choices = []
+    if len(wild_choices) > 1:
+        wild = action["wild"]
+        choices.append(f"use {wild or 'no'} wild space{'s' if wild > 1 else ''}")
+    if keeps is not None and len(keeps) > 1:
+        choices.append(f"keep {color_name(action['keep'])}")
+    return STEP.join([taken, where, *([", ".join(choices)] if choices else [])])
+
+
+def _pieces(count: int, color: int) -> str:
+    return f"{count} {color_name(color)} piece{'s' if count != 1 else ''}"
+
+
+def narrate_event(event: Event, names: Sequence[str]) -> str:
+    """One sentence of the game log for an event ``apply`` emitted."""
+    kind = event.get("type")
+    who = seat_name(names, event.get("seat"))
+    if kind == "take":
+        factory = event["factory"]
+        source = "the centre" if factory is None else f"factory {factory + 1}"
+        return f"{who} takes {_pieces(event['count'], event['color'])} from {source}."
+    if kind == "start_tile":
+        return (
+            f"{who} takes the start tile (one step down the broken-glass track)"
+            " and will start the next round."
+        )
+    if kind == "place":
+        return (
+            f"{who} places {_pieces(event['count'], event['color'])} on strip {event['strip'] + 1}."
+        )
+    if kind == "break":
+        steps = f"{event['count']} step{'s' if event['count'] != 1 else ''}"
+        return (
+            f"{who} breaks {_pieces(event['count'], event['color'])}: "
+            f"{steps} down the broken-glass track."
+        )
+    if kind == "track_wrap":
+        return (
+            f"{who}'s broken-glass marker reaches the bottom: {_signed(event['points'])} points,"
+            " and it starts again from the top."
+        )
+    if kind == "complete":
+        slot = event["strip"] + 1
+        points = event["window_points"] + event["bonus"]
+        parts = f"{event['window_points']} for windows" + (
+            f", {event['bonus']} colour bonus" if event["bonus"] else ""
+        )
+        after = (
+            f"window {slot} is finished and the strip leaves the game"
+            if event["removed"]
+            else "the strip turns over"
+        )
+        return (
+            f"{who} completes strip {slot} and keeps {color_name(event['keep'])} for window"
+            f" {slot}: {_signed(points)} ({parts}); {after}."
+        )
+    if kind == "reset":
+        return f"{who} resets the glazier to the leftmost strip, strip {event['slot'] + 1}."
+    if kind == "round_end":
+        rounds = components()["rounds"]
+        then = "final scoring" if event["round"] == rounds else "the factories are refilled"
+        return f"Round {event['round']} of {rounds} ends; {then}."
+    if kind == "game_end":
+        order = sorted(range(len(event["scores"])), key=lambda s: -event["scores"][s])
+        scores = ", ".join(f"{seat_name(names, s)} {event['scores'][s]}" for s in order)
+        return f"Game over. Final scores: {scores}."
+    return narrate_plainly(event, names)
