@@ -274,6 +274,21 @@ def test_face_down_shares_are_hidden_from_other_seats():
     assert chartered.view(state, 1)["face_down"][0] == 1
 
 
+def test_a_face_down_purchase_leaves_the_bank_count_others_see_unchanged():
+    """Issue 10 item 18: the bank's count of exactly the bought company dropped."""
+    state = table(players=3, hidden_shares=True)
+    company(state, "gold", 29, [30, 28], 20)
+    company(state, "tea", 8, [7, 16], 40)
+    state["hands"][0] = [plot_card(31)]
+    state = play(state, 0, build(plot_card(31)))
+    before = [chartered.view(state, v)["bank_shares"] for v in (None, 1, 2)]
+    state = play(state, 0, {"type": "trade", "op": "buy", "company": "gold", "face_down": True})
+    assert [chartered.view(state, v)["bank_shares"] for v in (None, 1, 2)] == before
+    assert chartered.view(state, 0)["bank_shares"] == {"gold": 8, "tea": 9}
+    state = play(state, 0, {"type": "trade", "op": "buy", "company": "gold", "face_down": False})
+    assert chartered.view(state, 1)["bank_shares"] == {"gold": 8, "tea": 9}, "face up shows"
+
+
 # -- buying and the forced sale (§8.1, §8.3) --------------------------------------------
 
 

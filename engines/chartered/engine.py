@@ -27,7 +27,11 @@ pending step   actions (all also carry ``"type"``)
 
 Hidden information: the deck's order (views show its size), each seat's hand
 (others see its size), and — with the ``hidden_shares`` option — which
-companies a seat holds face-down shares in (others see how many).
+companies a seat holds face-down shares in (others see how many). The bank's
+share count a view shows therefore counts the other seats' face-down shares as
+still in the bank; what stays public, as at the table, is the money paid, a
+share sold (it is named) and, when a company's bank runs out, that nobody can
+buy it.
 
 Choices where the spec is silent, beyond its [proposed] defaults (§13 options):
 
@@ -239,7 +243,7 @@ class Chartered:
             "supply": state["supply"],
             "plots": state["plots"],
             "companies": state["companies"],
-            "bank_shares": {c: _bank_shares(state, c) for c in state["companies"]},
+            "bank_shares": {c: _bank_shares_seen(state, c, viewer) for c in state["companies"]},
             "deck": len(state["deck"]),
             "market": [_card(c) for c in state["market"]],
             "discard": len(state["discard"]),
@@ -314,6 +318,19 @@ def _card(card: int) -> dict[str, Any]:
 def _bank_shares(state: State, company: str) -> int:
     held = sum(sum(s[company]) for s in state["shares"])
     return int(components()["shares_per_company"]) - held
+
+
+def _bank_shares_seen(state: State, company: str, viewer: int | None) -> int:
+    """The bank's shares of ``company`` as ``viewer`` can count them: with hidden
+    shares, the other seats' face-down shares might be in any company, so they are
+    counted as still in the bank (the view's ``face_down`` says how many there are)."""
+    if not state["options"]["hidden_shares"]:
+        return _bank_shares(state, company)
+    seen: int = sum(
+        held[company][0] + (held[company][1] if s == viewer else 0)
+        for s, held in enumerate(state["shares"])
+    )
+    return int(components()["shares_per_company"]) - seen
 
 
 def _held(state: State, seat: int) -> list[str]:
