@@ -315,9 +315,40 @@ def test_option_3_sell_shares_until_a_card_can_be_bought():
     state["cash"][0], state["shares"][0]["gold"] = 20, [2, 0]
     assert chartered.legal_actions(state, 0) == [{"type": "sell", "company": "gold"}]
     state = play(state, 0, {"type": "sell", "company": "gold"})
-    assert state["cash"][0] == 50 and state["pending"]["step"] == "buy"
+    assert state["cash"][0] == 50 and state["pending"]["step"] == "forced"
     state = play(state, 0, {"type": "buy", "from": "deck"})
     assert state["cash"][0] == 0 and state["turn"] == 1
+
+
+def test_option_3_may_sell_more_than_one_share_then_refresh_and_buy():
+    """Issue 10 item 17: the seed says "at least one" share, and §8.3 step 2 allows
+    the refresh when the seat can pay for it."""
+    state = table()
+    company(state, "gold", 29, [30, 28], 60)
+    state["cash"][0], state["shares"][0]["gold"] = 0, [3, 0]
+    sell = {"type": "sell", "company": "gold"}
+    state = play(state, 0, sell)
+    assert state["cash"][0] == 60
+    legal = chartered.legal_actions(state, 0)
+    assert sell in legal and {"type": "buy", "from": "deck"} in legal
+    assert {"type": "refresh"} not in legal, "ƒ60 cannot pay ƒ100"
+    state = play(state, 0, sell)
+    assert {"type": "refresh"} in chartered.legal_actions(state, 0)
+    state = play(state, 0, {"type": "refresh"}, {"type": "buy", "from": 0})
+    assert state["cash"][0] == 20 and state["shares"][0]["gold"] == [1, 0]
+    assert len(state["hands"][0]) == 1 and state["turn"] == 1
+
+
+def test_option_3_keeps_selling_while_the_seat_cannot_pay():
+    state = table()
+    company(state, "gold", 29, [30, 28], 30)
+    state["cash"][0], state["shares"][0]["gold"] = 0, [2, 0]
+    state = play(state, 0, {"type": "sell", "company": "gold"})
+    assert chartered.legal_actions(state, 0) == [{"type": "sell", "company": "gold"}]
+    state = play(state, 0, {"type": "sell", "company": "gold"})
+    assert state["cash"][0] == 60 and {"type": "buy", "from": "deck"} in chartered.legal_actions(
+        state, 0
+    )
 
 
 def test_a_seat_that_can_do_nothing_passes_and_everyone_passing_ends_the_game():

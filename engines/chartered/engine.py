@@ -21,6 +21,8 @@ pending step   actions (all also carry ``"type"``)
 ``survivor``   ``survivor {company}``: the survivor of a tie
 ``trade``      ``trade {op: "buy"|"sell", company, face_down}``, ``flag {company}``,
                ``done`` (§10.2: up to two share transactions, or one flag)
+``forced``     after a forced sale (§8.3): ``sell {company}`` again, or option 1:
+               ``buy {from}``, ``refresh`` (once the seat can pay for them)
 ``sell``       ``sell {company}`` (forced sale, §8.3; or a sell-shares event, §11,
                by each player in turn from the trigger player)
 =============  ==============================================================
@@ -36,9 +38,11 @@ buy it.
 Choices where the spec is silent, beyond its [proposed] defaults (§13 options):
 
 * Identical level cards are one legal action per target (the first such card).
-* After a forced sale (§8.3) the seat must buy as soon as it can pay; a seat
-  that cannot pay after selling everything, or faces an empty deck and
-  market, passes. The game also ends when every seat passes in a row (§12.2).
+* A forced sale (§8.3) sells at least one share; the seat sells on while it
+  cannot pay ƒ50 and may sell more once it can, then takes option 1 (a
+  refresh too, if it can pay ƒ100). A seat that cannot pay after selling
+  everything, or faces an empty deck and market, passes. The game also ends
+  when every seat passes in a row (§12.2).
 * A sell-shares event skips players without shares; a player whose shares are
   all in one company sells without being asked.
 * Events are resolved in the order drawn; an event drawn as a replacement is
@@ -212,6 +216,9 @@ class Chartered:
             return [{"type": "survivor", "company": c} for c in pending["tie"]]
         if step == "trade":
             return _trade_actions(state, seat)
+        if step == "forced":  # §8.3: sell at least one share, then option 1
+            sales = [{"type": "sell", "company": c} for c in _held(state, seat)]
+            return sales + _purchase_actions(state, seat)
         return [{"type": "sell", "company": c} for c in _held(state, seat)]
 
     # -- apply ---------------------------------------------------------------------
@@ -428,13 +435,21 @@ def _can_buy(state: State, seat: int) -> bool:
     return state["cash"][seat] >= card_price and bool(state["deck"] or state["market"])
 
 
+def _can_refresh(state: State, seat: int) -> bool:
+    prices = components()["prices"]
+    return bool(state["deck"]) and state["cash"][seat] >= prices["card"] + prices["market_refresh"]
+
+
+def _purchase_actions(state: State, seat: int) -> list[Action]:
+    """Option 1 (§8.1): a card from the deck or the market, or a refresh first."""
+    if not _can_buy(state, seat):
+        return []
+    refresh: list[Action] = [{"type": "refresh"}] if _can_refresh(state, seat) else []
+    return _buy_actions(state) + refresh
+
+
 def _turn_actions(state: State, seat: int) -> list[Action]:
-    actions = _build_actions(state, seat)
-    if _can_buy(state, seat):
-        actions += _buy_actions(state)
-        prices = components()["prices"]
-        if state["deck"] and state["cash"][seat] >= prices["card"] + prices["market_refresh"]:
-            actions.append({"type": "refresh"})
+    actions = _build_actions(state, seat) + _purchase_actions(state, seat)
     if actions:
         return actions
     if _held(state, seat) and (state["deck"] or state["market"]):
@@ -481,6 +496,7 @@ def _why_illegal(state: State, seat: int, action: Action) -> str:
         "buy": {"buy"},
         "trade": {"trade", "flag", "done"},
         "sell": {"sell"},
+        "forced": {"sell", "buy", "refresh"},
     }.get(step, {step})
     if kind not in allowed:
         return "wrong_step"
@@ -842,16 +858,11 @@ def _advance(state: State, events: list[Event]) -> None:
     if pending["step"] == "buy" and not _can_buy(state, pending["seat"]):
         # The refresh drew nothing, or an event it revealed took the money for the card.
         state["pending"] = {"step": "end", "seat": pending["seat"]}
-    if pending["step"] == "forced":
-        seat = pending["seat"]
-        if _can_buy(state, seat):
-            state["pending"] = {"step": "buy", "seat": seat}
-        elif not _held(state, seat):
-            state["pending"] = {"step": "end", "seat": seat, "passed": True}
-            state["passes"] += 1
-        else:
-            state["pending"] = None
+    if pending["step"] == "forced" and not _can_buy(state, pending["seat"]):
+        if _held(state, pending["seat"]):
             return
+        state["pending"] = {"step": "end", "seat": pending["seat"], "passed": True}
+        state["passes"] += 1
     if state["pending"]["step"] != "end":
         return
     if not state["pending"].get("passed"):
