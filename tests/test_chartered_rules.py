@@ -372,13 +372,39 @@ def test_sell_share_events_go_round_from_the_trigger_player():
     state["shares"][1]["gold"] = [3, 0]
     state["shares"][2]["tea"], state["shares"][2]["gold"] = [1, 0], [1, 0]
     state["deck"] = [plot_card(5), event_card("E5")]
-    state = play(state, 1, {"type": "buy", "from": "deck"})
+    state, events = chartered.apply(state, 1, {"type": "buy", "from": "deck"})
     assert state["shares"][1]["gold"] == [2, 0], "the trigger player sold first (forced)"
+    assert {"type": "sell", "seat": 1, "company": "gold"} in events, "an automatic sale is told"
     assert chartered.to_act(state) == frozenset({2}), "then clockwise: seat 2 chooses"
     state = play(state, 2, {"type": "sell", "company": "tea"})
     assert chartered.to_act(state) == frozenset({0})
     state = play(state, 0, {"type": "sell", "company": "gold"})
     assert state["hands"][1] == [plot_card(5)] and state["turn"] == 2
+
+
+def test_a_blind_buy_of_the_decks_last_card_as_an_event_takes_a_market_card_paid():
+    """Issue 10 item 19: the buyer paid ƒ50 and got nothing though the market had cards."""
+    state = table(events=True)
+    state["deck"] = [event_card("E3")]
+    market = list(state["market"])
+    cash = state["cash"][0]
+    state = play(state, 0, {"type": "buy", "from": "deck"})
+    assert state["pending"] == {"step": "buy", "seat": 0, "paid": True}
+    assert chartered.legal_actions(state, 0) == [
+        {"type": "buy", "from": i} for i in range(len(market))
+    ]
+    state, events = chartered.apply(state, 0, {"type": "buy", "from": 2})
+    assert state["hands"][0] == [market[2]] and state["cash"][0] == cash - 50
+    assert events[0]["price"] == 0 and state["turn"] == 1
+
+
+def test_with_deck_and_market_empty_the_blind_buyer_gets_the_50_back():
+    state = table(events=True)
+    state["deck"], state["market"] = [event_card("E3")], []
+    cash = state["cash"][0]
+    state, events = chartered.apply(state, 0, {"type": "buy", "from": "deck"})
+    assert state["cash"][0] == cash and state["hands"][0] == [] and state["turn"] == 1
+    assert {"type": "refund", "seat": 0, "amount": 50} in events
 
 
 def test_money_minus_event_takes_what_a_poor_player_has():
@@ -433,6 +459,10 @@ def test_refusals_have_codes():
     with pytest.raises(IllegalAction) as refused:
         chartered.apply(state, 1, {"type": "buy", "from": "deck"})
     assert refused.value.code == "not_your_turn"
+    state["cash"][0] = 60
+    with pytest.raises(IllegalAction) as refused:
+        chartered.apply(state, 0, {"type": "refresh"})
+    assert refused.value.code == "not_enough_money", "a refresh and a card cost ƒ100"
 
 
 def test_a_face_down_purchase_does_not_name_its_company_in_the_public_events():

@@ -13,7 +13,8 @@ pending step   actions (all also carry ``"type"``)
 ``None``       ``buy {from: "deck"|slot}``, ``refresh``,
                ``build {card, plot?}`` (``plot`` for level cards), ``sell {company}``
                (only when neither buying nor building is possible), ``pass``
-``buy``        ``buy {from}`` (after a refresh)
+``buy``        ``buy {from}`` (after a refresh; or, with ``paid``, a market card
+               instead of a blind card the deck could not replace)
 ``company``    ``company {company}``: which free company to found (§9.1)
 ``layout``     ``layout {plots: [a, b]}``: the two free warehouses (§9.1)
 ``boost``      ``boost {company}``: which merging company gets the +ƒ10 (§9.4)
@@ -44,9 +45,22 @@ Choices where the spec is silent, beyond its [proposed] defaults (§13 options):
   everything, or faces an empty deck and market, passes. The game also ends
   when every seat passes in a row (§12.2).
 * A sell-shares event skips players without shares; a player whose shares are
-  all in one company sells without being asked.
+  all in one company, or who holds no more than the event takes, sells without
+  being asked (each such sale is a ``sell`` event like a chosen one).
 * Events are resolved in the order drawn; an event drawn as a replacement is
-  resolved too (§11.1 [proposed]).
+  resolved too (§11.1 [proposed]). When a blind buy's event was the deck's
+  last card, the deck cannot give the replacement the seed promises, so the
+  buyer takes a market card of their choice, already paid for (``buy`` step
+  with ``paid``); with the market empty too, the bank pays the ƒ50 back
+  (``refund`` event), as no card can be had (§8.1).
+* ``market_refresh: "discard"`` (A2's alternative) puts the replaced market
+  cards on the discard pile, which is never reshuffled (§8.1): those plots'
+  cards are out of the game, so §6.3's argument that the supply always runs
+  out no longer holds. Games with many refreshes then usually end by §12.2
+  (every seat passes in a row: the deck and market are empty or unplayable,
+  or nobody can pay) with warehouses left in the supply, and cards still in
+  hand cost ƒ20 each. In random play that is most games (about two in three);
+  with the default ``"shuffle"`` none.
 """
 
 from __future__ import annotations
@@ -201,6 +215,8 @@ class Chartered:
         if step is None:
             return _turn_actions(state, seat)
         if step == "buy":
+            if pending.get("paid"):  # the blind card was an event and the deck ran out
+                return [{"type": "buy", "from": i} for i in range(len(state["market"]))]
             return _buy_actions(state) if _can_buy(state, seat) else []
         if step == "company":
             free = [c for c in company_ids() if c not in state["companies"]]
@@ -348,7 +364,9 @@ def _public_pending(pending: dict[str, Any] | None) -> dict[str, Any] | None:
     if pending is None:
         return None
     return {
-        k: v for k, v in pending.items() if k in ("step", "seat", "companies", "trades", "count")
+        k: v
+        for k, v in pending.items()
+        if k in ("step", "seat", "companies", "trades", "count", "paid")
     }
 
 
@@ -502,7 +520,10 @@ def _why_illegal(state: State, seat: int, action: Action) -> str:
         return "wrong_step"
     if kind == "build" and action.get("card") not in state["hands"][seat]:
         return "card_not_in_hand"
-    if kind in ("buy", "refresh") and state["cash"][seat] < components()["prices"]["card"]:
+    prices = components()["prices"]
+    if kind == "buy" and state["cash"][seat] < prices["card"]:
+        return "not_enough_money"
+    if kind == "refresh" and state["cash"][seat] < prices["card"] + prices["market_refresh"]:
         return "not_enough_money"
     return "illegal_action"
 
@@ -528,16 +549,20 @@ def _do_refresh(state: State, seat: int, action: Action, events: list[Event]) ->
 
 
 def _do_buy(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    """§8.1: pay ƒ50; take the top card (blind) or a market card (the slot is refilled)."""
-    _pay(state, seat, components()["prices"]["card"])
+    """§8.1: pay ƒ50; take the top card (blind) or a market card (the slot is refilled).
+    A blind buyer whose event card the deck cannot replace has paid already."""
+    paid = bool(state["pending"] and state["pending"].get("paid"))
+    price = 0 if paid else components()["prices"]["card"]
+    _pay(state, seat, price)
+    bought: Event = {"type": "buy", "seat": seat, "from": action["from"], "price": price}
     if action["from"] == "deck":
         state["draws"].append({"to": "hand", "seat": seat})
-        events.append({"type": "buy", "seat": seat, "from": "deck"})
     else:
         card = state["market"].pop(action["from"])
         state["hands"][seat].append(card)
         state["draws"].append({"to": "market", "seat": seat})
-        events.append({"type": "buy", "seat": seat, "from": action["from"], "card": _card(card)})
+        bought["card"] = _card(card)
+    events.append(bought)
     state["pending"] = {"step": "end", "seat": seat}
 
 
@@ -735,11 +760,7 @@ def _do_done(state: State, seat: int, action: Action, events: list[Event]) -> No
 
 def _do_sell(state: State, seat: int, action: Action, events: list[Event]) -> None:
     """A share sold outside the trading window: forced (§8.3) or by an event (§11)."""
-    company = action["company"]
-    held = state["shares"][seat][company]
-    held[0 if held[0] else 1] -= 1
-    _pay(state, seat, -state["companies"][company]["value"])
-    events.append({"type": "sell", "seat": seat, "company": company})
+    _sell_share(state, seat, action["company"], events)
     pending = state["pending"]
     if pending is None:  # option 3: sell until a card can be bought
         pending = state["pending"] = {"step": "forced", "seat": seat}
@@ -747,7 +768,15 @@ def _do_sell(state: State, seat: int, action: Action, events: list[Event]) -> No
         pending["count"] -= 1
         if pending["count"] == 0 or not _held(state, seat):
             pending["order"].pop(0)
-            _next_event_seller(state)
+            _next_event_seller(state, events)
+
+
+def _sell_share(state: State, seat: int, company: str, events: list[Event]) -> None:
+    """One share to the bank at its value, a face-up one first (a sale is public)."""
+    held = state["shares"][seat][company]
+    held[0 if held[0] else 1] -= 1
+    _pay(state, seat, -state["companies"][company]["value"])
+    events.append({"type": "sell", "seat": seat, "company": company})
 
 
 def _do_pass(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -780,7 +809,10 @@ def _draw_all(state: State, events: list[Event]) -> None:
     """Serve queued draws; an event card takes effect and is replaced (§11.1)."""
     while state["draws"] and not (state["pending"] and state["pending"]["step"] == "sell"):
         if not state["deck"]:
+            blind = [r["seat"] for r in state["draws"] if r["to"] == "hand"]
             state["draws"].clear()
+            for seat in blind:
+                _replace_blind_card(state, seat, events)
             return
         card = state["deck"].pop()
         request = state["draws"][0]
@@ -793,6 +825,18 @@ def _draw_all(state: State, events: list[Event]) -> None:
             state["hands"][request["seat"]].append(card)
         else:
             state["market"].append(card)
+
+
+def _replace_blind_card(state: State, seat: int, events: list[Event]) -> None:
+    """A blind buy drew the deck's last card, an event, so the deck cannot replace
+    it (§11.1): the buyer takes a market card instead, already paid for; with the
+    market empty too, the bank pays the ƒ50 back (no card can be had, §8.1)."""
+    if state["market"]:
+        state["pending"] = {"step": "buy", "seat": seat, "paid": True}
+        return
+    price = components()["prices"]["card"]
+    _pay(state, seat, -price)
+    events.append({"type": "refund", "seat": seat, "amount": price})
 
 
 def _resolve_event(state: State, trigger: int, card: int, events: list[Event]) -> None:
@@ -822,11 +866,12 @@ def _resolve_event(state: State, trigger: int, card: int, events: list[Event]) -
             "per": event["count"],
             "resume": state["pending"],  # the step the event interrupted
         }
-        _next_event_seller(state)
+        _next_event_seller(state, events)
 
 
-def _next_event_seller(state: State) -> None:
-    """The next player to sell for a sell-shares event; forced choices are made here."""
+def _next_event_seller(state: State, events: list[Event]) -> None:
+    """The next player to sell for a sell-shares event; forced choices are made here,
+    and told as the same ``sell`` events as chosen sales."""
     pending = state["pending"]
     while pending["order"]:
         seat = pending["order"][0]
@@ -838,10 +883,7 @@ def _next_event_seller(state: State) -> None:
             held = _held(state, seat)
             if not held:
                 break
-            company = held[0]
-            cell = state["shares"][seat][company]
-            cell[0 if cell[0] else 1] -= 1
-            _pay(state, seat, -state["companies"][company]["value"])
+            _sell_share(state, seat, held[0], events)
         pending["order"].pop(0)
     state["pending"] = pending["resume"]
 
@@ -855,7 +897,11 @@ def _advance(state: State, events: list[Event]) -> None:
     pending = state["pending"]
     if pending is None or pending["step"] == "sell":
         return
-    if pending["step"] == "buy" and not _can_buy(state, pending["seat"]):
+    if (
+        pending["step"] == "buy"
+        and not pending.get("paid")
+        and not _can_buy(state, pending["seat"])
+    ):
         # The refresh drew nothing, or an event it revealed took the money for the card.
         state["pending"] = {"step": "end", "seat": pending["seat"]}
     if pending["step"] == "forced" and not _can_buy(state, pending["seat"]):
