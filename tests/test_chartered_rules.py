@@ -374,7 +374,9 @@ def test_sell_share_events_go_round_from_the_trigger_player():
     state["deck"] = [plot_card(5), event_card("E5")]
     state, events = chartered.apply(state, 1, {"type": "buy", "from": "deck"})
     assert state["shares"][1]["gold"] == [2, 0], "the trigger player sold first (forced)"
-    assert {"type": "sell", "seat": 1, "company": "gold"} in events, "an automatic sale is told"
+    assert {"type": "sell", "seat": 1, "company": "gold", "price": 60} in events, (
+        "an automatic sale is told"
+    )
     assert chartered.to_act(state) == frozenset({2}), "then clockwise: seat 2 chooses"
     state = play(state, 2, {"type": "sell", "company": "tea"})
     assert chartered.to_act(state) == frozenset({0})
