@@ -1055,7 +1055,9 @@ def describe_action(state: State, seat: int, action: Action) -> str:
         )
     if kind == "sell":
         company = action["company"]
-        why = "event: sell a share" if pending.get("step") == "sell" else "sell a share"
+        why = (
+            "event: sell a share" if pending.get("step") == "sell" else "forced sale: sell a share"
+        )
         return f"{why}{STEP}{company_name(company)} for ƒ{_value(state, company)}"
     if kind == "pass":
         return "pass (you can neither build, buy a card nor sell a share)"
