@@ -11,6 +11,7 @@ import msgpack
 
 from engines import Engine
 from engines.base import Action, State
+from engines.chartered.board import components as chartered_components
 
 
 def packed(value: Any) -> bytes:
@@ -83,7 +84,9 @@ def _scramble_sintra(state: State, viewer: int | None, rnd: random.Random) -> St
 
 def _scramble_chartered(state: State, viewer: int | None, rnd: random.Random) -> State:
     """Hidden: the deck's order, the other seats' hands (only their sizes show) and,
-    with hidden shares, which company another seat's face-down shares are in."""
+    with hidden shares, which companies the other seats' face-down shares are in
+    (only how many each seat holds shows): they are dealt again at random among
+    the companies on the board, at most nine held per company."""
     scrambled = msgpack.unpackb(packed(state))
     others = [s for s in range(scrambled["players"]) if s != viewer]
     pool = scrambled["deck"] + [c for s in others for c in scrambled["hands"][s]]
@@ -93,15 +96,19 @@ def _scramble_chartered(state: State, viewer: int | None, rnd: random.Random) ->
         scrambled["hands"][seat], pool = sorted(pool[:size]), pool[size:]
     scrambled["deck"] = pool
     scrambled["rng"] = rnd.getrandbits(64)
-    if scrambled["options"]["hidden_shares"] and len(others) >= 2:
-        a, b = rnd.sample(others, 2)
-        for company in scrambled["shares"][a]:  # swap face-down holdings between two others
-            down_a = scrambled["shares"][a][company][1]
-            scrambled["shares"][a][company][1] = scrambled["shares"][b][company][1]
-            scrambled["shares"][b][company][1] = down_a
-        counts = (sum(d for _, d in scrambled["shares"][s].values()) for s in (a, b))
-        if len(set(counts)) > 1:  # the number of face-down cards is public: undo
-            return _scramble_chartered(state, viewer, rnd) if rnd.random() < 0.9 else state
+    if scrambled["options"]["hidden_shares"]:
+        holdings = scrambled["shares"]
+        counts = {s: sum(down for _, down in holdings[s].values()) for s in others}
+        for seat in others:
+            for cell in holdings[seat].values():
+                cell[1] = 0
+        per_company = chartered_components()["shares_per_company"]
+        room = {c: per_company - sum(sum(h[c]) for h in holdings) for c in scrambled["companies"]}
+        for seat in others:
+            for _ in range(counts[seat]):
+                company = rnd.choice(sorted(c for c, n in room.items() if n))
+                holdings[seat][company][1] += 1
+                room[company] -= 1
     return scrambled
 
 

@@ -274,6 +274,21 @@ def test_face_down_shares_are_hidden_from_other_seats():
     assert chartered.view(state, 1)["face_down"][0] == 1
 
 
+def test_a_face_down_purchase_leaves_the_bank_count_others_see_unchanged():
+    """Issue 10 item 18: the bank's count of exactly the bought company dropped."""
+    state = table(players=3, hidden_shares=True)
+    company(state, "gold", 29, [30, 28], 20)
+    company(state, "tea", 8, [7, 16], 40)
+    state["hands"][0] = [plot_card(31)]
+    state = play(state, 0, build(plot_card(31)))
+    before = [chartered.view(state, v)["bank_shares"] for v in (None, 1, 2)]
+    state = play(state, 0, {"type": "trade", "op": "buy", "company": "gold", "face_down": True})
+    assert [chartered.view(state, v)["bank_shares"] for v in (None, 1, 2)] == before
+    assert chartered.view(state, 0)["bank_shares"] == {"gold": 8, "tea": 9}
+    state = play(state, 0, {"type": "trade", "op": "buy", "company": "gold", "face_down": False})
+    assert chartered.view(state, 1)["bank_shares"] == {"gold": 8, "tea": 9}, "face up shows"
+
+
 # -- buying and the forced sale (§8.1, §8.3) --------------------------------------------
 
 
@@ -300,9 +315,40 @@ def test_option_3_sell_shares_until_a_card_can_be_bought():
     state["cash"][0], state["shares"][0]["gold"] = 20, [2, 0]
     assert chartered.legal_actions(state, 0) == [{"type": "sell", "company": "gold"}]
     state = play(state, 0, {"type": "sell", "company": "gold"})
-    assert state["cash"][0] == 50 and state["pending"]["step"] == "buy"
+    assert state["cash"][0] == 50 and state["pending"]["step"] == "forced"
     state = play(state, 0, {"type": "buy", "from": "deck"})
     assert state["cash"][0] == 0 and state["turn"] == 1
+
+
+def test_option_3_may_sell_more_than_one_share_then_refresh_and_buy():
+    """Issue 10 item 17: the seed says "at least one" share, and §8.3 step 2 allows
+    the refresh when the seat can pay for it."""
+    state = table()
+    company(state, "gold", 29, [30, 28], 60)
+    state["cash"][0], state["shares"][0]["gold"] = 0, [3, 0]
+    sell = {"type": "sell", "company": "gold"}
+    state = play(state, 0, sell)
+    assert state["cash"][0] == 60
+    legal = chartered.legal_actions(state, 0)
+    assert sell in legal and {"type": "buy", "from": "deck"} in legal
+    assert {"type": "refresh"} not in legal, "ƒ60 cannot pay ƒ100"
+    state = play(state, 0, sell)
+    assert {"type": "refresh"} in chartered.legal_actions(state, 0)
+    state = play(state, 0, {"type": "refresh"}, {"type": "buy", "from": 0})
+    assert state["cash"][0] == 20 and state["shares"][0]["gold"] == [1, 0]
+    assert len(state["hands"][0]) == 1 and state["turn"] == 1
+
+
+def test_option_3_keeps_selling_while_the_seat_cannot_pay():
+    state = table()
+    company(state, "gold", 29, [30, 28], 30)
+    state["cash"][0], state["shares"][0]["gold"] = 0, [2, 0]
+    state = play(state, 0, {"type": "sell", "company": "gold"})
+    assert chartered.legal_actions(state, 0) == [{"type": "sell", "company": "gold"}]
+    state = play(state, 0, {"type": "sell", "company": "gold"})
+    assert state["cash"][0] == 60 and {"type": "buy", "from": "deck"} in chartered.legal_actions(
+        state, 0
+    )
 
 
 def test_a_seat_that_can_do_nothing_passes_and_everyone_passing_ends_the_game():
@@ -326,13 +372,41 @@ def test_sell_share_events_go_round_from_the_trigger_player():
     state["shares"][1]["gold"] = [3, 0]
     state["shares"][2]["tea"], state["shares"][2]["gold"] = [1, 0], [1, 0]
     state["deck"] = [plot_card(5), event_card("E5")]
-    state = play(state, 1, {"type": "buy", "from": "deck"})
+    state, events = chartered.apply(state, 1, {"type": "buy", "from": "deck"})
     assert state["shares"][1]["gold"] == [2, 0], "the trigger player sold first (forced)"
+    assert {"type": "sell", "seat": 1, "company": "gold", "price": 60} in events, (
+        "an automatic sale is told"
+    )
     assert chartered.to_act(state) == frozenset({2}), "then clockwise: seat 2 chooses"
     state = play(state, 2, {"type": "sell", "company": "tea"})
     assert chartered.to_act(state) == frozenset({0})
     state = play(state, 0, {"type": "sell", "company": "gold"})
     assert state["hands"][1] == [plot_card(5)] and state["turn"] == 2
+
+
+def test_a_blind_buy_of_the_decks_last_card_as_an_event_takes_a_market_card_paid():
+    """Issue 10 item 19: the buyer paid ƒ50 and got nothing though the market had cards."""
+    state = table(events=True)
+    state["deck"] = [event_card("E3")]
+    market = list(state["market"])
+    cash = state["cash"][0]
+    state = play(state, 0, {"type": "buy", "from": "deck"})
+    assert state["pending"] == {"step": "buy", "seat": 0, "paid": True}
+    assert chartered.legal_actions(state, 0) == [
+        {"type": "buy", "from": i} for i in range(len(market))
+    ]
+    state, events = chartered.apply(state, 0, {"type": "buy", "from": 2})
+    assert state["hands"][0] == [market[2]] and state["cash"][0] == cash - 50
+    assert events[0]["price"] == 0 and state["turn"] == 1
+
+
+def test_with_deck_and_market_empty_the_blind_buyer_gets_the_50_back():
+    state = table(events=True)
+    state["deck"], state["market"] = [event_card("E3")], []
+    cash = state["cash"][0]
+    state, events = chartered.apply(state, 0, {"type": "buy", "from": "deck"})
+    assert state["cash"][0] == cash and state["hands"][0] == [] and state["turn"] == 1
+    assert {"type": "refund", "seat": 0, "amount": 50} in events
 
 
 def test_money_minus_event_takes_what_a_poor_player_has():
@@ -387,6 +461,10 @@ def test_refusals_have_codes():
     with pytest.raises(IllegalAction) as refused:
         chartered.apply(state, 1, {"type": "buy", "from": "deck"})
     assert refused.value.code == "not_your_turn"
+    state["cash"][0] = 60
+    with pytest.raises(IllegalAction) as refused:
+        chartered.apply(state, 0, {"type": "refresh"})
+    assert refused.value.code == "not_enough_money", "a refresh and a card cost ƒ100"
 
 
 def test_a_face_down_purchase_does_not_name_its_company_in_the_public_events():

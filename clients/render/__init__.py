@@ -15,7 +15,7 @@ from rich.console import Console, RenderableType
 from rich.pretty import Pretty
 from rich.text import Text
 
-from clients.render.chartered import render_chartered
+from clients.render.chartered import legend_chartered, render_chartered
 from clients.render.crystal_palace import render_crystal_palace
 from clients.render.sintra import render_sintra, sintra_legend
 from clients.render.turn_relay import render_turn_relay
@@ -29,7 +29,9 @@ RENDERERS: dict[str, Callable[[dict[str, Any], int | None], RenderableType]] = {
 
 LEGENDS: dict[str, Callable[[], RenderableType]] = {
     "sintra": sintra_legend,
+    "chartered": legend_chartered,
 }
+"""Each engine's key to its board's marks, for a client to show on request."""
 
 
 def render(console: Console, engine: str, doc: dict[str, Any], seat: int | None) -> None:

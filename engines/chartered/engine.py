@@ -13,7 +13,8 @@ pending step   actions (all also carry ``"type"``)
 ``None``       ``buy {from: "deck"|slot}``, ``refresh``,
                ``build {card, plot?}`` (``plot`` for level cards), ``sell {company}``
                (only when neither buying nor building is possible), ``pass``
-``buy``        ``buy {from}`` (after a refresh)
+``buy``        ``buy {from}`` (after a refresh; or, with ``paid``, a market card
+               instead of a blind card the deck could not replace)
 ``company``    ``company {company}``: which free company to found (§9.1)
 ``layout``     ``layout {plots: [a, b]}``: the two free warehouses (§9.1)
 ``boost``      ``boost {company}``: which merging company gets the +ƒ10 (§9.4)
@@ -21,24 +22,45 @@ pending step   actions (all also carry ``"type"``)
 ``survivor``   ``survivor {company}``: the survivor of a tie
 ``trade``      ``trade {op: "buy"|"sell", company, face_down}``, ``flag {company}``,
                ``done`` (§10.2: up to two share transactions, or one flag)
+``forced``     after a forced sale (§8.3): ``sell {company}`` again, or option 1:
+               ``buy {from}``, ``refresh`` (once the seat can pay for them)
 ``sell``       ``sell {company}`` (forced sale, §8.3; or a sell-shares event, §11,
                by each player in turn from the trigger player)
 =============  ==============================================================
 
 Hidden information: the deck's order (views show its size), each seat's hand
 (others see its size), and — with the ``hidden_shares`` option — which
-companies a seat holds face-down shares in (others see how many).
+companies a seat holds face-down shares in (others see how many). The bank's
+share count a view shows therefore counts the other seats' face-down shares as
+still in the bank; what stays public, as at the table, is the money paid, a
+share sold (it is named) and, when a company's bank runs out, that nobody can
+buy it.
 
 Choices where the spec is silent, beyond its [proposed] defaults (§13 options):
 
 * Identical level cards are one legal action per target (the first such card).
-* After a forced sale (§8.3) the seat must buy as soon as it can pay; a seat
-  that cannot pay after selling everything, or faces an empty deck and
-  market, passes. The game also ends when every seat passes in a row (§12.2).
+* A forced sale (§8.3) sells at least one share; the seat sells on while it
+  cannot pay ƒ50 and may sell more once it can, then takes option 1 (a
+  refresh too, if it can pay ƒ100). A seat that cannot pay after selling
+  everything, or faces an empty deck and market, passes. The game also ends
+  when every seat passes in a row (§12.2).
 * A sell-shares event skips players without shares; a player whose shares are
-  all in one company sells without being asked.
+  all in one company, or who holds no more than the event takes, sells without
+  being asked (each such sale is a ``sell`` event like a chosen one).
 * Events are resolved in the order drawn; an event drawn as a replacement is
-  resolved too (§11.1 [proposed]).
+  resolved too (§11.1 [proposed]). When a blind buy's event was the deck's
+  last card, the deck cannot give the replacement the seed promises, so the
+  buyer takes a market card of their choice, already paid for (``buy`` step
+  with ``paid``); with the market empty too, the bank pays the ƒ50 back
+  (``refund`` event), as no card can be had (§8.1).
+* ``market_refresh: "discard"`` (A2's alternative) puts the replaced market
+  cards on the discard pile, which is never reshuffled (§8.1): those plots'
+  cards are out of the game, so §6.3's argument that the supply always runs
+  out no longer holds. Games with many refreshes then usually end by §12.2
+  (every seat passes in a row: the deck and market are empty or unplayable,
+  or nobody can pay) with warehouses left in the supply, and cards still in
+  hand cost ƒ20 each. In random play that is most games (about two in three);
+  with the default ``"shuffle"`` none.
 """
 
 from __future__ import annotations
@@ -49,6 +71,7 @@ from functools import cache
 from typing import Any
 
 from engines.base import (
+    STEP,
     Action,
     Event,
     IllegalAction,
@@ -61,6 +84,7 @@ from engines.base import (
     rank,
     resolve_options,
     same,
+    seat_name,
 )
 from engines.chartered.board import board, closed_to_founding, components, founding_layouts
 from engines.rng import Rng, seed_state
@@ -193,6 +217,8 @@ class Chartered:
         if step is None:
             return _turn_actions(state, seat)
         if step == "buy":
+            if pending.get("paid"):  # the blind card was an event and the deck ran out
+                return [{"type": "buy", "from": i} for i in range(len(state["market"]))]
             return _buy_actions(state) if _can_buy(state, seat) else []
         if step == "company":
             free = [c for c in company_ids() if c not in state["companies"]]
@@ -208,6 +234,9 @@ class Chartered:
             return [{"type": "survivor", "company": c} for c in pending["tie"]]
         if step == "trade":
             return _trade_actions(state, seat)
+        if step == "forced":  # §8.3: sell at least one share, then option 1
+            sales = [{"type": "sell", "company": c} for c in _held(state, seat)]
+            return sales + _purchase_actions(state, seat)
         return [{"type": "sell", "company": c} for c in _held(state, seat)]
 
     # -- apply ---------------------------------------------------------------------
@@ -239,7 +268,7 @@ class Chartered:
             "supply": state["supply"],
             "plots": state["plots"],
             "companies": state["companies"],
-            "bank_shares": {c: _bank_shares(state, c) for c in state["companies"]},
+            "bank_shares": {c: _bank_shares_seen(state, c, viewer) for c in state["companies"]},
             "deck": len(state["deck"]),
             "market": [_card(c) for c in state["market"]],
             "discard": len(state["discard"]),
@@ -272,36 +301,10 @@ class Chartered:
         }
 
     def narrate(self, event: Event, names: Sequence[str]) -> str:
-        return narrate_plainly(event, names)
+        return narrate_event(event, names)
 
     def describe(self, state: State, seat: int, action: Action) -> str:
-        kind = action.get("type")
-        if kind == "build":
-            card = cards()[action["card"]]
-            what = f"plot {card['plot']}" if card["kind"] == "plot" else f"level {card['level']}"
-            target = f" on plot {action['plot']}" if "plot" in action else ""
-            return f"build {what}{target}"
-        if kind == "buy":
-            where = "the deck" if action["from"] == "deck" else f"market slot {action['from'] + 1}"
-            return f"buy a card from {where}"
-        if kind == "trade":
-            face = " face down" if action.get("face_down") else ""
-            return f"{action['op']} a {action['company']} share{face}"
-        simple = {
-            "refresh": "refresh the open market (ƒ50), then buy",
-            "done": "end trading",
-            "pass": "pass",
-            "flag": "buy a flag in {company}",
-            "company": "found {company}",
-            "boost": "give {company} the +ƒ10",
-            "survivor": "{company} survives the tie",
-            "sell": "sell a {company} share",
-        }
-        if kind == "layout":
-            return "free warehouses on plots {} and {}".format(*action["plots"])
-        if kind == "pair":
-            return "merge {} and {} first".format(*action["companies"])
-        return simple.get(str(kind), str(kind)).format(**action)
+        return describe_action(state, seat, action)
 
 
 # -- helpers ---------------------------------------------------------------------
@@ -316,6 +319,19 @@ def _bank_shares(state: State, company: str) -> int:
     return int(components()["shares_per_company"]) - held
 
 
+def _bank_shares_seen(state: State, company: str, viewer: int | None) -> int:
+    """The bank's shares of ``company`` as ``viewer`` can count them: with hidden
+    shares, the other seats' face-down shares might be in any company, so they are
+    counted as still in the bank (the view's ``face_down`` says how many there are)."""
+    if not state["options"]["hidden_shares"]:
+        return _bank_shares(state, company)
+    seen: int = sum(
+        held[company][0] + (held[company][1] if s == viewer else 0)
+        for s, held in enumerate(state["shares"])
+    )
+    return int(components()["shares_per_company"]) - seen
+
+
 def _held(state: State, seat: int) -> list[str]:
     return [c for c, n in state["shares"][seat].items() if sum(n)]
 
@@ -324,7 +340,9 @@ def _public_pending(pending: dict[str, Any] | None) -> dict[str, Any] | None:
     if pending is None:
         return None
     return {
-        k: v for k, v in pending.items() if k in ("step", "seat", "companies", "trades", "count")
+        k: v
+        for k, v in pending.items()
+        if k in ("step", "seat", "companies", "trades", "count", "paid")
     }
 
 
@@ -411,13 +429,21 @@ def _can_buy(state: State, seat: int) -> bool:
     return state["cash"][seat] >= card_price and bool(state["deck"] or state["market"])
 
 
+def _can_refresh(state: State, seat: int) -> bool:
+    prices = components()["prices"]
+    return bool(state["deck"]) and state["cash"][seat] >= prices["card"] + prices["market_refresh"]
+
+
+def _purchase_actions(state: State, seat: int) -> list[Action]:
+    """Option 1 (§8.1): a card from the deck or the market, or a refresh first."""
+    if not _can_buy(state, seat):
+        return []
+    refresh: list[Action] = [{"type": "refresh"}] if _can_refresh(state, seat) else []
+    return _buy_actions(state) + refresh
+
+
 def _turn_actions(state: State, seat: int) -> list[Action]:
-    actions = _build_actions(state, seat)
-    if _can_buy(state, seat):
-        actions += _buy_actions(state)
-        prices = components()["prices"]
-        if state["deck"] and state["cash"][seat] >= prices["card"] + prices["market_refresh"]:
-            actions.append({"type": "refresh"})
+    actions = _build_actions(state, seat) + _purchase_actions(state, seat)
     if actions:
         return actions
     if _held(state, seat) and (state["deck"] or state["market"]):
@@ -464,12 +490,16 @@ def _why_illegal(state: State, seat: int, action: Action) -> str:
         "buy": {"buy"},
         "trade": {"trade", "flag", "done"},
         "sell": {"sell"},
+        "forced": {"sell", "buy", "refresh"},
     }.get(step, {step})
     if kind not in allowed:
         return "wrong_step"
     if kind == "build" and action.get("card") not in state["hands"][seat]:
         return "card_not_in_hand"
-    if kind in ("buy", "refresh") and state["cash"][seat] < components()["prices"]["card"]:
+    prices = components()["prices"]
+    if kind == "buy" and state["cash"][seat] < prices["card"]:
+        return "not_enough_money"
+    if kind == "refresh" and state["cash"][seat] < prices["card"] + prices["market_refresh"]:
         return "not_enough_money"
     return "illegal_action"
 
@@ -495,16 +525,20 @@ def _do_refresh(state: State, seat: int, action: Action, events: list[Event]) ->
 
 
 def _do_buy(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    """§8.1: pay ƒ50; take the top card (blind) or a market card (the slot is refilled)."""
-    _pay(state, seat, components()["prices"]["card"])
+    """§8.1: pay ƒ50; take the top card (blind) or a market card (the slot is refilled).
+    A blind buyer whose event card the deck cannot replace has paid already."""
+    paid = bool(state["pending"] and state["pending"].get("paid"))
+    price = 0 if paid else components()["prices"]["card"]
+    _pay(state, seat, price)
+    bought: Event = {"type": "buy", "seat": seat, "from": action["from"], "price": price}
     if action["from"] == "deck":
         state["draws"].append({"to": "hand", "seat": seat})
-        events.append({"type": "buy", "seat": seat, "from": "deck"})
     else:
         card = state["market"].pop(action["from"])
         state["hands"][seat].append(card)
         state["draws"].append({"to": "market", "seat": seat})
-        events.append({"type": "buy", "seat": seat, "from": action["from"], "card": _card(card)})
+        bought["card"] = _card(card)
+    events.append(bought)
     state["pending"] = {"step": "end", "seat": seat}
 
 
@@ -518,7 +552,16 @@ def _do_build(state: State, seat: int, action: Action, events: list[Event]) -> N
         company = state["plots"][plot][0]
         _place(state, plot, company)
         _add_value(state, company, info["level"] * components()["stock"]["step"])
-        events.append({"type": "level", "seat": seat, "plot": plot, "level": info["level"]})
+        events.append(
+            {
+                "type": "level",
+                "seat": seat,
+                "plot": plot,
+                "level": info["level"],
+                "company": company,
+                "value": state["companies"][company]["value"],
+            }
+        )
         return _build_done(state, seat, company, flag_ok=state["options"]["level_flag"])
     plot = info["plot"]
     outcome = _plot_outcome(state, plot)
@@ -526,13 +569,13 @@ def _do_build(state: State, seat: int, action: Action, events: list[Event]) -> N
         company = state["plots"][plot][0]
         _place(state, plot, company)
         _add_value(state, company, components()["stock"]["step"])
-        events.append({"type": "stack", "seat": seat, "plot": plot, "company": company})
+        events.append(_grown("stack", state, seat, plot, company))
         return _build_done(state, seat, company)
     if outcome == "expand":
         (company,) = _adjacent_companies(state, plot)
         _place(state, plot, company)
         _add_value(state, company, components()["stock"]["step"])
-        events.append({"type": "expand", "seat": seat, "plot": plot, "company": company})
+        events.append(_grown("expand", state, seat, plot, company))
         return _build_done(state, seat, company)
     if outcome == "merge":
         companies = _adjacent_companies(state, plot)
@@ -540,6 +583,12 @@ def _do_build(state: State, seat: int, action: Action, events: list[Event]) -> N
         return None
     state["pending"] = {"step": "company", "seat": seat, "plot": plot}
     return None
+
+
+def _grown(kind: str, state: State, seat: int, plot: int, company: str) -> Event:
+    """The event of a stack or an expansion, with the company's new value."""
+    value = state["companies"][company]["value"]
+    return {"type": kind, "seat": seat, "plot": plot, "company": company, "value": value}
 
 
 def _place(state: State, plot: int, company: str) -> None:
@@ -575,7 +624,13 @@ def _do_layout(state: State, seat: int, action: Action, events: list[Event]) -> 
     if _bank_shares(state, company):
         state["shares"][seat][company][0] += 1
     events.append(
-        {"type": "found", "seat": seat, "company": company, "plots": [hq, *action["plots"]]}
+        {
+            "type": "found",
+            "seat": seat,
+            "company": company,
+            "plots": [hq, *action["plots"]],
+            "value": state["companies"][company]["value"],
+        }
     )
     _build_done(state, seat, company)
 
@@ -674,25 +729,33 @@ def _do_trade(state: State, seat: int, action: Action, events: list[Event]) -> N
     company = action["company"]
     held = state["shares"][seat][company]
     if action["op"] == "buy":
-        _pay(state, seat, _price(state, company))
+        price = _price(state, company)
+        _pay(state, seat, price)
         held[1 if action["face_down"] else 0] += 1
     else:
-        _pay(state, seat, -state["companies"][company]["value"])
+        price = state["companies"][company]["value"]
+        _pay(state, seat, -price)
         held[0 if held[0] else 1] -= 1
     state["pending"]["trades"] += 1
-    # Events go to every viewer: a face-down purchase does not name its company.
-    shown = None if action["op"] == "buy" and action["face_down"] else company
-    events.append({"type": "trade", "seat": seat, "op": action["op"], "company": shown})
+    # Events go to every viewer: a face-down purchase names neither its company
+    # nor its price (the price can single the company out).
+    if action["op"] == "buy" and action["face_down"]:
+        events.append({"type": "trade", "seat": seat, "op": "buy", "company": None})
+    else:
+        events.append(
+            {"type": "trade", "seat": seat, "op": action["op"], "company": company, "price": price}
+        )
     if state["pending"]["trades"] >= components()["trades_per_window"]:
         state["pending"] = {"step": "end", "seat": seat}
 
 
 def _do_flag(state: State, seat: int, action: Action, events: list[Event]) -> None:
     """§10.3: ƒ200 for the first flag, ƒ400 for the second; one flag per company."""
-    _pay(state, seat, components()["prices"]["flags"][state["flags_bought"][seat]])
+    price = components()["prices"]["flags"][state["flags_bought"][seat]]
+    _pay(state, seat, price)
     state["flags_bought"][seat] += 1
     state["flags"][action["company"]] = seat
-    events.append({"type": "flag", "seat": seat, "company": action["company"]})
+    events.append({"type": "flag", "seat": seat, "company": action["company"], "price": price})
     state["pending"] = {"step": "end", "seat": seat}
 
 
@@ -702,11 +765,7 @@ def _do_done(state: State, seat: int, action: Action, events: list[Event]) -> No
 
 def _do_sell(state: State, seat: int, action: Action, events: list[Event]) -> None:
     """A share sold outside the trading window: forced (§8.3) or by an event (§11)."""
-    company = action["company"]
-    held = state["shares"][seat][company]
-    held[0 if held[0] else 1] -= 1
-    _pay(state, seat, -state["companies"][company]["value"])
-    events.append({"type": "sell", "seat": seat, "company": company})
+    _sell_share(state, seat, action["company"], events)
     pending = state["pending"]
     if pending is None:  # option 3: sell until a card can be bought
         pending = state["pending"] = {"step": "forced", "seat": seat}
@@ -714,7 +773,16 @@ def _do_sell(state: State, seat: int, action: Action, events: list[Event]) -> No
         pending["count"] -= 1
         if pending["count"] == 0 or not _held(state, seat):
             pending["order"].pop(0)
-            _next_event_seller(state)
+            _next_event_seller(state, events)
+
+
+def _sell_share(state: State, seat: int, company: str, events: list[Event]) -> None:
+    """One share to the bank at its value, a face-up one first (a sale is public)."""
+    held = state["shares"][seat][company]
+    held[0 if held[0] else 1] -= 1
+    price = state["companies"][company]["value"]
+    _pay(state, seat, -price)
+    events.append({"type": "sell", "seat": seat, "company": company, "price": price})
 
 
 def _do_pass(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -747,7 +815,10 @@ def _draw_all(state: State, events: list[Event]) -> None:
     """Serve queued draws; an event card takes effect and is replaced (§11.1)."""
     while state["draws"] and not (state["pending"] and state["pending"]["step"] == "sell"):
         if not state["deck"]:
+            blind = [r["seat"] for r in state["draws"] if r["to"] == "hand"]
             state["draws"].clear()
+            for seat in blind:
+                _replace_blind_card(state, seat, events)
             return
         card = state["deck"].pop()
         request = state["draws"][0]
@@ -762,10 +833,24 @@ def _draw_all(state: State, events: list[Event]) -> None:
             state["market"].append(card)
 
 
+def _replace_blind_card(state: State, seat: int, events: list[Event]) -> None:
+    """A blind buy drew the deck's last card, an event, so the deck cannot replace
+    it (§11.1): the buyer takes a market card instead, already paid for; with the
+    market empty too, the bank pays the ƒ50 back (no card can be had, §8.1)."""
+    if state["market"]:
+        state["pending"] = {"step": "buy", "seat": seat, "paid": True}
+        return
+    price = components()["prices"]["card"]
+    _pay(state, seat, -price)
+    events.append({"type": "refund", "seat": seat, "amount": price})
+
+
 def _resolve_event(state: State, trigger: int, card: int, events: list[Event]) -> None:
     event = cards()[card]
-    events.append({"type": "event", "seat": trigger, "event": event["id"]})
+    told: Event = {"type": "event", "seat": trigger, "event": event["id"], "kind": event["type"]}
+    events.append(told)
     if event["type"] == "money":
+        told["amount"] = event["amount"]
         for seat in range(state["players"]):
             if event["amount"] >= 0:
                 _pay(state, seat, -event["amount"])
@@ -778,9 +863,11 @@ def _resolve_event(state: State, trigger: int, card: int, events: list[Event]) -
             amount = event["sign"] * state["options"]["three_stocks_amount"]
             triple = {c["id"] for c in components()["companies"] if c["triple"] == event["triple"]}
             affected = [c for c in state["companies"] if c in triple]
+        told.update(amount=amount, companies=sorted(affected))
         for company in affected:
             _add_value(state, company, amount)
     else:
+        told["count"] = event["count"]
         order = [(trigger + i) % state["players"] for i in range(state["players"])]
         state["pending"] = {
             "step": "sell",
@@ -789,11 +876,12 @@ def _resolve_event(state: State, trigger: int, card: int, events: list[Event]) -
             "per": event["count"],
             "resume": state["pending"],  # the step the event interrupted
         }
-        _next_event_seller(state)
+        _next_event_seller(state, events)
 
 
-def _next_event_seller(state: State) -> None:
-    """The next player to sell for a sell-shares event; forced choices are made here."""
+def _next_event_seller(state: State, events: list[Event]) -> None:
+    """The next player to sell for a sell-shares event; forced choices are made here,
+    and told as the same ``sell`` events as chosen sales."""
     pending = state["pending"]
     while pending["order"]:
         seat = pending["order"][0]
@@ -805,10 +893,7 @@ def _next_event_seller(state: State) -> None:
             held = _held(state, seat)
             if not held:
                 break
-            company = held[0]
-            cell = state["shares"][seat][company]
-            cell[0 if cell[0] else 1] -= 1
-            _pay(state, seat, -state["companies"][company]["value"])
+            _sell_share(state, seat, held[0], events)
         pending["order"].pop(0)
     state["pending"] = pending["resume"]
 
@@ -822,19 +907,18 @@ def _advance(state: State, events: list[Event]) -> None:
     pending = state["pending"]
     if pending is None or pending["step"] == "sell":
         return
-    if pending["step"] == "buy" and not _can_buy(state, pending["seat"]):
+    if (
+        pending["step"] == "buy"
+        and not pending.get("paid")
+        and not _can_buy(state, pending["seat"])
+    ):
         # The refresh drew nothing, or an event it revealed took the money for the card.
         state["pending"] = {"step": "end", "seat": pending["seat"]}
-    if pending["step"] == "forced":
-        seat = pending["seat"]
-        if _can_buy(state, seat):
-            state["pending"] = {"step": "buy", "seat": seat}
-        elif not _held(state, seat):
-            state["pending"] = {"step": "end", "seat": seat, "passed": True}
-            state["passes"] += 1
-        else:
-            state["pending"] = None
+    if pending["step"] == "forced" and not _can_buy(state, pending["seat"]):
+        if _held(state, pending["seat"]):
             return
+        state["pending"] = {"step": "end", "seat": pending["seat"], "passed": True}
+        state["passes"] += 1
     if state["pending"]["step"] != "end":
         return
     if not state["pending"].get("passed"):
@@ -875,3 +959,311 @@ def _final_scoring(state: State) -> None:
         )
     state["final"] = final
     state["finished"] = True
+
+
+# -- words for people: move labels, event sentences, card effects --------------------
+#
+# They read only what every seat may see (the board, companies, market, cash)
+# plus the deciding seat's own hand and shares, so a label never reveals the
+# deck, another hand or another seat's face-down shares. ``game`` is a state or
+# a view: both carry the fields read here.
+
+
+@cache
+def _companies_by_id() -> dict[str, dict[str, Any]]:
+    return {c["id"]: c for c in components()["companies"]}
+
+
+def company_name(company: str) -> str:
+    """A company's display name (§3), e.g. ``Goud`` for ``gold``."""
+    info = _companies_by_id().get(company)
+    return str(info["name"]) if info else str(company)
+
+
+def company_label(company: str) -> str:
+    """A company's one-letter board label: the first letter of its name, unique."""
+    return company_name(company)[0]
+
+
+def _value(game: State | View, company: str) -> int:
+    return int(game["companies"][company]["value"])
+
+
+def _names(companies: Sequence[str]) -> str:
+    named = [company_name(c) for c in companies]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def card_outcome(game: State | View, card: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """What a building card would do if built now (§9.0): ``("expand", [company])``,
+    ``("stack", [company])``, ``("merge", companies)``, ``("found", [])``,
+    ``("level", [])`` or ``("blocked", [])``."""
+    if card["kind"] == "level":
+        return "level", []
+    plot = card["plot"]
+    if plot >= len(game["plots"]):
+        return "blocked", []
+    outcome = _plot_outcome(game, plot)
+    if outcome == "stack":
+        return "stack", [game["plots"][plot][0]]
+    if outcome in ("expand", "merge"):
+        return outcome, _adjacent_companies(game, plot)
+    return outcome or "blocked", []
+
+
+def card_effect(game: State | View, card: Mapping[str, Any]) -> str:
+    """A card and what it would do if built now: ``plot 25 (would expand Goud, +ƒ10)``."""
+    step = components()["stock"]["step"]
+    if card["kind"] == "level":
+        level = card["level"]
+        return f"level {level} (+ƒ{level * step} to a company, on a height-{level - 1} plot)"
+    outcome, companies = card_outcome(game, card)
+    if outcome in ("stack", "expand"):
+        effect = f"would {outcome} {_names(companies)}, +ƒ{step}"
+        effect = effect.replace("would stack", "would stack on")
+    elif outcome == "merge":
+        effect = f"would merge {'+'.join(map(company_name, companies))}"
+    else:
+        effect = "would found a company" if outcome == "found" else "cannot be built now"
+    return f"plot {card['plot']} ({effect})"
+
+
+def describe_action(state: State, seat: int, action: Action) -> str:
+    """The label of a legal action: its effect and its price, in words (see the module
+    docstring's steps; choice steps are split by ``STEP``)."""
+    kind = action["type"]
+    prices = components()["prices"]
+    pending = state["pending"] or {}
+    if kind == "build":
+        return _describe_build(state, action)
+    if kind == "buy":
+        if pending.get("paid"):
+            card = _card(state["market"][action["from"]])
+            return f"take a card, already paid{STEP}market {action['from'] + 1}: " + card_effect(
+                state, card
+            )
+        head = f"buy a card for ƒ{prices['card']}{STEP}"
+        if action["from"] == "deck":
+            return head + f"blind from the deck ({len(state['deck'])} left)"
+        card = _card(state["market"][action["from"]])
+        return head + f"market {action['from'] + 1}: " + card_effect(state, card)
+    if kind == "refresh":
+        total = prices["market_refresh"] + prices["card"]
+        return (
+            f"replace the open market for ƒ{prices['market_refresh']}, "
+            f"then buy a card for ƒ{prices['card']} (ƒ{total} in all)"
+        )
+    if kind == "sell":
+        company = action["company"]
+        why = (
+            "event: sell a share" if pending.get("step") == "sell" else "forced sale: sell a share"
+        )
+        return f"{why}{STEP}{company_name(company)} for ƒ{_value(state, company)}"
+    if kind == "pass":
+        return "pass (you can neither build, buy a card nor sell a share)"
+    if kind == "company":
+        company = action["company"]
+        commodity = _companies_by_id()[company]["commodity"]
+        return (
+            f"found {company_name(company)} ({commodity}): value "
+            f"ƒ{components()['stock']['found']}, you get 1 free share"
+        )
+    if kind == "layout":
+        a, b = action["plots"]
+        return f"free warehouses on plots {a} and {b}"
+    if kind == "boost":
+        return _describe_boost(state, action["company"])
+    if kind == "pair":
+        a, b = action["companies"]
+        return f"merge {company_name(a)} and {company_name(b)} first: " + _merger_outcome(
+            _value(state, a), _value(state, b), a, b
+        )
+    if kind == "survivor":
+        survivor = action["company"]
+        (loser,) = [c for c in pending["tie"] if c != survivor]
+        return (
+            f"{company_name(survivor)} survives and absorbs {company_name(loser)} "
+            f"({company_name(loser)} shares sold at ƒ{_value(state, loser)})"
+        )
+    if kind == "trade":
+        company = action["company"]
+        if action["op"] == "sell":
+            return f"sell a share{STEP}{company_name(company)} for ƒ{_value(state, company)}"
+        face = "face down" if action["face_down"] else "face up"
+        return f"buy a share{STEP}{company_name(company)} {face} for ƒ{_price(state, company)}"
+    if kind == "flag":
+        price = prices["flags"][state["flags_bought"][seat]]
+        return (
+            f"buy a flag in {company_name(action['company'])} for ƒ{price} "
+            f"(counts as {prices['flag_share_equivalent']} shares; no share trades then)"
+        )
+    if kind == "done":
+        return "end the turn" + (" without trading" if not pending.get("trades") else "")
+    return str(kind)
+
+
+def _describe_build(state: State, action: Action) -> str:
+    card = cards()[action["card"]]
+    step = components()["stock"]["step"]
+    if card["kind"] == "level":
+        plot, level = action["plot"], card["level"]
+        company = state["plots"][plot][0]
+        value = clamp(_value(state, company) + level * step)
+        return (
+            f"build level {level}{STEP}on plot {plot} ({company_name(company)}, height "
+            f"{level - 1}→{level}): {company_name(company)} ƒ{_value(state, company)}→ƒ{value}, "
+            f"you receive ƒ{value}"
+        )
+    plot = card["plot"]
+    head = f"build plot {plot}{STEP}"
+    outcome = _plot_outcome(state, plot)
+    if outcome in ("stack", "expand"):
+        held = state["plots"][plot]
+        company = held[0] if held else _adjacent_companies(state, plot)[0]
+        value = clamp(_value(state, company) + step)
+        what = (
+            f"stack on {company_name(company)} (height {held[1]}→{held[1] + 1})"
+            if held
+            else (f"expand {company_name(company)}")
+        )
+        return (
+            head + f"{what}: {company_name(company)} ƒ{_value(state, company)}→ƒ{value}, "
+            f"you receive ƒ{value}"
+        )
+    if outcome == "merge":
+        merging = _adjacent_companies(state, plot)
+        total = clamp(sum(_value(state, c) for c in merging) + step)
+        listed = " + ".join(f"{company_name(c)} ƒ{_value(state, c)}" for c in merging)
+        payout = (
+            f"you receive ƒ{total}"
+            if state["options"]["merger_payout"] == "survivor"
+            else "you receive the value of the company you boost (if it survives)"
+        )
+        return (
+            head + f"merge {listed}: the higher absorbs the lower (its shares are sold at "
+            f"its value), together ƒ{total}; {payout}"
+        )
+    found = components()["stock"]["found"]
+    return (
+        head + f"found a company: HQ here and 2 more warehouses, value ƒ{found}, "
+        f"you receive ƒ{found} and 1 free share"
+    )
+
+
+def _merger_outcome(value_a: int, value_b: int, a: str, b: str) -> str:
+    if value_a == value_b:
+        return f"both ƒ{value_a}, you choose the survivor"
+    winner, loser = (a, b) if value_a > value_b else (b, a)
+    return (
+        f"{company_name(winner)} ƒ{max(value_a, value_b)} absorbs "
+        f"{company_name(loser)} ƒ{min(value_a, value_b)}"
+    )
+
+
+def _describe_boost(state: State, company: str) -> str:
+    step = components()["stock"]["step"]
+    before = _value(state, company)
+    boosted = clamp(before + step)
+    head = f"+ƒ{step} to {company_name(company)} (ƒ{before}→ƒ{boosted})"
+    others = [c for c in state["pending"]["companies"] if c != company]
+    if len(others) != 1:
+        return head
+    return head + ": " + _merger_outcome(boosted, _value(state, others[0]), company, others[0])
+
+
+_EVENT_WORDS = {
+    "money": "every player {gains} ƒ{size}",
+    "all_stocks": "every company on the board {gains} ƒ{size} in value",
+    "three_stocks": "{companies} {gain} ƒ{size} in value",
+}
+
+
+def _event_card_words(event: Event) -> str:
+    kind = event.get("kind")
+    if kind == "sell_shares":
+        count = event.get("count", 1)
+        return f"every player sells {count} share{'s' if count > 1 else ''}, this player first"
+    amount = int(event.get("amount", 0))
+    affected = event.get("companies") or []
+    words = _EVENT_WORDS.get(str(kind), "an event takes effect")
+    return words.format(
+        gains="gains" if amount >= 0 else "loses",
+        gain=("gain" if len(affected) > 1 else "gains")
+        if amount >= 0
+        else ("lose" if len(affected) > 1 else "loses"),
+        size=abs(amount),
+        companies=_names(affected) if affected else "no company on the board",
+    )
+
+
+def narrate_event(event: Event, names: Sequence[str]) -> str:
+    """One sentence of the game log per event; events hold only public facts."""
+    kind = event.get("type")
+    who = seat_name(names, event.get("seat"))
+    company = company_name(str(event.get("company")))
+    if kind == "buy":
+        price = event.get("price", components()["prices"]["card"])
+        if event["from"] == "deck":
+            return f"{who} bought a card blind from the deck for ƒ{price}."
+        card = card_effect_words(event["card"])
+        if price == 0:
+            return f"{who} took {card} from the market instead of the blind card (already paid)."
+        return f"{who} bought {card} from market slot {event['from'] + 1} for ƒ{price}."
+    if kind == "refresh":
+        return f"{who} paid ƒ{components()['prices']['market_refresh']} to replace the open market."
+    if kind == "found":
+        hq, a, b = event["plots"]
+        return (
+            f"{who} founded {company} with its HQ on plot {hq} and warehouses on plots "
+            f"{a} and {b} (value ƒ{event.get('value', components()['stock']['found'])})."
+        )
+    if kind in ("expand", "stack", "level"):
+        verb = {
+            "expand": f"expanded {company} to plot {event['plot']}",
+            "stack": f"stacked a warehouse on plot {event['plot']} ({company})",
+            "level": f"built level {event.get('level')} on plot {event['plot']} ({company})",
+        }[str(kind)]
+        value = f"; {company} is now worth ƒ{event['value']}" if "value" in event else ""
+        return f"{who} {verb}{value}."
+    if kind == "merge":
+        absorbed = company_name(event["absorbed"])
+        return (
+            f"{who} merged {absorbed} into {company_name(event['survivor'])}: {absorbed} "
+            f"shares were sold at ƒ{event['value']}, its value joins the survivor's."
+        )
+    if kind == "trade":
+        if event["company"] is None:
+            return f"{who} bought a share face down."
+        verb = "bought" if event["op"] == "buy" else "sold"
+        price = f" for ƒ{event['price']}" if "price" in event else ""
+        return f"{who} {verb} a share of {company}{price}."
+    if kind == "flag":
+        price = f" for ƒ{event['price']}" if "price" in event else ""
+        return f"{who} bought a flag in {company}{price} (it counts as 4 shares)."
+    if kind == "sell":
+        price = f" for ƒ{event['price']}" if "price" in event else ""
+        return f"{who} sold a share of {company} to the bank{price}."
+    if kind == "pass":
+        return f"{who} passed: no move was possible."
+    if kind == "event":
+        return f"{who} revealed an event card: {_event_card_words(event)}."
+    if kind == "refund":
+        return (
+            f"{who} got ƒ{event['amount']} back: the blind card was an event and "
+            "no card is left to replace it."
+        )
+    if kind == "game_end":
+        scores = ", ".join(
+            f"{seat_name(names, s)} ƒ{score}" for s, score in enumerate(event["scores"])
+        )
+        return f"The game is over. Final money: {scores}."
+    return narrate_plainly(event, names)
+
+
+def card_effect_words(card: Mapping[str, Any]) -> str:
+    """A card as the log names it, without the board: ``plot 25``, ``a level-2 card``."""
+    if card.get("kind") == "plot":
+        return f"plot {card['plot']}"
+    if card.get("kind") == "level":
+        return f"a level-{card['level']} card"
+    return "a card"

@@ -1,0 +1,88 @@
+"""Chartered in the terminal: the whole screen fits 15 rows of 80 columns, the map
+shows canals and bridges, companies have unique letters, names print literally."""
+
+from __future__ import annotations
+
+import io
+import random
+from typing import Any
+
+from rich.console import Console
+from test_chartered_rules import company, plot_card, table
+
+from clients.render import LEGENDS, RENDERERS
+from clients.render.chartered import COMPANY_STYLES
+from engines.base import State
+from engines.chartered import ENGINE as chartered
+from engines.chartered.engine import company_ids, company_label, company_name
+
+ROWS = 15
+NAMES = ["[/]Ana[b]", "Bo", "Cyrillus the Long", "Di", "Ed", "Flo"]
+
+
+def screen(state: State, viewer: int | None, width: int = 80) -> str:
+    players = state["players"]
+    doc: dict[str, Any] = {
+        "status": "playing",
+        "seats": NAMES[:players],
+        "to_act": sorted(chartered.to_act(state)),
+        "game": chartered.view(state, viewer),
+    }
+    out = io.StringIO()
+    Console(file=out, width=width, color_system=None).print(RENDERERS["chartered"](doc, viewer))
+    return out.getvalue()
+
+
+def test_six_players_fit_15_rows_of_80_columns_over_whole_games() -> None:
+    for seed in range(3):
+        rnd = random.Random(seed)
+        state = chartered.setup(6, {"events": True, "hidden_shares": seed == 1}, seed)
+        step = 0
+        while not state["finished"]:
+            if step % 5 == 0:
+                for viewer in (0, None):
+                    lines = screen(state, viewer).splitlines()
+                    assert len(lines) <= ROWS, "\n".join(lines)
+                    assert all(len(line) <= 80 for line in lines)
+            seat = min(chartered.to_act(state))
+            state, _ = chartered.apply(
+                state, seat, rnd.choice(chartered.legal_actions(state, seat))
+            )
+            step += 1
+        assert len(screen(state, 0).splitlines()) <= ROWS
+
+
+def test_company_letters_and_colours_are_unique_and_the_legend_names_them() -> None:
+    assert len({company_label(c) for c in company_ids()}) == len(company_ids())
+    assert len({COMPANY_STYLES[c] for c in company_ids()}) == len(company_ids())
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(LEGENDS["chartered"]())
+    legend = out.getvalue()
+    for name in company_ids():
+        assert company_name(name) in legend and name in legend
+    assert "bridge" in legend and "HQ" in legend
+    assert all(len(line) <= 80 for line in legend.splitlines())
+
+
+def test_the_map_shows_companies_hqs_heights_canals_and_bridges() -> None:
+    state = table(players=4)
+    company(state, "gold", 29, [30, 28], 60)
+    company(state, "silk", 8, [7, 16], 40)
+    text = screen(state, 0)
+    assert "29G2" in text and "30g1" in text, "HQ in capitals, with heights"
+    assert " 8Z2" in text and "16z1" in text, "silver and silk no longer share a label"
+    assert "10  ═══18" in text and "42  ═══50" in text, "bridges between blocks"
+    assert "≈" in text
+    assert "Goud" in text and "ƒ60" in text and "Zyde" in text
+
+
+def test_market_and_hand_name_cards_and_what_they_do_and_names_print_literally() -> None:
+    state = table(players=2)
+    company(state, "gold", 29, [30, 28], 60)
+    state["market"] = [plot_card(31), plot_card(17)]
+    state["hands"][0] = [plot_card(27), plot_card(25), plot_card(2)]
+    text = screen(state, 0)
+    assert "1:plot 31 +Goud · 2:plot 17 ✗" in text
+    assert "plot 2 ★ · plot 27 +Goud · ✗ 25" in text
+    assert "[/]Ana[b]" in text
+    assert "plot 27" not in screen(state, 1), "another seat's hand stays hidden"
