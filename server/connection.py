@@ -13,7 +13,8 @@ it to the room. Frames go out without blocking the room's actor:
 A ``too_slow`` client can reconnect and resync.
 
 Before ``hello`` every error is fatal (error frame, then close); after it, a
-bad frame gets an error frame and the connection goes on.
+bad frame gets an error frame (a ``reject`` if it is an intent with an id) and
+the connection goes on.
 """
 
 from __future__ import annotations
@@ -108,8 +109,11 @@ class SocketConnection:
         self._queue.put_nowait(None)
 
     def error(self, exc: ProtocolError) -> None:
-        """A non-fatal error frame."""
-        self.send(encode(messages.error(exc.code, exc.message)))
+        """A non-fatal error frame; a ``reject`` for a refused intent that has an id."""
+        if exc.intent_id is not None:
+            self.send(encode(messages.reject(exc.intent_id, exc.code, exc.message)))
+        else:
+            self.send(encode(messages.error(exc.code, exc.message)))
 
     async def write(self) -> None:
         """Send queued frames until the close sentinel; then close the socket."""

@@ -235,7 +235,9 @@ async def assert_unaffected(server: Running, room_id: str, seats: list[Raw], bef
         (b"\x93\x01", "malformed_frame"),
         (encode({"t": "fly"}), "unknown_type"),
         (encode([1, 2, 3]), "not_a_map"),
-        (encode({"t": "intent", "id": 1}), "bad_field"),
+        (encode({"t": {"t": [[[[0]]]]}}), "unknown_type"),
+        (b"\x81\xa1t" + b"\x91" * 1000 + b"\x00", "malformed_frame"),  # {"t": [[[…]]]}
+        (b"\x82\xa1t\xa4ping\xa4data\xd6\xff" + bytes(4), "malformed_frame"),  # a timestamp
         (encode({"t": "hello", "protocol": 1}), "already_joined"),
         (b"\x90" * 5000, "frame_too_large"),
     ],
@@ -249,6 +251,48 @@ async def test_bad_frames_get_an_error_and_change_nothing(
     error = await seats[0].recv()
     assert (error["t"], error["code"], error["fatal"]) == ("error", code, False)
     await assert_unaffected(server, room_id, seats, before)
+
+
+def nested(depth: int) -> Any:
+    value: Any = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("intent_id", "action", "code"),
+    [
+        (2.0**32, {"type": "reset"}, "bad_intent_id"),  # JavaScript's 2^32, sent as a float
+        (-1, {"type": "reset"}, "bad_intent_id"),
+        ("x" * 65, {"type": "reset"}, "bad_intent_id"),
+        (1, None, "bad_field"),
+        (2, [1], "bad_field"),
+        (3, {"type": nested(1000)}, "malformed_frame"),
+    ],
+)
+async def test_a_refused_intent_is_rejected_with_its_id(
+    server: Running, table: tuple[str, list[Raw]], intent_id: Any, action: Any, code: str
+) -> None:
+    room_id, seats = table
+    before = version(server, room_id)
+    frame = {"t": "intent", "id": intent_id} | ({} if action is None else {"action": action})
+    await seats[0].ws.send(encode(frame))
+    reject = await seats[0].recv()
+    assert (reject["t"], reject["id"], reject["code"]) == ("reject", intent_id, code)
+    assert type(reject["id"]) is type(intent_id) and reject["message"]
+    await assert_unaffected(server, room_id, seats, before)
+
+
+async def test_a_client_up_to_date_gets_nothing_but_its_welcome(
+    server: Running, table: tuple[str, list[Raw]]
+) -> None:
+    room_id, _ = table
+    raw = await Raw.open(server, room_id)
+    await raw.join(None, since=version(server, room_id))
+    await raw.send({"t": "resync", "since": version(server, room_id)})
+    await raw.send({"t": "ping", "data": 2})
+    assert await raw.recv() == {"t": "pong", "data": 2}, "no snapshot, no patch"
 
 
 async def test_text_frames_get_an_error(server: Running, table: tuple[str, list[Raw]]) -> None:
