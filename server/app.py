@@ -213,5 +213,6 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         ],
         lifespan=lifespan,
     )
+    app.router.redirect_slashes = False  # "/api/rooms/" answers a JSON 404, not an empty redirect
     app.state.lobby = lobby
     return app

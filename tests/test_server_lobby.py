@@ -257,6 +257,8 @@ async def test_bad_seat_requests_are_refused(http: httpx.AsyncClient) -> None:
 async def test_unknown_routes_and_methods_answer_json(http: httpx.AsyncClient) -> None:
     missing = await http.get("/api/nothing")
     assert (missing.status_code, error_code(missing)) == (404, "not_found")
+    slash = await http.get("/api/rooms/")  # no empty redirect: every /api answer is JSON
+    assert (slash.status_code, error_code(slash)) == (404, "not_found")
     wrong = await http.delete("/api/rooms")
     assert (wrong.status_code, error_code(wrong)) == (405, "method_not_allowed")
     room = await http.get("/api/rooms/unknown")
