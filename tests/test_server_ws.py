@@ -186,6 +186,22 @@ async def test_a_reconnecting_client_gets_the_patches_it_missed(server: Running)
     assert doc["to_act"] == [mover]
 
 
+async def test_a_client_whose_patch_does_not_fit_asks_for_a_snapshot(server: Running) -> None:
+    room_id, tokens = await new_room(server, seed=3)
+    mover = turn(server, room_id)
+    async with (
+        RoomClient(server.ws, room_id, tokens[mover]) as me,
+        RoomClient(server.ws, room_id, tokens[1 - mover]) as other,
+    ):
+        await other.wait_version(version(server, room_id))
+        other.mirror.doc = {"damaged": True}  # the next patch's ops do not fit
+        mine = await me.intent((await me.legal())[0])
+        async with asyncio.timeout(5):
+            doc = await other.wait_version(mine["v"])
+        assert other.resyncs == 1 and other.received["snapshot"] == 2
+        assert doc == me.doc
+
+
 async def test_a_client_too_far_behind_gets_a_snapshot(server: Running, settings: Settings) -> None:
     room_id, _ = await new_room(server, seed=4, fill=0)
     raw = await Raw.open(server, room_id)
