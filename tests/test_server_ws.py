@@ -422,6 +422,13 @@ async def test_an_unknown_room_is_refused(server: Running) -> None:
     assert (await raw.closed_with())["code"] == "no_such_room"
 
 
+@pytest.mark.parametrize("suffix", [":tokens", ":log", ":lease"])
+async def test_a_room_id_naming_a_store_key_is_refused(server: Running, suffix: str) -> None:
+    room_id, _ = await new_room(server, fill=1)  # the room's tokens and log exist
+    raw = await Raw.open(server, room_id + suffix)
+    assert (await raw.closed_with())["code"] == "no_such_room"
+
+
 async def test_a_silent_client_is_dropped_after_the_hello_timeout(
     server: Running, table: tuple[str, list[Raw]]
 ) -> None:
