@@ -109,6 +109,7 @@ class SocketConnection:
         self._queue.put_nowait(None)
 
     def error(self, exc: ProtocolError) -> None:
+        """Answer a refused frame without closing (see :func:`refusal`)."""
         self.send(refusal(exc))
 
     async def write(self) -> None:
