@@ -277,7 +277,10 @@ class RoomClient:
         return (await self._request("pong", {"t": "ping", "data": data}))["data"]
 
     async def resync(self) -> None:
-        await self.send({"t": "resync", "since": self.mirror.version})
+        """Ask for what the mirror misses; a stale mirror (a gap, or a patch that did not
+        fit and may have half-applied) can only be repaired by a snapshot: since nil."""
+        since = None if self.mirror.stale else self.mirror.version
+        await self.send({"t": "resync", "since": since})
 
     async def wait_for(self, predicate: Callable[[Any], bool]) -> Any:
         """Wait until the mirrored document satisfies ``predicate``; return it."""

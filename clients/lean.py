@@ -137,7 +137,7 @@ class LeanClient(asyncio.Protocol):
             self.mirror.snapshot(message["v"], message["doc"])
         elif kind == "patch":
             if not self.mirror.patch(message["from"], message["to"], message["ops"]):
-                self.send({"t": "resync", "since": self.mirror.version})
+                self.send({"t": "resync", "since": None})  # a stale mirror takes only a snapshot
         elif kind == "ack":
             self.ack_times[message["id"]] = time.monotonic()
         elif kind == "reject":

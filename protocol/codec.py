@@ -3,7 +3,10 @@
 ``encode`` never fails on the plain data the server builds. ``decode`` turns
 any byte string into either a map with string keys or a
 :class:`~protocol.errors.ProtocolError` with a stable code: it is the one
-place untrusted bytes are parsed.
+place untrusted bytes are parsed. It refuses every msgpack extension type
+(the timestamp type -1 included) and values nested deeper than ``MAX_DEPTH``,
+so nothing downstream (parsing, engines, logging) ever recurses through a
+hostile structure.
 """
 
 from __future__ import annotations
@@ -17,6 +20,12 @@ from protocol.errors import Code, ProtocolError
 MAX_FRAME = 64 * 1024
 """Default limit on an incoming frame, in bytes."""
 
+MAX_DEPTH = 32
+"""Default limit on nesting: the frame's map is depth 1, a map or array inside it 2, …"""
+
+SCALARS = (str, int, float, bool, bytes, type(None))
+"""The Python types of msgpack's scalar values (after ``decode``)."""
+
 
 def encode(message: dict[str, Any]) -> bytes:
     """One frame's bytes for a message (a map with a ``t`` field)."""
@@ -28,8 +37,42 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise ValueError(f"msgpack extension type {code} is not allowed")
 
 
-def decode(frame: bytes, max_size: int = MAX_FRAME) -> dict[str, Any]:
-    """Parse one frame into a map with string keys, or raise ``ProtocolError``."""
+def _check(value: Any, max_depth: int) -> None:
+    """Refuse extension values (msgpack decodes the timestamp type itself) and deep nesting.
+
+    Iterative, so a hostile frame cannot exhaust the Python stack here either.
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        elif isinstance(item, SCALARS):
+            continue
+        else:
+            raise ProtocolError(Code.MALFORMED_FRAME, "msgpack extension types are not allowed")
+        if depth > max_depth:
+            raise ProtocolError(Code.MALFORMED_FRAME, f"nested deeper than {max_depth} levels")
+        stack.extend((child, depth + 1) for child in children)
+
+
+def _intent_id(value: Any) -> Any:
+    """The scalar ``id`` of a frame that looks like an intent, to echo in a ``reject``."""
+    if isinstance(value, dict) and value.get("t") == "intent":
+        iid = value.get("id")
+        if isinstance(iid, SCALARS):
+            return iid
+    return None
+
+
+def decode(frame: bytes, max_size: int = MAX_FRAME, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+    """Parse one frame into a map with string keys, or raise ``ProtocolError``.
+
+    A refused frame that still decoded to an intent with a scalar ``id`` carries
+    that id (``ProtocolError.intent_id``), so the server can answer ``reject``.
+    """
     if len(frame) > max_size:
         raise ProtocolError(Code.FRAME_TOO_LARGE, f"frame of {len(frame)} bytes > {max_size}")
     try:
@@ -40,6 +83,10 @@ def decode(frame: bytes, max_size: int = MAX_FRAME) -> dict[str, Any]:
         ) from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         raise ProtocolError(Code.MALFORMED_FRAME, f"not valid msgpack: {exc}") from None
+    try:
+        _check(value, max_depth)
+    except ProtocolError as exc:
+        raise ProtocolError(exc.code, exc.message, intent_id=_intent_id(value)) from None
     if not isinstance(value, dict):
         raise ProtocolError(Code.NOT_A_MAP, "a frame must be a msgpack map")
     return value

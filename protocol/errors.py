@@ -9,6 +9,7 @@ unchanged in a ``reject`` frame and are documented per engine.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 
 class Code(StrEnum):
@@ -26,6 +27,9 @@ class Code(StrEnum):
     """The ``t`` field names no message type."""
     BAD_FIELD = "bad_field"
     """A field is missing or has the wrong type or range."""
+    BAD_INTENT_ID = "bad_intent_id"
+    """An intent's ``id`` is neither an int in 0…2⁶³−1 nor a string of 1–64 characters
+    (a float, say); the ``reject`` echoes it."""
     UNSUPPORTED_PROTOCOL = "unsupported_protocol"
     """``hello.protocol`` is a version the server does not speak."""
     HELLO_REQUIRED = "hello_required"
@@ -58,9 +62,15 @@ class Code(StrEnum):
 
 
 class ProtocolError(Exception):
-    """A frame or request the protocol refuses, with its stable code."""
+    """A frame or request the protocol refuses, with its stable code.
 
-    def __init__(self, code: Code, message: str) -> None:
+    ``intent_id`` is the ``id`` of a refused intent frame when it has a scalar
+    one (valid or not): such a refusal is answered with a ``reject`` carrying it,
+    so a client waiting for that id hears back. None: the frame has no id.
+    """
+
+    def __init__(self, code: Code, message: str, *, intent_id: Any = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.intent_id = intent_id

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from protocol.codec import SCALARS
 from protocol.errors import Code, ProtocolError
 
 IntentId = int | str
@@ -89,14 +90,21 @@ def _intent_id(value: Any) -> bool:
 
 
 def _intent(msg: dict[str, Any]) -> Intent:
+    """An intent; a refused one with a scalar ``id`` carries it, to be echoed in a ``reject``."""
     iid = msg.get("id")
-    _field(
-        msg,
-        "id",
-        _intent_id(iid),
-        f"an int >= 0 or a string of 1-{MAX_INTENT_ID_LEN} characters",
-    )
-    _field(msg, "action", isinstance(msg.get("action"), dict), "a map")
+    echo = iid if isinstance(iid, SCALARS) else None
+    if echo is not None and not _intent_id(iid):
+        raise ProtocolError(
+            Code.BAD_INTENT_ID,
+            f"intent.id must be an int in 0..2^63-1 or a string of 1-{MAX_INTENT_ID_LEN} "
+            f"characters (got {type(iid).__name__})",
+            intent_id=echo,
+        )
+    try:
+        _field(msg, "id", echo is not None, "an int >= 0 or a string")
+        _field(msg, "action", isinstance(msg.get("action"), dict), "a map")
+    except ProtocolError as exc:
+        raise ProtocolError(exc.code, exc.message, intent_id=echo) from None
     return Intent(iid, msg["action"])  # type: ignore[arg-type]  # checked by _intent_id
 
 
@@ -126,7 +134,8 @@ def parse(msg: dict[str, Any]) -> ClientMessage:
     kind = msg.get("t")
     parser = _PARSERS.get(kind) if isinstance(kind, str) else None
     if parser is None:
-        raise ProtocolError(Code.UNKNOWN_TYPE, f"unknown message type {kind!r}")
+        shown = repr(kind) if isinstance(kind, SCALARS) else type(kind).__name__
+        raise ProtocolError(Code.UNKNOWN_TYPE, f"unknown message type {shown[:40]}")
     return parser(msg)
 
 

@@ -2,7 +2,9 @@
 
 Handlers are thin: they parse the request, call the :class:`~server.lobby.Lobby`
 and turn an :class:`~server.errors.ApiError` into a JSON error body
-``{"error": {"code", "message"}}`` with its HTTP status.
+``{"error": {"code", "message"}}`` with its HTTP status. Nothing under ``/api``
+answers otherwise: an unexpected exception is logged and answered
+``500 {"error": {"code": "internal", ...}}`` (:class:`ApiFaults`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import secrets
 import socket
 from collections.abc import AsyncIterator
@@ -23,12 +26,12 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from engines import ENGINES
 from server import connection
 from server.errors import ApiError
 from server.hub import RedisHub
-from server.lobby import Lobby, engine_info
+from server.lobby import Lobby, engine_info, engines_of
 from server.logs import fields
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
@@ -37,6 +40,20 @@ from server.store.redis import RedisStore
 log = logging.getLogger("tablewire.app")
 
 MAX_BODY = 16 * 1024
+MAX_JSON_DEPTH = 16
+"""Deepest nesting of arrays and objects a request body may have (the lobby needs 2)."""
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _json_depth(text: str) -> int:
+    """How deep arrays and objects nest in ``text`` (strings skipped), without parsing it."""
+    depth = deepest = 0
+    for bracket in _JSON_BRACKET.findall(_JSON_STRING.sub('""', text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 async def _body(request: Request) -> dict[str, Any]:
@@ -46,12 +63,43 @@ async def _body(request: Request) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8")
+        if _json_depth(text) > MAX_JSON_DEPTH:
+            raise ApiError(400, "bad_json", f"the body nests deeper than {MAX_JSON_DEPTH} levels")
+        body = json.loads(text)
+    except ValueError as exc:  # bad UTF-8, bad JSON, or an int of more than 4,300 digits
         raise ApiError(400, "bad_json", f"the body is not valid JSON: {exc}") from None
     if not isinstance(body, dict):
         raise ApiError(400, "bad_json", "the body must be a JSON object")
     return body
+
+
+class ApiFaults:
+    """ASGI middleware: an exception no handler turned into an answer becomes a
+    logged ``500 {"error": {"code": "internal"}}``, never a plain-text page."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception:
+            log.exception("request failed", extra=fields(path=scope.get("path")))
+            if started:
+                raise
+            body = ApiError(500, "internal", "the server failed on this request").body()
+            await JSONResponse(body, status_code=500)(scope, receive, send)
 
 
 def _node_name(settings: Settings) -> str:
@@ -78,7 +126,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         lobby.forwarder = hub
 
     async def games(request: Request) -> Response:
-        return JSONResponse([engine_info(engine) for engine in ENGINES.values()])
+        kind = request.query_params.get("kind")
+        return JSONResponse([engine_info(engine) for engine in engines_of(kind)])
 
     async def rooms(request: Request) -> Response:
         if request.method == "POST":
@@ -158,8 +207,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             StoreUnavailable: store_error,
             HTTPException: http_error,
         },
-        middleware=[Middleware(connection.RoomSockets, lobby=lobby, settings=settings)],
+        middleware=[
+            Middleware(ApiFaults),
+            Middleware(connection.RoomSockets, lobby=lobby, settings=settings),
+        ],
         lifespan=lifespan,
     )
+    app.router.redirect_slashes = False  # "/api/rooms/" answers a JSON 404, not an empty redirect
     app.state.lobby = lobby
     return app

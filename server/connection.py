@@ -13,7 +13,8 @@ it to the room. Frames go out without blocking the room's actor:
 A ``too_slow`` client can reconnect and resync.
 
 Before ``hello`` every error is fatal (error frame, then close); after it, a
-bad frame gets an error frame and the connection goes on.
+bad frame gets an error frame (a ``reject`` if it is an intent with an id) and
+the connection goes on.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from protocol.errors import Code, ProtocolError
 from protocol.messages import ClientMessage, Hello, Intent, Legal, Ping, Resync
 from server.lobby import Lobby
 from server.logs import fields
-from server.room import Room, hash_token
+from server.room import Connection, Room, hash_token
 from server.settings import Settings
 from server.store import StoreUnavailable
 
@@ -108,8 +109,8 @@ class SocketConnection:
         self._queue.put_nowait(None)
 
     def error(self, exc: ProtocolError) -> None:
-        """A non-fatal error frame."""
-        self.send(encode(messages.error(exc.code, exc.message)))
+        """Answer a refused frame without closing (see :func:`refusal`)."""
+        self.send(refusal(exc))
 
     async def write(self) -> None:
         """Send queued frames until the close sentinel; then close the socket."""
@@ -126,6 +127,28 @@ class SocketConnection:
         if data is None:
             raise ProtocolError(Code.TEXT_FRAME, "send binary msgpack frames, not text")
         return messages.parse(decode(data, self.settings.max_frame))
+
+
+def refusal(exc: ProtocolError) -> bytes:
+    """The frame answering a frame refused after ``welcome``: a ``reject`` for an
+    intent that has an id, else a non-fatal ``error``."""
+    if exc.intent_id is not None:
+        return encode(messages.reject(exc.intent_id, exc.code, exc.message))
+    return encode(messages.error(exc.code, exc.message))
+
+
+def dispatch(conn: Connection, room: Room, message: ClientMessage) -> None:
+    """Hand one message of a joined connection to its room (or answer it here)."""
+    if isinstance(message, Intent):
+        room.submit(conn, message)
+    elif isinstance(message, Resync):
+        room.catch_up(conn, message.since)
+    elif isinstance(message, Legal):
+        room.send_legal(conn)
+    elif isinstance(message, Ping):
+        conn.send(encode(messages.pong(message.data)))
+    else:
+        conn.send(refusal(ProtocolError(Code.ALREADY_JOINED, "this connection has joined already")))
 
 
 ROOM_PATH = "/ws/rooms/"
@@ -233,13 +256,4 @@ async def _read(conn: SocketConnection, room: Room) -> None:
             continue
         if message is None:
             return
-        if isinstance(message, Intent):
-            room.submit(conn, message)
-        elif isinstance(message, Resync):
-            room.catch_up(conn, message.since)
-        elif isinstance(message, Legal):
-            room.send_legal(conn)
-        elif isinstance(message, Ping):
-            conn.send(encode(messages.pong(message.data)))
-        else:
-            conn.error(ProtocolError(Code.ALREADY_JOINED, "this connection has joined already"))
+        dispatch(conn, room, message)

@@ -16,8 +16,9 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engines import ENGINES, Engine
+from engines import ENGINES, GAMES, Engine
 from engines.base import OptionError, resolve_options
+from server import ids
 from server.errors import ApiError
 from server.logs import fields
 from server.room import Forwarder, Room
@@ -28,12 +29,17 @@ log = logging.getLogger("tablewire.lobby")
 
 STATUSES = ("waiting", "playing", "finished")
 MAX_NAME = 32
+MAX_SEED = 2**63 - 1
+"""Seeds are ints in 0…2⁶³−1 (they are stored as msgpack ints)."""
+KINDS = ("game", "benchmark", "all")
+"""``GET /api/games?kind=``: games offered to players (the default), benchmarks, or both."""
 
 
 def engine_info(engine: Engine) -> dict[str, Any]:
     """An engine as ``GET /api/games`` shows it."""
     return {
         "id": engine.id,
+        "kind": engine.kind,
         "title": engine.title,
         "min_players": engine.min_players,
         "max_players": engine.max_players,
@@ -41,16 +47,33 @@ def engine_info(engine: Engine) -> dict[str, Any]:
     }
 
 
+def engines_of(kind: str | None) -> list[Engine]:
+    """``GET /api/games?kind=``: the games players are offered by default; the
+    benchmark engines (``turn-relay``, for load tests) only when asked for."""
+    kind = kind or "game"
+    if kind not in KINDS:
+        raise ApiError(400, "bad_kind", f"kind must be one of {list(KINDS)}")
+    return [e for e in ENGINES.values() if kind == "all" or e.kind == kind]
+
+
+def _unknown_engine() -> ApiError:
+    """Refuse an engine id, naming the games (benchmark engines are accepted, not offered)."""
+    return ApiError(400, "unknown_engine", f"engine must be one of {sorted(GAMES)}")
+
+
 def _engine(body: Mapping[str, Any]) -> Engine:
     engine_id = body.get("engine")
     if not isinstance(engine_id, str) or engine_id not in ENGINES:
-        raise ApiError(400, "unknown_engine", f"engine must be one of {sorted(ENGINES)}")
+        raise _unknown_engine()
     return ENGINES[engine_id]
 
 
 def _int(body: Mapping[str, Any], key: str, default: int | None) -> int | None:
-    value = body.get(key, default)
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+    """An optional int field; absent or null means ``default``."""
+    value = body.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, int) or isinstance(value, bool):
         raise ApiError(400, f"bad_{key}", f"{key} must be an integer")
     return value
 
@@ -91,7 +114,7 @@ class Lobby:
     async def open(self, room_id: str) -> Room | None:
         """The room, loaded from the store if needed (restored, then owned or followed)."""
         room = self.rooms.get(room_id)
-        if room is not None:
+        if room is not None or not ids.is_room_id(room_id):
             return room
         if room_id not in self._opening:
             self._opening[room_id] = asyncio.create_task(self._load(room_id))
@@ -154,6 +177,8 @@ class Lobby:
         if not isinstance(private, bool):
             raise ApiError(400, "bad_private", "private must be true or false")
         seed = _int(body, "seed", None)
+        if seed is not None and not 0 <= seed <= MAX_SEED:
+            raise ApiError(400, "bad_seed", "seed must be an integer in 0..2^63-1")
         now = self.clock()
         record = RoomRecord(
             id=self._new_id(),
@@ -174,7 +199,7 @@ class Lobby:
     async def listing(self, engine: str | None, status: str | None) -> list[dict[str, Any]]:
         """``GET /api/rooms``: public rooms, newest first, optionally filtered."""
         if engine is not None and engine not in ENGINES:
-            raise ApiError(400, "unknown_engine", f"engine must be one of {sorted(ENGINES)}")
+            raise _unknown_engine()
         if status is not None and status not in STATUSES:
             raise ApiError(400, "bad_status", f"status must be one of {list(STATUSES)}")
         records = [
@@ -210,6 +235,7 @@ class Lobby:
         """``POST /api/quickplay``: a seat in the fullest open public room, or a new room."""
         engine = _engine(body)
         seats = _int(body, "seats", None)
+        name = _name(body)  # checked before a room is created for it
         candidates = [
             record
             for record in await self.store.list_rooms()
@@ -222,7 +248,7 @@ class Lobby:
             room_id = max(candidates, key=lambda r: sum(n is not None for n in r.names)).id
         else:
             room_id = (await self.create({"engine": engine.id, "seats": seats}))["id"]
-        return await self.reserve(room_id, {"name": body.get("name")})
+        return await self.reserve(room_id, {"name": name})
 
     async def sweep(self) -> list[str]:
         """Remove finished rooms after ``finished_ttl`` and unfilled ones after ``waiting_ttl``;
@@ -271,6 +297,8 @@ class Lobby:
 
     async def _record(self, room_id: str) -> RoomRecord:
         room = self.rooms.get(room_id)
+        if room is None and not ids.is_room_id(room_id):
+            raise ApiError(404, "no_such_room", "a room id is 1-64 characters of A-Z a-z 0-9 _ -")
         record = room.record if room else await self.store.load_room(room_id)
         if record is None:
             raise ApiError(404, "no_such_room", f"no room {room_id!r}")
@@ -288,6 +316,6 @@ class Lobby:
 
     def _new_id(self) -> str:
         while True:
-            room_id = secrets.token_urlsafe(6)
+            room_id = ids.room_id()
             if room_id not in self.rooms:
                 return room_id

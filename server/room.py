@@ -7,10 +7,14 @@ synchronously in the caller's task between two awaits, which is consistent
 because the actor replaces the state atomically.
 
 Every change bumps the room's version (the length of its log) and is
-published: for each *view group* with a connection (one per seat when the
-engine has private views, else one for everyone), the new document is built
-once, diffed against the previous one, encoded once, and the same bytes are
-queued on every connection of the group.
+published: for each *view group* that has had a connection here (one per
+seat when the engine has private views, else one for everyone), the new
+document is built once, diffed against the previous one, encoded once, and
+the same bytes are queued on every connection of the group. Each such group
+keeps its last ``settings.history`` patches whether or not a connection of it
+is open, so a seat that comes back gets exactly the patches it missed. Memory
+per room is bounded by (seats + 1) groups × (one document + ``history``
+patches); a finished room nobody watches drops all of it.
 
 **Owner and replicas.** Exactly one process *owns* a room: it holds the
 room's lease (a fencing token from the store), validates intents, appends
@@ -34,7 +38,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import secrets
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +49,7 @@ from protocol.codec import encode
 from protocol.diff import diff
 from protocol.errors import Code
 from protocol.messages import Intent, IntentId
+from server import ids
 from server.errors import ApiError
 from server.logs import fields
 from server.settings import Settings
@@ -181,6 +185,8 @@ class Room:
             )
         )
         self.catch_up(conn, since)
+        if self.record.status == "finished" and self.record.result is not None:
+            conn.send(encode(messages.result(self.version, self.record.result)))
 
     def detach(self, conn: Connection) -> None:
         self.conns.discard(conn)
@@ -192,7 +198,10 @@ class Room:
             self._snapshots.clear()
 
     def catch_up(self, conn: Connection, since: int | None) -> None:
-        """Send the patches after ``since`` if they are still kept, else a snapshot."""
+        """Send the patches after ``since`` if they are still kept (none if ``since``
+        is the current version), else a snapshot."""
+        if since == self.version:
+            return
         group = self._group(conn.seat)
         history = self._history.get(group)
         if since is not None and history and since < self.version:
@@ -338,6 +347,8 @@ class Room:
 
     async def _reserve(self, command: _Reserve) -> None:
         names = self.record.names
+        if self.record.status == "finished":
+            raise ApiError(409, Code.GAME_OVER, "the game in this room is over")
         if self.record.status != "waiting":
             raise ApiError(409, "room_full", "every seat of this room is taken")
         seat = command.seat
@@ -348,7 +359,7 @@ class Room:
         elif names[seat] is not None:
             raise ApiError(409, "seat_taken", f"seat {seat} is taken")
         name = command.name or f"player {seat + 1}"
-        token = secrets.token_urlsafe(32)
+        token = ids.seat_token()
         # The token first: if the append then fails, the orphan token was never shown to anyone.
         await self.store.add_token(self.id, hash_token(token), seat)
         entry = {"k": "seat", "seat": seat, "name": name}
@@ -489,11 +500,9 @@ class Room:
         return told
 
     def _publish(self, events: list[dict[str, Any]], result: Result | None) -> None:
-        groups = {self._group(conn.seat) for conn in self.conns}
-        for stale in set(self._docs) - groups:
-            del self._docs[stale]
-            self._history.pop(stale, None)
-            self._snapshots.pop(stale, None)
+        # Every group seen here advances, connected or not: its history stays whole.
+        groups = set(self._docs) | {self._group(conn.seat) for conn in self.conns}
+        self._snapshots.clear()  # cached snapshots are of the previous version
         frames = {group: self._advance(group) for group in groups}
         extra = []
         if events:

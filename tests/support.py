@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
 from collections.abc import Callable, Iterator
@@ -12,6 +13,9 @@ import msgpack
 from engines import Engine
 from engines.base import Action, State
 from engines.chartered.board import components as chartered_components
+from protocol.codec import decode
+from protocol.messages import Intent
+from server.room import Room
 
 
 def packed(value: Any) -> bytes:
@@ -59,6 +63,34 @@ def playout(
         action = rnd.choice(engine.legal_actions(state, seat))
         yield state, seat, action
         state, _ = engine.apply(state, seat, action)
+
+
+# -- rooms without a network -------------------------------------------------
+
+
+class Mover:
+    """Sends intents for one seat and waits for each answer (ack or reject)."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.ids = itertools.count(1)
+        self.answer: asyncio.Future[dict[str, Any]] | None = None
+
+    def send(self, frame: bytes) -> None:
+        message = decode(frame)
+        if message["t"] in ("ack", "reject") and self.answer and not self.answer.done():
+            self.answer.set_result(message)
+
+    def close(self, code: str, message: str) -> None:
+        pass
+
+    async def move(self, room: Room) -> dict[str, Any]:
+        assert room.state is not None
+        action = room.engine.legal_actions(room.state, self.seat)[0]
+        self.answer = asyncio.get_running_loop().create_future()
+        room.submit(self, Intent(next(self.ids), action))
+        async with asyncio.timeout(5):
+            return await self.answer
 
 
 # -- hidden information -------------------------------------------------------

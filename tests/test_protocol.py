@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.codec import decode, encode
+from protocol.codec import MAX_DEPTH, decode, encode
 from protocol.diff import PatchError, apply_patch, diff
 from protocol.errors import Code, ProtocolError
 from protocol.messages import Hello, Intent, Legal, Ping, Resync, parse
@@ -47,10 +47,13 @@ def code_of(frame: bytes, max_size: int = 1024) -> Code:
         (packed({"t": "hello", "protocol": 1, "since": -1}), Code.BAD_FIELD),
         (packed({"t": "hello", "protocol": 1, "since": True}), Code.BAD_FIELD),
         (packed({"t": "intent", "action": {}}), Code.BAD_FIELD),
-        (packed({"t": "intent", "id": "", "action": {}}), Code.BAD_FIELD),
-        (packed({"t": "intent", "id": "x" * 65, "action": {}}), Code.BAD_FIELD),
-        (packed({"t": "intent", "id": -3, "action": {}}), Code.BAD_FIELD),
-        (packed({"t": "intent", "id": 1.5, "action": {}}), Code.BAD_FIELD),
+        (packed({"t": "intent", "id": None, "action": {}}), Code.BAD_FIELD),
+        (packed({"t": "intent", "id": [1], "action": {}}), Code.BAD_FIELD),
+        (packed({"t": "intent", "id": "", "action": {}}), Code.BAD_INTENT_ID),
+        (packed({"t": "intent", "id": "x" * 65, "action": {}}), Code.BAD_INTENT_ID),
+        (packed({"t": "intent", "id": -3, "action": {}}), Code.BAD_INTENT_ID),
+        (packed({"t": "intent", "id": 1.5, "action": {}}), Code.BAD_INTENT_ID),
+        (packed({"t": "intent", "id": True, "action": {}}), Code.BAD_INTENT_ID),
         (packed({"t": "intent", "id": 1, "action": [1]}), Code.BAD_FIELD),
         (packed({"t": "resync", "since": "3"}), Code.BAD_FIELD),
     ],
@@ -61,6 +64,87 @@ def test_malformed_frames_get_a_stable_code(frame: bytes, code: Code) -> None:
 
 def test_deep_nesting_is_refused_not_crashing() -> None:
     assert code_of(b"\x91" * 100_000 + b"\x90", max_size=1 << 20) == Code.MALFORMED_FRAME
+
+
+def nested(depth: int, leaf: Any = 0) -> Any:
+    for _ in range(depth):
+        leaf = [leaf]
+    return leaf
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"t": nested(1000)},
+        {"t": "intent", "id": 1, "action": {"type": nested(1000)}},
+        {"t": "ping", "data": {"a": nested(MAX_DEPTH)}},
+    ],
+    ids=["t", "action", "data"],
+)
+def test_nesting_deeper_than_the_limit_is_a_malformed_frame(message: dict[str, Any]) -> None:
+    assert code_of(packed(message), max_size=1 << 20) == Code.MALFORMED_FRAME
+
+
+def test_nesting_up_to_the_limit_is_accepted() -> None:
+    data = nested(MAX_DEPTH - 2)  # the frame's map is one level, the list holding it another
+    assert parse(decode(packed({"t": "ping", "data": [data]}))) == Ping([data])
+
+
+@pytest.mark.parametrize(
+    "ext",
+    [
+        packed(msgpack.Timestamp(1, 0)),  # fixext 4, type -1
+        b"\xd7\xff" + bytes(8),  # the 64-bit timestamp
+        b"\xc7\x0c\xff" + bytes(12),  # the 96-bit timestamp
+        packed(msgpack.ExtType(5, b"x")),
+    ],
+    ids=["timestamp32", "timestamp64", "timestamp96", "ext-5"],
+)
+def test_every_extension_type_is_refused_the_timestamp_too(ext: bytes) -> None:
+    frame = b"\x82\xa1t\xa4ping\xa4data" + ext  # {"t": "ping", "data": ext}
+    assert code_of(frame) == Code.MALFORMED_FRAME
+
+
+def refused(frame: bytes) -> ProtocolError:
+    with pytest.raises(ProtocolError) as exc:
+        parse(decode(frame, max_size=1 << 20))
+    return exc.value
+
+
+@pytest.mark.parametrize(
+    ("intent_id", "action"),
+    [
+        (2.0**32, {"type": "reset"}),  # a JavaScript client's 2^32, sent as a float64
+        (-1, {"type": "reset"}),
+        (2**64 - 1, {"type": "reset"}),
+        ("x" * 65, {"type": "reset"}),
+        ("", {"type": "reset"}),
+        (False, {"type": "reset"}),
+        (b"\x01", {"type": "reset"}),
+        (7, "reset"),
+        (7, None),
+        (7, {"type": nested(100)}),
+    ],
+)
+def test_a_refused_intent_carries_its_scalar_id(intent_id: Any, action: Any) -> None:
+    message = {"t": "intent", "id": intent_id}
+    if action is not None:
+        message["action"] = action
+    assert refused(packed(message)).intent_id == intent_id
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"t": "intent", "action": {"type": "reset"}},
+        {"t": "intent", "id": None, "action": {"type": "reset"}},
+        {"t": "intent", "id": {"n": 1}, "action": {"type": "reset"}},
+        {"t": "hello", "id": 3},
+        {"t": nested(100), "id": 3},
+    ],
+)
+def test_a_refused_frame_without_a_scalar_intent_id_carries_none(frame: dict[str, Any]) -> None:
+    assert refused(packed(frame)).intent_id is None
 
 
 @given(st.binary(max_size=200))

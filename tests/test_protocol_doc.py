@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import msgpack
 import pytest
@@ -14,8 +17,10 @@ from engines.chartered import engine as chartered_engine
 from engines.crystal_palace import engine as crystal_palace_engine
 from engines.sintra import engine as sintra_engine
 from engines.turn_relay import engine as turn_relay_engine
+from protocol import messages
+from protocol.codec import decode, encode
 from protocol.errors import Code
-from protocol.messages import _PARSERS
+from protocol.messages import _PARSERS, parse
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
 EXAMPLES = DOC.split("## 11. Byte-level examples")[1]
@@ -36,6 +41,66 @@ def hex_examples() -> list[bytes]:
     return examples + [bytes.fromhex(text) for text in inline]
 
 
+EXAMPLE = re.compile(
+    r"^\*\*(?P<name>[^*]+)\*\* — `(?P<literal>\{[^`\n]*\})`"
+    r"(?:: `(?P<inline>[0-9a-f ]+)`| \((?P<size>\d+) bytes[^)]*\)\n\n```\n(?P<block>.*?)```)",
+    flags=re.M | re.S,
+)
+
+
+def documented_examples() -> list[tuple[str, Any, bytes, int | None]]:
+    """Each example as (name, the message it shows, its bytes, its stated length)."""
+    examples = []
+    for match in EXAMPLE.finditer(EXAMPLES):
+        literal = json.loads(match["literal"].replace("nil", "null"))
+        if match["inline"]:
+            data = bytes.fromhex(match["inline"])
+        else:
+            runs = [HEX_RUN.match(line.strip()) for line in match["block"].splitlines()]
+            data = bytes.fromhex(" ".join(run.group(0) for run in runs if run))
+        size = int(match["size"]) if match["size"] else None
+        examples.append((match["name"], literal, data, size))
+    return examples
+
+
+BUILDERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "welcome": lambda m: messages.welcome(**{k: v for k, v in m.items() if k != "t"}),
+    "snapshot": lambda m: messages.snapshot(m["v"], m["doc"]),
+    "patch": lambda m: messages.patch(m["from"], m["to"], m["ops"]),
+    "ack": lambda m: messages.ack(m["id"], m["v"]),
+    "reject": lambda m: messages.reject(m["id"], m["code"], m["message"]),
+    "event": lambda m: messages.event(m["v"], m["events"]),
+    "result": lambda m: messages.result(m["v"], m["result"]),
+    "error": lambda m: messages.error(m["code"], m["message"], fatal=m["fatal"]),
+    "pong": lambda m: messages.pong(m["data"]),
+}
+"""How the server builds each message type that has an example."""
+
+
+def test_every_example_is_found_and_every_block_has_its_heading() -> None:
+    found = documented_examples()
+    assert len(found) == len(hex_examples()) == 15
+    assert {literal["t"] for _, literal, _, _ in found} >= set(_PARSERS) | set(BUILDERS)
+
+
+@pytest.mark.parametrize(
+    ("name", "literal", "data", "size"),
+    [pytest.param(*example, id=example[0]) for example in documented_examples()],
+)
+def test_every_byte_example_is_exactly_what_it_says(
+    name: str, literal: dict[str, Any], data: bytes, size: int | None
+) -> None:
+    assert msgpack.unpackb(data) == literal, "the bytes decode to the message shown"
+    assert encode(literal) == data, "the Python codec writes exactly these bytes"
+    assert size is None or size == len(data), f"{name} is {len(data)} bytes"
+    if literal["t"] in _PARSERS:
+        parse(decode(data))  # a client message the server accepts
+    else:
+        assert BUILDERS[literal["t"]](literal) == literal, "the server builds it with these fields"
+    if literal["t"] == "event":
+        assert all({"type", "text"} <= set(event) for event in literal["events"])
+
+
 def test_every_byte_example_is_one_msgpack_message() -> None:
     messages = [msgpack.unpackb(data) for data in hex_examples()]
     kinds = {m["t"] for m in messages}
@@ -46,6 +111,18 @@ def test_every_byte_example_is_one_msgpack_message() -> None:
 def test_every_error_code_is_documented() -> None:
     for code in Code:
         assert f"`{code.value}`" in DOC, code
+
+
+def test_every_http_error_code_is_documented() -> None:
+    http = DOC.split("### HTTP codes")[1].split("## 9.")[0]
+    server = Path(__file__).resolve().parent.parent / "server"
+    source = "\n".join(path.read_text() for path in server.rglob("*.py"))
+    found = re.findall(r'ApiError\(\s*\d+,\s*(?:"(\w+)"|Code\.(\w+))', source)
+    codes = {quoted or Code[member].value for quoted, member in found}
+    codes |= {"bad_seats", "bad_seed", "bad_seat", "not_found", "method_not_allowed"}
+    assert {"internal", "game_over", "bad_kind", "unknown_engine"} <= codes
+    for code in codes:
+        assert f"`{code}`" in http, code
 
 
 def test_every_message_type_is_documented() -> None:

@@ -251,3 +251,32 @@ async def test_a_restarted_process_adopts_unfinished_rooms_nobody_owns(
         assert (await lease_holder(redis_url, prefix, room_id)).startswith("b:")
     finally:
         await second.stop()
+
+
+async def test_a_seat_back_on_a_replica_gets_exactly_the_patches_it_missed(
+    cluster: list[SpawnedServer],
+) -> None:
+    owner, replica = cluster
+    async with LobbyClient(owner.url) as lobby:
+        room = await lobby.create_room("chartered", seats=2, seed=11)
+        tokens = [(await lobby.reserve(room["id"]))["token"] for _ in range(2)]
+    away = RoomClient(replica.ws, room["id"], tokens[0])  # seat 0's view, on the replica only
+    await away.connect()
+    await away.wait_version(2)
+    await away.close()
+    seats = [RoomClient(owner.ws, room["id"], token) for token in tokens]  # other devices
+    async with asyncio.timeout(30):
+        for seat in seats:
+            await seat.connect()
+        for _ in range(4):
+            (mover,) = [s for s in seats if s.seat in (await s.wait_version(0))["to_act"]]
+            ack = await mover.intent((await mover.legal())[0])
+            assert ack["t"] == "ack", ack
+            await asyncio.gather(*(s.wait_version(ack["v"]) for s in seats))
+        away.received.clear()
+        await away.connect()
+        doc = await away.wait_version(ack["v"])
+    assert (away.received["snapshot"], away.received["patch"]) == (0, ack["v"] - 2)
+    assert doc == seats[0].doc
+    for client in [away, *seats]:
+        await client.close()

@@ -14,9 +14,11 @@ from conftest import Running
 from protocol.codec import decode
 from server.app import create_app
 from server.connection import DirectWriter, SocketConnection
+from server.errors import ApiError
 from server.lobby import Lobby
 from server.settings import Settings
 from server.store import MemoryStore, StoreUnavailable
+from support import Mover
 
 
 @pytest.fixture
@@ -32,7 +34,8 @@ def error_code(response: httpx.Response) -> str:
 
 async def test_games_lists_engines_with_their_options(http: httpx.AsyncClient) -> None:
     games = {g["id"]: g for g in (await http.get("/api/games")).json()}
-    assert set(games) == {"sintra", "chartered", "crystal-palace", "turn-relay"}
+    assert set(games) == {"sintra", "chartered", "crystal-palace"}
+    assert {g["kind"] for g in games.values()} == {"game"}
     sintra, chartered = games["sintra"], games["chartered"]
     assert (sintra["min_players"], sintra["max_players"]) == (2, 4)
     assert sintra["options"]["side"]["choices"] == ["A", "B"]
@@ -45,6 +48,26 @@ async def test_games_lists_engines_with_their_options(http: httpx.AsyncClient) -
     palace = games["crystal-palace"]
     assert (palace["min_players"], palace["max_players"]) == (2, 5)
     assert palace["options"]["publisher"]["default"] == "random"
+
+
+async def test_benchmark_engines_are_listed_only_when_asked_for(
+    http: httpx.AsyncClient,
+) -> None:
+    every = {g["id"]: g["kind"] for g in (await http.get("/api/games?kind=all")).json()}
+    assert every["turn-relay"] == "benchmark" and every["sintra"] == "game"
+    benchmarks = (await http.get("/api/games", params={"kind": "benchmark"})).json()
+    assert [g["id"] for g in benchmarks] == ["turn-relay"]
+    bad = await http.get("/api/games", params={"kind": "toys"})
+    assert (bad.status_code, error_code(bad)) == (400, "bad_kind")
+
+
+async def test_benchmark_rooms_can_be_created_but_errors_name_only_games(
+    http: httpx.AsyncClient,
+) -> None:
+    relay = await http.post("/api/rooms", json={"engine": "turn-relay", "seats": 4})
+    assert relay.status_code == 201 and relay.json()["engine"] == "turn-relay"
+    refused = (await http.post("/api/rooms", json={"engine": "chess"})).json()["error"]
+    assert "sintra" in refused["message"] and "turn-relay" not in refused["message"]
 
 
 async def test_create_reserve_and_show_a_room(http: httpx.AsyncClient) -> None:
@@ -75,6 +98,36 @@ async def test_quickplay_joins_the_fullest_open_room(http: httpx.AsyncClient) ->
     joined = (await http.post("/api/quickplay", json={"engine": "sintra", "name": "bo"})).json()
     assert joined["room"] == fuller["id"] and joined["seat"] == 1
     assert emptier["id"] != joined["room"]
+
+
+async def test_quickplay_without_seats_creates_a_room_of_the_default_size(
+    http: httpx.AsyncClient,
+) -> None:
+    joined = await http.post("/api/quickplay", json={"engine": "chartered", "name": "x"})
+    assert joined.status_code == 201, joined.text
+    room = (await http.get(f"/api/rooms/{joined.json()['room']}")).json()
+    assert (room["seats"], room["taken"], room["names"][0]) == (6, 1, "x")
+    again = await http.post("/api/quickplay", json={"engine": "chartered", "seats": None})
+    assert again.json()["room"] == room["id"], "no seats asked: any open room of the engine"
+
+
+async def test_quickplay_with_a_bad_name_creates_no_room(http: httpx.AsyncClient) -> None:
+    refused = await http.post("/api/quickplay", json={"engine": "sintra", "name": ""})
+    assert (refused.status_code, error_code(refused)) == (400, "bad_name")
+    assert (await http.get("/api/rooms")).json() == []
+
+
+async def test_brackets_inside_strings_do_not_count_as_nesting(http: httpx.AsyncClient) -> None:
+    body = b'{"engine": "sintra", "note": "' + b"[{" * 1000 + b'\\"]"}'
+    assert (await http.post("/api/rooms", content=body)).status_code == 201
+
+
+async def test_null_fields_mean_absent(http: httpx.AsyncClient) -> None:
+    body = {"engine": "sintra", "seats": None, "options": None, "seed": None, "private": False}
+    created = await http.post("/api/rooms", json=body)
+    assert created.status_code == 201 and created.json()["seats"] == 4
+    seat = await http.post(f"/api/rooms/{created.json()['id']}/seats", json={"name": None})
+    assert (seat.status_code, seat.json()["seat"]) == (201, 0)
 
 
 async def test_quickplay_creates_a_room_when_none_is_open(http: httpx.AsyncClient) -> None:
@@ -108,6 +161,15 @@ async def test_listing_filters_and_hides_private_rooms(http: httpx.AsyncClient) 
         (b'{"engine": "sintra", "options": []}', 400, "bad_options"),
         (b'{"engine": "sintra", "private": "yes"}', 400, "bad_private"),
         (b'{"engine": "sintra", "seed": 1.5}', 400, "bad_seed"),
+        (b'{"engine": "sintra", "seed": -1}', 400, "bad_seed"),
+        (b'{"engine": "sintra", "seed": 9223372036854775808}', 400, "bad_seed"),
+        (b'{"engine": "sintra", "seed": 18446744073709551617}', 400, "bad_seed"),
+        (b'{"engine": "sintra", "seed": 1' + b"0" * 4000 + b"}", 400, "bad_seed"),
+        (b'{"engine": "sintra", "seats": 1' + b"0" * 4400 + b"}", 400, "bad_json"),
+        (b'{"engine": "sintra", "seats": 1e400}', 400, "bad_seats"),
+        (b'{"engine": "sintra", "options": ' + b"[" * 1000 + b"]" * 1000 + b"}", 400, "bad_json"),
+        (b'{"engine": "sintra", "options": ' + b"[" * 20 + b"]" * 20 + b"}", 400, "bad_json"),
+        (b"\xff\xfe", 400, "bad_json"),
         (b"{" + b" " * 20000 + b"}", 413, "body_too_large"),
     ],
 )
@@ -118,6 +180,61 @@ async def test_bad_room_requests_are_refused_and_create_nothing(
     assert (response.status_code, error_code(response)) == (status, code)
     assert response.json()["error"]["message"]
     assert (await http.get("/api/rooms")).json() == []
+
+
+@pytest.mark.parametrize("suffix", [":tokens", ":log", " x", "/../x", "%00", "é", "a" * 60])
+async def test_room_ids_outside_the_id_alphabet_name_no_room(
+    http: httpx.AsyncClient, suffix: str
+) -> None:
+    room = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 2})).json()
+    await http.post(f"/api/rooms/{room['id']}/seats", json={})  # its tokens and log exist now
+    path = f"/api/rooms/{room['id']}{suffix}"
+    for response in (await http.get(path), await http.post(f"{path}/seats", json={})):
+        assert response.status_code in (404, 405), response.text
+        assert error_code(response) in ("no_such_room", "not_found", "method_not_allowed")
+    assert (await http.get(f"/api/rooms/{room['id']}")).json()["taken"] == 1
+
+
+class BrokenStore(MemoryStore):
+    """A store with a bug: listing rooms raises something nobody expects."""
+
+    async def list_rooms(self) -> Any:
+        raise RuntimeError("a bug")
+
+
+async def test_an_unexpected_exception_answers_json_500_and_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    transport = httpx.ASGITransport(app=create_app(Settings(), BrokenStore()))
+    async with httpx.AsyncClient(transport=transport, base_url="http://tablewire") as client:
+        for response in (
+            await client.get("/api/rooms"),
+            await client.post("/api/quickplay", json={"engine": "sintra"}),
+        ):
+            assert response.status_code == 500
+            assert response.headers["content-type"] == "application/json"
+            assert error_code(response) == "internal" and response.json()["error"]["message"]
+    assert "a bug" in caplog.text
+
+
+async def test_joining_a_finished_room_is_game_over_not_room_full() -> None:
+    lobby = Lobby(MemoryStore(), Settings())
+    room = await lobby.create({"engine": "turn-relay", "seats": 4, "options": {"moves": 12}})
+    live = lobby.rooms[room["id"]]
+    for _ in range(4):
+        await lobby.reserve(room["id"], {})
+    with pytest.raises(ApiError) as full:
+        await lobby.reserve(room["id"], {})
+    assert (full.value.status, full.value.code) == (409, "room_full")
+    movers: dict[int, Mover] = {}
+    while live.record.status == "playing":
+        assert live.state is not None
+        seat = min(live.engine.to_act(live.state))
+        assert (await movers.setdefault(seat, Mover(seat)).move(live))["t"] == "ack"
+    with pytest.raises(ApiError) as over:
+        await lobby.reserve(room["id"], {})
+    assert (over.value.status, over.value.code) == (409, "game_over")
+    await lobby.close()
 
 
 async def test_bad_seat_requests_are_refused(http: httpx.AsyncClient) -> None:
@@ -140,6 +257,8 @@ async def test_bad_seat_requests_are_refused(http: httpx.AsyncClient) -> None:
 async def test_unknown_routes_and_methods_answer_json(http: httpx.AsyncClient) -> None:
     missing = await http.get("/api/nothing")
     assert (missing.status_code, error_code(missing)) == (404, "not_found")
+    slash = await http.get("/api/rooms/")  # no empty redirect: every /api answer is JSON
+    assert (slash.status_code, error_code(slash)) == (404, "not_found")
     wrong = await http.delete("/api/rooms")
     assert (wrong.status_code, error_code(wrong)) == (405, "method_not_allowed")
     room = await http.get("/api/rooms/unknown")

@@ -186,6 +186,22 @@ async def test_a_reconnecting_client_gets_the_patches_it_missed(server: Running)
     assert doc["to_act"] == [mover]
 
 
+async def test_a_client_whose_patch_does_not_fit_asks_for_a_snapshot(server: Running) -> None:
+    room_id, tokens = await new_room(server, seed=3)
+    mover = turn(server, room_id)
+    async with (
+        RoomClient(server.ws, room_id, tokens[mover]) as me,
+        RoomClient(server.ws, room_id, tokens[1 - mover]) as other,
+    ):
+        await other.wait_version(version(server, room_id))
+        other.mirror.doc = {"damaged": True}  # the next patch's ops do not fit
+        mine = await me.intent((await me.legal())[0])
+        async with asyncio.timeout(5):
+            doc = await other.wait_version(mine["v"])
+        assert other.resyncs == 1 and other.received["snapshot"] == 2
+        assert doc == me.doc
+
+
 async def test_a_client_too_far_behind_gets_a_snapshot(server: Running, settings: Settings) -> None:
     room_id, _ = await new_room(server, seed=4, fill=0)
     raw = await Raw.open(server, room_id)
@@ -235,7 +251,9 @@ async def assert_unaffected(server: Running, room_id: str, seats: list[Raw], bef
         (b"\x93\x01", "malformed_frame"),
         (encode({"t": "fly"}), "unknown_type"),
         (encode([1, 2, 3]), "not_a_map"),
-        (encode({"t": "intent", "id": 1}), "bad_field"),
+        (encode({"t": {"t": [[[[0]]]]}}), "unknown_type"),
+        (b"\x81\xa1t" + b"\x91" * 1000 + b"\x00", "malformed_frame"),  # {"t": [[[…]]]}
+        (b"\x82\xa1t\xa4ping\xa4data\xd6\xff" + bytes(4), "malformed_frame"),  # a timestamp
         (encode({"t": "hello", "protocol": 1}), "already_joined"),
         (b"\x90" * 5000, "frame_too_large"),
     ],
@@ -249,6 +267,48 @@ async def test_bad_frames_get_an_error_and_change_nothing(
     error = await seats[0].recv()
     assert (error["t"], error["code"], error["fatal"]) == ("error", code, False)
     await assert_unaffected(server, room_id, seats, before)
+
+
+def nested(depth: int) -> Any:
+    value: Any = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("intent_id", "action", "code"),
+    [
+        (2.0**32, {"type": "reset"}, "bad_intent_id"),  # JavaScript's 2^32, sent as a float
+        (-1, {"type": "reset"}, "bad_intent_id"),
+        ("x" * 65, {"type": "reset"}, "bad_intent_id"),
+        (1, None, "bad_field"),
+        (2, [1], "bad_field"),
+        (3, {"type": nested(1000)}, "malformed_frame"),
+    ],
+)
+async def test_a_refused_intent_is_rejected_with_its_id(
+    server: Running, table: tuple[str, list[Raw]], intent_id: Any, action: Any, code: str
+) -> None:
+    room_id, seats = table
+    before = version(server, room_id)
+    frame = {"t": "intent", "id": intent_id} | ({} if action is None else {"action": action})
+    await seats[0].ws.send(encode(frame))
+    reject = await seats[0].recv()
+    assert (reject["t"], reject["id"], reject["code"]) == ("reject", intent_id, code)
+    assert type(reject["id"]) is type(intent_id) and reject["message"]
+    await assert_unaffected(server, room_id, seats, before)
+
+
+async def test_a_client_up_to_date_gets_nothing_but_its_welcome(
+    server: Running, table: tuple[str, list[Raw]]
+) -> None:
+    room_id, _ = table
+    raw = await Raw.open(server, room_id)
+    await raw.join(None, since=version(server, room_id))
+    await raw.send({"t": "resync", "since": version(server, room_id)})
+    await raw.send({"t": "ping", "data": 2})
+    assert await raw.recv() == {"t": "pong", "data": 2}, "no snapshot, no patch"
 
 
 async def test_text_frames_get_an_error(server: Running, table: tuple[str, list[Raw]]) -> None:
@@ -359,6 +419,13 @@ async def test_a_token_of_another_room_is_refused(server: Running) -> None:
 
 async def test_an_unknown_room_is_refused(server: Running) -> None:
     raw = await Raw.open(server, "no-such-room")
+    assert (await raw.closed_with())["code"] == "no_such_room"
+
+
+@pytest.mark.parametrize("suffix", [":tokens", ":log", ":lease"])
+async def test_a_room_id_naming_a_store_key_is_refused(server: Running, suffix: str) -> None:
+    room_id, _ = await new_room(server, fill=1)  # the room's tokens and log exist
+    raw = await Raw.open(server, room_id + suffix)
     assert (await raw.closed_with())["code"] == "no_such_room"
 
 
