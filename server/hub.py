@@ -281,7 +281,7 @@ class RedisHub:
             followed = {
                 self.store.key(r.id, "log"): r
                 for r in list(self.rooms.values())
-                if r.lease is None and r.record.status != "finished"
+                if r.lease is None and (r.record.status != "finished" or r.conns)
             }
             if not followed:
                 await asyncio.sleep(BLOCK_MS / 1000)

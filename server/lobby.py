@@ -250,7 +250,9 @@ class Lobby:
             raise ApiError(404, "no_such_room", f"no room {room_id!r}")
         kind, seats = _bots(room.engine, body, room.record.seats)
         await room.seat_bots(kind, seats)
-        return self._show(room.record)
+        # A replica folds the owner's entries a moment later; the owner saved the record.
+        fresh = None if room.lease is not None else await self.store.load_room(room_id)
+        return self._show(fresh or room.record)
 
     async def rematch(self, room_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """``POST /api/rooms/{id}/rematch``: ``{token?}`` → the rematch room (opened by
@@ -288,6 +290,8 @@ class Lobby:
                 assert kind is not None
                 await (await self._room(created["id"])).seat_bots(kind, [seat_of_bot])
             new_id = await old.link_rematch(created["id"])
+            if new_id != created["id"]:  # another request linked its room first
+                await self._remove(created["id"])
         answer = await self.details(new_id)
         if seat is not None:
             new = await self._room(new_id)
@@ -381,6 +385,12 @@ class Lobby:
                 del self.rooms[room_id]
                 await room.close()
         return removed
+
+    async def _remove(self, room_id: str) -> None:
+        room = self.rooms.pop(room_id, None)
+        if room is not None:
+            await room.close()
+        await self.store.delete_room(room_id)
 
     async def adopt(self) -> list[str]:
         """Open every unfinished room that no process owns, so that it runs again

@@ -226,9 +226,12 @@ class Room:
     async def close(self, code: str = Code.ROOM_CLOSED, message: str = "room closed") -> None:
         """Stop the actor and close every connection."""
         self._sleep()
-        if self._task:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        task = self._task
+        while task is not None and not task.done():
+            # Again if need be: a cancellation that lands inside a Redis call can be
+            # turned into a connection error, which the actor survives.
+            task.cancel()
+            await asyncio.wait([task], timeout=1.0)
         for conn in list(self.conns):
             conn.close(code, message)
         self.conns.clear()
@@ -353,8 +356,11 @@ class Room:
 
     def refresh_presence(self) -> None:
         """Check every seat again (reports of other processes go stale)."""
-        if self.lease is not None:
-            for seat in range(self.record.seats):
+        if self.lease is None or self.record.status == "finished":
+            return
+        local = self.local_counts()
+        for seat, connected in enumerate(self.table.connected):
+            if seat in self._remote or (connected and not local.get(seat)):
                 self._queue.put_nowait(_Presence(seat))
 
     async def settled(self) -> None:

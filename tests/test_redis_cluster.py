@@ -289,3 +289,27 @@ async def test_a_turn_clock_survives_killing_the_owner(
     assert played["clock"]["deadline"][next_seat] == first["at"] + 5, "the next clock runs"
     for client in [*players, watcher]:
         await client.close()
+
+
+async def test_bots_and_a_rematch_asked_of_a_process_that_does_not_own_the_room(
+    cluster: list[SpawnedServer],
+) -> None:
+    a, b = cluster
+    async with LobbyClient(a.url) as lobby:
+        room = await lobby.create_room("sintra", seats=2, seed=17, options={"bot_delay": 0})
+    room_id = room["id"]
+    watcher = RoomClient(b.ws, room_id, None)
+    await watcher.connect()
+    async with httpx.AsyncClient(base_url=b.url) as http:
+        seated = await http.post(f"/api/rooms/{room_id}/bots", json={"kind": "random"})
+        assert seated.status_code == 201, seated.text
+        assert seated.json()["bots"] == ["random", "random"]
+        async with asyncio.timeout(60):
+            await watcher.wait_for(lambda d: d["status"] == "finished")
+        first = await http.post(f"/api/rooms/{room_id}/rematch", json={})
+        again = await http.post(f"/api/rooms/{room_id}/rematch", json={})
+    assert first.status_code == again.status_code == 201
+    assert first.json()["id"] == again.json()["id"] != room_id
+    doc = await watcher.wait_for(lambda d: d["rematch"] is not None)
+    assert doc["rematch"] == first.json()["id"]
+    await watcher.close()
