@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import time
 from typing import Any
 
@@ -74,12 +75,9 @@ async def idle_cpu(rooms: int, seconds: float, clock: str) -> float:
 async def lateness(playing: int, clocked: int, seconds: float) -> dict[str, list[float]]:
     lobby = Lobby(MemoryStore(), Settings())
     delay = 0.05
-    bot_rooms = [
-        await seated_room(lobby, {"bot_delay": delay}, 4, 4) for _ in range(playing)
-    ]
+    bot_rooms = [await seated_room(lobby, {"bot_delay": delay}, 4, 4) for _ in range(playing)]
     clock_rooms = [
-        await seated_room(lobby, {"clock": "move:5", "bot_delay": 0}, 2, 1)
-        for _ in range(clocked)
+        await seated_room(lobby, {"clock": "move:5", "bot_delay": 0}, 2, 1) for _ in range(clocked)
     ]
     for room in bot_rooms:
         room.attach(Watcher(None), None)
@@ -95,12 +93,12 @@ async def lateness(playing: int, clocked: int, seconds: float) -> dict[str, list
                 bot_rooms.append(await seated_room(lobby, {"bot_delay": delay}, 4, 4))
     for room in [*bot_rooms, *rematches]:
         entries = [e for _, e in await lobby.store.read_log(room.id)]
-        for before, entry in zip(entries, entries[1:], strict=False):
+        for before, entry in itertools.pairwise(entries):
             if entry.get("by") == "bot":  # its decision started with the entry before
                 late["bot"].append(entry["at"] - (before["at"] + delay))
     for room in clock_rooms:
         entries = [e for _, e in await lobby.store.read_log(room.id)]
-        for before, entry in zip(entries, entries[1:], strict=False):
+        for before, entry in itertools.pairwise(entries):
             if entry.get("why") == "clock":
                 late["clock"].append(entry["at"] - (before["at"] + 5))
     await lobby.close()

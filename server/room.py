@@ -732,10 +732,8 @@ class Room:
             actor = entry["seat"]
             if "by" in entry:
                 events = [{**event, "by": entry["by"]} for event in events]
-                if entry["by"] == "zombie":
-                    table.zombie_played(actor)
-                    if table.bots[actor] is not None:
-                        events.append({"type": "expelled", "seat": actor})
+                if entry["by"] == "zombie" and table.zombie_played(actor):
+                    events.append({"type": "expelled", "seat": actor})
             else:
                 self._remember(actor, entry["id"], version)
         elif kind == "presence":

@@ -196,13 +196,18 @@ class Table:
         self.connected[seat] = connected
         self.away_since[seat] = None if connected or self.bots[seat] else at
 
-    def zombie_played(self, seat: int) -> None:
-        """A decision a zombie played for a person: a timeout, and maybe the expulsion."""
+    def zombie_played(self, seat: int) -> bool:
+        """A decision a zombie played for a person: a timeout, and maybe the
+        expulsion (True when this one expelled the player)."""
+        if self.bots[seat] is not None:
+            return False  # expelled already: the zombie holds the seat
         self.timeouts[seat] += 1
         limit = self.options["expel_after"]
-        if limit and self.timeouts[seat] >= limit and self.bots[seat] is None:
+        if limit and self.timeouts[seat] >= limit:
             self.bots[seat] = "zombie"
             self.away_since[seat] = None
+            return True
+        return False
 
     def turn(
         self, before: frozenset[int], after: frozenset[int], actor: int | None, at: float

@@ -329,9 +329,15 @@ async def test_expel_after_n_timeouts_the_bot_keeps_the_seat(
         else:
             await run(timers, room, 10)
     assert room.table.bots[1] == "zombie" and room.table.timeouts[1] == 2
-    while 1 not in room.engine.to_act(room.state):
-        await ana.play(rnd)
-    assert (await bo.play(rnd))["code"] == "expelled"
+    for _ in range(3):  # the zombie keeps the seat; the expulsion is told once
+        while 1 not in room.engine.to_act(room.state):
+            await ana.play(rnd)
+        assert (await bo.play(rnd))["code"] == "expelled"
+        await run(timers, room, 1)
+    assert room.table.timeouts[1] == 2 and room.table.deadline[1] is None
+    told = [e for f in ana.frames if f["t"] == "event" for e in f["events"]]
+    expelled = [e for e in told if e["type"] == "expelled"]
+    assert len(expelled) == 1 and expelled[0]["text"].startswith("bo timed out too often")
 
 
 async def test_rematch_opens_one_linked_room_and_gives_tokens_only_to_seat_holders(
