@@ -1,7 +1,7 @@
 """Turn clocks and server-side bots under load: timer overhead and timeout lateness.
 
     python benchmarks/live_rooms.py [--idle 1000] [--idle-s 10] [--playing 500]
-                                    [--clocked 50] [--play-s 20]
+                                    [--clocked 50] [--play-s 20] [--bot-delay 1.0]
 
 Real ``Room`` actors on the memory store and the wall clock, in this process:
 
@@ -12,9 +12,9 @@ Real ``Room`` actors on the memory store and the wall clock, in this process:
    over ``--idle-s`` seconds for each, i.e. the cost of keeping the clocks
    (one pending timer handle per room, no polling).
 2. **Timeout lateness under load.** ``--playing`` Sintra rooms of four random
-   bots (``bot_delay`` 0.05 s) play game after game while ``--clocked`` rooms
-   hold a seat that never moves under ``move:5`` (a zombie plays it at each
-   deadline). For ``--play-s`` seconds; prints p50/p99/max of (when the move
+   bots (``--bot-delay``, the room option's default 1 s) play game after game
+   while ``--clocked`` rooms hold a seat that never moves under ``move:5`` (a
+   zombie plays it at each deadline). For ``--play-s`` seconds; prints p50/p99/max of (when the move
    was logged - when it was due), for the bot moves and for the clock
    timeouts, read from the logs' ``at`` stamps.
 """
@@ -72,9 +72,10 @@ async def idle_cpu(rooms: int, seconds: float, clock: str) -> float:
     return used
 
 
-async def lateness(playing: int, clocked: int, seconds: float) -> dict[str, list[float]]:
+async def lateness(
+    playing: int, clocked: int, seconds: float, delay: float
+) -> dict[str, list[float]]:
     lobby = Lobby(MemoryStore(), Settings())
-    delay = 0.05
     bot_rooms = [await seated_room(lobby, {"bot_delay": delay}, 4, 4) for _ in range(playing)]
     clock_rooms = [
         await seated_room(lobby, {"clock": "move:5", "bot_delay": 0}, 2, 1) for _ in range(clocked)
@@ -123,16 +124,20 @@ async def main() -> None:
     parser.add_argument("--playing", type=int, default=500)
     parser.add_argument("--clocked", type=int, default=50)
     parser.add_argument("--play-s", type=float, default=20.0)
+    parser.add_argument("--bot-delay", type=float, default=1.0)
     args = parser.parse_args()
     print(machine())
     with_clock = await idle_cpu(args.idle, args.idle_s, "fischer:3600+5")
     without = await idle_cpu(args.idle, args.idle_s, "none")
     print(
-        f"{args.idle} idle rooms, clocks running: {with_clock * 100:.2f}% of a core; "
-        f"without clocks: {without * 100:.2f}%"
+        f"{args.idle} idle rooms, clocks running: {with_clock * 1000:.2f} ms CPU per second; "
+        f"without clocks: {without * 1000:.2f} ms"
     )
-    late = await lateness(args.playing, args.clocked, args.play_s)
-    print(f"{args.playing} rooms of 4 bots playing (bot_delay 0.05 s), {args.clocked} clocked:")
+    late = await lateness(args.playing, args.clocked, args.play_s, args.bot_delay)
+    print(
+        f"{args.playing} rooms of 4 bots playing (bot_delay {args.bot_delay} s), "
+        f"{args.clocked} clocked:"
+    )
     show("bot moves", late["bot"])
     show("clock timeouts (move:5)", late["clock"])
 
