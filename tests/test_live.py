@@ -380,3 +380,25 @@ async def test_rematch_opens_one_linked_room_and_gives_tokens_only_to_seat_holde
     assert ana.frames[-1]["t"] == "event" and "rematch" in ana.frames[-1]["events"][0]["text"]
     patch = [f for f in ana.frames if f["t"] == "patch"][-1]
     assert [0, ["rematch"], again["id"]] in patch["ops"]
+
+
+async def test_a_room_rebuilt_from_snapshot_and_log_keeps_every_clock_and_seat(
+    timers: ManualTimers,
+) -> None:
+    store = MemoryStore()
+    lobby = Lobby(store, Settings(snapshot_every=5), clock=timers, timers=timers)
+    room = await new_room(lobby, "chartered", 3, clock="fischer:60+5", expel_after=3)
+    await room.seat_bots("random", [2])
+    players = await seated(lobby, room, ["ana", "bo"])
+    players[1].leave()
+    for _ in range(12):
+        await run(timers, room, 20)
+    assert await store.load_snapshot(room.id) is not None
+    record = await store.load_room(room.id)
+    assert record is not None
+    rebuilt = Room(record, room.engine, store, Settings(), timers, timers=timers)
+    await rebuilt.restore()
+    assert rebuilt.version == room.version
+    assert rebuilt.table.dump() == room.table.dump()
+    assert rebuilt._doc(0) == room._doc(0)
+    await lobby.close()
