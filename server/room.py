@@ -71,6 +71,8 @@ log = logging.getLogger("tablewire.room")
 
 SEEN_INTENTS = 256
 """Intent ids remembered per seat, so a retried intent is acknowledged, not re-applied."""
+TICK_RETRY = 1.0
+"""Seconds before a wake-up that failed (the store is down) is tried again."""
 PRESENCE_TTL = 3.0
 """Lease periods after which a replica's report of its connections is stale."""
 ABANDONED = {"scores": [], "ranks": [], "winners": [], "details": [], "abandoned": True}
@@ -215,6 +217,8 @@ class Room:
         self._remote: dict[int, dict[str, tuple[int, float]]] = {}
         """Per seat: the connections other processes reported, by node (count, loop time)."""
         self._owned_since = 0.0
+        self._not_before = 0.0
+        """After a failed wake-up (store down), the next one waits until then."""
 
     @property
     def id(self) -> str:
@@ -481,6 +485,8 @@ class Room:
             except Exception as exc:
                 if not isinstance(exc, ApiError | StoreUnavailable):
                     log.exception("room command failed", extra=fields(room=self.id))
+                if isinstance(command, _Tick):  # retried, but not in a hot loop
+                    self._not_before = self.timers.now() + TICK_RETRY
                 if isinstance(command, _Reserve | _Call) and not command.done.done():
                     command.done.set_exception(exc)
             finally:
@@ -608,6 +614,7 @@ class Room:
                 entry["why"] = why
             result = self._commit(await self._append(entry), entry, state, events)
             await self._after_commit(result)
+            await asyncio.sleep(0)  # a store that never waits must not starve other rooms
 
     # -- the room's one wake-up ----------------------------------------------
 
@@ -619,11 +626,12 @@ class Room:
         if due is None:
             self._sleep()
             return
+        when = max(due[0], self._not_before)
         if self._wakeup is not None:
-            if self._wakeup[0] == due[0]:
+            if self._wakeup[0] == when:
                 return
             self._wakeup[1].cancel()
-        self._wakeup = (due[0], self.timers.call_at(due[0], self._wake))
+        self._wakeup = (when, self.timers.call_at(when, self._wake))
 
     def _sleep(self) -> None:
         if self._wakeup is not None:

@@ -15,7 +15,7 @@ from server.errors import ApiError
 from server.lobby import Lobby
 from server.room import Room
 from server.settings import Settings
-from server.store import MemoryStore
+from server.store import MemoryStore, StoreUnavailable
 from server.table import Table, parse_clock, split_options
 from server.timers import ManualTimers
 
@@ -402,3 +402,30 @@ async def test_a_room_rebuilt_from_snapshot_and_log_keeps_every_clock_and_seat(
     assert rebuilt.table.dump() == room.table.dump()
     assert rebuilt._doc(0) == room._doc(0)
     await lobby.close()
+
+
+async def test_a_wake_up_the_store_refuses_is_retried_a_second_later_not_at_once(
+    lobby: Lobby, timers: ManualTimers
+) -> None:
+    room = await new_room(lobby, "sintra", 2, clock="move:30")
+    await seated(lobby, room, ["ana", "bo"])
+    store = lobby.store
+    assert isinstance(store, MemoryStore)
+    appends = 0
+    original = store.append
+
+    async def refuse(*args: Any) -> None:
+        nonlocal appends
+        appends += 1
+        raise StoreUnavailable("down")
+
+    store.append = refuse  # type: ignore[method-assign]
+    await run(timers, room, 30)
+    await run(timers, room, 0.5)
+    assert appends == 1, "no retry before a second has passed"
+    await run(timers, room, 0.5)
+    assert appends == 2
+    store.append = original  # type: ignore[method-assign]
+    version = room.version
+    await run(timers, room, 1)
+    assert room.version == version + 1, "the zombie move is made once the store is back"
