@@ -268,7 +268,10 @@ async def test_a_turn_clock_survives_killing_the_owner(
     watcher = RoomClient(b.ws, room_id, None, record=True)
     for client in [*players, watcher]:
         await client.connect()
-    doc = await watcher.wait_for(lambda d: d["status"] == "playing")
+    # The players' process reports them to the owner, which logs them connected.
+    doc = await watcher.wait_for(
+        lambda d: d["status"] == "playing" and all(p["connected"] for p in d["presence"])
+    )
     start = watcher.version
     assert start is not None
     (seat,) = doc["to_act"]
