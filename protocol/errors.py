@@ -55,6 +55,8 @@ class Code(StrEnum):
     OWNER_UNAVAILABLE = "owner_unavailable"
     """The process that owns the room did not answer in time (it may be failing
     over); nothing was applied unless a later ack says so. Retry with the same id."""
+    EXPELLED = "expelled"
+    """The seat timed out too often; a bot plays it for the rest of the game."""
     ROOM_CLOSED = "room_closed"
     """The room was cleaned up or the server is shutting down."""
     INTERNAL_ERROR = "internal_error"

@@ -142,6 +142,14 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         room_id = request.path_params["room_id"]
         return JSONResponse(await lobby.reserve(room_id, await _body(request)), status_code=201)
 
+    async def bots(request: Request) -> Response:
+        room_id = request.path_params["room_id"]
+        return JSONResponse(await lobby.add_bots(room_id, await _body(request)), status_code=201)
+
+    async def rematch(request: Request) -> Response:
+        room_id = request.path_params["room_id"]
+        return JSONResponse(await lobby.rematch(room_id, await _body(request)), status_code=201)
+
     async def quickplay(request: Request) -> Response:
         return JSONResponse(await lobby.quickplay(await _body(request)), status_code=201)
 
@@ -199,6 +207,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             Route("/api/rooms", rooms, methods=["GET", "POST"]),
             Route("/api/rooms/{room_id}", room),
             Route("/api/rooms/{room_id}/seats", seats, methods=["POST"]),
+            Route("/api/rooms/{room_id}/bots", bots, methods=["POST"]),
+            Route("/api/rooms/{room_id}/rematch", rematch, methods=["POST"]),
             Route("/api/quickplay", quickplay, methods=["POST"]),
             Route("/healthz", health),
         ],

@@ -241,6 +241,8 @@ async def _join(conn: SocketConnection, room: Room, settings: Settings) -> bool:
         if conn.seat is None:
             conn.close(Code.BAD_TOKEN, "this token holds no seat of this room")
             return False
+    if conn.seat is not None:
+        await room.arrive(conn.seat)  # the seat shows connected in its first snapshot
     room.attach(conn, hello.since)
     log.info("joined", extra=fields(room=room.id, seat=conn.seat))
     return True

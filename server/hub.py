@@ -20,8 +20,15 @@ Channels carry msgpack maps::
 
     {p}:room:{id}:inbox   {"k": "intent", "node", "conn", "seat", "id", "action"}
                           {"k": "reserve", "node", "req", "name", "seat"}
+                          {"k": "call", "node", "req", "op", "args"}    bots, rematch link
+                          {"k": "presence", "node", "seat", "count"}   connections here
     {p}:node:{node}       {"conn", "frame": bytes}               an ack or reject frame
-                          {"req", "seat", "token"} | {"req", "error": [status, code, message]}
+                          {"req", "seat", "token"} | {"req", "value"}
+                          | {"req", "error": [status, code, message]}
+
+Presence: a replica reports each change of its connections per seat to the
+owner, and again at every keeper pass (a report older than three lease
+periods is stale: its process may be dead); the owner logs what changes.
 
 A forwarded request that gets no answer within ``forward_timeout`` (the owner
 died, or Redis is down) is refused with ``owner_unavailable``; the client can
@@ -46,7 +53,7 @@ from protocol.errors import Code
 from protocol.messages import Intent
 from server.errors import ApiError
 from server.logs import fields
-from server.room import Connection, Room
+from server.room import OPS, Connection, Room
 from server.settings import Settings
 from server.store import StoreUnavailable
 from server.store.redis import REDIS_DOWN, RedisStore, entry_version
@@ -158,11 +165,22 @@ class RedisHub:
     async def forward_reserve(
         self, room: Room, name: str | None, seat: int | None
     ) -> tuple[int, str]:
+        answer = await self._request(room, {"k": "reserve", "name": name, "seat": seat})
+        return answer["seat"], answer["token"]
+
+    async def forward_call(self, room: Room, op: str, args: dict[str, Any]) -> Any:
+        answer = await self._request(room, {"k": "call", "op": op, "args": args})
+        return answer["value"]
+
+    def forward_presence(self, room: Room, seat: int, count: int) -> None:
+        message = {"k": "presence", "node": self.node, "seat": seat, "count": count}
+        self.post(self.inbox(room.id), message)
+
+    async def _request(self, room: Room, request: dict[str, Any]) -> dict[str, Any]:
         key = f"{self.node}:{next(self._ids)}"
         done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._requests[key] = done
-        request = {"k": "reserve", "node": self.node, "req": key, "name": name, "seat": seat}
-        self.post(self.inbox(room.id), request)
+        self.post(self.inbox(room.id), {**request, "node": self.node, "req": key})
         try:
             async with asyncio.timeout(self.settings.forward_timeout):
                 answer = await done
@@ -172,7 +190,7 @@ class RedisHub:
             self._requests.pop(key, None)
         if "error" in answer:
             raise ApiError(*answer["error"])
-        return answer["seat"], answer["token"]
+        return answer
 
     async def owned(self, room: Room) -> None:
         """This process took ``room``'s lease: listen to its inbox now."""
@@ -193,16 +211,23 @@ class RedisHub:
         elif message["k"] == "reserve":
             task = asyncio.create_task(room.reserve(message["name"], message["seat"]))
             task.add_done_callback(lambda t: self._answer_reserve(reply_to, message["req"], t))
+        elif message["k"] == "call" and message["op"] in OPS:
+            call = asyncio.create_task(getattr(room, message["op"])(**message["args"]))
+            call.add_done_callback(lambda t: self._answer_reserve(reply_to, message["req"], t))
+        elif message["k"] == "presence":
+            room.report(message["seat"], message["node"], message["count"])
 
-    def _answer_reserve(self, channel: str, key: str, task: asyncio.Task[tuple[int, str]]) -> None:
+    def _answer_reserve(self, channel: str, key: str, task: asyncio.Task[Any]) -> None:
         exc = task.exception()
         if isinstance(exc, ApiError):
             self.post(channel, {"req": key, "error": [exc.status, exc.code, exc.message]})
         elif exc is not None:
             self.post(channel, {"req": key, "error": [503, Code.STORE_UNAVAILABLE, str(exc)]})
-        else:
+        elif isinstance(task.result(), tuple):
             seat, token = task.result()
             self.post(channel, {"req": key, "seat": seat, "token": token})
+        else:
+            self.post(channel, {"req": key, "value": task.result()})
 
     def _answer(self, message: dict[str, Any]) -> None:
         if "conn" in message:
@@ -224,8 +249,12 @@ class RedisHub:
                     if room.lease is not None:
                         if not await self.store.renew(room.id, room.lease):
                             room.demote()
+                        room.refresh_presence()
                     elif room.record.status != "finished" and await self.claim(room):
                         log.info("room taken over", extra=fields(room=room.id, node=self.node))
+                    else:
+                        for seat, count in room.local_counts().items():
+                            self.forward_presence(room, seat, count)
                 except StoreUnavailable as exc:
                     log.warning("lease check failed", extra=fields(room=room.id, error=str(exc)))
                 except Exception:
@@ -252,7 +281,7 @@ class RedisHub:
             followed = {
                 self.store.key(r.id, "log"): r
                 for r in list(self.rooms.values())
-                if r.lease is None and r.record.status != "finished"
+                if r.lease is None and (r.record.status != "finished" or r.conns)
             }
             if not followed:
                 await asyncio.sleep(BLOCK_MS / 1000)

@@ -18,12 +18,14 @@ from typing import Any
 
 from engines import ENGINES, GAMES, Engine
 from engines.base import OptionError, resolve_options
-from server import ids
+from server import ids, robots
 from server.errors import ApiError
 from server.logs import fields
-from server.room import Forwarder, Room
+from server.room import Forwarder, Room, hash_token
 from server.settings import Settings
 from server.store import RoomRecord, Store, StoreUnavailable
+from server.table import DEFAULTS, split_options
+from server.timers import Timers, WallTimers
 
 log = logging.getLogger("tablewire.lobby")
 
@@ -87,6 +89,54 @@ def _name(body: Mapping[str, Any]) -> str | None:
     return name.strip()
 
 
+def _bots(engine: Engine, body: Any, seats: int) -> tuple[str, list[int] | None]:
+    """``{"kind"?, "seats"?}`` checked: the bot kind and the seats (None: every free one)."""
+    if not isinstance(body, Mapping):
+        raise ApiError(400, "bad_bots", 'bots must be an object: {"seats": [...], "kind": ...}')
+    kind = body.get("kind", robots.default_kind(engine))
+    if not isinstance(kind, str):
+        raise ApiError(400, "bad_bot_kind", "kind must be a string")
+    why = robots.check_kind(engine, kind)
+    if why is not None:
+        raise ApiError(400, "bad_bot_kind", why)
+    chosen = body.get("seats")
+    if chosen is None:
+        return kind, None
+    if not isinstance(chosen, list) or not all(
+        isinstance(s, int) and not isinstance(s, bool) and 0 <= s < seats for s in chosen
+    ):
+        raise ApiError(400, "bad_seat", f"bot seats must be a list of seats 0..{seats - 1}")
+    if len(set(chosen)) != len(chosen):
+        raise ApiError(400, "bad_seat", "a seat is named twice")
+    return kind, list(chosen)
+
+
+def _people(record: RoomRecord) -> list[int]:
+    """The seats held by people (not bots)."""
+    bots = record.bots or [None] * record.seats
+    return [s for s, name in enumerate(record.names) if name is not None and bots[s] is None]
+
+
+def _here(record: RoomRecord) -> int:
+    """How many seated people have a connection open."""
+    connected = record.connected or [False] * record.seats
+    return sum(connected[s] for s in _people(record))
+
+
+def _deserted(record: RoomRecord, now: float) -> bool:
+    """Every seated person has been away longer than the room's grace period."""
+    people = _people(record)
+    if not people:
+        return False
+    grace = record.room_options.get("grace", DEFAULTS["grace"])
+    connected = record.connected or [False] * record.seats
+    away = record.away_since or [None] * record.seats
+    return all(
+        not connected[s] and (away[s] is None or now - away[s] > grace)  # type: ignore[operator]
+        for s in people
+    )
+
+
 class Lobby:
     """Rooms of one process over a store."""
 
@@ -97,10 +147,13 @@ class Lobby:
         clock: Callable[[], float] = time.time,
         node: str = "local",
         forwarder: Forwarder | None = None,
+        timers: Timers | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
         self.clock = clock
+        self.timers = timers or WallTimers()
+        """The rooms' clock (turn clocks, bots, grace periods); tests drive a manual one."""
         self.node = node
         self.forwarder = forwarder
         self.rooms: dict[str, Room] = {}
@@ -151,10 +204,16 @@ class Lobby:
 
     def _new_room(self, record: RoomRecord) -> Room:
         engine = ENGINES[record.engine]
-        return Room(record, engine, self.store, self.settings, self.clock, self.forwarder)
+        return Room(
+            record, engine, self.store, self.settings, self.clock, self.forwarder, self.timers
+        )
 
     async def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """``POST /api/rooms``: ``{engine, seats?, options?, private?, seed?}``."""
+        """``POST /api/rooms``: ``{engine, seats?, options?, private?, seed?, bots?}``.
+
+        ``options`` holds engine options and room options (server/table.py) side
+        by side; ``bots`` is ``{"seats": [...], "kind": ...}``, checked before
+        anything is created."""
         engine = _engine(body)
         seats = _int(body, "seats", engine.max_players)
         assert seats is not None
@@ -169,6 +228,10 @@ class Lobby:
             options = {}
         if not isinstance(options, dict):
             raise ApiError(400, "bad_options", "options must be an object")
+        options, room_options = split_options(options)
+        bots = body.get("bots")
+        if bots is not None:
+            bot_kind, bot_seats = _bots(engine, bots, seats)
         try:
             options = resolve_options(engine, options)
         except OptionError as exc:
@@ -190,11 +253,83 @@ class Lobby:
             created=now,
             updated=now,
             names=[None] * seats,
+            room_options=room_options,
+            bots=[None] * seats,
+            connected=[False] * seats,
+            away_since=[None] * seats,
         )
         await self.store.save_room(record)
-        await self._activate(self._new_room(record))
+        room = self._new_room(record)
+        await self._activate(room)
         log.info("room created", extra=fields(room=record.id, engine=engine.id, seats=seats))
-        return self._show(record)
+        if bots is not None:
+            await room.seat_bots(bot_kind, bot_seats)
+        return self._show(room.record)
+
+    async def add_bots(self, room_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        """``POST /api/rooms/{id}/bots``: ``{kind?, seats?}`` → the room, those seats
+        (default: every free seat) held by bots."""
+        room = await self.open(room_id)
+        if room is None:
+            raise ApiError(404, "no_such_room", f"no room {room_id!r}")
+        kind, seats = _bots(room.engine, body, room.record.seats)
+        await room.seat_bots(kind, seats)
+        # A replica folds the owner's entries a moment later; the owner saved the record.
+        fresh = None if room.lease is not None else await self.store.load_room(room_id)
+        return self._show(fresh or room.record)
+
+    async def rematch(self, room_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        """``POST /api/rooms/{id}/rematch``: ``{token?}`` → the rematch room (opened by
+        the first request, the same for every later one). With the token of a seat
+        of the finished room, the same seat of the new room is taken for its player
+        and ``seat`` and ``token`` are added to the answer."""
+        token = body.get("token")
+        if token is not None and not isinstance(token, str):
+            raise ApiError(400, "bad_token", "token must be a string")
+        old = await self.open(room_id)
+        if old is None:
+            raise ApiError(404, "no_such_room", f"no room {room_id!r}")
+        record = old.record
+        if record.status != "finished":
+            raise ApiError(409, "not_finished", "a rematch opens once the game is over")
+        seat = None
+        if token is not None:
+            seat = await self.store.seat_of(room_id, hash_token(token))
+            if seat is None:
+                raise ApiError(403, "bad_token", "this token holds no seat of this room")
+        new_id = record.rematch
+        if new_id is None:
+            options = {**record.options, **record.room_options}
+            bot_seats = [s for s, bot in enumerate(record.bots) if bot not in (None, "zombie")]
+            created = await self.create(
+                {
+                    "engine": record.engine,
+                    "seats": record.seats,
+                    "options": options,
+                    "private": record.private,
+                }
+            )
+            for seat_of_bot in bot_seats:
+                kind = record.bots[seat_of_bot]
+                assert kind is not None
+                await (await self._room(created["id"])).seat_bots(kind, [seat_of_bot])
+            new_id = await old.link_rematch(created["id"])
+            if new_id != created["id"]:  # another request linked its room first
+                await self._remove(created["id"])
+        answer = await self.details(new_id)
+        if seat is not None:
+            new = await self._room(new_id)
+            if new.record.names[seat] is None:
+                name = record.names[seat]
+                taken, new_token = await new.reserve(name, seat)
+                answer = {**await self.details(new_id), "seat": taken, "token": new_token}
+        return answer
+
+    async def _room(self, room_id: str) -> Room:
+        room = await self.open(room_id)
+        if room is None:
+            raise ApiError(404, "no_such_room", f"no room {room_id!r}")
+        return room
 
     async def listing(self, engine: str | None, status: str | None) -> list[dict[str, Any]]:
         """``GET /api/rooms``: public rooms, newest first, optionally filtered."""
@@ -232,7 +367,9 @@ class Lobby:
         }
 
     async def quickplay(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """``POST /api/quickplay``: a seat in the fullest open public room, or a new room."""
+        """``POST /api/quickplay``: a seat in the open public room with the most players
+        connected (then the fullest), or a new room. A room whose seated players have
+        all been away longer than its grace period is never chosen."""
         engine = _engine(body)
         seats = _int(body, "seats", None)
         name = _name(body)  # checked before a room is created for it
@@ -244,8 +381,12 @@ class Lobby:
             and not record.private
             and (seats is None or record.seats == seats)
         ]
+        now = self.timers.now()
+        candidates = [r for r in candidates if not _deserted(r, now)]
         if candidates:
-            room_id = max(candidates, key=lambda r: sum(n is not None for n in r.names)).id
+            room_id = max(
+                candidates, key=lambda r: (_here(r), sum(n is not None for n in r.names))
+            ).id
         else:
             room_id = (await self.create({"engine": engine.id, "seats": seats}))["id"]
         return await self.reserve(room_id, {"name": name})
@@ -269,6 +410,12 @@ class Lobby:
                 del self.rooms[room_id]
                 await room.close()
         return removed
+
+    async def _remove(self, room_id: str) -> None:
+        room = self.rooms.pop(room_id, None)
+        if room is not None:
+            await room.close()
+        await self.store.delete_room(room_id)
 
     async def adopt(self) -> list[str]:
         """Open every unfinished room that no process owns, so that it runs again
@@ -311,7 +458,7 @@ class Lobby:
         room = self.rooms.get(record.id)
         if room is not None:
             data["version"] = room.version
-            data["connected"] = len(room.conns)
+            data["connections"] = len(room.conns)
         return data
 
     def _new_id(self) -> str:

@@ -30,7 +30,20 @@ The document a client mirrors is::
     {"status": "waiting" | "playing" | "finished",
      "seats": [name | None, ...],
      "to_act": [seat, ...],
-     "game": engine view | None}
+     "game": engine view | None,
+     "presence": [{"connected", "away_since", "bot", "timeouts"}, ...],
+     "clock": {"control", "remaining", "deadline"} | None,
+     "rematch": room id | None}
+
+**Keeping the game moving.** The owner keeps one wake-up per room (its
+:class:`~server.table.Table`'s next due time, on the room's
+:class:`~server.timers.Timers`): a bot seat's move, a clock's deadline, a
+player away past the grace period, or abandonment. The wake-up puts a command
+on the same queue as everyone's intents, so a bot's or zombie's decision is
+logged like a player's (seat, id, action, and ``by``); replicas fold it and
+never decide again. Presence changes are logged too (``presence`` entries):
+they change the document, whose version is the log's length, and the time a
+player left must survive a failover for the grace period to hold.
 """
 
 from __future__ import annotations
@@ -38,10 +51,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from engines.base import Engine, Event, IllegalAction, Result, State
 from protocol import PROTOCOL_VERSION, messages
@@ -49,16 +62,26 @@ from protocol.codec import encode
 from protocol.diff import diff
 from protocol.errors import Code
 from protocol.messages import Intent, IntentId
-from server import ids
+from server import ids, robots
 from server.errors import ApiError
 from server.logs import fields
 from server.settings import Settings
 from server.store import LogEntry, NotOwner, RoomRecord, Store, StoreUnavailable
+from server.table import Table
+from server.timers import Handle, Timers, WallTimers
 
 log = logging.getLogger("tablewire.room")
 
 SEEN_INTENTS = 256
 """Intent ids remembered per seat, so a retried intent is acknowledged, not re-applied."""
+TICK_RETRY = 1.0
+"""Seconds before a wake-up that failed (the store is down) is tried again."""
+PRESENCE_TTL = 3.0
+"""Lease periods after which a replica's report of its connections is stale."""
+ABANDONED = {"scores": [], "ranks": [], "winners": [], "details": [], "abandoned": True}
+"""The result of a room every player left (no ranking: the game did not end)."""
+OPS = ("seat_bots", "link_rematch")
+"""Room operations the owner runs for a replica (``Forwarder.forward_call``)."""
 
 
 def hash_token(token: str) -> str:
@@ -91,6 +114,12 @@ class Forwarder(Protocol):
     async def owned(self, room: Room) -> None:
         """This process has just taken ``room``'s lease."""
 
+    async def forward_call(self, room: Room, op: str, args: dict[str, Any]) -> Any:
+        """Run ``room.<op>(**args)`` (one of :data:`OPS`) on the owner; its answer."""
+
+    def forward_presence(self, room: Room, seat: int, count: int) -> None:
+        """Tell the owner how many connections of ``seat`` this process has."""
+
 
 @dataclass
 class _Reserve:
@@ -105,12 +134,37 @@ class _Intent:
     intent: Intent
 
 
+@dataclass
+class _Call:
+    """A room operation run by the actor (bots taking seats, a rematch link)."""
+
+    op: str
+    args: dict[str, Any]
+    done: asyncio.Future[Any]
+
+
+@dataclass
+class _Presence:
+    """Check whether ``seat`` is connected, and log it if that changed."""
+
+    seat: int
+
+
+class _Tick:
+    """The room's wake-up: do what is due (bots, timeouts, abandonment)."""
+
+
+Command = _Reserve | _Intent | _Call | _Presence | _Tick
+
+
 Group = int | None
 
 
-def _chain(
-    source: asyncio.Future[tuple[int, str]], target: asyncio.Future[tuple[int, str]]
-) -> None:
+def _loop_time() -> float:
+    return asyncio.get_running_loop().time()
+
+
+def _chain(source: asyncio.Future[Any], target: asyncio.Future[Any]) -> None:
     """Settle ``target`` like ``source``."""
     if target.done():
         return
@@ -118,6 +172,14 @@ def _chain(
         target.set_exception(source.exception())  # type: ignore[arg-type]
     else:
         target.set_result(source.result())
+
+
+_TOLD = {
+    "expelled": "{who} timed out too often: a bot plays the seat for the rest of the game",
+    "abandoned": "the game is abandoned: every player left",
+    "rematch": "a rematch is open: room {room}",
+}
+"""Sentences of the room's own events (the engines narrate the game's)."""
 
 
 class Room:
@@ -131,6 +193,7 @@ class Room:
         settings: Settings,
         clock: Callable[[], float],
         forwarder: Forwarder | None = None,
+        timers: Timers | None = None,
     ) -> None:
         self.record = record
         self.engine = engine
@@ -143,12 +206,22 @@ class Room:
         self.state: State | None = None
         self.version = 0
         self.conns: set[Connection] = set()
-        self._queue: asyncio.Queue[_Reserve | _Intent] = asyncio.Queue()
+        self.timers = timers or WallTimers()
+        self.table = Table(record.seats, record.room_options)
+        self._queue: asyncio.Queue[Command] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._docs: dict[Group, tuple[int, Any]] = {}
         self._history: dict[Group, deque[tuple[int, bytes]]] = {}
         self._snapshots: dict[Group, tuple[int, bytes]] = {}
         self._seen: dict[int, OrderedDict[IntentId, int]] = {}
+        self._wakeup: tuple[float, Handle] | None = None
+        self._ticking = False
+        self._arriving: Counter[int] = Counter()
+        self._remote: dict[int, dict[str, tuple[int, float]]] = {}
+        """Per seat: the connections other processes reported, by node (count, loop time)."""
+        self._owned_since = 0.0
+        self._not_before = 0.0
+        """After a failed wake-up (store down), the next one waits until then."""
 
     @property
     def id(self) -> str:
@@ -159,9 +232,13 @@ class Room:
 
     async def close(self, code: str = Code.ROOM_CLOSED, message: str = "room closed") -> None:
         """Stop the actor and close every connection."""
-        if self._task:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        self._sleep()
+        task = self._task
+        while task is not None and not task.done():
+            # Again if need be: a cancellation that lands inside a Redis call can be
+            # turned into a connection error, which the actor survives.
+            task.cancel()
+            await asyncio.wait([task], timeout=1.0)
         for conn in list(self.conns):
             conn.close(code, message)
         self.conns.clear()
@@ -190,6 +267,8 @@ class Room:
 
     def detach(self, conn: Connection) -> None:
         self.conns.discard(conn)
+        if conn.seat is not None:
+            self._presence_changed(conn.seat)
         if not self.conns and self.record.status == "finished":
             # Nobody is watching a finished room: its frame caches go (a client
             # that comes back gets a snapshot); the room stays until swept.
@@ -241,6 +320,89 @@ class Room:
         self._queue.put_nowait(_Reserve(name, seat, done))
         return await done
 
+    async def seat_bots(self, kind: str, seats: list[int] | None) -> list[int]:
+        """Give free seats (the given ones, or all) to ``kind`` bots; returns the seats."""
+        seated: list[int] = await self._call("seat_bots", {"kind": kind, "seats": seats})
+        return seated
+
+    async def link_rematch(self, room_id: str) -> str:
+        """Point this finished room at its rematch (the first link wins); returns the link."""
+        linked: str = await self._call("link_rematch", {"room_id": room_id})
+        return linked
+
+    async def _call(self, op: str, args: dict[str, Any]) -> Any:
+        if self.lease is None and self.forwarder is not None:
+            return await self.forwarder.forward_call(self, op, args)
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Call(op, args, done))
+        return await done
+
+    # -- presence ------------------------------------------------------------
+
+    async def arrive(self, seat: int) -> None:
+        """A connection of ``seat`` is about to attach: the owner logs the seat as
+        connected first, so the newcomer's snapshot already shows it."""
+        if self.lease is None:
+            if self.forwarder is not None:
+                self.forwarder.forward_presence(self, seat, self._local(seat) + 1)
+            return
+        self._arriving[seat] += 1
+        try:
+            self._queue.put_nowait(_Presence(seat))
+            async with asyncio.timeout(self.settings.forward_timeout):
+                await self.settled()
+        except TimeoutError:
+            log.warning("presence not logged in time", extra=fields(room=self.id, seat=seat))
+        finally:
+            self._arriving[seat] -= 1
+
+    def report(self, seat: int, node: str, count: int) -> None:
+        """Another process has ``count`` connections of ``seat`` (the owner's side)."""
+        if 0 <= seat < self.record.seats:
+            self._remote.setdefault(seat, {})[node] = (count, _loop_time())
+            self._queue.put_nowait(_Presence(seat))
+
+    def local_counts(self) -> dict[int, int]:
+        """This process's connections per seat (what a replica reports to the owner)."""
+        return Counter(conn.seat for conn in self.conns if conn.seat is not None)
+
+    def refresh_presence(self) -> None:
+        """Check every seat again (reports of other processes go stale)."""
+        if self.lease is None or self.record.status == "finished":
+            return
+        local = self.local_counts()
+        for seat, connected in enumerate(self.table.connected):
+            if seat in self._remote or (connected and not local.get(seat)):
+                self._queue.put_nowait(_Presence(seat))
+
+    async def settled(self) -> None:
+        """Wait until the actor has done everything queued so far."""
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Call("settle", {}, done))
+        await done
+
+    def _local(self, seat: int) -> int:
+        return sum(conn.seat == seat for conn in self.conns)
+
+    def _presence_changed(self, seat: int) -> None:
+        if self.lease is not None:
+            self._queue.put_nowait(_Presence(seat))
+        elif self.forwarder is not None:
+            self.forwarder.forward_presence(self, seat, self._local(seat))
+
+    def _here(self, seat: int) -> bool | None:
+        """Whether ``seat`` is connected anywhere; None while that cannot be told yet
+        (an owner that has just taken over has not heard every process)."""
+        if self._local(seat) or self._arriving[seat]:
+            return True
+        fresh = _loop_time() - PRESENCE_TTL * self.settings.lease_ttl
+        reports = self._remote.get(seat, {})
+        if any(count and at >= fresh for count, at in reports.values()):
+            return True
+        if self.forwarder is not None and self._owned_since > fresh:
+            return None
+        return False
+
     # -- rebuilding, owning and following ------------------------------------
 
     async def restore(self) -> None:
@@ -253,7 +415,12 @@ class Room:
         snapshot = await self.store.load_snapshot(self.id)
         start = 0
         if snapshot is not None:
-            start, self.state = snapshot
+            start, saved = snapshot
+            if "table" in saved and "game" in saved:
+                self.state = saved["game"]
+                self.table = Table(self.record.seats, self.record.room_options, saved["table"])
+            else:
+                self.state = saved
             self.version = start
         for version, entry in await self.store.read_log(self.id, max(0, start - SEEN_INTENTS)):
             if version <= start:
@@ -263,10 +430,13 @@ class Room:
                 self.follow(version, entry)
 
     async def promote(self, lease: str) -> None:
-        """Become the owner: catch up with the log, then write with ``lease``."""
+        """Become the owner: catch up with the log, then write with ``lease``.
+        The clocks go on from the logged deadlines; bots and zombies resume."""
         for version, entry in await self.store.read_log(self.id, self.version):
             self.follow(version, entry)
         self.lease = lease
+        self._owned_since = _loop_time()
+        self._schedule()
         log.info("room owned", extra=fields(room=self.id, lease=lease, version=self.version))
 
     def demote(self) -> None:
@@ -274,6 +444,7 @@ class Room:
         if self.lease is not None:
             log.warning("room lease lost", extra=fields(room=self.id, lease=self.lease))
         self.lease = None
+        self._sleep()
 
     def follow(self, version: int, entry: LogEntry) -> None:
         """Fold one committed log entry (a replica, or a rebuild); older ones are skipped.
@@ -298,21 +469,38 @@ class Room:
         while True:
             command = await self._queue.get()
             try:
+                if isinstance(command, _Call) and command.op == "settle":
+                    command.done.set_result(None)
+                    continue
+                if isinstance(command, _Tick):
+                    self._ticking = False
                 if self.lease is None:
+                    if isinstance(command, _Presence | _Tick):
+                        continue  # the owner keeps presence and time, not a replica
                     raise NotOwner(f"room {self.id} is not owned here")
                 if isinstance(command, _Intent):
                     await self._apply_intent(command.conn, command.intent)
-                else:
+                elif isinstance(command, _Reserve):
                     await self._reserve(command)
+                elif isinstance(command, _Call):
+                    command.done.set_result(await self._operate(command))
+                elif isinstance(command, _Presence):
+                    await self._presence(command.seat)
+                else:
+                    await self._tick()
             except NotOwner:
                 self._reroute(command)
             except Exception as exc:
-                if not isinstance(exc, ApiError):
+                if not isinstance(exc, ApiError | StoreUnavailable):
                     log.exception("room command failed", extra=fields(room=self.id))
-                if isinstance(command, _Reserve) and not command.done.done():
+                if isinstance(command, _Tick):  # retried, but not in a hot loop
+                    self._not_before = self.timers.now() + TICK_RETRY
+                if isinstance(command, _Reserve | _Call) and not command.done.done():
                     command.done.set_exception(exc)
+            finally:
+                self._schedule()
 
-    def _reroute(self, command: _Reserve | _Intent) -> None:
+    def _reroute(self, command: Command) -> None:
         """The one place a command meets a room this process does not own (any more):
         it goes to the owner; nothing was written here."""
         if self.forwarder is None:  # one process owns everything: this is a fault
@@ -323,10 +511,18 @@ class Room:
         if isinstance(command, _Intent):
             self.forwarder.forward_intent(self, command.conn, command.intent)
             return
-        forwarded = asyncio.ensure_future(
-            self.forwarder.forward_reserve(self, command.name, command.seat)
-        )
-        forwarded.add_done_callback(lambda f: _chain(f, command.done))
+        if isinstance(command, _Reserve):
+            forwarded: asyncio.Future[Any] = asyncio.ensure_future(
+                self.forwarder.forward_reserve(self, command.name, command.seat)
+            )
+        elif isinstance(command, _Call):
+            forwarded = asyncio.ensure_future(
+                self.forwarder.forward_call(self, command.op, command.args)
+            )
+        else:
+            return
+        done = command.done
+        forwarded.add_done_callback(lambda f: _chain(f, done))
 
     async def _append(self, entry: LogEntry) -> int:
         """Durably log ``entry`` as the next version and return that version.
@@ -338,12 +534,123 @@ class Room:
         if self.lease is None:  # demoted by the lease keeper during this command's awaits
             raise NotOwner(f"room {self.id} is not owned here")
         version = self.version + 1
+        entry.setdefault("at", self.timers.now())
         try:
             await self.store.append(self.id, version, entry, self.lease)
         except NotOwner:
             self.demote()
             raise
         return version
+
+    def _free_seat(self, seat: int) -> int:
+        names = self.record.names
+        if self.record.status != "waiting":
+            raise ApiError(409, "room_full", "every seat of this room is taken")
+        if not 0 <= seat < len(names):
+            raise ApiError(400, "bad_seat", f"seat must be 0..{len(names) - 1}")
+        if names[seat] is not None:
+            raise ApiError(409, "seat_taken", f"seat {seat} is taken")
+        return seat
+
+    async def _operate(self, command: _Call) -> Any:
+        if command.op == "seat_bots":
+            return await self._seat_bots(command.args["kind"], command.args["seats"])
+        if command.op == "link_rematch":
+            return await self._link_rematch(command.args["room_id"])
+        raise ValueError(f"unknown room operation {command.op!r}")
+
+    async def _seat_bots(self, kind: str, seats: list[int] | None) -> list[int]:
+        names = self.record.names
+        if seats is None:
+            seats = [seat for seat, name in enumerate(names) if name is None]
+        if not seats or self.record.status != "waiting":
+            raise ApiError(409, "room_full", "every seat of this room is taken")
+        for seat in seats:  # all or nothing: check every seat before taking any
+            self._free_seat(seat)
+        if len(set(seats)) != len(seats):
+            raise ApiError(400, "bad_seat", "a seat is named twice")
+        for seat in seats:
+            entry = {"k": "seat", "seat": seat, "name": f"{kind} bot {seat + 1}", "bot": kind}
+            self._commit(await self._append(entry), entry, self.state, [])
+        await self._after_commit(None, save=True)
+        return seats
+
+    async def _link_rematch(self, room_id: str) -> str:
+        if self.record.status != "finished":
+            raise ApiError(409, "not_finished", "a rematch opens once the game is over")
+        if self.record.rematch is not None:
+            return self.record.rematch
+        entry = {"k": "rematch", "room": room_id}
+        self._commit(await self._append(entry), entry, self.state, [])
+        await self._after_commit(None, save=True)
+        return room_id
+
+    async def _presence(self, seat: int) -> None:
+        here = self._here(seat)
+        table = self.table
+        if (
+            here is None
+            or self.record.names[seat] is None
+            or table.bots[seat] is not None
+            or self.record.status == "finished"
+            or here == table.connected[seat]
+        ):
+            return
+        entry = {"k": "presence", "seat": seat, "connected": here}
+        self._commit(await self._append(entry), entry, self.state, [])
+        await self._after_commit(None, save=True)
+
+    async def _tick(self) -> None:
+        """Do everything due by now: bot moves, zombie moves, abandonment."""
+        while self.record.status == "playing" and self.state is not None:
+            due = self.table.due(self.engine.to_act(self.state))
+            if due is None or due[0] > self.timers.now():
+                return
+            _, why, seat = due
+            if seat is None:
+                entry: LogEntry = {"k": "end", "why": "abandoned"}
+                self._commit(await self._append(entry), entry, self.state, [])
+                await self._after_commit(None, save=True)
+                continue
+            kind = self.table.bots[seat] or robots.ZOMBIE
+            by = "zombie" if kind == robots.ZOMBIE else "bot"
+            version = self.version + 1
+            action = robots.decide(self.engine, self.state, seat, kind, self.record.seed, version)
+            state, events = self.engine.apply(self.state, seat, action)
+            entry = {"k": "intent", "seat": seat, "id": f"~{version}", "action": action, "by": by}
+            if by == "zombie":
+                entry["why"] = why
+            result = self._commit(await self._append(entry), entry, state, events)
+            await self._after_commit(result)
+            await asyncio.sleep(0)  # a store that never waits must not starve other rooms
+
+    # -- the room's one wake-up ----------------------------------------------
+
+    def _schedule(self) -> None:
+        """Keep one wake-up at the table's next due time (owner only)."""
+        due = None
+        if self.lease is not None and self.record.status == "playing" and self.state:
+            due = self.table.due(self.engine.to_act(self.state))
+        if due is None:
+            self._sleep()
+            return
+        when = max(due[0], self._not_before)
+        if self._wakeup is not None:
+            if self._wakeup[0] == when:
+                return
+            self._wakeup[1].cancel()
+        self._wakeup = (when, self.timers.call_at(when, self._wake))
+
+    def _sleep(self) -> None:
+        if self._wakeup is not None:
+            self._wakeup[1].cancel()
+            self._wakeup = None
+
+    def _wake(self) -> None:
+        self._wakeup = None
+        if not self._ticking:
+            self._ticking = True
+            self._queue.put_nowait(_Tick())
 
     async def _reserve(self, command: _Reserve) -> None:
         names = self.record.names
@@ -384,6 +691,8 @@ class Room:
             return refuse(Code.NOT_STARTED, "the game starts when every seat is taken")
         if self.record.status == "finished":
             return refuse(Code.GAME_OVER, "the game is over")
+        if self.table.bots[seat] is not None:
+            return refuse(Code.EXPELLED, "this seat timed out too often; a bot plays it now")
         try:
             state, events = self.engine.apply(self.state, seat, intent.action)
         except IllegalAction as exc:
@@ -401,11 +710,15 @@ class Room:
         await self._after_commit(result)
         return None
 
-    async def _after_commit(self, result: Result | None) -> None:
-        """The owner's bookkeeping: a snapshot every ``snapshot_every`` versions, the result."""
+    async def _after_commit(self, result: Result | None, save: bool = False) -> None:
+        """The owner's bookkeeping: a snapshot every ``snapshot_every`` versions (the
+        engine's state and the table's), the record when the game ends or ``save``."""
         try:
             if self.state is not None and self.version % self.settings.snapshot_every == 0:
-                await self.store.save_snapshot(self.id, self.version, self.state)
+                snapshot = {"game": self.state, "table": self.table.dump()}
+                await self.store.save_snapshot(self.id, self.version, snapshot)
+            if save:
+                await self.store.save_room(self.record)
             if result is not None:
                 await self.store.save_room(self.record)
                 log.info("game finished", extra=fields(room=self.id, result=result))
@@ -419,26 +732,59 @@ class Room:
         """Make ``version`` current: the entry's effect, then publish it. No await inside."""
         if version != self.version + 1:
             raise RuntimeError(f"room {self.id}: version {version} after {self.version}")
-        if entry["k"] == "seat":
+        table, kind, at = self.table, entry["k"], entry.get("at", 0.0)
+        before = self.engine.to_act(self.state) if self.state is not None else frozenset()
+        actor = None
+        result: Result | None = None
+        if kind == "seat":
             names = self.record.names
             names[entry["seat"]] = entry["name"]
+            table.seat_taken(entry["seat"], at, entry.get("bot"))
             events = [{"type": "seat", "seat": entry["seat"], "name": entry["name"]}]
             if None not in names and state is None:
                 state = self.engine.setup(self.record.seats, self.record.options, self.record.seed)
                 self.record.status = "playing"
                 events.append({"type": "start"})
                 log.info("game started", extra=fields(room=self.id, engine=self.engine.id))
-        else:
-            self._remember(entry["seat"], entry["id"], version)
+        elif kind == "intent":
+            actor = entry["seat"]
+            if "by" in entry:
+                events = [{**event, "by": entry["by"]} for event in events]
+                if entry["by"] == "zombie" and table.zombie_played(actor):
+                    events.append({"type": "expelled", "seat": actor})
+            else:
+                self._remember(actor, entry["id"], version)
+        elif kind == "presence":
+            table.presence(entry["seat"], entry["connected"], at)
+        elif kind == "end":
+            self.record.status = "finished"
+            result = cast(Result, {**ABANDONED})
+            self.record.result = dict(result)
+            events = [{"type": "abandoned"}]
+        elif kind == "rematch":
+            self.record.rematch = entry["room"]
+            events = [{"type": "rematch", "room": entry["room"]}]
         self.state = state
         self.version = version
         self.record.updated = self.clock()
-        result = self.engine.result(state) if state is not None else None
-        if result is not None:
-            self.record.status = "finished"
-            self.record.result = dict(result)
+        if result is None and kind != "rematch":
+            result = self.engine.result(state) if state is not None else None
+            if result is not None:
+                self.record.status = "finished"
+                self.record.result = dict(result)
+        if self.record.status == "finished":
+            table.ended(at)
+        elif state is not None:
+            table.turn(before, self.engine.to_act(state), actor, at)
+        self._mirror_table()
         self._publish(events, result)
         return result
+
+    def _mirror_table(self) -> None:
+        """The lobby reads presence and bots from the record (any process's rooms)."""
+        self.record.bots = list(self.table.bots)
+        self.record.connected = list(self.table.connected)
+        self.record.away_since = list(self.table.away_since)
 
     def _remember(self, seat: int, intent_id: IntentId, version: int) -> None:
         seen = self._seen.setdefault(seat, OrderedDict())
@@ -458,6 +804,9 @@ class Room:
             "seats": list(self.record.names),
             "to_act": sorted(self.engine.to_act(state)) if state else [],
             "game": self.engine.view(state, group) if state else None,
+            "presence": self.table.presence_doc(),
+            "clock": self.table.clock_doc(),
+            "rematch": self.record.rematch,
         }
 
     def _snapshot(self, group: Group) -> bytes:
@@ -494,8 +843,14 @@ class Room:
                 text = f"{names[event['seat']]} takes seat {event['seat'] + 1}"
             elif kind == "start":
                 text = "the game starts"
+            elif kind in _TOLD:
+                text = _TOLD[kind].format(
+                    who=names[event["seat"]] if "seat" in event else "", room=event.get("room")
+                )
             else:
                 text = self.engine.narrate(event, names)
+                if event.get("by") == "zombie":
+                    text += f" (a bot played for {names[event['seat']]})" if "seat" in event else ""
             told.append({**event, "text": text})
         return told
 

@@ -139,7 +139,9 @@ async def test_two_processes_share_a_room_and_every_client_sees_the_same_version
     for client in players + watchers:
         # A replica that has just loaded the room may start a client a version or two back.
         versions = [v for v, _ in client.seen]
-        assert versions[0] <= 4, "all seats were taken before the clients joined"
+        # All seats were taken before the clients joined; each player who joined
+        # earlier added a presence entry.
+        assert versions[0] <= 4 + 4
         assert versions == list(range(versions[0], len(log) + 1)), "every version, in order"
     docs = {(v, doc) for c in players + watchers for v, doc in c.seen}
     assert len({v for v, _ in docs}) == len(docs), "one document per version, the same for all"
@@ -280,3 +282,66 @@ async def test_a_seat_back_on_a_replica_gets_exactly_the_patches_it_missed(
     assert doc == seats[0].doc
     for client in [away, *seats]:
         await client.close()
+
+
+async def test_a_turn_clock_survives_killing_the_owner(
+    cluster: list[SpawnedServer], redis_url: str, prefix: str
+) -> None:
+    a, b = cluster
+    async with LobbyClient(a.url) as lobby:
+        room = await lobby.create_room("sintra", seats=2, seed=16, options={"clock": "move:5"})
+        tokens = [(await lobby.reserve(room["id"], name=f"p{i}"))["token"] for i in range(2)]
+    room_id = room["id"]
+    assert (await lease_holder(redis_url, prefix, room_id)).startswith("a:")
+    players = [RoomClient(b.ws, room_id, token) for token in tokens]  # they never move
+    watcher = RoomClient(b.ws, room_id, None, record=True)
+    for client in [*players, watcher]:
+        await client.connect()
+    # The players' process reports them to the owner, which logs them connected.
+    doc = await watcher.wait_for(
+        lambda d: d["status"] == "playing" and all(p["connected"] for p in d["presence"])
+    )
+    start = watcher.version
+    assert start is not None
+    (seat,) = doc["to_act"]
+    deadline = doc["clock"]["deadline"][seat]
+    await a.stop(signal.SIGKILL)  # the owner dies with the clock running
+    async with asyncio.timeout(30):
+        played = await watcher.wait_for(lambda d: d["to_act"] != [seat])
+    assert (await lease_holder(redis_url, prefix, room_id)).startswith("b:")
+    before = [decode(doc) for v, doc in watcher.seen if v < (watcher.version or 0)]
+    assert all(d["clock"]["deadline"][seat] == deadline for d in before if d["to_act"] == [seat])
+    store = RedisStore(redis_url, prefix=prefix)
+    log = await store.read_log(room_id, start)
+    await store.close()
+    (first, *_) = [entry for _, entry in log if entry["k"] == "intent"]
+    assert (first["seat"], first["by"], first["why"]) == (seat, "zombie", "clock")
+    assert first["at"] >= deadline, "played at the logged deadline, not before, not reset"
+    next_seat = played["to_act"][0]
+    assert played["clock"]["deadline"][next_seat] == first["at"] + 5, "the next clock runs"
+    for client in [*players, watcher]:
+        await client.close()
+
+
+async def test_bots_and_a_rematch_asked_of_a_process_that_does_not_own_the_room(
+    cluster: list[SpawnedServer],
+) -> None:
+    a, b = cluster
+    async with LobbyClient(a.url) as lobby:
+        room = await lobby.create_room("sintra", seats=2, seed=17, options={"bot_delay": 0})
+    room_id = room["id"]
+    watcher = RoomClient(b.ws, room_id, None)
+    await watcher.connect()
+    async with httpx.AsyncClient(base_url=b.url) as http:
+        seated = await http.post(f"/api/rooms/{room_id}/bots", json={"kind": "random"})
+        assert seated.status_code == 201, seated.text
+        assert seated.json()["bots"] == ["random", "random"]
+        async with asyncio.timeout(60):
+            await watcher.wait_for(lambda d: d["status"] == "finished")
+        first = await http.post(f"/api/rooms/{room_id}/rematch", json={})
+        again = await http.post(f"/api/rooms/{room_id}/rematch", json={})
+    assert first.status_code == again.status_code == 201
+    assert first.json()["id"] == again.json()["id"] != room_id
+    doc = await watcher.wait_for(lambda d: d["rematch"] is not None)
+    assert doc["rematch"] == first.json()["id"]
+    await watcher.close()

@@ -171,6 +171,13 @@ async def test_listing_filters_and_hides_private_rooms(http: httpx.AsyncClient) 
         (b'{"engine": "sintra", "options": ' + b"[" * 20 + b"]" * 20 + b"}", 400, "bad_json"),
         (b"\xff\xfe", 400, "bad_json"),
         (b"{" + b" " * 20000 + b"}", 413, "body_too_large"),
+        (b'{"engine": "sintra", "options": {"clock": "move:1"}}', 400, "bad_clock"),
+        (b'{"engine": "sintra", "options": {"clock": "fischer:60"}}', 400, "bad_clock"),
+        (b'{"engine": "sintra", "options": {"grace": 7200}}', 400, "bad_grace"),
+        (b'{"engine": "sintra", "options": {"bot_delay": "1"}}', 400, "bad_bot_delay"),
+        (b'{"engine": "sintra", "bots": {"kind": "greedy"}}', 400, "bad_bot_kind"),
+        (b'{"engine": "sintra", "bots": {"seats": [4]}}', 400, "bad_seat"),
+        (b'{"engine": "sintra", "bots": [1]}', 400, "bad_bots"),
     ],
 )
 async def test_bad_room_requests_are_refused_and_create_nothing(
@@ -252,6 +259,30 @@ async def test_bad_seat_requests_are_refused(http: httpx.AsyncClient) -> None:
     assert (full.status_code, error_code(full)) == (409, "room_full")
     shown = (await http.get(f"/api/rooms/{room['id']}")).json()
     assert shown["version"] == 2
+
+
+async def test_rooms_with_bots_clocks_and_rematch_over_http(http: httpx.AsyncClient) -> None:
+    body = {
+        "engine": "chartered",
+        "seats": 3,
+        "options": {"clock": "fischer:300+5", "events": True},
+        "bots": {"seats": [2]},
+    }
+    room = (await http.post("/api/rooms", json=body)).json()
+    assert room["options"]["events"] is True and "clock" not in room["options"]
+    assert room["room_options"]["clock"] == "fischer:300+5"
+    assert room["bots"] == [None, None, "greedy"], "greedy where the engine has one"
+    assert room["connected"] == [False, False, False]
+    bots = f"/api/rooms/{room['id']}/bots"
+    taken = await http.post(bots, json={"seats": [2], "kind": "random"})
+    assert (taken.status_code, error_code(taken)) == (409, "seat_taken")
+    assert error_code(await http.post("/api/rooms/nope/bots", json={})) == "no_such_room"
+    early = await http.post(f"/api/rooms/{room['id']}/rematch", json={})
+    assert (early.status_code, error_code(early)) == (409, "not_finished")
+    filled = await http.post(bots, json={"seats": [0, 1], "kind": "random"})
+    assert filled.status_code == 201 and filled.json()["bots"] == ["random", "random", "greedy"]
+    listed = (await http.get("/api/rooms")).json()
+    assert [r["connected"] for r in listed] == [[False, False, False]]
 
 
 async def test_unknown_routes_and_methods_answer_json(http: httpx.AsyncClient) -> None:

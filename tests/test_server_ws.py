@@ -69,12 +69,16 @@ async def new_room(server: Running, seats: int = 2, seed: int = 1, fill: int | N
 
 @pytest.fixture
 async def table(server: Running) -> AsyncIterator[tuple[str, list[Raw]]]:
-    """A started two-seat game with both seats joined (snapshot consumed)."""
+    """A started two-seat game with both seats joined (snapshot and the second seat's
+    presence patch consumed)."""
     room_id, tokens = await new_room(server)
     seats = [await Raw.open(server, room_id) for _ in tokens]
     for raw, token in zip(seats, tokens, strict=True):
         await raw.join(token)
         assert (await raw.recv())["t"] == "snapshot"
+    last = version(server, room_id)
+    while (await seats[0].recv()).get("to") != last:
+        pass
     yield room_id, seats
     for raw in seats:
         await raw.ws.close()
@@ -118,7 +122,7 @@ def replayed_public_views(server: Running, room_id: str, log: list[dict[str, Any
             names[entry["seat"]] = entry["name"]
             if None not in names:
                 state = sintra.setup(record.seats, record.options, record.seed)
-        elif entry is not None:
+        elif entry is not None and entry["k"] == "intent":
             assert state is not None
             state, _ = sintra.apply(state, entry["seat"], entry["action"])
         result = state is not None and sintra.result(state) is not None
@@ -159,12 +163,14 @@ async def test_a_spectators_mirror_equals_the_public_view_after_every_patch(
     expected = replayed_public_views(server, room_id, log)
     assert [v for v, _ in seen] == list(range(len(expected)))
     for v, doc in seen:
-        assert doc == expected[v], f"version {v}"
+        assert {k: doc[k] for k in expected[v]} == expected[v], f"version {v}"
 
 
 async def test_a_reconnecting_client_gets_the_patches_it_missed(server: Running) -> None:
     room_id, tokens = await new_room(server, seed=3)
     mover = turn(server, room_id)
+    watcher = RoomClient(server.ws, room_id, None)  # keeps the public view's patches
+    await watcher.connect()
     me = RoomClient(server.ws, room_id, tokens[mover])
     await me.connect()
     mine = await me.intent((await me.legal())[0])
@@ -178,8 +184,10 @@ async def test_a_reconnecting_client_gets_the_patches_it_missed(server: Running)
     await me.connect()
     doc = await me.wait_version(theirs["v"])
     await me.close()
+    await watcher.close()
     assert me.received["snapshot"] == 0, "a short absence is caught up with patches"
-    assert me.received["patch"] == theirs["v"] - mine["v"] == 1
+    # Every version since: the move and the presence entries (me away, the other here…).
+    assert me.version is not None and me.received["patch"] == me.version - mine["v"] >= 2
     room = server.lobby.room(room_id)
     assert room is not None and room.state is not None
     assert doc["game"] == decode(encode(sintra.view(room.state, mover)))

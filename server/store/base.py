@@ -13,7 +13,11 @@ from typing import Any, Protocol
 
 LogEntry = dict[str, Any]
 """``{"k": "seat", "seat": int, "name": str}`` or
-``{"k": "intent", "seat": int, "id": int | str, "action": map}``."""
+``{"k": "intent", "seat": int, "id": int | str, "action": map}`` (with ``"by": "bot"``
+or ``"zombie"`` when the owner decided it), ``{"k": "presence", "seat": int,
+"connected": bool}``, ``{"k": "end", "why": "abandoned"}`` or ``{"k": "rematch",
+"room": str}``. The owner stamps every entry with ``"at"``: epoch seconds, from
+which every process folds the same clocks (server/table.py)."""
 
 
 class StoreUnavailable(Exception):
@@ -40,6 +44,16 @@ class RoomRecord:
     """``waiting`` (seats free), ``playing`` or ``finished``."""
     names: list[str | None] = field(default_factory=list)
     result: dict[str, Any] | None = None
+    room_options: dict[str, Any] = field(default_factory=dict)
+    """Clock, bot pacing, grace and abandonment (server/table.py); not the engine's."""
+    bots: list[str | None] = field(default_factory=list)
+    """Per seat: the kind of bot that holds it, or None for a person."""
+    connected: list[bool] = field(default_factory=list)
+    """Per seat: a connection of the seat is open (as of the owner's last log entry)."""
+    away_since: list[float | None] = field(default_factory=list)
+    """Per seat held by a person: since when nobody is connected for it."""
+    rematch: str | None = None
+    """The room opened as this finished room's rematch."""
 
     def public(self) -> dict[str, Any]:
         """The record as the lobby API shows it (no seed: it would reveal the bag)."""

@@ -1,0 +1,287 @@
+"""Room options and the live side of a room's seats: presence, bots, turn clocks.
+
+Engine options change the game; *room options* change how the room keeps the
+game moving, and no engine sees them:
+
+=================  =====================  ==========================================
+option             default                allowed
+=================  =====================  ==========================================
+``clock``          ``"none"``             ``"none"``, ``"move:S"`` (S seconds per
+                                          decision, 5-86400), ``"fischer:I+N"`` (a
+                                          budget of I seconds, 10-86400, plus N per
+                                          decision, 0-3600); or the same as a map
+                                          ``{"kind", "seconds"}`` /
+                                          ``{"kind", "initial", "increment"}``
+``bot_delay``      1.0                    0-30 seconds before a bot or zombie acts
+``grace``          60.0                   0-3600 seconds a player may be away while
+                                          the seat must act before a zombie plays
+``expel_after``    0                      0-100 timeouts after which the bot keeps
+                                          the seat (0: never)
+``abandon_after``  600.0                  10-86400 seconds every player's seat may
+                                          be away before the room is abandoned
+=================  =====================  ==========================================
+
+:class:`Table` is the part of a room that is not the engine's state: who holds
+each seat (a person or a bot), whether the person is connected, and each
+seat's clock. It is folded from log entries and the times (``at``, epoch
+seconds) the owner stamped on them, never from a process's own clock, so every
+replica and every later owner computes the same deadlines: a clock neither
+resets nor runs twice on failover. It does no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from server.errors import ApiError
+
+MIN_DECISION = 5.0
+"""A seat whose budget is spent still gets this many seconds per decision."""
+
+_BOUNDS: dict[str, tuple[float, float]] = {
+    "bot_delay": (0.0, 30.0),
+    "grace": (0.0, 3600.0),
+    "expel_after": (0, 100),
+    "abandon_after": (10.0, 86400.0),
+}
+DEFAULTS: dict[str, Any] = {
+    "clock": "none",
+    "bot_delay": 1.0,
+    "grace": 60.0,
+    "expel_after": 0,
+    "abandon_after": 600.0,
+}
+ROOM_OPTIONS = tuple(DEFAULTS)
+
+_CLOCK_TEXT = re.compile(r"^(none|move:(\d+(?:\.\d+)?)|fischer:(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?))$")
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A time control: ``none``, ``move`` (``initial`` s per decision) or ``fischer``."""
+
+    kind: str = "none"
+    initial: float = 0.0
+    increment: float = 0.0
+
+    def text(self) -> str:
+        if self.kind == "move":
+            return f"move:{_num(self.initial)}"
+        if self.kind == "fischer":
+            return f"fischer:{_num(self.initial)}+{_num(self.increment)}"
+        return "none"
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _bad_clock(message: str) -> ApiError:
+    return ApiError(400, "bad_clock", message)
+
+
+def _seconds(value: Any, low: float, high: float, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise _bad_clock(f"{what} must be a number of seconds")
+    if not low <= value <= high:
+        raise _bad_clock(f"{what} must be {_num(low)}-{_num(high)} seconds")
+    return float(value)
+
+
+def parse_clock(value: Any) -> Clock:
+    """A clock from its text (``"fischer:300+5"``) or map form; ``bad_clock`` otherwise."""
+    if isinstance(value, str):
+        match = _CLOCK_TEXT.match(value.strip())
+        if match is None:
+            raise _bad_clock('clock must be "none", "move:SECONDS" or "fischer:INITIAL+INCREMENT"')
+        if match.group(2) is not None:
+            value = {"kind": "move", "seconds": float(match.group(2))}
+        elif match.group(3) is not None:
+            value = {
+                "kind": "fischer",
+                "initial": float(match.group(3)),
+                "increment": float(match.group(4)),
+            }
+        else:
+            value = {"kind": "none"}
+    if not isinstance(value, dict) or value.get("kind") not in ("none", "move", "fischer"):
+        raise _bad_clock('clock must be a string or a map with "kind": none, move or fischer')
+    kind = value["kind"]
+    if kind == "move":
+        return Clock("move", _seconds(value.get("seconds"), 5, 86400, "move seconds"))
+    if kind == "fischer":
+        initial = _seconds(value.get("initial"), 10, 86400, "the initial budget")
+        return Clock("fischer", initial, _seconds(value.get("increment"), 0, 3600, "the increment"))
+    return Clock()
+
+
+def split_options(given: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``options`` of a create request → (engine options as given, complete room options).
+
+    Room options are checked here (``bad_clock``, ``bad_bot_delay``, ``bad_grace``,
+    ``bad_expel_after``, ``bad_abandon_after``); engine options are left to the engine.
+    """
+    engine = {k: v for k, v in given.items() if k not in DEFAULTS}
+    room = dict(DEFAULTS)
+    for name in ROOM_OPTIONS:
+        if name not in given:
+            continue
+        value = given[name]
+        if name == "clock":
+            room[name] = parse_clock(value).text()
+            continue
+        low, high = _BOUNDS[name]
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        integral = name != "expel_after" or isinstance(value, int)
+        if not number or not integral or not low <= value <= high:
+            kind = "an integer" if name == "expel_after" else "a number of seconds"
+            raise ApiError(400, f"bad_{name}", f"{name} must be {kind}, {low}-{high}")
+        room[name] = value if name == "expel_after" else float(value)
+    return engine, room
+
+
+class Table:
+    """Seats beyond the engine: presence, bots, timeouts and clocks (see the module).
+
+    Per seat: ``bots`` (None for a person, else ``"random"``/``"greedy"``, or
+    ``"zombie"`` once a person was expelled), ``connected``, ``away_since``
+    (epoch seconds, None while connected or for a free or bot seat),
+    ``timeouts`` (decisions a zombie played for the seat), ``remaining``
+    (seconds banked on the seat's clock while it is stopped), ``deadline``
+    (epoch seconds, while it runs) and ``since`` (when the seat's current
+    decision started, while it must act).
+    """
+
+    FIELDS = ("bots", "connected", "away_since", "timeouts", "remaining", "deadline", "since")
+
+    def __init__(
+        self, seats: int, options: Mapping[str, Any], data: dict[str, Any] | None = None
+    ) -> None:
+        self.options = {**DEFAULTS, **options}
+        self.clock = parse_clock(self.options["clock"])
+        if data is None:
+            data = {
+                "bots": [None] * seats,
+                "connected": [False] * seats,
+                "away_since": [None] * seats,
+                "timeouts": [0] * seats,
+                "remaining": [self.clock.initial] * seats,
+                "deadline": [None] * seats,
+                "since": [None] * seats,
+            }
+        self.bots: list[str | None] = list(data["bots"])
+        self.connected: list[bool] = list(data["connected"])
+        self.away_since: list[float | None] = list(data["away_since"])
+        self.timeouts: list[int] = list(data["timeouts"])
+        self.remaining: list[float] = list(data["remaining"])
+        self.deadline: list[float | None] = list(data["deadline"])
+        self.since: list[float | None] = list(data["since"])
+
+    def dump(self) -> dict[str, Any]:
+        """Plain data for a snapshot (see :meth:`__init__`'s ``data``)."""
+        return {name: list(getattr(self, name)) for name in self.FIELDS}
+
+    # -- folding log entries ----------------------------------------------------
+
+    def seat_taken(self, seat: int, at: float, bot: str | None) -> None:
+        """A person (away until their first connection) or a bot sits down."""
+        self.bots[seat] = bot
+        self.away_since[seat] = None if bot else at
+
+    def presence(self, seat: int, connected: bool, at: float) -> None:
+        self.connected[seat] = connected
+        self.away_since[seat] = None if connected or self.bots[seat] else at
+
+    def zombie_played(self, seat: int) -> bool:
+        """A decision a zombie played for a person: a timeout, and maybe the
+        expulsion (True when this one expelled the player)."""
+        if self.bots[seat] is not None:
+            return False  # expelled already: the zombie holds the seat
+        self.timeouts[seat] += 1
+        limit = self.options["expel_after"]
+        if limit and self.timeouts[seat] >= limit:
+            self.bots[seat] = "zombie"
+            self.away_since[seat] = None
+            return True
+        return False
+
+    def turn(
+        self, before: frozenset[int], after: frozenset[int], actor: int | None, at: float
+    ) -> None:
+        """Stop the clocks of the seats that acted or are no longer asked, start the
+        clocks of the seats newly asked (or asked again after acting)."""
+        clock = self.clock
+        for seat in range(len(self.bots)):
+            was, asked, acted = seat in before, seat in after, seat == actor
+            if was and (acted or not asked):
+                deadline = self.deadline[seat]
+                if clock.kind == "fischer" and deadline is not None:
+                    self.remaining[seat] = max(0.0, deadline - at) + (
+                        clock.increment if acted else 0.0
+                    )
+                self.deadline[seat] = None
+                self.since[seat] = None
+            if asked and (acted or not was):
+                self.since[seat] = at
+                if clock.kind != "none" and self.bots[seat] is None:
+                    self.deadline[seat] = at + max(self.remaining[seat], MIN_DECISION)
+
+    def ended(self, at: float) -> None:
+        """The game is over: every clock stops where it is."""
+        running = frozenset(seat for seat, since in enumerate(self.since) if since is not None)
+        self.turn(running, frozenset(), None, at)
+
+    # -- what is due next -----------------------------------------------------------
+
+    def due(self, to_act: frozenset[int]) -> tuple[float, str, int | None] | None:
+        """The next thing the owner must do by itself, as (when, why, seat):
+        ``bot`` (a bot seat acts), ``clock`` (a deadline passed), ``away`` (the
+        player has been away past the grace period), or ``abandon`` (seat None)."""
+        options = self.options
+        found: list[tuple[float, str, int | None]] = []
+        for seat in sorted(to_act):
+            since = self.since[seat]
+            if since is None:
+                continue
+            if self.bots[seat] is not None:
+                found.append((since + options["bot_delay"], "bot", seat))
+                continue
+            deadline = self.deadline[seat]
+            if deadline is not None:
+                found.append((deadline, "clock", seat))
+            away = self.away_since[seat]
+            if not self.connected[seat] and away is not None:
+                when = max(away + options["grace"], since + options["bot_delay"])
+                found.append((when, "away", seat))
+        people = [s for s, bot in enumerate(self.bots) if bot is None]
+        aways = [self.away_since[s] for s in people if not self.connected[s]]
+        if people and len(aways) == len(people) and None not in aways:
+            last = max(a for a in aways if a is not None)
+            found.append((last + options["abandon_after"], "abandon", None))
+        return min(found, key=lambda f: f[0]) if found else None
+
+    # -- the room document ----------------------------------------------------------
+
+    def presence_doc(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "connected": self.connected[s],
+                "away_since": self.away_since[s],
+                "bot": self.bots[s],
+                "timeouts": self.timeouts[s],
+            }
+            for s in range(len(self.bots))
+        ]
+
+    def clock_doc(self) -> dict[str, Any] | None:
+        if self.clock.kind == "none":
+            return None
+        return {
+            "control": self.clock.text(),
+            "remaining": list(self.remaining),
+            "deadline": list(self.deadline),
+        }
