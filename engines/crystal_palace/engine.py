@@ -18,14 +18,25 @@ step kind     actions (all carry ``"type"``)
               ``tile``, ``share``, ``choice`` or ``option`` as the location needs),
               ``decline``; with no action space left, ``ticket {…}`` or
               ``compensation``
+``salary``    phase 4, a seat whose newspapers could spare it a salary loan:
+              ``pay`` (after any exchanges; loans cover what is still short)
+``abilities`` phase 4, a seat whose P4 abilities' order can matter:
+              ``ability {card}``, one at a time (see ``_order_matters``)
 ``build``     phase 5, in player order: ``build {card, target}`` or ``done``
-``repay``     end of game, simultaneous: ``repay {count}`` (§14 step 1)
+``repay``     end of game, **simultaneous**: ``repay {count}`` (§14 step 1);
+              until every seat is ready the others see each seat's money,
+              newspapers, gears, income and repaid loans as they were before
 ============  ====================================================================
 
 Whenever a seat is to act it may also take ``loan`` (§9) or
 ``exchange {for: die|income|gear|money}`` (newspapers, §8). Choices with only
 one possible outcome (no action possible, only compensation) are made for the
-seat.
+seat. Newspapers are spent at any time (§8), so a seat is asked before an
+automatic step its newspapers could change: a salary that would force a loan
+they could spare (``salary``), a build turn it would be skipped for though
+newspapers turned into gears would let it build (``build``), a repayment its
+newspapers turned into £ would allow (``repay``). Phase 1's payment comes
+after the seat's own last decision with nothing gained in between.
 
 Hidden information: the dice values set in phase 1 (until every seat is
 ready; others see only ``ready``), each seat's loan values (others see how
@@ -49,6 +60,11 @@ docs/protocol.md):
 * A player with nothing in a majority category (0 buzz, no assistant on the
   Black Market) does not rank in it.
 * Loans are repaid most expensive first.
+* A seat is not asked before a loss that takes only what it has (an ability's
+  −£1, a prototype's harmful effect): spending newspapers first could only make
+  it lose more. Nor before a gain that passes 7 newspapers: the excess is lost.
+* Phase-4 abilities run in card order unless their order can matter; then the
+  player chooses it (``_order_matters`` says when).
 """
 
 from __future__ import annotations
@@ -241,6 +257,7 @@ class CrystalPalace:
             "spent_tickets": 0,
             "loans": loans,
             "seats": seats,
+            "shown": None,
             "finished": False,
             "final": None,
         }
@@ -256,7 +273,7 @@ class CrystalPalace:
         kind = state["step"]["kind"]
         if kind in ("dice", "repay"):
             return frozenset(s for s, p in enumerate(state["seats"]) if not p["ready"])
-        if kind == "assistant":
+        if kind in ("assistant", "salary", "abilities"):
             return frozenset((state["step"]["seat"],))
         if kind == "resolve":
             return frozenset((_current_die(state)[0],))
@@ -290,6 +307,8 @@ class CrystalPalace:
         for s, player in enumerate(state["seats"]):
             public = {k: v for k, v in player.items() if k not in ("secret", "loans")}
             public["loans"] = len(player["loans"])
+            if state["step"]["kind"] == "repay" and not state["finished"] and s != viewer:
+                public.update(state["shown"][s])
             if s == viewer:
                 public["secret"] = player["secret"]
                 public["loan_values"] = player["loans"]
@@ -963,19 +982,134 @@ def _salary(state: State, seat: int, card: str) -> int:
     return int(max(0, characters()[card]["salary"] + others + research))
 
 
-def _phase4(state: State, events: list[Event]) -> None:
-    """Salaries (loans if short), then every P4 character ability."""
+def _salaries_due(state: State, seat: int) -> int:
+    return sum(_salary(state, seat, card) for card in state["seats"][seat]["characters"])
+
+
+def _newspaper_money(state: State, seat: int) -> int:
+    """The £ the seat could raise now by turning all its newspapers into money (§8)."""
+    rate = components()["exchanges"]["money"]
+    return int(state["seats"][seat]["newspapers"] // rate["newspapers"] * rate["gain"]["money"])
+
+
+def _loans_for(money: int, due: int) -> int:
+    amount: int = components()["loans"]["amount"]
+    return max(0, -(-(due - money) // amount))
+
+
+def _salaries(state: State, start: int, events: list[Event]) -> None:
+    """§14 phase 4 step 1, in player order from index ``start``: each seat pays its
+    salaries (loans if short). A seat whose newspapers would spare it a loan is asked
+    first (§8: newspapers are spent at any time): step ``salary`` until it pays."""
     state["phase"] = 4
-    for seat in state["order"]:
-        player = state["seats"][seat]
-        due = sum(_salary(state, seat, card) for card in player["characters"])
+    for seat in state["order"][start:]:
+        due = _salaries_due(state, seat)
+        money = state["seats"][seat]["money"]
+        if _loans_for(money, due) != _loans_for(money + _newspaper_money(state, seat), due):
+            state["step"] = {"kind": "salary", "seat": seat, "due": due}
+            return
         if due:
             _pay(state, seat, due, events)
-    for seat in state["order"]:
-        for card in sorted(state["seats"][seat]["characters"]):
-            ability = characters()[card].get("ability")
-            if ability:
-                _gain(state, seat, ability, events, lose_up_to=True)
+    _abilities(state, 0, events)
+
+
+def _do_pay(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    _pay(state, seat, state["step"]["due"], events)
+    _salaries(state, state["order"].index(seat) + 1, events)
+
+
+def _abilities(state: State, start: int, events: list[Event]) -> None:
+    """§14 phase 4 step 2, in player order from index ``start``: each seat's P4
+    abilities. Where their order can matter (``_order_matters``) the seat chooses
+    them one at a time (step ``abilities``); the rest run by themselves."""
+    for seat in state["order"][start:]:
+        left = sorted(c for c in state["seats"][seat]["characters"] if "ability" in characters()[c])
+        state["step"] = {"kind": "abilities", "seat": seat, "left": left}
+        if not _settle_abilities(state, events):
+            return
+    state["phase"] = 5
+    _next_builder(state, 0)
+
+
+def _settle_abilities(state: State, events: list[Event]) -> bool:
+    """Run the open abilities in card order when their order cannot matter; False
+    when the seat must choose."""
+    seat, left = state["step"]["seat"], state["step"]["left"]
+    if len(left) > 1 and _order_matters(state, seat, left):
+        return False
+    for card in left:
+        _use_ability(state, seat, card, events)
+    left.clear()
+    return True
+
+
+def _use_ability(state: State, seat: int, card: str, events: list[Event]) -> None:
+    _gain(state, seat, characters()[card]["ability"], events, lose_up_to=True)
+    events.append({"type": "ability", "seat": seat, "card": card})
+
+
+def _do_ability(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    state["step"]["left"].remove(action["card"])
+    _use_ability(state, seat, action["card"], events)
+
+
+def _order_matters(state: State, seat: int, cards: Sequence[str]) -> bool:
+    """Whether the order of these P4 abilities can change the outcome (item 16).
+
+    Every ability is a map of gains; gains commute except where a value is held
+    within bounds: money may not go below 0 (an ability's −£1 takes only what the
+    seat has) and newspapers stay within 0–7. Buzz, income, gears, energy, VP and
+    Westminster only rise (buzz and income clamp at the top only), and the
+    one-shot buzz-threshold and Westminster-step bonuses depend on the totals
+    reached, not on the order. So the order can matter only when a bounded value
+    both rises and falls and may cross its bound: money when the seat holds less
+    than the abilities' costs and some gain brings money, newspapers when a gain
+    may pass 7 or a loss find none. ``tests/test_crystal_palace_order.py`` checks
+    this against every order of random hands.
+    """
+    player = state["seats"][seat]
+    effects = [characters()[c]["ability"] for c in cards]
+    rises: dict[str, int] = {"money": 0, "newspapers": 0}
+    falls: dict[str, int] = {"money": 0, "newspapers": 0}
+    for effect in effects:
+        for key in rises:
+            amount = int(effect.get(key, 0))
+            rises[key] += max(0, amount)
+            falls[key] += max(0, -amount)
+    bonuses = _track_bonuses(state, seat, effects)
+    for key in rises:
+        rises[key] += max(0, int(bonuses.get(key, 0)))
+    if falls["money"] and rises["money"] and player["money"] < falls["money"]:
+        return True
+    top = _limit("newspapers")
+    held = player["newspapers"]
+    return bool(
+        falls["newspapers"]
+        and rises["newspapers"]
+        and (held + rises["newspapers"] > top or held < falls["newspapers"])
+    )
+
+
+def _track_bonuses(state: State, seat: int, effects: list[Effect]) -> dict[str, int]:
+    """The one-shot buzz-threshold and Westminster-step bonuses these gains reach."""
+    player = state["seats"][seat]
+    buzz = sum(int(e.get("buzz", 0)) for e in effects)
+    steps = sum(int(e.get("westminster", 0)) for e in effects)
+    reached: list[Effect] = [
+        bonus
+        for threshold, bonus in components()["buzz_thresholds"]
+        if player["buzz_peak"] < threshold <= min(_limit("buzz"), player["buzz"] + buzz)
+    ]
+    track = components()["westminster_track"]
+    for step in range(player["westminster"] + 1, player["westminster"] + steps + 1):
+        reached.append(
+            track[step - 1] if step <= len(track) else components()["westminster_beyond"]
+        )
+    total: dict[str, int] = {}
+    for bonus in reached:
+        for key, amount in bonus.items():
+            total[key] = total.get(key, 0) + int(amount)
+    return total
 
 
 def _prototype_cost(state: State, seat: int, card: str) -> dict[str, int]:
@@ -998,6 +1132,19 @@ def _buildable(state: State, seat: int) -> list[str]:
     ]
 
 
+def _could_build(state: State, seat: int) -> bool:
+    """Whether the seat can build a patent now or after turning newspapers into
+    gears (§8: 2 newspapers → 1 gear): such a seat gets a build turn (item 15)."""
+    player = state["seats"][seat]
+    rate = components()["exchanges"]["gear"]
+    spare = player["newspapers"] // rate["newspapers"] * rate["gain"]["gears"]
+    for card in player["patents"]:
+        cost = _prototype_cost(state, seat, card)
+        if player["energy"] >= cost["energy"] and player["gears"] + spare >= cost["gears"]:
+            return True
+    return False
+
+
 def _build_actions(state: State, seat: int) -> list[Action]:
     return [
         {"type": "build", "card": card, "target": target}
@@ -1009,7 +1156,7 @@ def _build_actions(state: State, seat: int) -> list[Action]:
 def _next_builder(state: State, start: int) -> None:
     """§14 phase 5: the next seat in player order, from index ``start``, that can build."""
     for seat in state["order"][start:]:
-        if _buildable(state, seat):
+        if _could_build(state, seat):
             state["turn"] = seat
             state["step"] = {"kind": "build"}
             return
@@ -1040,7 +1187,7 @@ def _do_build(state: State, seat: int, action: Action, events: list[Event]) -> N
             "vp": vp,
         }
     )
-    if not _buildable(state, seat):
+    if not _could_build(state, seat):
         _next_builder(state, state["order"].index(seat) + 1)
 
 
@@ -1102,8 +1249,19 @@ def _begin_repay(state: State) -> None:
     state["turn"] = None
     state["step"] = {"kind": "repay"}
     cost = components()["loans"]["repay_cost"]
-    for player in state["seats"]:
-        player["ready"] = not (player["loans"] and player["money"] >= cost)
+    state["shown"] = [_repay_public(player) for player in state["seats"]]
+    for seat, player in enumerate(state["seats"]):
+        means = player["money"] + _newspaper_money(state, seat)
+        player["ready"] = not (player["loans"] and means >= cost)
+
+
+_REPAY_HIDES = ("money", "newspapers", "gears", "income", "repaid")
+"""What a seat's repayment step may change (repay, newspaper exchanges): hidden
+from the others until every seat is ready (item 13.10), as phase 1 hides dice."""
+
+
+def _repay_public(player: dict[str, Any]) -> dict[str, Any]:
+    return {key: player[key] for key in _REPAY_HIDES}
 
 
 def _repay_actions(state: State, seat: int) -> list[Action]:
@@ -1235,9 +1393,13 @@ def _advance(state: State, events: list[Event]) -> None:
                 if not _auto_resolve(state, events):
                     return
                 continue
-            _phase4(state, events)
-            state["phase"] = 5
-            _next_builder(state, 0)
+            _salaries(state, 0, events)
+        elif kind == "salary":
+            return
+        elif kind == "abilities":
+            if not _settle_abilities(state, events):
+                return
+            _abilities(state, state["order"].index(state["step"]["seat"]) + 1, events)
         elif kind == "build":
             if state["turn"] is not None:
                 return
@@ -1277,6 +1439,10 @@ _STEP_ACTIONS = {
     "place": _place_actions,
     "assistant": _assistant_actions,
     "resolve": _resolve_actions,
+    "salary": lambda state, seat: [{"type": "pay"}],
+    "abilities": lambda state, seat: [
+        {"type": "ability", "card": card} for card in state["step"]["left"]
+    ],
     "build": _build_actions,
     "repay": _repay_actions,
 }
@@ -1292,6 +1458,8 @@ _HANDLERS = {
     "ticket": _do_ticket,
     "decline": _do_decline,
     "compensation": _do_compensation,
+    "pay": _do_pay,
+    "ability": _do_ability,
     "build": _do_build,
     "done": _do_done,
     "repay": _do_repay,
