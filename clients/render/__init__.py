@@ -13,7 +13,7 @@ from rich.console import Console, RenderableType
 from rich.pretty import Pretty
 
 from clients.render.chartered import render_chartered
-from clients.render.crystal_palace import render_crystal_palace
+from clients.render.crystal_palace import legend_crystal_palace, render_crystal_palace
 from clients.render.sintra import render_sintra
 from clients.render.turn_relay import render_turn_relay
 
@@ -23,6 +23,11 @@ RENDERERS: dict[str, Callable[[dict[str, Any], int | None], RenderableType]] = {
     "crystal-palace": render_crystal_palace,
     "turn-relay": render_turn_relay,
 }
+
+LEGENDS: dict[str, Callable[[], RenderableType]] = {
+    "crystal-palace": legend_crystal_palace,
+}
+"""Engine id → the key to its notation on screen (letters, symbols, columns)."""
 
 
 def render(console: Console, engine: str, doc: dict[str, Any], seat: int | None) -> None:

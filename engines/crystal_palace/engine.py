@@ -84,11 +84,11 @@ from engines.base import (
     check_turn,
     copy_state,
     load_components,
-    narrate_plainly,
     rank,
     resolve_options,
     same,
 )
+from engines.crystal_palace import words
 from engines.rng import Rng, seed_state
 
 Effect = Mapping[str, Any]
@@ -355,52 +355,10 @@ class CrystalPalace:
         }
 
     def narrate(self, event: Event, names: Sequence[str]) -> str:
-        return narrate_plainly(event, names)
+        return words.narrate_event(event, names)
 
     def describe(self, state: State, seat: int, action: Action) -> str:
-        kind = action.get("type")
-        names = card_names()
-        if kind == "die":
-            return f"set a die to {action['value']}"
-        if kind == "place":
-            place = components()["locations"][action["location"]]["name"]
-            return f"place a {action['value']} on {place}, space {action['space'] + 1}"
-        if kind in ("act", "ticket"):
-            how = "use a ticket: " if kind == "ticket" else "act: "
-            if "card" in action:
-                return how + str(names.get(action["card"], action["card"]))
-            if "tile" in action:
-                return how + f"research tile {action['tile']}"
-            if "share" in action:
-                return how + f"buy share {action['share']}"
-            if "option" in action:
-                return how + str(components()["menu_options"][action["option"]]["text"])
-            if "choice" in action:
-                return how + f"newspaper choice {action['choice'] + 1}"
-            return how + "take the action"
-        if kind == "build":
-            card = names.get(action["card"], str(action["card"]))
-            return f"build {card}, effect for seat {action['target'] + 1}"
-        if kind == "market":
-            return (
-                "move an assistant up the Black Market"
-                if "from" in action
-                else ("put an assistant on the Black Market")
-            )
-        if kind == "exchange":
-            return f"spend newspapers for {'a ' if action['for'] != 'money' else ''}{action['for']}"
-        if kind == "repay":
-            return f"repay {action['count']} loan(s)"
-        simple = {
-            "pass": "pass (place no more dice this round)",
-            "goal": "advance on the goal track",
-            "skip": "no assistant action",
-            "decline": "decline the action",
-            "compensation": "take £1 compensation",
-            "done": "build nothing more",
-            "loan": "take a loan (£10)",
-        }
-        return simple.get(str(kind), str(kind))
+        return words.describe_action(state, seat, action)
 
 
 # -- setup helpers ------------------------------------------------------------------
@@ -746,6 +704,9 @@ def _do_place(state: State, seat: int, action: Action, events: list[Event]) -> N
     player = state["seats"][seat]
     player["unplaced"].remove(value)
     state["board"][location]["placed"][space] = [seat, value]
+    events.append(
+        {"type": "place", "seat": seat, "location": location, "space": space, "value": value}
+    )
     printed = layout(location, state["players"])["placement"][space]
     if printed["fee"]:
         _pay(state, seat, printed["fee"], events)
@@ -757,6 +718,7 @@ def _do_place(state: State, seat: int, action: Action, events: list[Event]) -> N
 
 def _do_pass(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state["seats"][seat]["passed"] = True
+    events.append({"type": "pass", "seat": seat})
     _next_placer(state, seat)
 
 
@@ -791,6 +753,7 @@ def _assistant_actions(state: State, seat: int) -> list[Action]:
 
 def _do_goal(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state["seats"][seat]["goal"] += 1
+    events.append({"type": "goal", "seat": seat, "level": state["seats"][seat]["goal"]})
     _next_placer(state, seat)
 
 
@@ -799,6 +762,8 @@ def _do_market(state: State, seat: int, action: Action, events: list[Event]) -> 
     start = action.get("from", -1)
     target = _market_above(state, start)
     assert target is not None  # guaranteed by the legal actions
+    moved = {} if start < 0 else {"from": start}
+    events.append({"type": "market", "seat": seat, "space": target, **moved})
     _pay(state, seat, _market_spaces(state)[target]["cost"], events)
     if start < 0:
         player["assistants"] -= 1
@@ -927,13 +892,30 @@ def _do_act(state: State, seat: int, action: Action, events: list[Event]) -> Non
     board["acted"][slot] = board["placed"][space]
     board["placed"][space] = None
     state["queue"].pop(0)
+    events.append(
+        {
+            "type": "act",
+            "seat": seat,
+            "location": location,
+            "space": slot,
+            **_chosen(state, location, action),
+        }
+    )
     bonus = layout(location, state["players"])["action"][slot]
     leftmost = publishers()[state["publisher"]].get("leftmost_bonus")
     if location == "london_times" and slot == 0 and leftmost:
         bonus = leftmost
     _gain(state, seat, bonus, events)
     _perform(state, seat, location, action, events)
-    events.append({"type": "act", "seat": seat, "location": location, "space": slot})
+
+
+def _chosen(state: State, location: str, action: Action) -> dict[str, Any]:
+    """What an ``act`` or ``ticket`` chose (card, tile, share, choice or option, and
+    the London Times' publisher): public, for the log."""
+    chosen = {k: v for k, v in action.items() if k in ("card", "tile", "share", "choice", "option")}
+    if location == "london_times":
+        chosen["publisher"] = state["publisher"]
+    return chosen
 
 
 def _do_ticket(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -941,8 +923,10 @@ def _do_ticket(state: State, seat: int, action: Action, events: list[Event]) -> 
     state["queue"].pop(0)
     state["seats"][seat]["tickets"] -= 1
     state["spent_tickets"] += 1
+    events.append(
+        {"type": "ticket", "seat": seat, "location": location, **_chosen(state, location, action)}
+    )
     _perform(state, seat, location, action, events)
-    events.append({"type": "ticket", "seat": seat, "location": location})
 
 
 def _do_decline(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -1009,12 +993,18 @@ def _salaries(state: State, start: int, events: list[Event]) -> None:
             state["step"] = {"kind": "salary", "seat": seat, "due": due}
             return
         if due:
-            _pay(state, seat, due, events)
+            _pay_salaries(state, seat, due, events)
     _abilities(state, 0, events)
 
 
+def _pay_salaries(state: State, seat: int, due: int, events: list[Event]) -> None:
+    events.append({"type": "salary", "seat": seat, "amount": due})
+    _pay(state, seat, due, events)
+
+
 def _do_pay(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    _pay(state, seat, state["step"]["due"], events)
+    if state["step"]["due"]:
+        _pay_salaries(state, seat, state["step"]["due"], events)
     _salaries(state, state["order"].index(seat) + 1, events)
 
 
@@ -1293,7 +1283,7 @@ def _majority(values: list[tuple[int, ...]], points: list[int]) -> list[int]:
     return awarded
 
 
-def _final_scoring(state: State) -> None:
+def _final_scoring(state: State, events: list[Event]) -> None:
     data = components()
     seats = state["seats"]
     points = data["majority_vp"][str(state["players"])]
@@ -1330,6 +1320,10 @@ def _final_scoring(state: State) -> None:
                 "loan_values": player["loans"],
             }
         )
+    for seat, player in enumerate(seats):
+        if player["repaid"]:
+            events.append({"type": "repay", "seat": seat, "count": player["repaid"]})
+    events.append({"type": "game_end", "scores": [f["total"] for f in final]})
     state["final"] = final
     state["finished"] = True
     state["turn"] = None
@@ -1365,6 +1359,8 @@ def _do_exchange(state: State, seat: int, action: Action, events: list[Event]) -
     player = state["seats"][seat]
     rate = components()["exchanges"][action["for"]]
     player["newspapers"] -= rate["newspapers"]
+    if state["step"]["kind"] != "repay":  # the final repayment stays secret (item 13.10)
+        events.append({"type": "exchange", "seat": seat, "for": action["for"]})
     if action["for"] == "die":
         player["dice"] += 1  # set this round if still in phase 1 (§8), else from the next
     else:
@@ -1382,7 +1378,7 @@ def _advance(state: State, events: list[Event]) -> None:
             if not all(p["ready"] for p in state["seats"]):
                 return
             if kind == "repay":
-                _final_scoring(state)
+                _final_scoring(state, events)
                 return
             _reveal(state, events)
             _begin_placement(state)
