@@ -107,3 +107,44 @@ def test_greedy_bots_spend_newspapers_on_the_new_decisions() -> None:
     while not state["finished"]:
         state = play(state, 0, bot.choose(cp.view(state, 0), cp.legal_actions(state, 0)))
     assert state["seats"][0]["repaid"] == 1
+
+
+def test_a_die_bought_with_newspapers_can_open_waterloos_sale_so_the_seat_is_asked() -> None:
+    """4 dice keep Waterloo's "sell a die" shut; 4 newspapers buy a fifth at any time."""
+    state = game(2)
+    state["menus_used"]["waterloo"] = ["W1", "W2"]
+    state["seats"][0].update(newspapers=4, characters=[])
+    state = resolve(state, {"port": [(3, 1, 1)]}, (0, "waterloo", 1, 3))
+    assert cp.to_act(state) == {0}
+    assert {"type": "decline"} in cp.legal_actions(state, 0)
+    state = play(state, 0, {"type": "exchange", "for": "die"})
+    assert {"type": "act", "option": "W3"} in cp.legal_actions(state, 0)
+    vp = state["seats"][0]["vp"]
+    state = play(state, 0, {"type": "act", "option": "W3"})
+    assert state["seats"][0]["vp"] == vp + 8 and state["seats"][0]["dice"] == 4
+
+
+def test_the_target_of_a_prototype_that_takes_a_newspaper_may_spend_it_first() -> None:
+    """Voting Machine: −1 newspaper to a chosen player."""
+    state = game(2)
+    state["seats"][0].update(patents=["P21"], gears=1, energy=1)
+    state["seats"][1].update(newspapers=1, income=0)
+    state = end_of_phase3(state)
+    state = play(state, 0, {"type": "build", "card": "P21", "target": 1})
+    assert state["step"] == {"kind": "target", "seat": 1, "card": "P21"}
+    assert cp.to_act(state) == {1}
+    money = state["seats"][1]["money"]
+    state = play(state, 1, MONEY, {"type": "accept"})
+    assert state["seats"][1]["money"] == money + 1 and state["seats"][1]["newspapers"] == 0
+    assert state["round"] == 1  # seat 0 had nothing more to build
+
+
+def test_jenny_lind_asks_first_when_she_would_take_the_last_newspaper() -> None:
+    state = game(2)
+    state["seats"][0].update(characters=["C28"], newspapers=1, income=0)
+    state = end_of_phase3(state)
+    assert state["step"] == {"kind": "abilities", "seat": 0, "left": ["C28"]}
+    money = state["seats"][0]["money"]
+    state = play(state, 0, MONEY)  # nothing left to lose: Jenny Lind's ability runs
+    assert state["seats"][0]["money"] == money + 1 and state["seats"][0]["buzz"] == 3
+    assert state["round"] == 1

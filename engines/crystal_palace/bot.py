@@ -15,7 +15,8 @@ It reads only its seat's view and the legal actions:
 * phase 5: builds the most valuable prototype, aiming a harmful effect at the
   leader and a helpful one at itself;
 * phase 4: newspapers into £ when that spares a salary loan; abilities that
-  cost before those that give;
+  cost before those that give; a last newspaper into £ before an ability or a
+  prototype's effect takes it;
 * newspapers: income while rounds remain, else money; gears when a build turn
   needs them; never a voluntary loan; at the end it turns newspapers into £
   while that repays one more loan, and repays every loan it can.
@@ -77,6 +78,14 @@ class GreedyBot:
         if "pay" in by_kind:
             due = view["step"]["due"]
             return offers["money"] if me["money"] < due and "money" in offers else by_kind["pay"][0]
+        losing = "accept" in by_kind or any(
+            characters()[a["card"]]["ability"].get("newspapers", 0) < 0
+            for a in by_kind.get("ability", [])
+        )
+        if losing and me["newspapers"] == 1 and "money" in offers:
+            return offers["money"]  # spend the newspaper an effect would take
+        if "accept" in by_kind:
+            return by_kind["accept"][0]
         if "ability" in by_kind:
             return min(by_kind["ability"], key=lambda a: self._ability_order(me, a["card"]))
         if "build" not in by_kind and "done" in by_kind and "gear" in offers:

@@ -20,9 +20,12 @@ step kind     actions (all carry ``"type"``)
               ``compensation``
 ``salary``    phase 4, a seat whose newspapers could spare it a salary loan:
               ``pay`` (after any exchanges; loans cover what is still short)
-``abilities`` phase 4, a seat whose P4 abilities' order can matter:
+``abilities`` phase 4, a seat whose P4 abilities' order can matter, or
+              one of which would take a newspaper it holds:
               ``ability {card}``, one at a time (see ``_order_matters``)
 ``build``     phase 5, in player order: ``build {card, target}`` or ``done``
+``target``    phase 5, the target of a prototype effect that takes newspapers,
+              when it holds some: ``accept`` (after any exchanges)
 ``repay``     end of game, **simultaneous**: ``repay {count}`` (§14 step 1);
               until every seat is ready the others see each seat's money,
               newspapers, gears, income and repaid loans as they were before
@@ -35,8 +38,11 @@ seat. Newspapers are spent at any time (§8), so a seat is asked before an
 automatic step its newspapers could change: a salary that would force a loan
 they could spare (``salary``), a build turn it would be skipped for though
 newspapers turned into gears would let it build (``build``), a repayment its
-newspapers turned into £ would allow (``repay``). Phase 1's payment comes
-after the seat's own last decision with nothing gained in between.
+newspapers turned into £ would allow (``repay``), a newspaper an ability or
+another player's prototype would take (``abilities``, ``target``), a die
+declined for though a die bought with newspapers would open Waterloo's "sell
+a die" (``resolve``). Phase 1's payment comes after the seat's own last
+decision with nothing gained in between.
 
 Hidden information: the dice values set in phase 1 (until every seat is
 ready; others see only ``ready``), each seat's loan values (others see how
@@ -60,9 +66,10 @@ docs/protocol.md):
 * A player with nothing in a majority category (0 buzz, no assistant on the
   Black Market) does not rank in it.
 * Loans are repaid most expensive first.
-* A seat is not asked before a loss that takes only what it has (an ability's
-  −£1, a prototype's harmful effect): spending newspapers first could only make
-  it lose more. Nor before a gain that passes 7 newspapers: the excess is lost.
+* A seat is not asked before a loss of £, gears, energy, buzz or income that
+  takes only what it has (an ability's −£1, a prototype's harmful effect):
+  spending newspapers first could only make it lose more. Nor before a gain
+  that passes 7 newspapers: the excess is lost.
 * Phase-4 abilities run in card order unless their order can matter; then the
   player chooses it (``_order_matters`` says when).
 """
@@ -273,7 +280,7 @@ class CrystalPalace:
         kind = state["step"]["kind"]
         if kind in ("dice", "repay"):
             return frozenset(s for s, p in enumerate(state["seats"]) if not p["ready"])
-        if kind in ("assistant", "salary", "abilities"):
+        if kind in ("assistant", "salary", "abilities", "target"):
             return frozenset((state["step"]["seat"],))
         if kind == "resolve":
             return frozenset((_current_die(state)[0],))
@@ -806,8 +813,11 @@ def _free_action_space(state: State, location: str) -> int | None:
     return next((i for i, held in enumerate(acted) if held is None), None)
 
 
-def _action_variants(state: State, seat: int, location: str) -> list[dict[str, Any]]:
-    """The ways the seat can perform ``location``'s action now (parameters only)."""
+def _action_variants(
+    state: State, seat: int, location: str, extra_dice: int = 0
+) -> list[dict[str, Any]]:
+    """The ways the seat can perform ``location``'s action now (parameters only),
+    or with ``extra_dice`` more dice."""
     player = state["seats"][seat]
     kind = layout(location, state["players"])["action_kind"]
     if kind == "patent":
@@ -832,7 +842,7 @@ def _action_variants(state: State, seat: int, location: str) -> list[dict[str, A
         if option in state["menus_used"][location]:
             continue
         effect = components()["menu_options"][option]["effect"]
-        dice = player["dice"] + effect.get("dice", 0)
+        dice = player["dice"] + extra_dice + effect.get("dice", 0)
         if not _limit("keep_dice_after_sale") <= dice <= _limit("dice")[1]:
             continue
         if effect.get("ticket") and state["tickets"] < effect["ticket"]:
@@ -842,9 +852,9 @@ def _action_variants(state: State, seat: int, location: str) -> list[dict[str, A
     return variants
 
 
-def _resolve_actions(state: State, seat: int) -> list[Action]:
+def _resolve_actions(state: State, seat: int, extra_dice: int = 0) -> list[Action]:
     _, location, _ = _current_die(state)
-    variants = _action_variants(state, seat, location)
+    variants = _action_variants(state, seat, location, extra_dice)
     if _free_action_space(state, location) is not None:
         return [*({"type": "act", **v} for v in variants), {"type": "decline"}]
     if state["seats"][seat]["tickets"] and variants:
@@ -946,10 +956,20 @@ def _auto_resolve(state: State, events: list[Event]) -> bool:
     """Resolve the next die when its owner has only one thing it can do. True if done."""
     seat, _, _ = _current_die(state)
     actions = _resolve_actions(state, seat)
-    if len(actions) != 1:
+    if len(actions) != 1 or _a_die_would_open_an_action(state, seat):
         return False
     _HANDLERS[actions[0]["type"]](state, seat, actions[0], events)
     return True
+
+
+def _a_die_would_open_an_action(state: State, seat: int) -> bool:
+    """§8: newspapers buy a die at any time, and one more die can make Waterloo's
+    "sell a die" possible; then the seat is asked rather than declined for."""
+    player = state["seats"][seat]
+    rate = components()["exchanges"]["die"]["newspapers"]
+    if player["newspapers"] < rate or player["dice"] >= _limit("dice")[1]:
+        return False
+    return len(_resolve_actions(state, seat, extra_dice=1)) > 1
 
 
 # -- phases 4–7 (§14) -----------------------------------------------------------------------
@@ -1022,11 +1042,14 @@ def _abilities(state: State, start: int, events: list[Event]) -> None:
 
 
 def _settle_abilities(state: State, events: list[Event]) -> bool:
-    """Run the open abilities in card order when their order cannot matter; False
-    when the seat must choose."""
+    """Run the open abilities in card order when their order cannot matter and none
+    would take a newspaper the seat holds; False when the seat must choose."""
     seat, left = state["step"]["seat"], state["step"]["left"]
     if len(left) > 1 and _order_matters(state, seat, left):
         return False
+    effects = (characters()[card]["ability"] for card in left)
+    if state["seats"][seat]["newspapers"] and any(_takes_newspapers(e) for e in effects):
+        return False  # §8: the seat may spend the newspapers an ability would take
     for card in left:
         _use_ability(state, seat, card, events)
     left.clear()
@@ -1167,18 +1190,36 @@ def _do_build(state: State, seat: int, action: Action, events: list[Event]) -> N
     if card["link"] in player["characters"]:
         vp += components()["prototype_link_vp"]
     player["vp"] += vp
-    _gain(state, action["target"], card["target"], events, lose_up_to=True)
+    target = action["target"]
     events.append(
-        {
-            "type": "build",
-            "seat": seat,
-            "card": action["card"],
-            "target": action["target"],
-            "vp": vp,
-        }
+        {"type": "build", "seat": seat, "card": action["card"], "target": target, "vp": vp}
     )
+    if (
+        target != seat
+        and _takes_newspapers(card["target"])
+        and state["seats"][target]["newspapers"]
+    ):
+        # §8: the target may spend the newspapers the effect would take first.
+        state["step"] = {"kind": "target", "seat": target, "card": action["card"]}
+        return
+    _gain(state, target, card["target"], events, lose_up_to=True)
+    _built(state, seat)
+
+
+def _takes_newspapers(effect: Effect) -> bool:
+    return isinstance(effect.get("newspapers"), int) and effect["newspapers"] < 0
+
+
+def _built(state: State, seat: int) -> None:
+    """After a prototype: the builder goes on while it could build more."""
+    state["step"] = {"kind": "build"}
     if not _could_build(state, seat):
         _next_builder(state, state["order"].index(seat) + 1)
+
+
+def _do_accept(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    _gain(state, seat, patents()[state["step"]["card"]]["target"], events, lose_up_to=True)
+    _built(state, state["turn"])
 
 
 def _do_done(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -1390,7 +1431,7 @@ def _advance(state: State, events: list[Event]) -> None:
                     return
                 continue
             _salaries(state, 0, events)
-        elif kind == "salary":
+        elif kind in ("salary", "target"):
             return
         elif kind == "abilities":
             if not _settle_abilities(state, events):
@@ -1440,6 +1481,7 @@ _STEP_ACTIONS = {
         {"type": "ability", "card": card} for card in state["step"]["left"]
     ],
     "build": _build_actions,
+    "target": lambda state, seat: [{"type": "accept"}],
     "repay": _repay_actions,
 }
 
@@ -1457,6 +1499,7 @@ _HANDLERS = {
     "pay": _do_pay,
     "ability": _do_ability,
     "build": _do_build,
+    "accept": _do_accept,
     "done": _do_done,
     "repay": _do_repay,
     "loan": _do_loan,

@@ -313,6 +313,9 @@ def describe_action(state: State, seat: int, action: Action) -> str:
         )
     if kind == "done":
         return "build nothing more this round"
+    if kind == "accept":
+        info = cp.patents()[state["step"]["card"]]
+        return f"go on: {info['name']} makes you {effect_text(info['target'], harm='lose')}"
     if kind == "repay":
         n = action["count"]
         worst = sorted(player["loans"])
