@@ -161,3 +161,22 @@ def test_the_legend_explains_every_column() -> None:
     for location in components()["locations"].values():
         assert location["name"] in legend
     assert "B5 = player B's die showing 5" in legend
+
+
+def test_labels_say_effect_and_price_in_choice_steps() -> None:
+    state = game(4)
+    state["phase"], state["step"], state["turn"] = 2, {"kind": "place"}, 0
+    state["seats"][0]["unplaced"] = [1]
+    place = {"type": "place", "location": "westminster", "space": 4, "value": 1}
+    assert cp.describe(state, 0, place) == (
+        "Westminster: +1 Westminster step and its bonus → placement space 5 (needs 1+, fee £2)"
+        " → place your 1"
+    )
+    state = game(2)
+    state["seats"][0].update(patents=["P03"], gears=1, energy=1)
+    state = resolve(state, {}, (0, "westminster", 1, 3))
+    state = play(state, 0, {"type": "decline"})
+    build = {"type": "build", "card": "P03", "target": 1}
+    assert cp.describe(state, 0, build) == (
+        "build Beer Glass Counter for 1 gear, 1 energy (+8 VP) → effect on seat 2: lose £3"
+    )

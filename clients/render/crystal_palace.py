@@ -168,7 +168,7 @@ def _status(doc: dict[str, Any], game: dict[str, Any]) -> Text:
     data = palace.components()
     season = data["rounds"][min(game["round"], len(data["rounds"]) - 1)]
     phase = game["phase"]
-    where = "final" if phase == "final" else f"phase {phase}"
+    where = "end of game" if phase == "final" else f"phase {phase}"
     publisher = palace.publishers()[game["publisher"]]["name"]
     text = f"{season} · {where}: {words.PHASES[phase]} · Times: {publisher}"
     return Text(f"{text} · tickets {game['tickets']}"[:WIDTH], style="bold")

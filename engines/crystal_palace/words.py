@@ -57,7 +57,7 @@ PHASES = {
     4: "salaries and abilities",
     5: "build prototypes",
     6: "income and current events",
-    "final": "repay loans and final scoring",
+    "final": "repay loans",
 }
 """What happens in each phase (§3), as the screen and the log say it."""
 
@@ -135,7 +135,7 @@ def patent_text(card: str, round_: int) -> str:
     link = cp.characters().get(info["link"] or "", {}).get("name")
     text = (
         f"{info['name']} (build for {patent_cost(card)}: {info['vp'][round_]} VP this round, "
-        f"{effect_text(info['target'], harm='lose')} to a player you choose"
+        f"effect on a player you choose: {effect_text(info['target'], harm='lose')}"
     )
     return text + (f"; +4 VP with {link})" if link else ")")
 
@@ -309,7 +309,7 @@ def describe_action(state: State, seat: int, action: Action) -> str:
         whom = "you" if action["target"] == seat else f"seat {action['target'] + 1}"
         return (
             f"build {info['name']} for {', '.join(price) or 'nothing'} (+{vp} VP)"
-            f"{STEP}{effect_text(info['target'], harm='lose')} to {whom}"
+            f"{STEP}effect on {whom}: {effect_text(info['target'], harm='lose')}"
         )
     if kind == "done":
         return "build nothing more this round"
