@@ -1,9 +1,9 @@
 """Crystal Palace, per ``rules/crystal_palace.md``; every number is in ``data/components.json``.
 
 Five rounds of seven phases (§3). Every decision is one action of the seat
-that makes it; ``state["step"]["kind"]`` says what is being decided, and the
-phases without decisions (4, 6 and 7) run inside the ``apply`` that ends the
-phase before them:
+that makes it; ``state["step"]["kind"]`` says what is being decided, and
+what needs no decision (phases 6 and 7, and phase 4 unless a seat is asked)
+runs inside the ``apply`` that ends the step before it:
 
 ============  ====================================================================
 step kind     actions (all carry ``"type"``)
@@ -45,8 +45,10 @@ a die" (``resolve``). Phase 1's payment comes after the seat's own last
 decision with nothing gained in between.
 
 Hidden information: the dice values set in phase 1 (until every seat is
-ready; others see only ``ready``), each seat's loan values (others see how
-many), the order of every face-down stack (green and violet research, the
+ready; others see only ``ready``), what each seat does in the final
+repayment (until every seat is ready: others see the money, newspapers,
+gears, income and repaid loans it had when the step began, and no event),
+each seat's loan values (others see how many), the order of every face-down stack (green and violet research, the
 season share piles, the loans) and of the face-up card stacks below their
 top card.
 
