@@ -169,8 +169,9 @@ def _status(doc: dict[str, Any], game: dict[str, Any]) -> Text:
     season = data["rounds"][min(game["round"], len(data["rounds"]) - 1)]
     phase = game["phase"]
     where = "end of game" if phase == "final" else f"phase {phase}"
+    doing = "the exhibition opens" if game["finished"] else words.PHASES[phase]
     publisher = palace.publishers()[game["publisher"]]["name"]
-    text = f"{season} · {where}: {words.PHASES[phase]} · Times: {publisher}"
+    text = f"{season} · {where}: {doing} · Times: {publisher}"
     return Text(f"{text} · tickets {game['tickets']}"[:WIDTH], style="bold")
 
 
