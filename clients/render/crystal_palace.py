@@ -171,8 +171,11 @@ def _status(doc: dict[str, Any], game: dict[str, Any]) -> Text:
     where = "end of game" if phase == "final" else f"phase {phase}"
     doing = "the exhibition opens" if game["finished"] else words.PHASES[phase]
     publisher = palace.publishers()[game["publisher"]]["name"]
-    text = f"{season} · {where}: {doing} · Times: {publisher}"
-    return Text(f"{text} · tickets {game['tickets']}"[:WIDTH], style="bold")
+    text = f"{season} · {where}: {doing}"
+    for more in (f"Times: {publisher}", f"tickets at the Port: {game['tickets']}"):
+        if len(text) + 3 + len(more) <= WIDTH:
+            text += " · " + more
+    return Text(text, style="bold")
 
 
 def _loans(player: dict[str, Any], own: bool) -> str:
@@ -194,7 +197,7 @@ def _dice_cell(game: dict[str, Any], player: dict[str, Any], own: bool) -> str:
     return "ready" if player["ready"] else "…"
 
 
-NAME = 6
+NAME = 5
 """Letters of a player's name in the table (the letter before it identifies them)."""
 COLUMNS = [
     "player",
@@ -217,19 +220,23 @@ COLUMNS = [
 def _seats(doc: dict[str, Any], game: dict[str, Any], seat: int | None) -> Table:
     table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0), show_edge=False)
     for header in COLUMNS:
-        left = header in ("player", "nation", "dice", "cards")
-        table.add_column(header, no_wrap=True, justify="left" if left else "right")
+        if header in ("player", "nation", "dice", "cards"):  # these give way if need be
+            table.add_column(header, no_wrap=True, overflow="ellipsis")
+        else:
+            table.add_column(header, no_wrap=True, justify="right", min_width=max(3, len(header)))
     nations = {n["id"]: n["name"] for n in palace.components()["nations"]}
     for i, name in enumerate(doc["seats"]):
         p = game["seats"][i]
         mark = "◀" if i in doc["to_act"] else " "
         who = Text(f"{mark}{LETTERS[i]} ", style=f"bold {COLOURS[i]}")
-        who.append(Text(str(name or f"seat {i + 1}")[:NAME] + ("*" if i == seat else "")))
+        who.append(
+            Text(str(name or f"seat {i + 1}")[:NAME], style="underline" if i == seat else "")
+        )
         nation = NATIONS.get(nations[p["nation"]], nations[p["nation"]])
         cards = (p["patents"], p["prototypes"], p["characters"], p["research"])
         table.add_row(
             who,
-            f"{nation} {p['goal']}",
+            nation + "⁰¹²³"[p["goal"]],
             *(str(p[k]) for k in ("money",)),
             _loans(p, i == seat),
             *(str(p[k]) for k in ("gears", "energy", "newspapers", "income", "buzz", "vp")),
@@ -268,7 +275,8 @@ def legend_crystal_palace() -> RenderableType:
         f"{SHORT[k]} = {v['name']}" for k, v in data["locations"].items() if SHORT[k] != v["name"]
     )
     paragraphs = [
-        "Line 1: season, phase, the London Times' publisher, tickets left at the Port.",
+        "Line 1: season, phase, the London Times' publisher, tickets left at the Port"
+        " (the last two when they fit).",
         "Locations: left column 1–4, right column 5–8, resolved in that order (Port"
         f" before Waterloo if the room says so). {full}. Each row: the placement spaces,"
         " then › and the action spaces, left to right. B5 = player B's die showing 5"
@@ -281,7 +289,8 @@ def legend_crystal_palace() -> RenderableType:
         "museum: research tiles (ph6 = every phase 6; protos = your prototypes cost"
         " less; /char, /proto = per character, per prototype; otherwise at once).",
         "bank: shares, £price:what they give.",
-        "Players: ◀ = to act, * = you; nation and goal level (0–3); £; loans (yours:"
+        "Players: ◀ = to act, your name underlined; nation (UK = United Kingdom,"
+        " USA = United States, Holland = Netherlands) and goal level (⁰–³); £; loans (yours:"
         " each loan's VP, or how many:their sum); gear; enrg = energy; news ="
         " newspapers; inc = income step; buzz; VP; West = Westminster step; dice ="
         " this round's values (phase 1: yours so far and · for those still to set;"

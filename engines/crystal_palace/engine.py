@@ -48,9 +48,9 @@ Hidden information: the dice values set in phase 1 (until every seat is
 ready; others see only ``ready``), what each seat does in the final
 repayment (until every seat is ready: others see the money, newspapers,
 gears, income and repaid loans it had when the step began, and no event),
-each seat's loan values (others see how many), the order of every face-down stack (green and violet research, the
-season share piles, the loans) and of the face-up card stacks below their
-top card.
+each seat's loan values (others see how many), the order of every face-down
+stack (green and violet research, the season share piles, the loans) and of
+the face-up card stacks below their top card.
 
 Choices where the spec is silent, beyond its [proposed] values (also in
 docs/protocol.md):
