@@ -5,7 +5,7 @@ seat has decided (issue 13 item 10)."""
 
 from __future__ import annotations
 
-from test_crystal_palace_rules import end_of_phase3, game, last_round, play, resolve
+from test_crystal_palace_rules import end_of_phase3, game, last_round, placement_turn, play, resolve
 
 from engines.bots import make_bot
 from engines.crystal_palace import ENGINE as cp
@@ -148,3 +148,14 @@ def test_jenny_lind_asks_first_when_she_would_take_the_last_newspaper() -> None:
     state = play(state, 0, MONEY)  # nothing left to lose: Jenny Lind's ability runs
     assert state["seats"][0]["money"] == money + 1 and state["seats"][0]["buzz"] == 3
     assert state["round"] == 1
+
+
+def test_an_assistant_action_is_offered_when_newspapers_would_meet_the_goal() -> None:
+    """Prussia's level 1 needs 4 gears and energy: 3 held, and 2 newspapers make a gear."""
+    state = placement_turn(2, 0, [5])
+    state["seats"][0].update(nation="prussia", gears=2, energy=1, newspapers=2, assistants=0)
+    state = play(state, 0, {"type": "place", "location": "bank", "space": 0, "value": 5})
+    assert state["step"] == {"kind": "assistant", "seat": 0}
+    assert {"type": "goal"} not in cp.legal_actions(state, 0)
+    state = play(state, 0, GEAR, {"type": "goal"})
+    assert state["seats"][0]["goal"] == 1

@@ -90,6 +90,10 @@ class GreedyBot:
             return min(by_kind["ability"], key=lambda a: self._ability_order(me, a["card"]))
         if "build" not in by_kind and "done" in by_kind and "gear" in offers:
             return offers["gear"]  # a build turn given for newspapers: turn them into gears
+        if by_kind.keys() & {"goal", "market"} == set() and "skip" in by_kind:
+            for kind in ("gear", "die"):  # asked because newspapers could meet the goal
+                if kind in offers:
+                    return offers[kind]
         exchange = self._exchange(view, me, list(offers.values()))
         if exchange is not None:
             return exchange

@@ -41,8 +41,10 @@ newspapers turned into gears would let it build (``build``), a repayment its
 newspapers turned into £ would allow (``repay``), a newspaper an ability or
 another player's prototype would take (``abilities``, ``target``), a die
 declined for though a die bought with newspapers would open Waterloo's "sell
-a die" (``resolve``). Phase 1's payment comes after the seat's own last
-decision with nothing gained in between.
+a die" (``resolve``), an assistant action skipped for though gears or a die
+bought with newspapers would meet the next goal level (``assistant``).
+Phase 1's payment comes after the seat's own last decision with nothing
+gained in between.
 
 Hidden information: the dice values set in phase 1 (until every seat is
 ready; others see only ``ready``), what each seat does in the final
@@ -719,10 +721,26 @@ def _do_place(state: State, seat: int, action: Action, events: list[Event]) -> N
     printed = layout(location, state["players"])["placement"][space]
     if printed["fee"]:
         _pay(state, seat, printed["fee"], events)
-    if printed["assistant"] and len(_assistant_actions(state, seat)) > 1:
+    if printed["assistant"] and (
+        len(_assistant_actions(state, seat)) > 1 or _exchanges_would_meet_goal(state, seat)
+    ):
         state["step"] = {"kind": "assistant", "seat": seat}
         return
     _next_placer(state, seat)
+
+
+def _exchanges_would_meet_goal(state: State, seat: int) -> bool:
+    """§8: gears or a die bought with newspapers can meet the next goal level
+    (Prussia counts gears and energy, Japan dice); then the seat is asked."""
+    for kind in ("gear", "die"):
+        trial = state
+        exchange = {"type": "exchange", "for": kind}
+        while exchange in _free_actions(trial, seat):
+            trial = copy_state(trial)
+            _do_exchange(trial, seat, exchange, [])
+            if _goal_met(trial, seat):
+                return True
+    return False
 
 
 def _do_pass(state: State, seat: int, action: Action, events: list[Event]) -> None:
