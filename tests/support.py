@@ -145,15 +145,21 @@ def _scramble_chartered(state: State, viewer: int | None, rnd: random.Random) ->
 
 
 def _scramble_crystal_palace(state: State, viewer: int | None, rnd: random.Random) -> State:
-    """Hidden: other seats' secret dice values (until the reveal), other seats' loan
-    values and the loan stack, the order of every face-down stack, and the face-up
-    card stacks below their top card."""
+    """Hidden: other seats' secret dice values (until the reveal), what other seats
+    did in the simultaneous loan repayment (their money, newspapers, gears, income
+    and repaid loans, until every seat is ready), other seats' loan values and the
+    loan stack, the order of every face-down stack, and the face-up card stacks
+    below their top card."""
     scrambled = msgpack.unpackb(packed(state))
     others = [s for s in range(scrambled["players"]) if s != viewer]
     low, high = 1, 6
+    repaying = scrambled["step"]["kind"] == "repay" and not scrambled["finished"]
     for seat in others:
         secret = scrambled["seats"][seat]["secret"]
         scrambled["seats"][seat]["secret"] = [rnd.randint(low, high) for _ in secret]
+        if repaying:
+            for key in ("money", "newspapers", "gears", "income", "repaid"):
+                scrambled["seats"][seat][key] = rnd.randint(0, 7)
     pool = scrambled["loans"] + [v for s in others for v in scrambled["seats"][s]["loans"]]
     rnd.shuffle(pool)
     for seat in others:

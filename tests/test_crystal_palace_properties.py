@@ -51,8 +51,8 @@ def check(state: State, loans_taken: list[int]) -> None:
 
 def no_secret_in(events: list[Event]) -> None:
     for event in events:
-        assert event["type"] in ("ready", "loan"), event
-        assert set(event) <= {"type", "seat", "forced"}
+        assert event["type"] in ("ready", "loan", "exchange"), event
+        assert set(event) <= {"type", "seat", "forced", "for"}
 
 
 @settings(max_examples=20, deadline=None)
@@ -72,6 +72,8 @@ def test_random_games_keep_every_invariant(seed: int, players: int) -> None:
                 loans[event["seat"]] += 1
         if before == "dice" and state["step"]["kind"] == "dice":
             no_secret_in(events)  # nothing about a die before every seat is ready
+        if before == "repay" and not state["finished"]:
+            assert events == []  # nothing about a repayment before every seat is ready
         reveals += sum(1 for e in events if e["type"] == "reveal")
         check(state, loans)
         assert state["round"] < len(components()["rounds"])

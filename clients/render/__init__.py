@@ -16,7 +16,7 @@ from rich.pretty import Pretty
 from rich.text import Text
 
 from clients.render.chartered import legend_chartered, render_chartered
-from clients.render.crystal_palace import render_crystal_palace
+from clients.render.crystal_palace import legend_crystal_palace, render_crystal_palace
 from clients.render.sintra import render_sintra, sintra_legend
 from clients.render.turn_relay import render_turn_relay
 
@@ -30,8 +30,9 @@ RENDERERS: dict[str, Callable[[dict[str, Any], int | None], RenderableType]] = {
 LEGENDS: dict[str, Callable[[], RenderableType]] = {
     "sintra": sintra_legend,
     "chartered": legend_chartered,
+    "crystal-palace": legend_crystal_palace,
 }
-"""Each engine's key to its board's marks, for a client to show on request."""
+"""Engine id → the key to its notation on screen (letters, symbols, columns)."""
 
 
 def render(console: Console, engine: str, doc: dict[str, Any], seat: int | None) -> None:

@@ -14,8 +14,12 @@ It reads only its seat's view and the legal actions:
   tickets; declines only a space whose cost it cannot pay;
 * phase 5: builds the most valuable prototype, aiming a harmful effect at the
   leader and a helpful one at itself;
-* newspapers: income while rounds remain, else money; never a voluntary loan;
-  at the end it repays every loan it can.
+* phase 4: newspapers into £ when that spares a salary loan; abilities that
+  cost before those that give; a last newspaper into £ before an ability or a
+  prototype's effect takes it;
+* newspapers: income while rounds remain, else money; gears when a build turn
+  needs them; never a voluntary loan; at the end it turns newspapers into £
+  while that repays one more loan, and repays every loan it can.
 """
 
 from __future__ import annotations
@@ -68,9 +72,29 @@ class GreedyBot:
         by_kind: dict[str, list[Action]] = {}
         for action in actions:
             by_kind.setdefault(action["type"], []).append(action)
+        offers = {a["for"]: a for a in by_kind.get("exchange", [])}
         if "repay" in by_kind:
-            return max(by_kind["repay"], key=lambda a: a["count"])
-        exchange = self._exchange(view, me, by_kind.get("exchange", []))
+            return self._repay(me, by_kind["repay"], offers)
+        if "pay" in by_kind:
+            due = view["step"]["due"]
+            return offers["money"] if me["money"] < due and "money" in offers else by_kind["pay"][0]
+        losing = "accept" in by_kind or any(
+            characters()[a["card"]]["ability"].get("newspapers", 0) < 0
+            for a in by_kind.get("ability", [])
+        )
+        if losing and me["newspapers"] == 1 and "money" in offers:
+            return offers["money"]  # spend the newspaper an effect would take
+        if "accept" in by_kind:
+            return by_kind["accept"][0]
+        if "ability" in by_kind:
+            return min(by_kind["ability"], key=lambda a: self._ability_order(me, a["card"]))
+        if "build" not in by_kind and "done" in by_kind and "gear" in offers:
+            return offers["gear"]  # a build turn given for newspapers: turn them into gears
+        if by_kind.keys() & {"goal", "market"} == set() and "skip" in by_kind:
+            for kind in ("gear", "die"):  # asked because newspapers could meet the goal
+                if kind in offers:
+                    return offers[kind]
+        exchange = self._exchange(view, me, list(offers.values()))
         if exchange is not None:
             return exchange
         if "die" in by_kind:
@@ -91,6 +115,22 @@ class GreedyBot:
         return self._random.choice([a for a in actions if a["type"] != "loan"] or actions)
 
     # -- decisions ---------------------------------------------------------------------
+
+    def _repay(self, me: dict[str, Any], repays: list[Action], offers: dict[str, Action]) -> Action:
+        """Turn newspapers into £ while that repays one more loan, then repay all it can."""
+        cost = components()["loans"]["repay_cost"]
+        most = max(a["count"] for a in repays)
+        short = cost - me["money"] % cost
+        if most < me["loans"] and "money" in offers and me["newspapers"] >= short:
+            return offers["money"]
+        return next(a for a in repays if a["count"] == most)
+
+    def _ability_order(self, me: dict[str, Any], card: str) -> tuple[int, str]:
+        """Abilities that cost first while money is short (they take only what there is),
+        newspaper losses before newspaper gains; otherwise card order."""
+        ability = characters()[card]["ability"]
+        cost_first = 0 if ability.get("money", 0) < 0 or ability.get("newspapers", 0) < 0 else 1
+        return cost_first, card
 
     def _exchange(self, view: Any, me: dict[str, Any], offers: list[Action]) -> Action | None:
         wanted = "income" if view["round"] < len(components()["rounds"]) - 1 else "money"

@@ -1,9 +1,9 @@
 """Crystal Palace, per ``rules/crystal_palace.md``; every number is in ``data/components.json``.
 
 Five rounds of seven phases (§3). Every decision is one action of the seat
-that makes it; ``state["step"]["kind"]`` says what is being decided, and the
-phases without decisions (4, 6 and 7) run inside the ``apply`` that ends the
-phase before them:
+that makes it; ``state["step"]["kind"]`` says what is being decided, and
+what needs no decision (phases 6 and 7, and phase 4 unless a seat is asked)
+runs inside the ``apply`` that ends the step before it:
 
 ============  ====================================================================
 step kind     actions (all carry ``"type"``)
@@ -18,20 +18,41 @@ step kind     actions (all carry ``"type"``)
               ``tile``, ``share``, ``choice`` or ``option`` as the location needs),
               ``decline``; with no action space left, ``ticket {…}`` or
               ``compensation``
+``salary``    phase 4, a seat whose newspapers could spare it a salary loan:
+              ``pay`` (after any exchanges; loans cover what is still short)
+``abilities`` phase 4, a seat whose P4 abilities' order can matter, or
+              one of which would take a newspaper it holds:
+              ``ability {card}``, one at a time (see ``_order_matters``)
 ``build``     phase 5, in player order: ``build {card, target}`` or ``done``
-``repay``     end of game, simultaneous: ``repay {count}`` (§14 step 1)
+``target``    phase 5, the target of a prototype effect that takes newspapers,
+              when it holds some: ``accept`` (after any exchanges)
+``repay``     end of game, **simultaneous**: ``repay {count}`` (§14 step 1);
+              until every seat is ready the others see each seat's money,
+              newspapers, gears, income and repaid loans as they were before
 ============  ====================================================================
 
 Whenever a seat is to act it may also take ``loan`` (§9) or
 ``exchange {for: die|income|gear|money}`` (newspapers, §8). Choices with only
 one possible outcome (no action possible, only compensation) are made for the
-seat.
+seat. Newspapers are spent at any time (§8), so a seat is asked before an
+automatic step its newspapers could change: a salary that would force a loan
+they could spare (``salary``), a build turn it would be skipped for though
+newspapers turned into gears would let it build (``build``), a repayment its
+newspapers turned into £ would allow (``repay``), a newspaper an ability or
+another player's prototype would take (``abilities``, ``target``), a die
+declined for though a die bought with newspapers would open Waterloo's "sell
+a die" (``resolve``), an assistant action skipped for though gears or a die
+bought with newspapers would meet the next goal level (``assistant``).
+Phase 1's payment comes after the seat's own last decision with nothing
+gained in between.
 
 Hidden information: the dice values set in phase 1 (until every seat is
-ready; others see only ``ready``), each seat's loan values (others see how
-many), the order of every face-down stack (green and violet research, the
-season share piles, the loans) and of the face-up card stacks below their
-top card.
+ready; others see only ``ready``), what each seat does in the final
+repayment (until every seat is ready: others see the money, newspapers,
+gears, income and repaid loans it had when the step began, and no event),
+each seat's loan values (others see how many), the order of every face-down
+stack (green and violet research, the season share piles, the loans) and of
+the face-up card stacks below their top card.
 
 Choices where the spec is silent, beyond its [proposed] values (also in
 docs/protocol.md):
@@ -49,6 +70,12 @@ docs/protocol.md):
 * A player with nothing in a majority category (0 buzz, no assistant on the
   Black Market) does not rank in it.
 * Loans are repaid most expensive first.
+* A seat is not asked before a loss of £, gears, energy, buzz or income that
+  takes only what it has (an ability's −£1, a prototype's harmful effect):
+  spending newspapers first could only make it lose more. Nor before a gain
+  that passes 7 newspapers: the excess is lost.
+* Phase-4 abilities run in card order unless their order can matter; then the
+  player chooses it (``_order_matters`` says when).
 """
 
 from __future__ import annotations
@@ -68,11 +95,11 @@ from engines.base import (
     check_turn,
     copy_state,
     load_components,
-    narrate_plainly,
     rank,
     resolve_options,
     same,
 )
+from engines.crystal_palace import words
 from engines.rng import Rng, seed_state
 
 Effect = Mapping[str, Any]
@@ -241,6 +268,7 @@ class CrystalPalace:
             "spent_tickets": 0,
             "loans": loans,
             "seats": seats,
+            "shown": None,
             "finished": False,
             "final": None,
         }
@@ -256,7 +284,7 @@ class CrystalPalace:
         kind = state["step"]["kind"]
         if kind in ("dice", "repay"):
             return frozenset(s for s, p in enumerate(state["seats"]) if not p["ready"])
-        if kind == "assistant":
+        if kind in ("assistant", "salary", "abilities", "target"):
             return frozenset((state["step"]["seat"],))
         if kind == "resolve":
             return frozenset((_current_die(state)[0],))
@@ -290,6 +318,8 @@ class CrystalPalace:
         for s, player in enumerate(state["seats"]):
             public = {k: v for k, v in player.items() if k not in ("secret", "loans")}
             public["loans"] = len(player["loans"])
+            if state["step"]["kind"] == "repay" and not state["finished"] and s != viewer:
+                public.update(state["shown"][s])
             if s == viewer:
                 public["secret"] = player["secret"]
                 public["loan_values"] = player["loans"]
@@ -336,52 +366,10 @@ class CrystalPalace:
         }
 
     def narrate(self, event: Event, names: Sequence[str]) -> str:
-        return narrate_plainly(event, names)
+        return words.narrate_event(event, names)
 
     def describe(self, state: State, seat: int, action: Action) -> str:
-        kind = action.get("type")
-        names = card_names()
-        if kind == "die":
-            return f"set a die to {action['value']}"
-        if kind == "place":
-            place = components()["locations"][action["location"]]["name"]
-            return f"place a {action['value']} on {place}, space {action['space'] + 1}"
-        if kind in ("act", "ticket"):
-            how = "use a ticket: " if kind == "ticket" else "act: "
-            if "card" in action:
-                return how + str(names.get(action["card"], action["card"]))
-            if "tile" in action:
-                return how + f"research tile {action['tile']}"
-            if "share" in action:
-                return how + f"buy share {action['share']}"
-            if "option" in action:
-                return how + str(components()["menu_options"][action["option"]]["text"])
-            if "choice" in action:
-                return how + f"newspaper choice {action['choice'] + 1}"
-            return how + "take the action"
-        if kind == "build":
-            card = names.get(action["card"], str(action["card"]))
-            return f"build {card}, effect for seat {action['target'] + 1}"
-        if kind == "market":
-            return (
-                "move an assistant up the Black Market"
-                if "from" in action
-                else ("put an assistant on the Black Market")
-            )
-        if kind == "exchange":
-            return f"spend newspapers for {'a ' if action['for'] != 'money' else ''}{action['for']}"
-        if kind == "repay":
-            return f"repay {action['count']} loan(s)"
-        simple = {
-            "pass": "pass (place no more dice this round)",
-            "goal": "advance on the goal track",
-            "skip": "no assistant action",
-            "decline": "decline the action",
-            "compensation": "take £1 compensation",
-            "done": "build nothing more",
-            "loan": "take a loan (£10)",
-        }
-        return simple.get(str(kind), str(kind))
+        return words.describe_action(state, seat, action)
 
 
 # -- setup helpers ------------------------------------------------------------------
@@ -727,17 +715,37 @@ def _do_place(state: State, seat: int, action: Action, events: list[Event]) -> N
     player = state["seats"][seat]
     player["unplaced"].remove(value)
     state["board"][location]["placed"][space] = [seat, value]
+    events.append(
+        {"type": "place", "seat": seat, "location": location, "space": space, "value": value}
+    )
     printed = layout(location, state["players"])["placement"][space]
     if printed["fee"]:
         _pay(state, seat, printed["fee"], events)
-    if printed["assistant"] and len(_assistant_actions(state, seat)) > 1:
+    if printed["assistant"] and (
+        len(_assistant_actions(state, seat)) > 1 or _exchanges_would_meet_goal(state, seat)
+    ):
         state["step"] = {"kind": "assistant", "seat": seat}
         return
     _next_placer(state, seat)
 
 
+def _exchanges_would_meet_goal(state: State, seat: int) -> bool:
+    """§8: gears or a die bought with newspapers can meet the next goal level
+    (Prussia counts gears and energy, Japan dice); then the seat is asked."""
+    for kind in ("gear", "die"):
+        trial = state
+        exchange = {"type": "exchange", "for": kind}
+        while exchange in _free_actions(trial, seat):
+            trial = copy_state(trial)
+            _do_exchange(trial, seat, exchange, [])
+            if _goal_met(trial, seat):
+                return True
+    return False
+
+
 def _do_pass(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state["seats"][seat]["passed"] = True
+    events.append({"type": "pass", "seat": seat})
     _next_placer(state, seat)
 
 
@@ -772,6 +780,7 @@ def _assistant_actions(state: State, seat: int) -> list[Action]:
 
 def _do_goal(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state["seats"][seat]["goal"] += 1
+    events.append({"type": "goal", "seat": seat, "level": state["seats"][seat]["goal"]})
     _next_placer(state, seat)
 
 
@@ -780,6 +789,8 @@ def _do_market(state: State, seat: int, action: Action, events: list[Event]) -> 
     start = action.get("from", -1)
     target = _market_above(state, start)
     assert target is not None  # guaranteed by the legal actions
+    moved = {} if start < 0 else {"from": start}
+    events.append({"type": "market", "seat": seat, "space": target, **moved})
     _pay(state, seat, _market_spaces(state)[target]["cost"], events)
     if start < 0:
         player["assistants"] -= 1
@@ -822,8 +833,11 @@ def _free_action_space(state: State, location: str) -> int | None:
     return next((i for i, held in enumerate(acted) if held is None), None)
 
 
-def _action_variants(state: State, seat: int, location: str) -> list[dict[str, Any]]:
-    """The ways the seat can perform ``location``'s action now (parameters only)."""
+def _action_variants(
+    state: State, seat: int, location: str, extra_dice: int = 0
+) -> list[dict[str, Any]]:
+    """The ways the seat can perform ``location``'s action now (parameters only),
+    or with ``extra_dice`` more dice."""
     player = state["seats"][seat]
     kind = layout(location, state["players"])["action_kind"]
     if kind == "patent":
@@ -848,7 +862,7 @@ def _action_variants(state: State, seat: int, location: str) -> list[dict[str, A
         if option in state["menus_used"][location]:
             continue
         effect = components()["menu_options"][option]["effect"]
-        dice = player["dice"] + effect.get("dice", 0)
+        dice = player["dice"] + extra_dice + effect.get("dice", 0)
         if not _limit("keep_dice_after_sale") <= dice <= _limit("dice")[1]:
             continue
         if effect.get("ticket") and state["tickets"] < effect["ticket"]:
@@ -858,9 +872,9 @@ def _action_variants(state: State, seat: int, location: str) -> list[dict[str, A
     return variants
 
 
-def _resolve_actions(state: State, seat: int) -> list[Action]:
+def _resolve_actions(state: State, seat: int, extra_dice: int = 0) -> list[Action]:
     _, location, _ = _current_die(state)
-    variants = _action_variants(state, seat, location)
+    variants = _action_variants(state, seat, location, extra_dice)
     if _free_action_space(state, location) is not None:
         return [*({"type": "act", **v} for v in variants), {"type": "decline"}]
     if state["seats"][seat]["tickets"] and variants:
@@ -908,13 +922,30 @@ def _do_act(state: State, seat: int, action: Action, events: list[Event]) -> Non
     board["acted"][slot] = board["placed"][space]
     board["placed"][space] = None
     state["queue"].pop(0)
+    events.append(
+        {
+            "type": "act",
+            "seat": seat,
+            "location": location,
+            "space": slot,
+            **_chosen(state, location, action),
+        }
+    )
     bonus = layout(location, state["players"])["action"][slot]
     leftmost = publishers()[state["publisher"]].get("leftmost_bonus")
     if location == "london_times" and slot == 0 and leftmost:
         bonus = leftmost
     _gain(state, seat, bonus, events)
     _perform(state, seat, location, action, events)
-    events.append({"type": "act", "seat": seat, "location": location, "space": slot})
+
+
+def _chosen(state: State, location: str, action: Action) -> dict[str, Any]:
+    """What an ``act`` or ``ticket`` chose (card, tile, share, choice or option, and
+    the London Times' publisher): public, for the log."""
+    chosen = {k: v for k, v in action.items() if k in ("card", "tile", "share", "choice", "option")}
+    if location == "london_times":
+        chosen["publisher"] = state["publisher"]
+    return chosen
 
 
 def _do_ticket(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -922,8 +953,10 @@ def _do_ticket(state: State, seat: int, action: Action, events: list[Event]) -> 
     state["queue"].pop(0)
     state["seats"][seat]["tickets"] -= 1
     state["spent_tickets"] += 1
+    events.append(
+        {"type": "ticket", "seat": seat, "location": location, **_chosen(state, location, action)}
+    )
     _perform(state, seat, location, action, events)
-    events.append({"type": "ticket", "seat": seat, "location": location})
 
 
 def _do_decline(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -943,10 +976,20 @@ def _auto_resolve(state: State, events: list[Event]) -> bool:
     """Resolve the next die when its owner has only one thing it can do. True if done."""
     seat, _, _ = _current_die(state)
     actions = _resolve_actions(state, seat)
-    if len(actions) != 1:
+    if len(actions) != 1 or _a_die_would_open_an_action(state, seat):
         return False
     _HANDLERS[actions[0]["type"]](state, seat, actions[0], events)
     return True
+
+
+def _a_die_would_open_an_action(state: State, seat: int) -> bool:
+    """§8: newspapers buy a die at any time, and one more die can make Waterloo's
+    "sell a die" possible; then the seat is asked rather than declined for."""
+    player = state["seats"][seat]
+    rate = components()["exchanges"]["die"]["newspapers"]
+    if player["newspapers"] < rate or player["dice"] >= _limit("dice")[1]:
+        return False
+    return len(_resolve_actions(state, seat, extra_dice=1)) > 1
 
 
 # -- phases 4–7 (§14) -----------------------------------------------------------------------
@@ -963,19 +1006,143 @@ def _salary(state: State, seat: int, card: str) -> int:
     return int(max(0, characters()[card]["salary"] + others + research))
 
 
-def _phase4(state: State, events: list[Event]) -> None:
-    """Salaries (loans if short), then every P4 character ability."""
+def _salaries_due(state: State, seat: int) -> int:
+    return sum(_salary(state, seat, card) for card in state["seats"][seat]["characters"])
+
+
+def _newspaper_money(state: State, seat: int) -> int:
+    """The £ the seat could raise now by turning all its newspapers into money (§8)."""
+    rate = components()["exchanges"]["money"]
+    return int(state["seats"][seat]["newspapers"] // rate["newspapers"] * rate["gain"]["money"])
+
+
+def _loans_for(money: int, due: int) -> int:
+    amount: int = components()["loans"]["amount"]
+    return max(0, -(-(due - money) // amount))
+
+
+def _salaries(state: State, start: int, events: list[Event]) -> None:
+    """§14 phase 4 step 1, in player order from index ``start``: each seat pays its
+    salaries (loans if short). A seat whose newspapers would spare it a loan is asked
+    first (§8: newspapers are spent at any time): step ``salary`` until it pays."""
     state["phase"] = 4
-    for seat in state["order"]:
-        player = state["seats"][seat]
-        due = sum(_salary(state, seat, card) for card in player["characters"])
+    for seat in state["order"][start:]:
+        due = _salaries_due(state, seat)
+        money = state["seats"][seat]["money"]
+        if _loans_for(money, due) != _loans_for(money + _newspaper_money(state, seat), due):
+            state["step"] = {"kind": "salary", "seat": seat, "due": due}
+            return
         if due:
-            _pay(state, seat, due, events)
-    for seat in state["order"]:
-        for card in sorted(state["seats"][seat]["characters"]):
-            ability = characters()[card].get("ability")
-            if ability:
-                _gain(state, seat, ability, events, lose_up_to=True)
+            _pay_salaries(state, seat, due, events)
+    _abilities(state, 0, events)
+
+
+def _pay_salaries(state: State, seat: int, due: int, events: list[Event]) -> None:
+    events.append({"type": "salary", "seat": seat, "amount": due})
+    _pay(state, seat, due, events)
+
+
+def _do_pay(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    if state["step"]["due"]:
+        _pay_salaries(state, seat, state["step"]["due"], events)
+    _salaries(state, state["order"].index(seat) + 1, events)
+
+
+def _abilities(state: State, start: int, events: list[Event]) -> None:
+    """§14 phase 4 step 2, in player order from index ``start``: each seat's P4
+    abilities. Where their order can matter (``_order_matters``) the seat chooses
+    them one at a time (step ``abilities``); the rest run by themselves."""
+    for seat in state["order"][start:]:
+        left = sorted(c for c in state["seats"][seat]["characters"] if "ability" in characters()[c])
+        state["step"] = {"kind": "abilities", "seat": seat, "left": left}
+        if not _settle_abilities(state, events):
+            return
+    state["phase"] = 5
+    _next_builder(state, 0)
+
+
+def _settle_abilities(state: State, events: list[Event]) -> bool:
+    """Run the open abilities in card order when their order cannot matter and none
+    would take a newspaper the seat holds; False when the seat must choose."""
+    seat, left = state["step"]["seat"], state["step"]["left"]
+    if len(left) > 1 and _order_matters(state, seat, left):
+        return False
+    effects = (characters()[card]["ability"] for card in left)
+    if state["seats"][seat]["newspapers"] and any(_takes_newspapers(e) for e in effects):
+        return False  # §8: the seat may spend the newspapers an ability would take
+    for card in left:
+        _use_ability(state, seat, card, events)
+    left.clear()
+    return True
+
+
+def _use_ability(state: State, seat: int, card: str, events: list[Event]) -> None:
+    _gain(state, seat, characters()[card]["ability"], events, lose_up_to=True)
+    events.append({"type": "ability", "seat": seat, "card": card})
+
+
+def _do_ability(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    state["step"]["left"].remove(action["card"])
+    _use_ability(state, seat, action["card"], events)
+
+
+def _order_matters(state: State, seat: int, cards: Sequence[str]) -> bool:
+    """Whether the order of these P4 abilities can change the outcome (item 16).
+
+    Every ability is a map of gains; gains commute except where a value is held
+    within bounds: money may not go below 0 (an ability's −£1 takes only what the
+    seat has) and newspapers stay within 0–7. Buzz, income, gears, energy, VP and
+    Westminster only rise (buzz and income clamp at the top only), and the
+    one-shot buzz-threshold and Westminster-step bonuses depend on the totals
+    reached, not on the order. So the order can matter only when a bounded value
+    both rises and falls and may cross its bound: money when the seat holds less
+    than the abilities' costs and some gain brings money, newspapers when a gain
+    may pass 7 or a loss find none. ``tests/test_crystal_palace_order.py`` checks
+    this against every order of random hands.
+    """
+    player = state["seats"][seat]
+    effects = [characters()[c]["ability"] for c in cards]
+    rises: dict[str, int] = {"money": 0, "newspapers": 0}
+    falls: dict[str, int] = {"money": 0, "newspapers": 0}
+    for effect in effects:
+        for key in rises:
+            amount = int(effect.get(key, 0))
+            rises[key] += max(0, amount)
+            falls[key] += max(0, -amount)
+    bonuses = _track_bonuses(state, seat, effects)
+    for key in rises:
+        rises[key] += max(0, int(bonuses.get(key, 0)))
+    if falls["money"] and rises["money"] and player["money"] < falls["money"]:
+        return True
+    top = _limit("newspapers")
+    held = player["newspapers"]
+    return bool(
+        falls["newspapers"]
+        and rises["newspapers"]
+        and (held + rises["newspapers"] > top or held < falls["newspapers"])
+    )
+
+
+def _track_bonuses(state: State, seat: int, effects: list[Effect]) -> dict[str, int]:
+    """The one-shot buzz-threshold and Westminster-step bonuses these gains reach."""
+    player = state["seats"][seat]
+    buzz = sum(int(e.get("buzz", 0)) for e in effects)
+    steps = sum(int(e.get("westminster", 0)) for e in effects)
+    reached: list[Effect] = [
+        bonus
+        for threshold, bonus in components()["buzz_thresholds"]
+        if player["buzz_peak"] < threshold <= min(_limit("buzz"), player["buzz"] + buzz)
+    ]
+    track = components()["westminster_track"]
+    for step in range(player["westminster"] + 1, player["westminster"] + steps + 1):
+        reached.append(
+            track[step - 1] if step <= len(track) else components()["westminster_beyond"]
+        )
+    total: dict[str, int] = {}
+    for bonus in reached:
+        for key, amount in bonus.items():
+            total[key] = total.get(key, 0) + int(amount)
+    return total
 
 
 def _prototype_cost(state: State, seat: int, card: str) -> dict[str, int]:
@@ -998,6 +1165,19 @@ def _buildable(state: State, seat: int) -> list[str]:
     ]
 
 
+def _could_build(state: State, seat: int) -> bool:
+    """Whether the seat can build a patent now or after turning newspapers into
+    gears (§8: 2 newspapers → 1 gear): such a seat gets a build turn (item 15)."""
+    player = state["seats"][seat]
+    rate = components()["exchanges"]["gear"]
+    spare = player["newspapers"] // rate["newspapers"] * rate["gain"]["gears"]
+    for card in player["patents"]:
+        cost = _prototype_cost(state, seat, card)
+        if player["energy"] >= cost["energy"] and player["gears"] + spare >= cost["gears"]:
+            return True
+    return False
+
+
 def _build_actions(state: State, seat: int) -> list[Action]:
     return [
         {"type": "build", "card": card, "target": target}
@@ -1009,7 +1189,7 @@ def _build_actions(state: State, seat: int) -> list[Action]:
 def _next_builder(state: State, start: int) -> None:
     """§14 phase 5: the next seat in player order, from index ``start``, that can build."""
     for seat in state["order"][start:]:
-        if _buildable(state, seat):
+        if _could_build(state, seat):
             state["turn"] = seat
             state["step"] = {"kind": "build"}
             return
@@ -1030,18 +1210,36 @@ def _do_build(state: State, seat: int, action: Action, events: list[Event]) -> N
     if card["link"] in player["characters"]:
         vp += components()["prototype_link_vp"]
     player["vp"] += vp
-    _gain(state, action["target"], card["target"], events, lose_up_to=True)
+    target = action["target"]
     events.append(
-        {
-            "type": "build",
-            "seat": seat,
-            "card": action["card"],
-            "target": action["target"],
-            "vp": vp,
-        }
+        {"type": "build", "seat": seat, "card": action["card"], "target": target, "vp": vp}
     )
-    if not _buildable(state, seat):
+    if (
+        target != seat
+        and _takes_newspapers(card["target"])
+        and state["seats"][target]["newspapers"]
+    ):
+        # §8: the target may spend the newspapers the effect would take first.
+        state["step"] = {"kind": "target", "seat": target, "card": action["card"]}
+        return
+    _gain(state, target, card["target"], events, lose_up_to=True)
+    _built(state, seat)
+
+
+def _takes_newspapers(effect: Effect) -> bool:
+    return isinstance(effect.get("newspapers"), int) and effect["newspapers"] < 0
+
+
+def _built(state: State, seat: int) -> None:
+    """After a prototype: the builder goes on while it could build more."""
+    state["step"] = {"kind": "build"}
+    if not _could_build(state, seat):
         _next_builder(state, state["order"].index(seat) + 1)
+
+
+def _do_accept(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    _gain(state, seat, patents()[state["step"]["card"]]["target"], events, lose_up_to=True)
+    _built(state, state["turn"])
 
 
 def _do_done(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -1102,8 +1300,19 @@ def _begin_repay(state: State) -> None:
     state["turn"] = None
     state["step"] = {"kind": "repay"}
     cost = components()["loans"]["repay_cost"]
-    for player in state["seats"]:
-        player["ready"] = not (player["loans"] and player["money"] >= cost)
+    state["shown"] = [_repay_public(player) for player in state["seats"]]
+    for seat, player in enumerate(state["seats"]):
+        means = player["money"] + _newspaper_money(state, seat)
+        player["ready"] = not (player["loans"] and means >= cost)
+
+
+_REPAY_HIDES = ("money", "newspapers", "gears", "income", "repaid")
+"""What a seat's repayment step may change (repay, newspaper exchanges): hidden
+from the others until every seat is ready (item 13.10), as phase 1 hides dice."""
+
+
+def _repay_public(player: dict[str, Any]) -> dict[str, Any]:
+    return {key: player[key] for key in _REPAY_HIDES}
 
 
 def _repay_actions(state: State, seat: int) -> list[Action]:
@@ -1135,7 +1344,7 @@ def _majority(values: list[tuple[int, ...]], points: list[int]) -> list[int]:
     return awarded
 
 
-def _final_scoring(state: State) -> None:
+def _final_scoring(state: State, events: list[Event]) -> None:
     data = components()
     seats = state["seats"]
     points = data["majority_vp"][str(state["players"])]
@@ -1172,6 +1381,10 @@ def _final_scoring(state: State) -> None:
                 "loan_values": player["loans"],
             }
         )
+    for seat, player in enumerate(seats):
+        if player["repaid"]:
+            events.append({"type": "repay", "seat": seat, "count": player["repaid"]})
+    events.append({"type": "game_end", "scores": [f["total"] for f in final]})
     state["final"] = final
     state["finished"] = True
     state["turn"] = None
@@ -1207,6 +1420,8 @@ def _do_exchange(state: State, seat: int, action: Action, events: list[Event]) -
     player = state["seats"][seat]
     rate = components()["exchanges"][action["for"]]
     player["newspapers"] -= rate["newspapers"]
+    if state["step"]["kind"] != "repay":  # the final repayment stays secret (item 13.10)
+        events.append({"type": "exchange", "seat": seat, "for": action["for"]})
     if action["for"] == "die":
         player["dice"] += 1  # set this round if still in phase 1 (§8), else from the next
     else:
@@ -1224,7 +1439,7 @@ def _advance(state: State, events: list[Event]) -> None:
             if not all(p["ready"] for p in state["seats"]):
                 return
             if kind == "repay":
-                _final_scoring(state)
+                _final_scoring(state, events)
                 return
             _reveal(state, events)
             _begin_placement(state)
@@ -1235,9 +1450,13 @@ def _advance(state: State, events: list[Event]) -> None:
                 if not _auto_resolve(state, events):
                     return
                 continue
-            _phase4(state, events)
-            state["phase"] = 5
-            _next_builder(state, 0)
+            _salaries(state, 0, events)
+        elif kind in ("salary", "target"):
+            return
+        elif kind == "abilities":
+            if not _settle_abilities(state, events):
+                return
+            _abilities(state, state["order"].index(state["step"]["seat"]) + 1, events)
         elif kind == "build":
             if state["turn"] is not None:
                 return
@@ -1277,7 +1496,12 @@ _STEP_ACTIONS = {
     "place": _place_actions,
     "assistant": _assistant_actions,
     "resolve": _resolve_actions,
+    "salary": lambda state, seat: [{"type": "pay"}],
+    "abilities": lambda state, seat: [
+        {"type": "ability", "card": card} for card in state["step"]["left"]
+    ],
     "build": _build_actions,
+    "target": lambda state, seat: [{"type": "accept"}],
     "repay": _repay_actions,
 }
 
@@ -1292,7 +1516,10 @@ _HANDLERS = {
     "ticket": _do_ticket,
     "decline": _do_decline,
     "compensation": _do_compensation,
+    "pay": _do_pay,
+    "ability": _do_ability,
     "build": _do_build,
+    "accept": _do_accept,
     "done": _do_done,
     "repay": _do_repay,
     "loan": _do_loan,
