@@ -1,4 +1,5 @@
-"""The Starlette application: HTTP JSON lobby under ``/api`` and the room WebSocket.
+"""The Starlette application: HTTP JSON lobby under ``/api``, the room WebSocket,
+and the browser client's pages (``server/web.py``).
 
 Handlers are thin: they parse the request, call the :class:`~server.lobby.Lobby`
 and turn an :class:`~server.errors.ApiError` into a JSON error body
@@ -25,7 +26,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from engines import ENGINES
-from server import connection
+from server import connection, web
 from server.errors import ApiError
 from server.hub import RedisHub
 from server.lobby import Lobby, engine_info
@@ -152,6 +153,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             Route("/api/rooms/{room_id}/seats", seats, methods=["POST"]),
             Route("/api/quickplay", quickplay, methods=["POST"]),
             Route("/healthz", health),
+            *web.routes([]),
         ],
         exception_handlers={
             ApiError: api_error,

@@ -35,6 +35,7 @@ def engine_info(engine: Engine) -> dict[str, Any]:
     return {
         "id": engine.id,
         "title": engine.title,
+        "kind": engine.kind,
         "min_players": engine.min_players,
         "max_players": engine.max_players,
         "options": {name: dict(spec) for name, spec in engine.options.items()},
