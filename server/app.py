@@ -31,6 +31,7 @@ from server.errors import ApiError
 from server.hub import RedisHub
 from server.lobby import Lobby, engine_info
 from server.logs import fields
+from server.origins import OriginPolicy, parse_origins
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
 from server.store.redis import RedisStore
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     """The tablewire app over ``store``: by default the Redis store when
     ``settings.redis_url`` is set, else the embedded in-memory store."""
     settings = settings or Settings.from_env()
+    allowed = parse_origins(settings.allowed_origins)
     if store is None and settings.redis_url:
         store = RedisStore(
             settings.redis_url,
@@ -153,14 +155,17 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             Route("/api/rooms/{room_id}/seats", seats, methods=["POST"]),
             Route("/api/quickplay", quickplay, methods=["POST"]),
             Route("/healthz", health),
-            *web.routes([]),
+            *web.routes(list(allowed)),
         ],
         exception_handlers={
             ApiError: api_error,
             StoreUnavailable: store_error,
             HTTPException: http_error,
         },
-        middleware=[Middleware(connection.RoomSockets, lobby=lobby, settings=settings)],
+        middleware=[
+            Middleware(OriginPolicy, allowed=allowed),
+            Middleware(connection.RoomSockets, lobby=lobby, settings=settings),
+        ],
         lifespan=lifespan,
     )
     app.state.lobby = lobby
