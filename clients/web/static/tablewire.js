@@ -220,9 +220,12 @@ export class Lobby {
     return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/bots`, body);
   }
 
-  /** A new room with the same engine, seats and options, after a finished game. */
-  rematch(id) {
-    return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/rematch`, {});
+  /**
+   * The rematch room of a finished room (the same for every caller). With the `token` of a
+   * seat of the finished room, the same seat of the new room is taken: `seat`, `token`.
+   */
+  rematch(id, { token } = {}) {
+    return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/rematch`, token ? { token } : {});
   }
 }
 
