@@ -42,6 +42,12 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="share rooms through Redis (redis://host:port/db; or TABLEWIRE_REDIS_URL)",
     )
+    serve.add_argument(
+        "--allowed-origins",
+        default=None,
+        help="other sites that may use this server: https://host[:port],... or * "
+        "(default: this server's own pages only; or TABLEWIRE_ALLOWED_ORIGINS)",
+    )
 
     def client_command(name: str, help_text: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text)
@@ -175,7 +181,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         run(
             Settings.from_env(
-                host=args.host, port=args.port, log_level=args.log_level, redis_url=args.redis_url
+                host=args.host,
+                port=args.port,
+                log_level=args.log_level,
+                redis_url=args.redis_url,
+                allowed_origins=args.allowed_origins,
             )
         )
         return 0

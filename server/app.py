@@ -1,4 +1,5 @@
-"""The Starlette application: HTTP JSON lobby under ``/api`` and the room WebSocket.
+"""The Starlette application: HTTP JSON lobby under ``/api``, the room WebSocket,
+and the browser client's pages (``server/web.py``).
 
 Handlers are thin: they parse the request, call the :class:`~server.lobby.Lobby`
 and turn an :class:`~server.errors.ApiError` into a JSON error body
@@ -28,11 +29,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server import connection
+from server import connection, web
 from server.errors import ApiError
 from server.hub import RedisHub
 from server.lobby import Lobby, engine_info, engines_of
 from server.logs import fields
+from server.origins import OriginPolicy, parse_origins
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
 from server.store.redis import RedisStore
@@ -110,6 +112,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     """The tablewire app over ``store``: by default the Redis store when
     ``settings.redis_url`` is set, else the embedded in-memory store."""
     settings = settings or Settings.from_env()
+    allowed = parse_origins(settings.allowed_origins)
     if store is None and settings.redis_url:
         store = RedisStore(
             settings.redis_url,
@@ -211,6 +214,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             Route("/api/rooms/{room_id}/rematch", rematch, methods=["POST"]),
             Route("/api/quickplay", quickplay, methods=["POST"]),
             Route("/healthz", health),
+            *web.routes(list(allowed)),
         ],
         exception_handlers={
             ApiError: api_error,
@@ -219,6 +223,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         },
         middleware=[
             Middleware(ApiFaults),
+            Middleware(OriginPolicy, allowed=allowed),
             Middleware(connection.RoomSockets, lobby=lobby, settings=settings),
         ],
         lifespan=lifespan,

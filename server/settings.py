@@ -49,6 +49,9 @@ class Settings:
     """Seconds a replica waits for the owner's answer to a forwarded intent or seat request."""
     node: str = ""
     """This process's name in leases and channels; empty: a random one."""
+    allowed_origins: str = ""
+    """Other web origins (``https://host[:port]``, comma-separated; ``*``: any) whose pages
+    may use the lobby and the WebSocket and frame the pages; empty: this server's only."""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:

@@ -1,0 +1,257 @@
+// The lobby page (/): every game with its options, the open rooms (polled every few
+// seconds), create a room (with bots), quick play, take a seat, watch any room.
+
+import {
+  heldSeat,
+  holdSeat,
+  html,
+  lobby,
+  playersText,
+  problem,
+  render,
+  roomPath,
+  savedName,
+  saveName,
+  shown,
+  useEffect,
+  useState,
+  words,
+} from "./common.js";
+
+const POLL_MS = 3000;
+const CLOCKS = [
+  ["none", "no clock"],
+  ["move:30", "30 seconds a move"],
+  ["move:60", "1 minute a move"],
+  ["fischer:300+5", "5 minutes + 5 s a move"],
+  ["fischer:900+10", "15 minutes + 10 s a move"],
+];
+
+function go(roomId) {
+  globalThis.location.assign(roomPath(roomId));
+}
+
+/** A game option as a form control: a checkbox for yes/no, else a select; default marked. */
+function OptionField({ game, name, spec, value, onChange }) {
+  const id = `${game.id}-opt-${name}`;
+  const choices = spec.choices || [];
+  const isFlag = choices.length === 2 && choices.every((c) => typeof c === "boolean");
+  if (isFlag) {
+    return html`<div>
+      <label class="inline" for=${id}>
+        <input id=${id} type="checkbox" checked=${value === true}
+          aria-describedby=${`${id}-hint`} onChange=${(e) => onChange(e.currentTarget.checked)} />
+        ${words(name)}
+      </label>
+      <span class="hint" id=${`${id}-hint`}>${spec.description} (default: ${shown(spec.default)})</span>
+    </div>`;
+  }
+  return html`<div>
+    <label for=${id}>${words(name)}<span class="hint">${spec.description}</span></label>
+    <select id=${id} value=${String(value)}
+      onChange=${(e) => onChange(choices[e.currentTarget.selectedIndex])}>
+      ${choices.map((choice) => html`<option value=${String(choice)}>
+        ${shown(choice)}${choice === spec.default ? " (default)" : ""}
+      </option>`)}
+    </select>
+  </div>`;
+}
+
+function GameCard({ game, name, onError }) {
+  const defaults = Object.fromEntries(
+    Object.entries(game.options).map(([key, spec]) => [key, spec.default]));
+  const [options, setOptions] = useState(defaults);
+  const [seats, setSeats] = useState(game.max_players);
+  const [bots, setBots] = useState(0);
+  const [botKind, setBotKind] = useState("random");
+  const [clock, setClock] = useState("none");
+  const [busy, setBusy] = useState(false);
+  const counts = [];
+  for (let n = game.min_players; n <= game.max_players; n += 1) counts.push(n);
+
+  async function act(how) {
+    setBusy(true);
+    onError(null);
+    saveName(name);
+    try {
+      let reservation;
+      if (how === "quick") {
+        reservation = await lobby.quickplay({ engine: game.id, name, seats });
+      } else {
+        const body = { engine: game.id, seats, options: { ...options } };
+        if (clock !== "none") body.options.clock = clock;
+        if (bots > 0) {
+          const botSeats = [];
+          for (let s = seats - bots; s < seats; s += 1) botSeats.push(s);
+          body.bots = { seats: botSeats, kind: botKind };
+        }
+        const room = await lobby.createRoom(body);
+        reservation = await lobby.reserve(room.id, { name });
+      }
+      holdSeat(reservation, name);
+      go(reservation.room);
+    } catch (error) {
+      onError(`${game.title}: ${problem(error)}`);
+      setBusy(false);
+    }
+  }
+
+  const id = (what) => `${game.id}-${what}`;
+  return html`<section class="card" aria-labelledby=${id("title")}>
+    <h3 id=${id("title")}>${game.title}</h3>
+    <p class="muted">${playersText(game)}</p>
+    <form onSubmit=${(e) => { e.preventDefault(); act("create"); }}>
+      <label for=${id("seats")}>players</label>
+      <select id=${id("seats")} value=${String(seats)}
+        onChange=${(e) => { const n = Number(e.currentTarget.value); setSeats(n); setBots(Math.min(bots, n - 1)); }}>
+        ${counts.map((n) => html`<option value=${String(n)}>
+          ${n}${n === game.max_players ? " (default)" : ""}</option>`)}
+      </select>
+      ${Object.entries(game.options).map(([key, spec]) => html`<${OptionField}
+        game=${game} name=${key} spec=${spec} value=${options[key]}
+        onChange=${(v) => setOptions({ ...options, [key]: v })} />`)}
+      <label for=${id("clock")}>time control</label>
+      <select id=${id("clock")} value=${clock} onChange=${(e) => setClock(e.currentTarget.value)}>
+        ${CLOCKS.map(([value, text]) => html`<option value=${value}>
+          ${text}${value === "none" ? " (default)" : ""}</option>`)}
+      </select>
+      <div class="row">
+        <div>
+          <label for=${id("bots")}>bots</label>
+          <select id=${id("bots")} value=${String(bots)}
+            onChange=${(e) => setBots(Number(e.currentTarget.value))}>
+            ${Array.from({ length: seats }, (_, n) => html`<option value=${String(n)}>
+              ${n === 0 ? "none (default)" : `${n} of ${seats} seats`}</option>`)}
+          </select>
+        </div>
+        <div>
+          <label for=${id("botkind")}>bot strength</label>
+          <select id=${id("botkind")} value=${botKind} disabled=${bots === 0}
+            onChange=${(e) => setBotKind(e.currentTarget.value)}>
+            <option value="random">random (default)</option>
+            <option value="greedy">greedy</option>
+          </select>
+        </div>
+      </div>
+      <div class="row actions">
+        <button type="submit" disabled=${busy}>Create room</button>
+        <button type="button" class="secondary" disabled=${busy}
+          onClick=${() => act("quick")}>Quick play</button>
+      </div>
+    </form>
+  </section>`;
+}
+
+function RoomRow({ room, title, name, onError }) {
+  const free = room.names.filter((n) => n === null).length;
+  const mine = heldSeat(room.id);
+  const waiting = room.status === "waiting";
+
+  async function sit() {
+    onError(null);
+    saveName(name);
+    try {
+      const reservation = await lobby.reserve(room.id, { name });
+      holdSeat(reservation, name);
+      go(room.id);
+    } catch (error) {
+      onError(`room ${room.id}: ${problem(error)}`);
+    }
+  }
+
+  async function fill() {
+    onError(null);
+    try {
+      await lobby.addBots(room.id, { kind: "random" });
+    } catch (error) {
+      onError(`room ${room.id}: ${problem(error)}`);
+    }
+  }
+
+  const names = room.names.map((n) => n ?? "free seat").join(", ");
+  return html`<tr>
+    <td><a href=${roomPath(room.id)}>${title}</a><br /><span class="muted">room ${room.id}</span></td>
+    <td><span class=${`badge ${room.status}`}>${room.status}</span></td>
+    <td>${room.seats - free} of ${room.seats} seats taken<br /><span class="muted">${names}</span></td>
+    <td class="row">
+      ${mine
+        ? html`<a class="button" href=${roomPath(room.id)}>Back to your seat</a>`
+        : waiting && free > 0
+          ? html`<button type="button" onClick=${sit}>Take a seat</button>`
+          : null}
+      ${waiting && free > 0
+        ? html`<button type="button" class="secondary" onClick=${fill}
+            aria-label=${`Fill the free seats of room ${room.id} with bots`}>Fill with bots</button>`
+        : null}
+      <a class="button secondary" href=${roomPath(room.id)}
+        aria-label=${`Watch room ${room.id}`}>Watch</a>
+    </td>
+  </tr>`;
+}
+
+function Lobby() {
+  const [games, setGames] = useState(null);
+  const [rooms, setRooms] = useState([]);
+  const [name, setName] = useState(savedName());
+  const [error, setError] = useState(null);
+  const [stale, setStale] = useState(false);
+
+  useEffect(() => {
+    lobby.games().then(setGames, (e) => setError(problem(e)));
+    let stopped = false;
+    async function poll() {
+      if (stopped) return;
+      if (!document.hidden) {
+        try {
+          setRooms(await lobby.rooms());
+          setStale(false);
+        } catch {
+          setStale(true);
+        }
+      }
+      setTimeout(poll, POLL_MS);
+    }
+    poll();
+    return () => { stopped = true; };
+  }, []);
+
+  const titles = Object.fromEntries((games || []).map((g) => [g.id, g.title]));
+  const playable = (games || []).filter((g) => (g.kind ?? "game") === "game");
+  const listed = rooms.filter((r) => titles[r.engine] && playable.some((g) => g.id === r.engine));
+  const order = { waiting: 0, playing: 1, finished: 2 };
+  listed.sort((a, b) => order[a.status] - order[b.status]);
+
+  return html`
+    <header class="row spread">
+      <div>
+        <h1>tablewire</h1>
+        <p class="muted">Board games in the browser: play with friends or bots, or watch a game.</p>
+      </div>
+      <div class="name-field">
+        <label for="name">Your name<span class="hint">shown at the table</span></label>
+        <input id="name" type="text" maxlength="32" autocomplete="nickname" value=${name}
+          placeholder="player" onInput=${(e) => setName(e.currentTarget.value.trim())} />
+      </div>
+    </header>
+    <p role="status" aria-live="polite" class="error">${error || ""}</p>
+    <h2>Start a game</h2>
+    ${games === null
+      ? html`<p class="loading">Loading the games…</p>`
+      : html`<div class="grid">
+          ${playable.map((game) => html`<${GameCard} key=${game.id} game=${game} name=${name}
+            onError=${setError} />`)}
+        </div>`}
+    <h2>Rooms</h2>
+    <p class="muted">Public rooms, refreshed every ${POLL_MS / 1000} seconds${stale ? " (the server is not answering; retrying)" : ""}.</p>
+    ${listed.length === 0
+      ? html`<p class="card muted">No rooms yet: create one above.</p>`
+      : html`<div class="card scroll-x"><table class="rooms">
+          <thead><tr><th scope="col">Game</th><th scope="col">Status</th>
+            <th scope="col">Players</th><th scope="col">Actions</th></tr></thead>
+          <tbody>${listed.map((room) => html`<${RoomRow} key=${room.id} room=${room}
+            title=${titles[room.engine]} name=${name} onError=${setError} />`)}</tbody>
+        </table></div>`}
+  `;
+}
+
+render(html`<${Lobby} />`, document.getElementById("app"));

@@ -1,0 +1,446 @@
+// The game page (/rooms/{id}): the room's header and link, the seats with presence and
+// clocks, what is being asked, the board (games/<engine>.js, or the fallback), the legal
+// moves as buttons, the event log in sentences, the result with a rematch button.
+// With a seat's token kept in this browser the page plays that seat; without, it watches.
+
+import { FallbackBoard } from "./games/fallback.js";
+import { boards } from "./games/index.js";
+import {
+  forgetSeat,
+  heldSeat,
+  holdSeat,
+  html,
+  lobby,
+  problem,
+  render,
+  roomPath,
+  savedName,
+  saveName,
+  shown,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  words,
+} from "./common.js";
+import { RoomConnection } from "./tablewire.js";
+
+const STEP = " → ";
+const FLAT_MOVES = 12;
+const LOG_SIZE = 200;
+const STATES = {
+  connecting: "connecting…",
+  open: "connected",
+  reconnecting: "connection lost: reconnecting…",
+  closed: "disconnected",
+};
+
+const roomId = decodeURIComponent(globalThis.location.pathname.split("/").filter(Boolean)[1] || "");
+
+function seatName(doc, seat) {
+  return (doc && doc.seats[seat]) || `seat ${seat + 1}`;
+}
+
+function listed(names) {
+  if (names.length <= 1) return names.join("");
+  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+function clockText(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${rest}` : `${m}:${rest}`;
+}
+
+/** Seconds left on `seat`'s clock now, or null without a clock. */
+function secondsLeft(clock, seat, now) {
+  if (!clock) return null;
+  const deadline = clock.deadline && clock.deadline[seat];
+  if (deadline !== null && deadline !== undefined) return deadline - now / 1000;
+  const remaining = clock.remaining && clock.remaining[seat];
+  return remaining === null || remaining === undefined ? null : remaining;
+}
+
+function presenceText(presence) {
+  if (!presence) return null;
+  if (presence.bot === "zombie") return { text: "a bot plays for this player", kind: "away" };
+  if (presence.bot) return { text: `${presence.bot} bot`, kind: "connected" };
+  if (presence.connected) return { text: "online", kind: "connected" };
+  if (presence.away_since) {
+    const minutes = Math.floor((Date.now() / 1000 - presence.away_since) / 60);
+    return { text: minutes >= 1 ? `away for ${minutes} min` : "away", kind: "away" };
+  }
+  return { text: "not here yet", kind: "away" };
+}
+
+function Seats({ doc, mySeat, now }) {
+  const clock = doc.clock || null;
+  return html`<section class="card o-seats" aria-labelledby="seats-title">
+    <h2 id="seats-title">Players</h2>
+    <ul class="seats">
+      ${doc.seats.map((name, seat) => {
+        const acting = doc.status === "playing" && doc.to_act.includes(seat);
+        const presence = presenceText(doc.presence && doc.presence[seat]);
+        const left = secondsLeft(clock, seat, now);
+        const running = clock && clock.deadline && clock.deadline[seat] != null;
+        return html`<li class=${`seat${acting ? " to-act" : ""}`}>
+          <span class="name">${name ?? "free seat"}</span>
+          ${seat === mySeat ? html`<span class="badge">you</span>` : null}
+          <span class="muted">seat ${seat + 1}</span>
+          ${presence ? html`<span class=${`badge ${presence.kind}`}>${presence.text}</span>` : null}
+          ${acting ? html`<span class="badge waiting">to play</span>` : null}
+          ${left === null
+            ? null
+            : html`<span class=${`clock${running && left < 10 ? " low" : ""}`}
+                aria-label=${`${name ?? `seat ${seat + 1}`}: ${clockText(left)} left${running ? ", running" : ""}`}>
+                ${running ? "⏱ " : ""}${clockText(left)}</span>`}
+        </li>`;
+      })}
+    </ul>
+  </section>`;
+}
+
+function asked(doc, mySeat) {
+  if (!doc) return "";
+  if (doc.status === "waiting") {
+    const taken = doc.seats.filter((n) => n !== null).length;
+    return `Waiting for players: ${taken} of ${doc.seats.length} seats taken.`;
+  }
+  if (doc.status === "finished") return "The game is over.";
+  const acting = doc.to_act || [];
+  const others = acting.filter((s) => s !== mySeat).map((s) => seatName(doc, s));
+  if (acting.includes(mySeat)) {
+    if (acting.length > 1) {
+      return `Your turn: everyone chooses at once; ${listed(others)} ${others.length === 1 ? "is" : "are"} choosing too.`;
+    }
+    return "Your turn: choose a move.";
+  }
+  if (acting.length === 0) return "Waiting for the game to go on.";
+  return `Waiting for ${listed(acting.map((s) => seatName(doc, s)))}.`;
+}
+
+/** The legal moves as buttons; long lists narrow one step (" → ") at a time. */
+function Moves({ moves, send, busy }) {
+  const [prefix, setPrefix] = useState([]);
+  useEffect(() => setPrefix([]), [moves]);
+  const split = moves.map((move) => ({ move, steps: move.label.split(STEP) }));
+  const here = split.filter(({ steps }) => prefix.every((step, i) => steps[i] === step));
+  const rest = (steps) => steps.slice(prefix.length).join(STEP);
+  let buttons;
+  if (here.length <= FLAT_MOVES || here.every(({ steps }) => steps.length <= prefix.length + 1)) {
+    buttons = here.map(({ move, steps }) => ({ text: rest(steps) || move.label, move }));
+  } else {
+    const groups = new Map();
+    for (const item of here) {
+      const step = item.steps[prefix.length] ?? item.move.label;
+      if (!groups.has(step)) groups.set(step, []);
+      groups.get(step).push(item);
+    }
+    buttons = [...groups].map(([step, items]) => items.length === 1
+      ? { text: rest(items[0].steps), move: items[0].move }
+      : { text: `${step} … (${items.length} choices)`, step });
+  }
+  return html`<div>
+    ${prefix.length
+      ? html`<p class="row"><span class="muted">${prefix.join(STEP)}</span>
+          <button type="button" class="secondary" onClick=${() => setPrefix(prefix.slice(0, -1))}>Back</button></p>`
+      : null}
+    <div class="moves" role="group" aria-label="Legal moves">
+      ${buttons.map((b) => html`<button type="button" disabled=${busy}
+        onClick=${() => (b.move ? send(b.move.action) : setPrefix([...prefix, b.step]))}>${b.text}</button>`)}
+    </div>
+  </div>`;
+}
+
+function details(value) {
+  if (value === null || typeof value !== "object") return shown(value);
+  if (Array.isArray(value)) return value.map(details).join(", ");
+  return Object.entries(value).map(([k, v]) => `${words(k)}: ${details(v)}`).join("; ");
+}
+
+function Result({ doc, result, mySeat, token }) {
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const order = doc.seats.map((_, seat) => seat).sort((a, b) => result.ranks[a] - result.ranks[b]);
+  const winners = result.winners.map((s) => seatName(doc, s));
+
+  async function rematch() {
+    setBusy(true);
+    try {
+      const room = await lobby.rematch(roomId, token ? { token } : {});
+      if (room.token) holdSeat({ room: room.id, seat: room.seat, token: room.token }, heldSeat(roomId)?.name);
+      globalThis.location.assign(roomPath(room.id));
+    } catch (e) {
+      setError(problem(e));
+      setBusy(false);
+    }
+  }
+
+  return html`<section class="card result o-result" aria-labelledby="result-title">
+    <h2 id="result-title">Result</h2>
+    <p><strong>${winners.length > 1 ? `${listed(winners)} share the win` : `${winners[0]} wins`}${mySeat !== null && result.winners.includes(mySeat) ? ": well played!" : "."}</strong></p>
+    <div class="scroll-x"><table>
+      <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Score</th><th scope="col">Details</th></tr></thead>
+      <tbody>${order.map((seat) => html`<tr>
+        <td class="rank">${result.ranks[seat]}</td>
+        <td>${seatName(doc, seat)}${seat === mySeat ? " (you)" : ""}</td>
+        <td>${result.scores[seat]}</td>
+        <td>${details(result.details && result.details[seat])}</td>
+      </tr>`)}</tbody>
+    </table></div>
+    <p class="row actions">
+      ${doc.rematch
+        ? html`<a class="button" href=${roomPath(doc.rematch)}>Go to the rematch</a>`
+        : html`<button type="button" disabled=${busy} onClick=${rematch}>Rematch</button>`}
+      <a class="button secondary" href="/">Back to the lobby</a>
+    </p>
+    <p class="error" role="alert">${error || ""}</p>
+  </section>`;
+}
+
+function TakeSeat({ doc }) {
+  const [name, setName] = useState(savedName());
+  const [error, setError] = useState(null);
+  async function sit(event) {
+    event.preventDefault();
+    saveName(name);
+    try {
+      holdSeat(await lobby.reserve(roomId, { name }), name);
+      globalThis.location.reload();
+    } catch (e) {
+      setError(problem(e));
+    }
+  }
+  const free = doc.seats.filter((n) => n === null).length;
+  return html`<form class="card o-join" onSubmit=${sit}>
+    <h2>Join this game</h2>
+    <p class="muted">${free} free ${free === 1 ? "seat" : "seats"}.</p>
+    <label for="seat-name">Your name</label>
+    <input id="seat-name" type="text" maxlength="32" autocomplete="nickname" value=${name}
+      onInput=${(e) => setName(e.currentTarget.value.trim())} />
+    <p class="row actions"><button type="submit">Take a seat</button></p>
+    <p class="error" role="alert">${error || ""}</p>
+  </form>`;
+}
+
+function FillWithBots() {
+  const [kind, setKind] = useState("random");
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  async function fill(event) {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      await lobby.addBots(roomId, { kind });
+    } catch (e) {
+      setError(problem(e));
+    }
+    setBusy(false);
+  }
+  return html`<form class="card o-join" onSubmit=${fill}>
+    <h2>Play against bots</h2>
+    <label for="bot-kind">Bot strength</label>
+    <select id="bot-kind" value=${kind} onChange=${(e) => setKind(e.currentTarget.value)}>
+      <option value="random">random (default)</option>
+      <option value="greedy">greedy</option>
+    </select>
+    <p class="row actions"><button type="submit" disabled=${busy}>Fill the free seats with bots</button></p>
+    <p class="error" role="alert">${error || ""}</p>
+  </form>`;
+}
+
+function useBoard(engine) {
+  const [board, setBoard] = useState({ Board: FallbackBoard, note: null });
+  useEffect(() => {
+    const load = engine && boards[engine];
+    if (!load) return;
+    load().then(
+      (module) => setBoard({ Board: module.Board, note: null }),
+      (error) => setBoard({ Board: FallbackBoard, note: `the board could not be loaded (${problem(error)})` }),
+    );
+  }, [engine]);
+  return board;
+}
+
+function Room({ conn, held, notice }) {
+  const [doc, setDoc] = useState(conn.doc);
+  const [state, setState] = useState(conn.state);
+  const [welcome, setWelcome] = useState(conn.welcome);
+  const [result, setResult] = useState(conn.result);
+  const [log, setLog] = useState([]);
+  const [moves, setMoves] = useState([]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(conn.lastError && conn.state === "closed" ? problem(conn.lastError) : null);
+  const [games, setGames] = useState([]);
+  const [now, setNow] = useState(Date.now());
+  const asking = useRef(0);
+  const logEnd = useRef(null);
+
+  useEffect(() => {
+    const offs = [
+      conn.on("doc", (d) => setDoc(d)),
+      conn.on("state", (s) => {
+        setState(s);
+        if (s === "closed" && conn.lastError) setError(problem(conn.lastError));
+      }),
+      conn.on("welcome", (w) => setWelcome(w)),
+      conn.on("result", (r) => setResult(r)),
+      conn.on("event", (event) => setLog((old) => [...old.slice(1 - LOG_SIZE), event.text])),
+    ];
+    lobby.games().then(setGames, () => {});
+    return () => offs.forEach((off) => off());
+  }, [conn]);
+
+  const mySeat = welcome ? welcome.seat : null;
+  const myTurn = !!doc && doc.status === "playing" && mySeat !== null && doc.to_act.includes(mySeat);
+  const version = conn.version;
+
+  useEffect(() => {
+    if (!myTurn || state !== "open") {
+      setMoves([]);
+      return;
+    }
+    const ask = ++asking.current;
+    conn.legal().then(
+      (found) => { if (ask === asking.current) setMoves(found); },
+      () => {},
+    );
+  }, [myTurn, version, state]);
+
+  const ticking = !!(doc && doc.clock && doc.clock.deadline && doc.clock.deadline.some((d) => d != null));
+  useEffect(() => {
+    if (!ticking) return;
+    const timer = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(timer);
+  }, [ticking]);
+
+  useEffect(() => {
+    if (logEnd.current) logEnd.current.scrollTop = logEnd.current.scrollHeight;
+  }, [log]);
+
+  async function send(action) {
+    setBusy(true);
+    setError(null);
+    try {
+      await conn.send(action);
+    } catch (e) {
+      setError(`That move was refused: ${problem(e)}`);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const engine = welcome ? welcome.engine : null;
+  const game = games.find((g) => g.id === engine);
+  const title = game ? game.title : engine || "a room";
+  useEffect(() => { document.title = `${title} · room ${roomId} · tablewire`; }, [title]);
+  const { Board, note } = useBoard(engine);
+  const link = `${globalThis.location.origin}${roomPath(roomId)}`;
+  const linkField = useRef(null);
+
+  function copy() {
+    const field = linkField.current;
+    field.select();
+    if (navigator.clipboard) navigator.clipboard.writeText(link).catch(() => {});
+  }
+
+  const legal = myTurn ? moves : [];
+  return html`
+    <header class="room-head">
+      <div>
+        <p><a href="/">← lobby</a></p>
+        <h1>${title}</h1>
+        <p class="row">
+          <span class=${`badge ${state}`} role="status" aria-live="polite">${STATES[state]}</span>
+          ${mySeat === null
+            ? html`<span class="badge">watching</span>`
+            : html`<span class="badge">you are ${seatName(doc, mySeat)}, seat ${mySeat + 1}</span>`}
+          ${doc ? html`<span class=${`badge ${doc.status}`}>${doc.status}</span>` : null}
+        </p>
+      </div>
+      <div class="room-link">
+        <label for="room-link" class="inline">Room link</label>
+        <input id="room-link" type="text" readonly value=${link} ref=${linkField}
+          onFocus=${(e) => e.currentTarget.select()} />
+        <button type="button" class="secondary" onClick=${copy}>Copy</button>
+      </div>
+    </header>
+    ${state === "reconnecting"
+      ? html`<p class="banner bad" role="alert">The connection to the server was lost. Reconnecting… your seat is kept.</p>`
+      : null}
+    ${notice ? html`<p class="banner">${notice}</p>` : null}
+    ${error ? html`<p class="banner bad" role="alert">${error}</p>` : null}
+    ${doc
+      ? html`<div class="layout">
+          <div class="side">
+            <section class="card o-asked" aria-labelledby="asked-title">
+              <h2 id="asked-title" class="visually-hidden">What is being asked</h2>
+              <p class=${myTurn ? "banner" : ""}><strong>${asked(doc, mySeat)}</strong></p>
+              ${myTurn
+                ? legal.length
+                  ? html`<${Moves} moves=${legal} send=${send} busy=${busy} />`
+                  : html`<p class="muted">Finding your moves…</p>`
+                : null}
+            </section>
+            ${result && doc.status === "finished"
+              ? html`<${Result} doc=${doc} result=${result} mySeat=${mySeat} token=${held && held.token} />`
+              : null}
+            <section class="card o-board" aria-labelledby="board-title">
+              <h2 id="board-title">Board</h2>
+              ${note ? html`<p class="muted">${note}</p>` : null}
+              ${doc.game
+                ? html`<${Board} doc=${doc} seat=${mySeat} legal=${legal} send=${send} />`
+                : html`<p class="muted">The board appears when every seat is taken.</p>`}
+            </section>
+          </div>
+          <aside class="side">
+            <${Seats} doc=${doc} mySeat=${mySeat} now=${now} />
+            ${mySeat === null && doc.status === "waiting" && doc.seats.includes(null)
+              ? html`<${TakeSeat} doc=${doc} />`
+              : null}
+            ${doc.status === "waiting" && doc.seats.includes(null) ? html`<${FillWithBots} />` : null}
+            <section class="card o-log" aria-labelledby="log-title">
+              <h2 id="log-title">Game log</h2>
+              ${log.length
+                ? html`<ul class="log" ref=${logEnd} aria-live="polite">${log.map((text) => html`<li>${text}</li>`)}</ul>`
+                : html`<p class="muted">Moves appear here as they are played.</p>`}
+            </section>
+          </aside>
+        </div>`
+      : state === "closed"
+        ? html`<p class="card"><a href="/">Back to the lobby</a></p>`
+        : html`<p class="loading">Loading the room…</p>`}
+  `;
+}
+
+function NoRoom() {
+  return html`<section class="card">
+    <h1>No such room</h1>
+    <p>Room ${roomId} does not exist: finished rooms are removed after a while, and rooms
+      nobody filled after an hour.</p>
+    <p><a class="button" href="/">Back to the lobby</a></p>
+  </section>`;
+}
+
+/** Render at once (the page shows "connecting" while the server is away), then join. */
+function start() {
+  const app = document.getElementById("app");
+  const held = heldSeat(roomId);
+  const conn = new RoomConnection(roomId, { token: held ? held.token : null });
+  render(html`<${Room} key="seat" conn=${conn} held=${held} />`, app);
+  conn.connect().catch((error) => {
+    if (error.code === "no_such_room") {
+      render(html`<${NoRoom} />`, app);
+    } else if (held && error.code === "bad_token") {
+      forgetSeat(roomId);
+      const watcher = new RoomConnection(roomId);
+      const notice = "The seat this browser held in this room is no longer valid: you are watching.";
+      render(html`<${Room} key="watch" conn=${watcher} held=${null} notice=${notice} />`, app);
+      watcher.connect().catch(() => {});
+    }
+  });
+}
+
+start();

@@ -1,0 +1,88 @@
+"""The browser client, served by the server itself (same origin, no build step).
+
+``/`` is the lobby page, ``/rooms/{room_id}`` a room's page (the link to share),
+``/static/...`` the ES modules, styles and vendored libraries of
+``clients/web/static`` (installed with the package). Pages carry a Content
+Security Policy that lets them reach this server only.
+
+Cache policy: pages and the app's own modules are revalidated on every load
+(``no-cache``: a 304 when unchanged, so a deploy is seen at once); the vendored
+libraries, pinned by version, are cached for a day.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
+
+import clients
+
+STATIC = Path(clients.__file__).parent / "web" / "static"
+"""The browser client's files (``clients/web/static``)."""
+
+REVALIDATE = "no-cache"
+VENDOR_MAX_AGE = "public, max-age=86400"
+
+# ES modules must be served as JavaScript whatever the system's mime.types says.
+mimetypes.add_type("text/javascript", ".js")
+mimetypes.add_type("text/javascript", ".mjs")
+
+
+def content_security_policy(frame_origins: list[str]) -> str:
+    """The pages' CSP: everything from this server only; framed by itself and ``frame_origins``."""
+    ancestors = " ".join(["'self'", *frame_origins])
+    return (
+        "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
+        f"object-src 'none'; base-uri 'none'; frame-ancestors {ancestors}"
+    )
+
+
+class Assets(StaticFiles):
+    """``clients/web/static`` with the cache policy above."""
+
+    def file_response(
+        self,
+        full_path: str | os.PathLike[str],
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        vendored = scope["path"].startswith("/static/vendor/")
+        response.headers["cache-control"] = VENDOR_MAX_AGE if vendored else REVALIDATE
+        response.headers["x-content-type-options"] = "nosniff"
+        return response
+
+
+def routes(frame_origins: list[str]) -> list[BaseRoute]:
+    """The pages and ``/static``; ``frame_origins`` may embed the pages in a frame."""
+    policy = content_security_policy(frame_origins)
+
+    def page(name: str) -> Route:
+        async def endpoint(request: Request) -> Response:
+            headers = {
+                "cache-control": REVALIDATE,
+                "content-security-policy": policy,
+                "x-content-type-options": "nosniff",
+                "referrer-policy": "same-origin",
+            }
+            return FileResponse(STATIC / name, media_type="text/html", headers=headers)
+
+        return Route(
+            "/" if name == "index.html" else "/rooms/{room_id}",
+            endpoint,
+            methods=["GET", "HEAD"],
+        )
+
+    return [
+        page("index.html"),
+        page("room.html"),
+        Mount("/static", app=Assets(directory=STATIC), name="static"),
+    ]

@@ -1,0 +1,279 @@
+// The browser SDK (clients/web/static/tablewire.js) on its own: patch semantics (§6, §7),
+// then against a real `tablewire serve`: the lobby, whole games with seats and spectators,
+// gaps and misfits, intents cut off by a drop, a server restart, refusals.
+// Run: node --experimental-websocket --test tests/web/sdk.test.js  (tests/test_web_sdk.py does).
+
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+
+import {
+  applyPatch,
+  connect,
+  Lobby,
+  LobbyError,
+  Mirror,
+  PatchError,
+  RoomConnection,
+} from "../../clients/web/static/tablewire.js";
+import { decode } from "../../clients/web/static/vendor/msgpack/index.mjs";
+import { haveRedis, Redis, Server } from "./spawn.js";
+
+/** Resolve when `predicate(room)` holds, checked after every change of the room. */
+function until(room, predicate) {
+  return new Promise((resolve) => {
+    if (predicate(room)) return resolve(room.doc);
+    const offs = [];
+    const check = () => {
+      if (predicate(room)) {
+        for (const off of offs) off();
+        resolve(room.doc);
+      }
+    };
+    offs.push(room.on("doc", check), room.on("state", check), room.on("result", check), room.on("synced", check));
+  });
+}
+
+/** Play to the end: the seat to act (by the latest mirror) takes its first legal move. */
+async function playOut(seats, pick = (moves) => moves[0]) {
+  let latest = seats[0];
+  let moves = 0;
+  while (latest.doc.status !== "finished") {
+    const doc = latest.doc;
+    const room = seats.find((s) => s.seat === doc.to_act[0]);
+    await until(room, (r) => r.version >= latest.version);
+    const options = await room.legal();
+    await room.send(pick(options).action);
+    latest = room;
+    moves += 1;
+  }
+  return moves;
+}
+
+describe("applyPatch (§6)", () => {
+  const doc = () => ({ to_act: [1], game: { center: [3, 4], log: [] }, seats: ["ana", null] });
+
+  test("the example of §6 sets, sets and extends", () => {
+    const ops = [[0, ["to_act", 0], 0], [0, ["game", "center", 1], 0], [3, ["game", "log"], [5]]];
+    assert.deepEqual(applyPatch(doc(), ops), {
+      to_act: [0], game: { center: [3, 0], log: [5] }, seats: ["ana", null],
+    });
+  });
+
+  test("set adds a map key, remove drops it, truncate shortens, an empty path replaces", () => {
+    let d = applyPatch(doc(), [[0, ["game", "round"], 2], [1, ["seats"]], [2, ["game", "center"], 1]]);
+    assert.deepEqual(d, { to_act: [1], game: { center: [3], log: [], round: 2 } });
+    d = applyPatch(d, [[0, [], { status: "waiting" }], [0, ["seats"], [null]]]);
+    assert.deepEqual(d, { status: "waiting", seats: [null] });
+    assert.deepEqual(applyPatch([1, 2, 3], [[2, [], 5]]), [1, 2, 3]);
+  });
+
+  test("the document given is not changed, and unchanged subtrees are shared", () => {
+    const before = doc();
+    const frozen = JSON.stringify(before);
+    const after = applyPatch(before, [[0, ["game", "center", 0], 9]]);
+    assert.equal(JSON.stringify(before), frozen);
+    assert.equal(after.seats, before.seats);
+    assert.notEqual(after.game, before.game);
+    assert.equal(after.game.log, before.game.log);
+  });
+
+  test("ops that do not fit throw a PatchError and leave the document as it was", () => {
+    const misfits = [
+      [[0, ["nope", "x"], 1]], // a missing key on the way
+      [[0, ["to_act", 1], 0]], // an index == length
+      [[0, ["to_act", -1], 0]], // a negative index
+      [[0, ["game", 0], 0]], // an index into a map
+      [[0, ["to_act", "0"], 0]], // a key into an array
+      [[1, ["game", "missing"]]], // remove a key that is not there
+      [[1, ["to_act", 0]]], // remove is for map keys only
+      [[2, ["game"], 0]], // truncate a map
+      [[3, ["to_act"], 5]], // extend with no array
+      [[7, ["to_act"]]], // unknown kind
+      [[0, ["to_act", 0], 5], [0, ["game", "center", 9], 0]], // the second op of two
+      ["not an op"],
+    ];
+    for (const ops of misfits) {
+      const before = doc();
+      assert.throws(() => applyPatch(before, ops), PatchError, JSON.stringify(ops));
+      assert.deepEqual(before, doc());
+    }
+  });
+
+  test("values are taken as they are: false is not 0", () => {
+    assert.deepEqual(applyPatch({ a: 0 }, [[0, ["a"], false]]), { a: false });
+  });
+});
+
+describe("Mirror (§7)", () => {
+  test("a snapshot, then patches in order; duplicates are ignored; a gap or misfit is told", () => {
+    const mirror = new Mirror();
+    assert.equal(mirror.patch(0, 1, []), "gap");
+    mirror.snapshot(3, { n: [0] });
+    assert.equal(mirror.patch(3, 4, [[0, ["n", 0], 1]]), "applied");
+    assert.equal(mirror.patch(3, 4, [[0, ["n", 0], 2]]), "duplicate");
+    assert.equal(mirror.patch(5, 6, []), "gap");
+    assert.equal(mirror.patch(4, 5, [[1, ["m"]]]), "misfit");
+    assert.deepEqual([mirror.version, mirror.doc], [4, { n: [1] }]);
+  });
+});
+
+describe("against a real server", () => {
+  const server = new Server();
+  let lobby;
+
+  before(async () => {
+    await server.start();
+    lobby = new Lobby(server.url);
+  });
+  after(() => server.stop());
+
+  const open = (roomId, token = null) =>
+    connect(roomId, { token, base: server.url, backoff: { first: 20, max: 200 } });
+
+  async function seated(engine, seats, options = {}) {
+    const room = await lobby.createRoom({ engine, seats, options });
+    const tokens = [];
+    for (let i = 0; i < seats; i += 1) tokens.push((await lobby.reserve(room.id, { name: `p${i + 1}` })).token);
+    return { room, conns: await Promise.all(tokens.map((token) => open(room.id, token))) };
+  }
+
+  test("the lobby lists games, creates rooms and seats, and refuses with stable codes", async () => {
+    const games = await lobby.games();
+    const sintra = games.find((g) => g.id === "sintra");
+    assert.equal(sintra.kind, "game");
+    assert.deepEqual(sintra.options.side.choices, ["A", "B"]);
+    const room = await lobby.createRoom({ engine: "sintra", seats: 2, options: { side: "B" } });
+    assert.equal(room.options.side, "B");
+    const seat = await lobby.reserve(room.id, { name: "ana", seat: 1 });
+    assert.equal(seat.seat, 1);
+    assert.ok((await lobby.rooms({ engine: "sintra", status: "waiting" })).some((r) => r.id === room.id));
+    await assert.rejects(lobby.createRoom({ engine: "chess" }), (e) => e instanceof LobbyError && e.code === "unknown_engine" && e.status === 400);
+    await assert.rejects(lobby.reserve(room.id, { seat: 1 }), (e) => e.code === "seat_taken");
+    const quick = await lobby.quickplay({ engine: "sintra", name: "bo", seats: 2 });
+    assert.ok(quick.token);
+  });
+
+  test("a whole Sintra game: every mirror equals a fresh snapshot, events have sentences", async () => {
+    const { room, conns } = await seated("sintra", 2);
+    const watcher = await open(room.id);
+    const events = [];
+    watcher.on("event", (event) => events.push(event));
+    const results = [];
+    watcher.on("result", (result) => results.push(result));
+    await until(conns[0], (r) => r.doc && r.doc.status === "playing");
+    const moves = await playOut(conns);
+    assert.ok(moves > 10);
+    const end = conns.find((c) => c.doc.status === "finished").version;
+    for (const conn of [...conns, watcher]) await until(conn, (r) => r.version === end);
+    const fresh = await open(room.id);
+    assert.equal(fresh.version, end);
+    for (const conn of [...conns, watcher]) assert.deepEqual(conn.doc, fresh.doc);
+    await until(watcher, (r) => r.result !== null);
+    assert.deepEqual(results[0].ranks.length, 2);
+    await until(fresh, (r) => r.result !== null); // a room that ended before: fetched
+    assert.deepEqual(fresh.result, watcher.result);
+    assert.ok(events.length >= moves);
+    assert.ok(events.every((e) => typeof e.text === "string" && e.text.length > 0));
+    for (const conn of [...conns, watcher, fresh]) conn.close();
+  });
+
+  test("a gap asks for the patches after the version held; a misfit for a snapshot", async () => {
+    const { room, conns } = await seated("turn-relay", 4, { moves: 12 });
+    const watcher = await open(room.id);
+    const sent = [];
+    const send = watcher.ws.send.bind(watcher.ws);
+    watcher.ws.send = (data) => { sent.push(data); send(data); };
+    const v = watcher.version;
+    watcher.handle({ t: "patch", from: v + 3, to: v + 4, ops: [] });
+    assert.equal(watcher.resyncs, 1);
+    watcher.handle({ t: "patch", from: v + 4, to: v + 5, ops: [] }); // no second resync meanwhile
+    assert.equal(watcher.resyncs, 1);
+    await until(watcher, (r) => !r.resyncing);
+    watcher.handle({ t: "patch", from: watcher.version, to: watcher.version + 1, ops: [[1, ["nothing"]]] });
+    assert.equal(watcher.resyncs, 2);
+    await until(watcher, (r) => !r.resyncing);
+    assert.deepEqual(sent.map((data) => decode(data).t), ["resync", "ping", "resync", "ping"]);
+    await playOut(conns);
+    const fresh = await open(room.id);
+    await until(watcher, (r) => r.version === fresh.version);
+    assert.deepEqual(watcher.doc, fresh.doc);
+    for (const conn of [...conns, watcher, fresh]) conn.close();
+  });
+
+  test("an intent cut off by a drop is sent again with its id and applied once", async () => {
+    const { conns } = await seated("turn-relay", 4, { moves: 12 });
+    const seat = conns.find((c) => c.myTurn);
+    const [move] = await seat.legal();
+    const states = [];
+    seat.on("state", (state) => states.push(state));
+    const done = seat.send(move.action);
+    seat.ws.close(); // the frame is out; its ack may never come on this socket
+    const ack = await done;
+    assert.deepEqual(states.slice(0, 2), ["reconnecting", "open"]);
+    assert.equal(seat.doc.game.moveCount, 1);
+    assert.ok(seat.version >= ack.v); // presence changes may follow the move
+    const queued = seat.send((await seat.legal())[0]?.action ?? move.action).catch((e) => e);
+    seat.ws.close();
+    const outcome = await queued; // the seat is not to act any more: refused, not lost
+    assert.equal(outcome.code, "not_your_turn");
+    for (const conn of conns) conn.close();
+  });
+
+  test("spectators cannot act; a bad token and an unknown room end the connection", async () => {
+    const { room, conns } = await seated("turn-relay", 4, { moves: 12 });
+    const watcher = await open(room.id);
+    assert.equal(watcher.seat, null);
+    await assert.rejects(watcher.legal(), (e) => e.code === "spectator");
+    await assert.rejects(watcher.send({ take: 0, colour: 0 }), (e) => e.code === "spectator");
+    await assert.rejects(open(room.id, "not-a-token"), (e) => e.code === "bad_token");
+    const lost = new RoomConnection("nowhere", { base: server.url });
+    await assert.rejects(lost.connect(), (e) => e.code === "no_such_room");
+    assert.equal(lost.state, "closed");
+    for (const conn of [...conns, watcher]) conn.close();
+  });
+
+  test("presence and clock read the document's fields and are null without them", async () => {
+    const { conns } = await seated("turn-relay", 4, { moves: 12 });
+    const conn = conns[0];
+    assert.equal(conn.presence, conn.doc.presence ?? null);
+    assert.equal(conn.clock, conn.doc.clock ?? null);
+    for (const c of conns) c.close();
+  });
+});
+
+describe("a server restart", { skip: haveRedis() ? false : "redis-server is not installed" }, () => {
+  const redis = new Redis();
+  let server;
+
+  before(async () => {
+    await redis.start();
+    server = await new Server({ env: { TABLEWIRE_REDIS_URL: redis.url } }).start();
+  });
+  after(async () => {
+    await server.stop();
+    await redis.stop();
+  });
+
+  test("is survived: the seats reconnect with token and since, and the game goes on", async () => {
+    const lobby = new Lobby(server.url);
+    const room = await lobby.createRoom({ engine: "turn-relay", options: { moves: 12 } });
+    const tokens = [];
+    for (let i = 0; i < 4; i += 1) tokens.push((await lobby.reserve(room.id)).token);
+    const conns = await Promise.all(tokens.map((token) =>
+      connect(room.id, { token, base: server.url, backoff: { first: 50, max: 300 } })));
+    const watcher = await connect(room.id, { base: server.url, backoff: { first: 50, max: 300 } });
+    const seat = conns.find((c) => c.myTurn);
+    await seat.send((await seat.legal())[0].action);
+    const reconnected = Promise.all([...conns, watcher].map((c) =>
+      until(c, (r) => r.state === "reconnecting").then(() => until(c, (r) => r.state === "open"))));
+    await server.stop();
+    await server.start();
+    await reconnected;
+    await playOut(conns);
+    const fresh = await connect(room.id, { base: server.url });
+    await until(watcher, (r) => r.version === fresh.version);
+    assert.deepEqual(watcher.doc, fresh.doc);
+    assert.equal(fresh.doc.game.moveCount, 12);
+    for (const conn of [...conns, watcher, fresh]) conn.close();
+  });
+});
