@@ -217,7 +217,12 @@ def _parser() -> argparse.ArgumentParser:
 
     rooms = client_command("rooms", help_text="list public rooms as JSON")
     rooms.add_argument("--game", default=None, metavar="GAME", help="only rooms of this game")
-    rooms.add_argument("--status", default=None, choices=["waiting", "playing", "finished"])
+    rooms.add_argument(
+        "--status",
+        default=None,
+        choices=["waiting", "playing", "finished"],
+        help="only rooms in this state",
+    )
 
     play = client_command(
         "play",
@@ -298,16 +303,25 @@ def _parser() -> argparse.ArgumentParser:
     what = load.add_mutually_exclusive_group(required=True)
     what.add_argument("--workload", choices=["turn-relay"], help="the paced side-by-side workload")
     what.add_argument("--game", metavar="GAME", help="full games of this engine with bots")
-    load.add_argument("--rooms", type=_positive, default=10)
+    load.add_argument("--rooms", type=_positive, default=10, help="rooms at once (default 10)")
     load.add_argument("--players", type=_positive, default=4, help="seats per room (--game)")
     load.add_argument("--spectators", type=int, default=0, help="spectators per room")
-    load.add_argument("--interval-ms", type=float, default=100.0, help="turn-relay: T")
-    load.add_argument("--duration-s", type=float, default=20.0, help="turn-relay: D")
+    load.add_argument(
+        "--interval-ms", type=float, default=100.0, help="turn-relay: ms between moves (T)"
+    )
+    load.add_argument(
+        "--duration-s", type=float, default=20.0, help="turn-relay: seconds of load (D)"
+    )
     bot_kind(load, "--bot")
     options(load)
     load.add_argument("--seed", type=int, default=0, help="first room's seed (default 0)")
     load.add_argument("--spawn", action="store_true", help="start a server on 127.0.0.1")
-    load.add_argument("--store", choices=["memory", "redis"], default="memory", help="--spawn")
+    load.add_argument(
+        "--store",
+        choices=["memory", "redis"],
+        default="memory",
+        help="the spawned server's store (default memory)",
+    )
     load.add_argument("--no-pin", action="store_true", help="do not pin to CPUs with taskset")
     load.add_argument("--server-pid", type=int, default=None, help="read a local server's CPU")
     load.add_argument("--timeout", type=float, default=900.0, help="seconds for the whole run")
@@ -404,6 +418,8 @@ async def create_room(lobby: LobbyClient, args: argparse.Namespace) -> dict[str,
 
 def seat_request(args: argparse.Namespace) -> terminal.SeatRequest:
     """What ``tablewire play`` asks the lobby for; raises :class:`Usage` on a bad mix."""
+    if args.room == "":
+        raise Usage("--room needs a room id")
     if args.token and not args.room:
         raise Usage("--token needs --room: give both, as printed when you took the seat")
     if args.option and not args.bots:

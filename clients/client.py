@@ -456,10 +456,13 @@ def _base(url: str) -> str:
 def server_url(text: str) -> str:
     """A server address as a user may type it → ``http(s)://host:port``.
 
-    ``host:port`` and ``host`` mean ``http://``; ``ws://`` and ``wss://`` are read as
-    ``http://`` and ``https://``. Raises ``ValueError`` saying what is wrong.
+    ``host:port`` and ``host`` mean ``http://``, ``:port`` means this machine; ``ws://``
+    and ``wss://`` are read as ``http://`` and ``https://``. Raises ``ValueError``
+    saying what is wrong.
     """
     text = text.strip()
+    if text.startswith(":"):
+        text = "127.0.0.1" + text
     if "://" not in text:
         text = "http://" + text
     parts = urlsplit(text)

@@ -60,6 +60,9 @@ class Left(Exception):
 class Keyboard(Protocol):
     """Where the player's answers come from, one line at a time."""
 
+    echoes: bool
+    """True when the terminal shows what is typed; else the client prints each answer."""
+
     async def line(self) -> str | None:
         """The next line without its newline; None at the end of input."""
 
@@ -72,6 +75,7 @@ class StdinKeyboard:
 
     def __init__(self, fd: int | None = None) -> None:
         self.fd = sys.stdin.fileno() if fd is None else fd
+        self.echoes = os.isatty(self.fd)
         self._buffer = b""
         self._eof = False
 
@@ -458,7 +462,8 @@ CHANGED = object()
 async def _line_or_change(session: Session, version: int) -> str | object | None:
     """The next line typed, or :data:`CHANGED` if the room moves on first."""
     assert session.keyboard is not None
-    typed = asyncio.ensure_future(session.keyboard.line())
+    keyboard = session.keyboard
+    typed = asyncio.ensure_future(keyboard.line())
     change = asyncio.ensure_future(session.client.wait_version(version + 1))
     try:
         await asyncio.wait({typed, change}, return_when=asyncio.FIRST_COMPLETED)
@@ -467,7 +472,10 @@ async def _line_or_change(session: Session, version: int) -> str | object | None
             task.cancel()
         await asyncio.gather(typed, change, return_exceptions=True)
     if typed.done() and not typed.cancelled():
-        return typed.result()
+        line = typed.result()
+        if not keyboard.echoes:
+            session.console.print(Text("" if line is None else line), soft_wrap=True)
+        return line
     change.result()  # the connection was lost: raise it
     return CHANGED
 
