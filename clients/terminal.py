@@ -37,7 +37,8 @@ from rich.text import Text
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from clients.client import LobbyClient, LobbyError, RoomClient, ServerError, Unreachable, ws_url
-from clients.render import LEGENDS, board, clean, safe_name
+from clients.render import LEGENDS, as_printed, clean, safe_name
+from clients.render import lines as board_lines
 from engines.base import STEP
 
 RECOVERABLE = {"too_slow", "room_closed", "store_unavailable", "owner_unavailable", "closed"}
@@ -350,9 +351,9 @@ class Screen:
     def draw(self, doc: dict[str, Any], chooser: Chooser | None = None, notice: str = "") -> None:
         """Redraw; with a ``chooser``, end with the prompt, leaving the cursor after it."""
         console = self.console
-        drawn = board(self.engine, doc, self.seat)
-        used = self._height(drawn)
-        console.print(drawn)
+        drawn = board_lines(console, self.engine, doc, self.seat)
+        console.print(as_printed(drawn))
+        used = len(drawn)
         if doc["game"] is None and self.seat is not None:
             invite = Text(f"Others join with: tablewire play --room={self.room}", style="dim")
             console.print(invite, soft_wrap=True)
@@ -567,7 +568,7 @@ def _why(lost: BaseException) -> str:
     if isinstance(lost, ServerError):
         return lost.frame.get("message") or lost.code
     if isinstance(lost, ConnectionClosed) and lost.rcvd is not None and lost.rcvd.code == 1012:
-        return "the server is restarting"
+        return "it is restarting"
     return "the connection dropped"
 
 
@@ -577,8 +578,8 @@ async def _reconnect(session: Session, lost: BaseException) -> None:
     client, console = session.client, session.console
     console.print(
         Text(
-            f"Lost the server: {_why(lost)}. Reconnecting for up to "
-            f"{session.reconnect_for:g} s… (Ctrl-C leaves)",
+            f"Lost the server ({_why(lost)}); reconnecting for up to "
+            f"{session.reconnect_for:g} s. Ctrl-C leaves.",
             style="yellow",
         )
     )

@@ -11,12 +11,12 @@ from typing import Any
 
 import httpx
 import pytest
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from clients import render
 from clients.client import LobbyClient, LobbyError, RoomClient
-from clients.render import board, safe_name
+from clients.render import safe_name
 from clients.terminal import (
     Chooser,
     Screen,
@@ -198,23 +198,49 @@ def test_question_mark_legend_comes_from_the_registry(monkeypatch: pytest.Monkey
 
 
 @pytest.mark.parametrize("engine", ["sintra", "chartered", "crystal-palace", "turn-relay"])
-def test_hostile_names_print_as_typed_on_every_board(engine: str) -> None:
+def test_hostile_names_never_crash_a_board_or_reach_the_terminal(engine: str) -> None:
     game = ENGINES[engine]
-    players = min(game.max_players, len(HOSTILE))
-    options = {"moves": 12} if engine == "turn-relay" else {}
-    state = game.setup(max(players, game.min_players), options, 3)
+    players = max(game.min_players, min(game.max_players, len(HOSTILE)))
+    state = game.setup(players, {"moves": 12} if engine == "turn-relay" else {}, 3)
     rnd = random.Random(3)
     for _ in range(6):
         seat = min(game.to_act(state))
         state, _ = game.apply(state, seat, rnd.choice(game.legal_actions(state, seat)))
-    names = (HOSTILE * 2)[: max(players, game.min_players)]
-    doc = {"status": "playing", "seats": names, "to_act": sorted(game.to_act(state))}
-    doc["game"] = game.view(state, 0)
+    doc = {
+        "status": "playing",
+        "seats": (HOSTILE * 2)[:players],
+        "to_act": sorted(game.to_act(state)),
+        "game": game.view(state, 0),
+    }
     console, out = recorded(width=200, height=60)
-    console.print(board(engine, doc, 0))
-    text = out.getvalue()
-    assert "\x1b" not in text and "\x07" not in text
-    assert "[bold]x" in text  # shown, not read as a style
+    render.render(console, engine, doc, 0)
+    assert "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()
+
+
+def test_names_reach_a_renderer_printable_and_print_as_typed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def plain(doc: dict[str, Any], seat: int | None) -> RenderableType:
+        return Group(*(Text(name) for name in doc["seats"]))
+
+    monkeypatch.setitem(render.RENDERERS, "plain", plain)
+    doc = {"status": "playing", "seats": HOSTILE, "to_act": [], "game": {}}
+    console, out = recorded()
+    render.render(console, "plain", doc, 0)
+    assert out.getvalue().splitlines()[1:] == ["[/]", "[bold]x", "[31mred[0m", "]0;ownedtab"]
+
+
+def test_a_renderer_that_reads_names_as_markup_cannot_crash_the_client(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def careless(doc: dict[str, Any], seat: int | None) -> RenderableType:
+        return Group(*(f"[bold]{name}[/bold]" for name in doc["seats"]))
+
+    monkeypatch.setitem(render.RENDERERS, "careless", careless)
+    doc = {"status": "playing", "seats": HOSTILE, "to_act": [], "game": {}}
+    console, out = recorded()
+    Screen(console, "careless", 0, "r").draw(doc)
+    assert out.getvalue().splitlines()[1:3] == ["[/]", "[bold]x"]
 
 
 def test_hostile_names_in_the_waiting_room_the_log_and_the_result() -> None:

@@ -5,12 +5,13 @@ pretty-printed data, so ``play`` and ``spectate`` work for every engine.
 
 **Names are data.** A seat's name is whatever a player typed: it may hold
 rich markup (``[/]`` makes rich raise, ``[bold]`` restyles) or terminal escape
-sequences. The dispatcher hands every renderer a document whose ``seats`` are
-already safe *as markup*: control characters removed and markup escaped, so a
-renderer may put them in strings that rich reads as markup (table cells and
-titles, ``console.print``). To put a name in a :class:`~rich.text.Text`, which
-is not read as markup, build it with :func:`safe_name` from the raw name, or
-with ``Text.from_markup`` from the escaped one.
+sequences. The dispatcher hands renderers names without control characters
+(no escape sequence reaches a terminal); a renderer puts them in a
+:class:`~rich.text.Text` (``Text(name)`` or :func:`safe_name`), never in a
+string rich reads as markup (a ``str`` table cell or title, an f-string given
+to ``console.print``) — or escapes them there with :func:`markup_name`. As a
+last resort, :func:`lines` draws a board whose markup breaks on a name again
+with escaped names, so a renderer that forgets cannot crash a client.
 
 ``LEGENDS`` maps an engine id to a function returning the key to its notation
 (letters, symbols, columns); the terminal client shows it on ``?``.
@@ -23,9 +24,11 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
+from rich.errors import MarkupError
 from rich.markup import escape
 from rich.pretty import Pretty
 from rich.rule import Rule
+from rich.segment import Segment, Segments
 from rich.table import Table
 from rich.text import Text
 
@@ -64,10 +67,10 @@ def markup_name(name: str) -> str:
     return escape(clean(name))
 
 
-def _safe_doc(doc: dict[str, Any]) -> dict[str, Any]:
-    """The document with markup-safe seat names (see the module docstring)."""
-    seats = [None if name is None else markup_name(name) for name in doc["seats"]]
-    return {**doc, "seats": seats}
+def _named(doc: dict[str, Any], markup: bool) -> dict[str, Any]:
+    """The document with printable seat names, escaped as markup if ``markup``."""
+    safe = markup_name if markup else clean
+    return {**doc, "seats": [None if name is None else safe(name) for name in doc["seats"]]}
 
 
 def _waiting(doc: dict[str, Any], seat: int | None) -> RenderableType:
@@ -89,16 +92,35 @@ def title(engine: str) -> str:
     return known.title if known else engine
 
 
-def board(engine: str, doc: dict[str, Any], seat: int | None) -> RenderableType:
-    """The whole board: a rule naming the game, then the game (or the waiting room)."""
+def board(
+    engine: str, doc: dict[str, Any], seat: int | None, markup_names: bool = False
+) -> RenderableType:
+    """The whole board: a rule naming the game, then the game (or the waiting room).
+    The renderer gets printable names, escaped as markup if ``markup_names``."""
     rule = Rule(Text(f"{title(engine)} · {doc['status']}"))
     if doc["game"] is None:
         return Group(rule, _waiting(doc, seat))
     renderer = RENDERERS.get(engine)
-    drawn = renderer(_safe_doc(doc), seat) if renderer else Pretty(doc["game"])
+    drawn = renderer(_named(doc, markup_names), seat) if renderer else Pretty(doc["game"])
     return Group(rule, drawn)
 
 
+def lines(
+    console: Console, engine: str, doc: dict[str, Any], seat: int | None
+) -> list[list[Segment]]:
+    """:func:`board` rendered for ``console``, line by line; drawn again with escaped
+    names if a renderer put a name in markup and rich could not read it."""
+    try:
+        return console.render_lines(board(engine, doc, seat), pad=False)
+    except MarkupError:
+        return console.render_lines(board(engine, doc, seat, markup_names=True), pad=False)
+
+
+def as_printed(rendered: list[list[Segment]]) -> Segments:
+    """Lines from :func:`lines`, ready for ``console.print``."""
+    return Segments([segment for line in rendered for segment in (*line, Segment.line())])
+
+
 def render(console: Console, engine: str, doc: dict[str, Any], seat: int | None) -> None:
-    """Print :func:`board`."""
-    console.print(board(engine, doc, seat))
+    """Print the board."""
+    console.print(as_printed(lines(console, engine, doc, seat)))
