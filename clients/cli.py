@@ -65,6 +65,7 @@ HINTS = {
     "bad_token": "use the --room and --token printed when you took the seat",
     "bad_name": "a name has 1-32 characters",
     "not_tablewire": "check --server: it should be the address `tablewire serve` listens on",
+    "server_failed": "the server failed: its log says why; try again, or report it",
 }
 
 

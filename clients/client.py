@@ -99,10 +99,11 @@ class LobbyClient:
         error = data.get("error") if isinstance(data, dict) else None
         if response.is_error or data is None:
             if not isinstance(error, dict):
+                status = response.status_code
                 raise LobbyError(
-                    response.status_code,
-                    "not_tablewire",
-                    f"{self.base_url} answered {method} {path} with HTTP {response.status_code} "
+                    status,
+                    "server_failed" if status >= 500 else "not_tablewire",
+                    f"{self.base_url} answered {method} {path} with HTTP {status} "
                     "and no tablewire JSON",
                 )
             raise LobbyError(response.status_code, error.get("code", ""), error.get("message", ""))

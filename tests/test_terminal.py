@@ -381,4 +381,4 @@ async def test_an_answer_that_is_not_tablewire_json_is_a_clear_refusal() -> None
     async with LobbyClient("http://x", transport=httpx.MockTransport(html)) as lobby:
         with pytest.raises(LobbyError) as refused:
             await lobby.rooms()
-    assert refused.value.code == "not_tablewire" and "HTTP 500" in refused.value.message
+    assert refused.value.code == "server_failed" and "HTTP 500" in refused.value.message
