@@ -130,8 +130,8 @@ class View:
     entries: list[Entry]
     shown: range
     """The entries on this page (indices into ``entries``)."""
-    columns: int
-    width: int
+    widths: list[int]
+    """The width of each column, in cells (numbers included)."""
     pages: int
 
 
@@ -171,10 +171,10 @@ class Chooser:
             narrowed = depth > 0 or bool(self.words)
             room = rows - 1 if narrowed else rows
             entries = [Entry(self._rest(i, depth), [i], self.steps[i]) for i in moves]
-            columns, cell = _columns(entries, width)
-            if math.ceil(len(entries) / columns) <= room:
+            widths = _fit(entries, width, room)
+            if widths is not None:
                 return self._keep(
-                    View(self._header(depth, 1), entries, range(len(entries)), columns, cell, 1)
+                    View(self._header(depth, 1), entries, range(len(entries)), widths, 1)
                 )
             groups: dict[str, list[int]] = {}
             for i in moves:
@@ -191,20 +191,20 @@ class Chooser:
                     else Entry(self._rest(ids[0], depth), ids, self.steps[ids[0]])
                     for step, ids in groups.items()
                 ]
-                columns, cell = _columns(entries, width)
-                if math.ceil(len(entries) / columns) <= room:
+                widths = _fit(entries, width, room)
+                if widths is not None:
                     return self._keep(
-                        View(self._header(depth, 1), entries, range(len(entries)), columns, cell, 1)
+                        View(self._header(depth, 1), entries, range(len(entries)), widths, 1)
                     )
             room = max(1, rows - 1)
+            columns, cell = _uniform(entries, width)
             per_page = columns * room
             pages = math.ceil(len(entries) / per_page)
             self.page = min(self.page, pages - 1)
             start = self.page * per_page
             shown = range(start, min(start + per_page, len(entries)))
-            return self._keep(
-                View(self._header(depth, pages), entries, shown, columns, cell, pages)
-            )
+            widths = [cell] * min(columns, math.ceil(len(shown) / room))
+            return self._keep(View(self._header(depth, pages), entries, shown, widths, pages))
 
     def _keep(self, view: View) -> View:
         self._view = view
@@ -233,17 +233,18 @@ class Chooser:
         out = [view.header] if view.header is not None else []
         number_width = len(str(len(view.entries)))
         shown = list(view.shown)
-        height = math.ceil(len(shown) / view.columns)
+        columns = len(view.widths)
+        height = math.ceil(len(shown) / columns)
         for row in range(height):
             line = Text(no_wrap=True, overflow="ellipsis")
-            for column in range(view.columns):
+            for column in range(columns):
                 at = column * height + row
                 if at >= len(shown):
                     break
                 index = shown[at]
                 cell = Text(f"{index + 1:>{number_width}} ", style="bold")
                 cell.append(clean(view.entries[index].text))
-                cell.truncate(view.width, overflow="ellipsis", pad=column < view.columns - 1)
+                cell.truncate(view.widths[column], overflow="ellipsis", pad=column < columns - 1)
                 if column:
                     line.append(" " * GAP)
                 line.append_text(cell)
@@ -305,12 +306,32 @@ class Chooser:
         return None
 
 
-def _columns(entries: list[Entry], width: int) -> tuple[int, int]:
-    """How many columns of how many cells fit the entries in ``width``."""
+def _cells(entries: list[Entry]) -> list[int]:
+    """Each entry's width on screen, its number included."""
+    number = len(str(len(entries))) + 1
+    return [number + cell_len(clean(entry.text)) for entry in entries]
+
+
+def _fit(entries: list[Entry], width: int, rows: int) -> list[int] | None:
+    """Column widths that show every entry, column after column, in ``rows`` lines of
+    ``width`` cells (the fewest lines that fit); None if they cannot fit."""
     if not entries:
-        return 1, width
-    number_width = len(str(len(entries))) + 1
-    cell = min(width, max(number_width + cell_len(clean(e.text)) for e in entries))
+        return [width]
+    cells = _cells(entries)
+    if len(entries) <= rows and max(cells) >= width:
+        return [width]  # one column, long entries cut
+    for lines in range(1, rows + 1):
+        columns = math.ceil(len(cells) / lines)
+        height = math.ceil(len(cells) / columns)
+        widths = [max(cells[c * height : (c + 1) * height]) for c in range(columns)]
+        if sum(widths) + GAP * (columns - 1) <= width:
+            return widths
+    return None
+
+
+def _uniform(entries: list[Entry], width: int) -> tuple[int, int]:
+    """Pages: how many columns of one width (the widest entry's) fit in ``width``."""
+    cell = min(width, max(_cells(entries), default=width))
     return max(1, (width + GAP) // (cell + GAP)), cell
 
 

@@ -61,6 +61,15 @@ def test_moves_that_fit_are_numbered_in_columns_within_the_rows() -> None:
     assert chooser.answer("30") == 29
 
 
+def test_columns_take_the_width_of_their_own_entries() -> None:
+    labels = [f"build plot {n}" for n in range(11, 22)]
+    labels += [f"buy a card from market slot {k}" for k in range(1, 6)]
+    labels.append("refresh the open market (ƒ50), then buy")
+    lines = Chooser(labels).lines(80, 9)
+    assert len(lines) == 9 and all(line.cell_len <= 80 for line in lines)
+    assert "17 refresh the open market (ƒ50), then buy" in lines[7].plain
+
+
 def test_too_many_moves_are_grouped_by_their_first_step_and_narrowed_step_by_step() -> None:
     labels = stepped()
     chooser = Chooser(labels)
