@@ -107,6 +107,15 @@ def _games_line() -> str:
     return ", ".join(f"{e.id} ({e.min_players}-{e.max_players} players)" for e in GAMES.values())
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Descriptions wrapped to the terminal; the exit-status table kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text == EXIT_STATUSES:
+            return text
+        return super()._fill_text(text, width, indent)
+
+
 class _Parser(argparse.ArgumentParser):
     """Command-line mistakes in one line, pointing at the help."""
 
@@ -120,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
         description="tablewire: a real-time game server and its clients. Start a server with "
         "`tablewire serve`; play against the computer with `tablewire play --bots 1`.",
         epilog=EXIT_STATUSES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     games_help = f"the game: {_games_line()}; default sintra (`tablewire games` for details)"
@@ -145,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
             help=help_text,
             description=description or help_text,
             epilog=EXIT_STATUSES,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=_Formatter,
         )
         more = (
             "; several comma-separated spread the clients over processes sharing one Redis"
@@ -162,14 +171,14 @@ def _parser() -> argparse.ArgumentParser:
         )
         return sub
 
-    def options(sub: argparse.ArgumentParser) -> None:
+    def options(sub: argparse.ArgumentParser, what: str = "a game option") -> None:
         sub.add_argument(
             "--option",
             type=_option,
             action="append",
             default=[],
             metavar="NAME=VALUE",
-            help="a game option, repeatable (side=B, events=true); `tablewire games` lists them",
+            help=f"{what}, repeatable (side=B, events=true); `tablewire games` lists them",
         )
 
     def bot_kind(sub: argparse.ArgumentParser, flag: str) -> None:
@@ -177,8 +186,8 @@ def _parser() -> argparse.ArgumentParser:
             flag,
             default="random",
             choices=BOT_KINDS,
-            help="random bots play any legal move; greedy bots take the best-scoring one "
-            "(default random)",
+            help="random bots play any legal move; greedy bots pick the move that looks best "
+            "now (Chartered and Crystal Palace; random elsewhere); default random",
         )
 
     games = client_command(
@@ -251,7 +260,7 @@ def _parser() -> argparse.ArgumentParser:
         help="play against N computer players in a new room (or in --room's free seats)",
     )
     bot_kind(play, "--bot-kind")
-    options(play)
+    options(play, "with --bots: an option of the new room")
     play.add_argument(
         "--reconnect-for",
         type=float,
