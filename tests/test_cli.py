@@ -152,7 +152,7 @@ def test_every_option_of_every_command_says_what_it_does() -> None:
         for action in sub._actions:
             if not isinstance(action, argparse._HelpAction):
                 assert action.help, f"tablewire {name} {action.option_strings}"
-    new_help = commands.choices["new"].format_help()
+    new_help = " ".join(commands.choices["new"].format_help().split())
     assert "a public Sintra room for 4 players" in new_help
     assert all(game in new_help for game in GAMES) and "turn-relay" not in new_help
     assert "several comma-separated" not in commands.choices["play"].format_help()
