@@ -26,6 +26,7 @@ import asyncio
 import math
 import os
 import sys
+import termios
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -64,6 +65,9 @@ class Keyboard(Protocol):
     echoes: bool
     """True when the terminal shows what is typed; else the client prints each answer."""
 
+    def discard(self) -> None:
+        """Forget what was typed ahead on a terminal: a turn's answers come after its board."""
+
     async def line(self) -> str | None:
         """The next line without its newline; None at the end of input."""
 
@@ -90,6 +94,11 @@ class StdinKeyboard:
             return None
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line.decode(errors="replace").rstrip("\r")
+
+    def discard(self) -> None:
+        if self.echoes:
+            termios.tcflush(self.fd, termios.TCIFLUSH)
+            self._buffer = b""
 
     async def _readable(self) -> None:
         loop = asyncio.get_running_loop()
@@ -522,6 +531,8 @@ async def _take_turn(session: Session, doc: dict[str, Any]) -> None:
     chooser = Chooser([label for _, label in moves])
     version = client.version or 0
     notice = ""
+    assert session.keyboard is not None
+    session.keyboard.discard()
     while True:
         screen.events(client)
         screen.draw(doc, chooser, notice)

@@ -22,6 +22,9 @@ class Typist:
 
     echoes = True
 
+    def discard(self) -> None:
+        pass
+
     async def line(self) -> str | None:
         await asyncio.sleep(0)
         return "1"

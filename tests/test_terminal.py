@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import pty
 import random
+import select
 from typing import Any
 
 import httpx
@@ -391,3 +393,16 @@ async def test_an_answer_that_is_not_tablewire_json_is_a_clear_refusal() -> None
         with pytest.raises(LobbyError) as refused:
             await lobby.rooms()
     assert refused.value.code == "server_failed" and "HTTP 500" in refused.value.message
+
+
+async def test_answers_typed_ahead_on_a_terminal_are_discarded_before_a_turn() -> None:
+    master, slave = pty.openpty()
+    keyboard = StdinKeyboard(slave)
+    assert keyboard.echoes
+    os.write(master, b"3\n")  # typed while others were playing
+    assert select.select([slave], [], [], 10)[0], "the line reached the terminal"
+    keyboard.discard()
+    os.write(master, b"1\n")
+    assert await keyboard.line() == "1"
+    os.close(master)
+    os.close(slave)
