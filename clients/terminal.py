@@ -434,20 +434,23 @@ def result_table(result: dict[str, Any], names: list[str | None], seat: int | No
     scores, ranks = result["scores"], result["ranks"]
     details = result.get("details") or [{} for _ in scores]
 
-    def name(i: int) -> Text:
+    def name(i: int, mark: bool = True) -> Text:
         given = names[i] if i < len(names) else None
         who = safe_name(given) if given else Text(f"seat {i + 1}")
-        return who.append(" (you)") if i == seat else who
+        return who.append(" (you)") if mark and i == seat else who
 
-    winners = [name(i) for i in result["winners"]]
+    winners = [name(i, mark=False) for i in result["winners"]]
     headline = Text.assemble(
         *_joined(winners), " wins." if len(winners) == 1 else " share the win."
     )
     if seat is not None:
         place = ranks[seat]
         tied = sum(r == place for r in ranks) > 1
-        you = "You won" if place == 1 and not tied else f"You finished {_ordinal(place)}"
-        headline.append(f"  {you}{' (tied)' if tied else ''} of {len(scores)}.")
+        if place == 1:
+            headline.append("  You share the win." if tied else "  You won!")
+        else:
+            again = " (tied)" if tied else ""
+            headline.append(f"  You finished {_ordinal(place)}{again} of {len(scores)}.")
     table = Table(
         "rank", "player", "score", "details", title=headline, title_justify="left", box=None
     )
@@ -528,8 +531,11 @@ async def _take_turn(session: Session, doc: dict[str, Any]) -> None:
     """Ask for a move until one is accepted and held, or the room moves on without us."""
     client, screen = session.client, session.screen
     moves = await client.moves()
-    chooser = Chooser([label for _, label in moves])
     version = client.version or 0
+    if not moves:  # the position moved on since the document said it was our turn
+        await client.wait_version(version + 1)
+        return
+    chooser = Chooser([label for _, label in moves])
     notice = ""
     assert session.keyboard is not None
     session.keyboard.discard()

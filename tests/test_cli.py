@@ -83,7 +83,7 @@ async def test_play_a_seat_from_the_terminal_against_a_bot(served: str) -> None:
     assert player.returncode == 0
     text = rest.decode()
     assert "Your move (1-" in text
-    assert re.search(r"(wins|share the win)\.  You (won|finished)", text)
+    assert re.search(r"(wins|share the win)\.  You (won!|finished|share the win)", text)
     assert re.search(r"1st +(me \(you\)|bot 2) ", text)
 
 
