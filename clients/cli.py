@@ -181,13 +181,18 @@ def _parser() -> argparse.ArgumentParser:
             help=f"{what}, repeatable (side=B, events=true); `tablewire games` lists them",
         )
 
-    def bot_kind(sub: argparse.ArgumentParser, flag: str) -> None:
+    def bot_kind(sub: argparse.ArgumentParser, flag: str, on_server: bool) -> None:
+        default = (
+            "default: the game's strongest, greedy where it has one"
+            if on_server
+            else "default random"
+        )
         sub.add_argument(
             flag,
-            default="random",
+            default=None if on_server else "random",
             choices=BOT_KINDS,
             help="random bots play any legal move; greedy bots pick the move that looks best "
-            "now (Chartered and Crystal Palace; random elsewhere); default random",
+            f"now (Chartered and Crystal Palace only); {default}",
         )
 
     games = client_command(
@@ -223,7 +228,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="computer players in the last N seats",
     )
-    bot_kind(new, "--bot-kind")
+    bot_kind(new, "--bot-kind", on_server=True)
 
     rooms = client_command("rooms", help_text="list public rooms as JSON")
     rooms.add_argument("--game", default=None, metavar="GAME", help="only rooms of this game")
@@ -259,7 +264,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="play against N computer players in a new room (or in --room's free seats)",
     )
-    bot_kind(play, "--bot-kind")
+    bot_kind(play, "--bot-kind", on_server=True)
     options(play, "with --bots: an option of the new room")
     play.add_argument(
         "--reconnect-for",
@@ -298,7 +303,7 @@ def _parser() -> argparse.ArgumentParser:
     options(bot)
     bot.add_argument("--seed", type=int, default=0, help="first room's seed (default 0)")
     bot.add_argument("--timeout", type=float, default=600.0, help="seconds before giving up")
-    bot_kind(bot, "--bot")
+    bot_kind(bot, "--bot", on_server=False)
     bot.add_argument(
         "--check",
         action="store_true",
@@ -322,7 +327,7 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument(
         "--duration-s", type=float, default=20.0, help="turn-relay: seconds of load (D)"
     )
-    bot_kind(load, "--bot")
+    bot_kind(load, "--bot", on_server=False)
     options(load)
     load.add_argument("--seed", type=int, default=0, help="first room's seed (default 0)")
     load.add_argument("--spawn", action="store_true", help="start a server on 127.0.0.1")
@@ -417,10 +422,9 @@ async def create_room(lobby: LobbyClient, args: argparse.Namespace) -> dict[str,
         seats = seats or await _seats_of(lobby, args.game)
         if args.bots > seats:
             raise Usage(f"--bots {args.bots} does not fit in a room of {seats} seats")
-        bots_wanted = {
-            "seats": terminal.bot_seats(seats, args.bots, seats - args.bots),
-            "kind": args.bot_kind,
-        }
+        bots_wanted = terminal.bots_body(
+            terminal.bot_seats(seats, args.bots, seats - args.bots), args.bot_kind
+        )
     return await lobby.create_room(
         args.game, seats, dict(args.option), args.private, args.seed, bots=bots_wanted
     )

@@ -134,11 +134,13 @@ class LobbyClient:
         return result
 
     async def add_bots(
-        self, room_id: str, kind: str, seats: list[int] | None = None
+        self, room_id: str, kind: str | None = None, seats: list[int] | None = None
     ) -> dict[str, Any]:
-        """``POST /api/rooms/{id}/bots``: server-side bots in ``seats`` (0-based; None: every
-        free seat)."""
-        body: dict[str, Any] = {"kind": kind}
+        """``POST /api/rooms/{id}/bots``: server-side bots of ``kind`` (None: the server's
+        choice) in ``seats`` (0-based; None: every free seat)."""
+        body: dict[str, Any] = {}
+        if kind is not None:
+            body["kind"] = kind
         if seats is not None:
             body["seats"] = seats
         result: dict[str, Any] = await self._call("POST", f"/api/rooms/{room_id}/bots", body)

@@ -527,45 +527,62 @@ async def _help(session: Session, version: int) -> None:
         raise Left
 
 
-async def _take_turn(session: Session, doc: dict[str, Any]) -> None:
-    """Ask for a move until one is accepted and held, or the room moves on without us."""
+async def _ask(session: Session, chooser: Chooser, version: int, notice: str) -> int | None:
+    """Redraw and read answers until one picks a move (its index); None if the room
+    changed first."""
     client, screen = session.client, session.screen
-    moves = await client.moves()
-    version = client.version or 0
-    if not moves:  # the position moved on since the document said it was our turn
-        await client.wait_version(version + 1)
-        return
-    chooser = Chooser([label for _, label in moves])
-    notice = ""
-    assert session.keyboard is not None
-    session.keyboard.discard()
     while True:
         screen.events(client)
-        screen.draw(doc, chooser, notice)
-        notice = ""
+        screen.draw(client.doc, chooser, notice)
         typed = await _line_or_change(session, version)
         if typed is CHANGED:
             session.console.print()
-            return
+            return None
         if typed is None:
             raise Left
         assert isinstance(typed, str)
         if typed.strip() == "?":
             await _help(session, version)
+            notice = ""
             continue
         picked = chooser.answer(typed)
-        if isinstance(picked, str):
-            notice = picked
-        if not isinstance(picked, int):
+        if isinstance(picked, int):
+            return picked
+        notice = picked or ""
+
+
+async def _take_turn(session: Session) -> None:
+    """Ask for a move until one is accepted and held, or the turn passes without us.
+    A change that leaves our moves as they were (someone's presence, another seat's
+    secret choice) keeps the list as the player has narrowed it."""
+    client = session.client
+    assert session.keyboard is not None
+    session.keyboard.discard()
+    chooser: Chooser | None = None
+    notice = ""
+    while True:
+        version = client.version or 0
+        doc = client.doc
+        if doc["status"] != "playing" or client.seat not in doc["to_act"]:
+            return
+        moves = await client.moves()
+        if not moves:  # the position moved on since the document said it was our turn
+            await client.wait_version(version + 1)
+            continue
+        labels = [label for _, label in moves]
+        if chooser is None or chooser.labels != labels:
+            if chooser is not None and not notice:
+                notice = "The position changed: these are your moves now."
+            chooser = Chooser(labels)
+        picked = await _ask(session, chooser, version, notice)
+        notice = ""
+        if picked is None:
             continue
         reply = await client.intent(moves[picked][0])
         if reply["t"] == "ack":
             await client.wait_version(reply["v"])
             return
         notice = f"The server refused that move: {reply['message']} ({reply['code']})."
-        moves = await client.moves()
-        chooser = Chooser([label for _, label in moves])
-        version = client.version or 0
 
 
 async def _result(session: Session, joined_finished: bool) -> dict[str, Any]:
@@ -597,7 +614,7 @@ async def _follow(session: Session) -> dict[str, Any]:
             return result
         first = False
         if session.keyboard is not None and client.seat in doc["to_act"]:
-            await _take_turn(session, doc)
+            await _take_turn(session)
         else:
             screen.draw(doc)
 
@@ -678,8 +695,14 @@ class SeatRequest:
     seats: int | None = None
     """Quick play: the room size wanted; with ``bots``: the new room's size (default 1+bots)."""
     bots: int = 0
-    bot_kind: str = "random"
+    bot_kind: str | None = None
+    """None: the server's choice (the game's strongest bot)."""
     options: dict[str, Any] = field(default_factory=dict)
+
+
+def bots_body(seats: list[int], kind: str | None) -> dict[str, Any]:
+    """The ``bots`` of a room request: those seats, and the kind unless the server chooses."""
+    return {"seats": seats} if kind is None else {"seats": seats, "kind": kind}
 
 
 def bot_seats(seats: int, bots: int, first: int) -> list[int]:
@@ -697,7 +720,7 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
             request.game,
             seats,
             request.options,
-            bots={"seats": bot_seats(seats, request.bots, 1), "kind": request.bot_kind},
+            bots=bots_body(bot_seats(seats, request.bots, 1), request.bot_kind),
         )
         return await lobby.reserve(room["id"], name=request.name, seat=0)
     if request.room is None:

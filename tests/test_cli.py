@@ -16,6 +16,7 @@ import pytest
 from clients.cli import EXIT_STATUSES, Status, _parser
 from clients.spawn import TABLEWIRE, SpawnedServer, free_port
 from engines import GAMES
+from server.lobby import Lobby
 
 
 async def run(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
@@ -85,6 +86,26 @@ async def test_play_a_seat_from_the_terminal_against_a_bot(served: str) -> None:
     assert "Your move (1-" in text
     assert re.search(r"(wins|share the win)\.  You (won!|finished|share the win)", text)
     assert re.search(r"1st +(me \(you\)|bot 2) ", text)
+
+
+SERVER_BOTS = hasattr(Lobby, "add_bots")
+"""Whether this server runs bots itself (``"bots"`` in ``POST /api/rooms``)."""
+
+
+@pytest.mark.skipif(not SERVER_BOTS, reason="this server has no bots API yet")
+async def test_play_against_bots_with_one_command(served: str) -> None:
+    moves = b"1\n" * 3000
+    code, out, _ = await run(
+        "play", "--server", served, "--name", "ana", "--bots", "1", stdin=moves
+    )
+    assert code == 0 and out.startswith("Seat 1 in room")
+    assert re.search(r"(wins|share the win)\.  You (won!|finished|share the win)", out)
+    code, out, _ = await run(
+        "new", "--server", served, "--game", "chartered", "--seats", "3", "--bots", "2"
+    )
+    room = json.loads(out)
+    code, out, _ = await run("play", "--server", served, f"--room={room['id']}", stdin=moves)
+    assert code == 0 and "Seat 1 in room" in out and "1st" in out
 
 
 async def test_client_commands_report_refusals_in_one_line(served: str) -> None:

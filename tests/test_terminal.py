@@ -17,6 +17,7 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from clients import render
+from clients.cli import _parser, create_room, local_games
 from clients.client import LobbyClient, LobbyError, RoomClient
 from clients.render import safe_name
 from clients.terminal import (
@@ -349,6 +350,8 @@ class Recorder:
         body = json.loads(request.content) if request.content else None
         self.requests.append((request.method, request.url.path, body))
         path = request.url.path
+        if path == "/api/games":
+            return httpx.Response(200, json=local_games())
         if path == "/api/rooms":
             return httpx.Response(201, json={"id": "R1", "names": [None] * body["seats"]})
         if path.endswith("/seats"):
@@ -363,14 +366,12 @@ class Recorder:
 async def test_play_with_bots_creates_a_room_for_you_and_n_bots_and_seats_you_first() -> None:
     lobby_api = Recorder()
     async with LobbyClient("http://x", transport=httpx.MockTransport(lobby_api)) as lobby:
-        seat = await take_seat(
-            lobby, SeatRequest(name="ana", game="sintra", bots=3, bot_kind="greedy")
-        )
+        seat = await take_seat(lobby, SeatRequest(name="ana", game="sintra", bots=3))
     assert seat["token"] == "T"
     (m1, p1, created), (_, p2, reserved) = lobby_api.requests
     assert (m1, p1) == ("POST", "/api/rooms")
     assert created["engine"] == "sintra" and created["seats"] == 4
-    assert created["bots"] == {"seats": [1, 2, 3], "kind": "greedy"}
+    assert created["bots"] == {"seats": [1, 2, 3]}  # the kind: the server's choice
     assert (p2, reserved) == ("/api/rooms/R1/seats", {"name": "ana", "seat": 0})
 
 
@@ -378,11 +379,19 @@ async def test_play_in_a_room_with_bots_asks_for_bots_in_the_free_seats() -> Non
     lobby_api = Recorder()
     async with LobbyClient("http://x", transport=httpx.MockTransport(lobby_api)) as lobby:
         await take_seat(lobby, SeatRequest(room="R1", name="ana", bots=2))
-    assert lobby_api.requests[-1] == (
-        "POST",
-        "/api/rooms/R1/bots",
-        {"kind": "random", "seats": [1, 2]},
+    assert lobby_api.requests[-1] == ("POST", "/api/rooms/R1/bots", {"seats": [1, 2]})
+
+
+async def test_new_with_bots_puts_them_in_the_last_seats_of_a_default_size_room() -> None:
+    lobby_api = Recorder()
+    args = _parser().parse_args(
+        ["new", "--game", "chartered", "--bots", "2", "--bot-kind", "random"]
     )
+    async with LobbyClient("http://x", transport=httpx.MockTransport(lobby_api)) as lobby:
+        await create_room(lobby, args)
+    method, path, body = lobby_api.requests[-1]
+    assert (method, path, body["engine"], body["seats"]) == ("POST", "/api/rooms", "chartered", 6)
+    assert body["bots"] == {"seats": [4, 5], "kind": "random"}
 
 
 async def test_an_answer_that_is_not_tablewire_json_is_a_clear_refusal() -> None:
@@ -406,3 +415,71 @@ async def test_answers_typed_ahead_on_a_terminal_are_discarded_before_a_turn() -
     assert await keyboard.line() == "1"
     os.close(master)
     os.close(slave)
+
+
+# -- a turn while the room changes -------------------------------------------------------
+
+
+class ChangingRoom:
+    """Enough of a RoomClient for one turn: seat 0 to act on ``labels``; ``touch``
+    makes a new version that changes nothing of the seat's moves."""
+
+    def __init__(self, labels: list[str]) -> None:
+        self.labels = labels
+        self.version = 1
+        self.seat = 0
+        self.doc = {"status": "playing", "seats": ["ana", "bo"], "to_act": [0], "game": None}
+        self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.sent: list[dict[str, Any]] = []
+        self._changed = asyncio.Condition()
+
+    async def touch(self) -> None:
+        async with self._changed:
+            self.version += 1
+            self._changed.notify_all()
+
+    async def wait_version(self, version: int) -> dict[str, Any]:
+        async with self._changed:
+            await self._changed.wait_for(lambda: self.version >= version)
+        return self.doc
+
+    async def moves(self) -> list[tuple[dict[str, Any], str]]:
+        return [({"n": i}, label) for i, label in enumerate(self.labels)]
+
+    async def intent(self, action: dict[str, Any]) -> dict[str, Any]:
+        self.sent.append(action)
+        self.doc = {**self.doc, "to_act": [1]}
+        await self.touch()
+        return {"t": "ack", "v": self.version}
+
+
+class Script:
+    """Answers from a list; ``None`` in it makes the room change while the player thinks."""
+
+    echoes = True
+
+    def __init__(self, room: ChangingRoom, answers: list[str | None]) -> None:
+        self.room, self.answers = room, answers
+
+    def discard(self) -> None:
+        pass
+
+    async def line(self) -> str | None:
+        answer = self.answers.pop(0)
+        if answer is None:
+            await self.room.touch()
+            await asyncio.Future()  # the change wins the race
+        return answer
+
+
+async def test_a_change_that_keeps_the_moves_keeps_the_list_as_narrowed() -> None:
+    from clients.terminal import Session, _take_turn
+
+    labels = stepped()
+    room = ChangingRoom(labels)
+    console, _ = recorded()
+    screen = Screen(console, "none", 0, "r")
+    keyboard = Script(room, ["1", None, "2", "3"])  # factory 1, (a change), orange, strip 3
+    session = Session("http://x", room, screen, keyboard, 60.0)  # type: ignore[arg-type]
+    await _take_turn(session)
+    assert room.sent == [{"n": labels.index(f"factory 1{STEP}orange glass{STEP}strip 3")}]
