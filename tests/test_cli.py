@@ -95,13 +95,12 @@ SERVER_BOTS = hasattr(Lobby, "add_bots")
 @pytest.mark.skipif(not SERVER_BOTS, reason="this server has no bots API yet")
 async def test_play_against_bots_with_one_command(served: str) -> None:
     moves = b"1\n" * 3000
-    code, out, _ = await run(
-        "play", "--server", served, "--name", "ana", "--bots", "1", stdin=moves
-    )
+    quick = ("--option", "bot_delay=0")  # a room option: bots move at once
+    code, out, _ = await run("play", "--server", served, "--bots", "1", *quick, stdin=moves)
     assert code == 0 and out.startswith("Seat 1 in room")
     assert re.search(r"(wins|share the win)\.  You (won!|finished|share the win)", out)
-    code, out, _ = await run(
-        "new", "--server", served, "--game", "chartered", "--seats", "3", "--bots", "2"
+    _, out, _ = await run(
+        *("new", "--server", served, "--game", "chartered", "--seats", "3", "--bots", "2", *quick)
     )
     room = json.loads(out)
     code, out, _ = await run("play", "--server", served, f"--room={room['id']}", stdin=moves)
