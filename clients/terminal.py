@@ -456,7 +456,11 @@ def result_table(result: dict[str, Any], names: list[str | None], seat: int | No
     )
     for i in sorted(range(len(scores)), key=lambda s: (ranks[s], s)):
         shown = details[i] if isinstance(details[i], dict) else {"details": details[i]}
-        rest = {k: v for k, v in shown.items() if not (k == "total" and v == scores[i])}
+        rest = {
+            k: v
+            for k, v in shown.items()
+            if v not in ([], {}, None) and not (k == "total" and v == scores[i])
+        }
         table.add_row(_ordinal(ranks[i]), name(i), str(scores[i]), Text(_words(rest)))
     return table
 

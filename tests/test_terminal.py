@@ -281,7 +281,7 @@ def test_the_result_ranks_names_counts_from_one_and_says_the_details_in_words() 
         "ranks": [2, 1, 2],
         "winners": [1],
         "details": [
-            {"cash": 6130, "hand_penalty": -60, "total": 7070},
+            {"cash": 6130, "hand_penalty": -60, "total": 7070, "loan_values": []},
             {"cash": 6560, "flags": 2000, "total": 10040},
             {"cash": 7070, "total": 7070},
         ],
@@ -292,7 +292,8 @@ def test_the_result_ranks_names_counts_from_one_and_says_the_details_in_words() 
     assert lines[0].startswith("bo wins.") and "You finished 2nd (tied) of 3." in lines[0]
     rows = [line.split() for line in lines[2:5]]
     assert [row[:2] for row in rows] == [["1st", "bo"], ["2nd", "ana"], ["2nd", "seat"]]
-    assert "hand penalty -60" in out.getvalue() and "total" not in out.getvalue()
+    assert "hand penalty -60" in out.getvalue()
+    assert "total" not in out.getvalue() and "loan" not in out.getvalue()
 
 
 def test_the_come_back_command_is_one_line_even_in_a_narrow_terminal() -> None:
