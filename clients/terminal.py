@@ -395,8 +395,9 @@ class Screen:
         else:
             told = self.log[-PROMPT_EVENTS:]
         for sentence in told:
-            console.print(Text(sentence, style="italic"), no_wrap=True, overflow="ellipsis")
-        used += len(told)
+            said = Text(sentence, style="italic")
+            used += self._height(said)
+            console.print(said)
         if notice:
             note = Text(notice, style="yellow")
             used += self._height(note)
