@@ -557,10 +557,10 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
         return Status.UNREACHABLE, f"no game connection to {server}: {exc}."
     if isinstance(exc, TimeoutError):
         return Status.UNREACHABLE, f"{server} did not answer in time. Is it overloaded?"
-    if isinstance(exc, httpx.HTTPError | OSError):
+    if isinstance(exc, httpx.HTTPError):
         return Status.UNREACHABLE, (
             f"cannot reach the server at {server}: {exc or type(exc).__name__}. "
-            "Start one with `tablewire serve`, or point --server at one."
+            "Is it running? Start one with `tablewire serve`, or pass --server HOST:PORT."
         )
     return Status.FAILED, (
         f"unexpected error: {type(exc).__name__}: {exc}. "
@@ -591,6 +591,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(_client_command(args, default_server))
     except KeyboardInterrupt:
         return Status.INTERRUPTED
+    except BrokenPipeError:  # the reader of our output left (`tablewire games | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return Status.FAILED
     except Exception as exc:
         status, line = explain(exc, args.server)
         if os.environ.get("TABLEWIRE_DEBUG"):
