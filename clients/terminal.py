@@ -718,7 +718,9 @@ def bot_seats(seats: int, bots: int, first: int) -> list[int]:
 
 
 async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
-    """Reserve the seat ``request`` asks for; returns ``{room, seat, token, ...}``."""
+    """Reserve the seat ``request`` asks for; returns ``{room, seat, token, ...}``.
+    A room of one's own with bots comes with them; bots for the free seats of a given
+    room are asked for afterwards (:func:`seat_bots`), once the seat's token is shown."""
     if request.bots and request.room is None:
         seats = request.seats or 1 + request.bots
         room = await lobby.create_room(
@@ -730,18 +732,25 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
         return await lobby.reserve(room["id"], name=request.name, seat=0)
     if request.room is None:
         return await lobby.quickplay(request.game, name=request.name, seats=request.seats)
-    seat = await lobby.reserve(request.room, name=request.name)
     if request.bots:
-        names = (await lobby.room(request.room))["names"]
-        free = [i for i, name in enumerate(names) if name is None]
-        if len(free) < request.bots:
+        free = (await lobby.room(request.room))["names"].count(None)
+        if free < request.bots + 1:
             raise LobbyError(
                 409,
-                "seat_taken",
-                f"room {request.room} has {len(free)} free seats, not {request.bots}",
+                "room_full",
+                f"room {request.room} has {free} free seats, not one for you "
+                f"and {request.bots} for bots",
             )
-        await lobby.add_bots(request.room, request.bot_kind, free[: request.bots])
-    return seat
+    return await lobby.reserve(request.room, name=request.name)
+
+
+async def seat_bots(lobby: LobbyClient, request: SeatRequest) -> None:
+    """``--bots`` in a given room: bots in its first free seats."""
+    if request.room is None or not request.bots:
+        return
+    names = (await lobby.room(request.room))["names"]
+    free = [i for i, name in enumerate(names) if name is None]
+    await lobby.add_bots(request.room, request.bot_kind, free[: request.bots])
 
 
 def come_back(server: str, room: str, token: str | None, default_server: str) -> str:
@@ -794,11 +803,15 @@ async def play(
     if token is None:
         async with LobbyClient(server) as lobby:
             seat = await take_seat(lobby, request)
-        room_id, token = seat["room"], seat["token"]
-        console.print(Text(f"Seat {seat['seat'] + 1} in room {room_id}."))
-    assert room_id is not None
-    command = come_back(server, room_id, token, default_server)
-    _print_come_back(console, command)
+            room_id, token = seat["room"], seat["token"]
+            command = come_back(server, room_id, token, default_server)
+            console.print(Text(f"Seat {seat['seat'] + 1} in room {room_id}."))
+            _print_come_back(console, command)
+            await seat_bots(lobby, request)
+    else:
+        assert room_id is not None
+        command = come_back(server, room_id, token, default_server)
+        _print_come_back(console, command)
     async with RoomClient(ws_url(server), room_id, token) as client:
         session = Session(
             server,

@@ -27,6 +27,7 @@ from clients.terminal import (
     StdinKeyboard,
     come_back,
     result_table,
+    seat_bots,
     take_seat,
 )
 from engines import ENGINES
@@ -380,8 +381,20 @@ async def test_play_with_bots_creates_a_room_for_you_and_n_bots_and_seats_you_fi
 async def test_play_in_a_room_with_bots_asks_for_bots_in_the_free_seats() -> None:
     lobby_api = Recorder()
     async with LobbyClient("http://x", transport=httpx.MockTransport(lobby_api)) as lobby:
-        await take_seat(lobby, SeatRequest(room="R1", name="ana", bots=2))
+        request = SeatRequest(room="R1", name="ana", bots=2)
+        await take_seat(lobby, request)
+        assert lobby_api.requests[-1][1] == "/api/rooms/R1/seats"
+        await seat_bots(lobby, request)
     assert lobby_api.requests[-1] == ("POST", "/api/rooms/R1/bots", {"seats": [1, 2]})
+
+
+async def test_play_in_a_room_too_small_for_the_bots_takes_no_seat() -> None:
+    lobby_api = Recorder()
+    async with LobbyClient("http://x", transport=httpx.MockTransport(lobby_api)) as lobby:
+        with pytest.raises(LobbyError) as refused:
+            await take_seat(lobby, SeatRequest(room="R1", name="ana", bots=3))
+    assert refused.value.code == "room_full" and "3 free seats" in refused.value.message
+    assert [path for _, path, _ in lobby_api.requests] == ["/api/rooms/R1"]
 
 
 async def test_new_with_bots_puts_them_in_the_last_seats_of_a_default_size_room() -> None:
