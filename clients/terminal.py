@@ -365,6 +365,8 @@ class Screen:
     engine: str
     seat: int | None
     room: str
+    where: str = ""
+    """`` --server=URL`` when the server is not the default one, for printed commands."""
     log: list[str] = field(default_factory=list)
     shown: int = 0
     """Event sentences already printed."""
@@ -385,9 +387,13 @@ class Screen:
         console.print(as_printed(drawn))
         used = len(drawn)
         if doc["game"] is None and self.seat is not None:
-            invite = Text(f"Others join with: tablewire play --room={self.room}", style="dim")
-            console.print(invite, soft_wrap=True)
-            used += 1
+            room = f"{self.where} --room={self.room}"
+            for invite in (
+                f"Others join with: tablewire play{room}",
+                f"Bots fill the free seats with: tablewire bots{room}",
+            ):
+                console.print(Text(invite, style="dim"), soft_wrap=True)
+                used += 1
         fresh = self.log[self.shown :]
         self.shown = len(self.log)
         if chooser is None:
@@ -753,9 +759,14 @@ async def seat_bots(lobby: LobbyClient, request: SeatRequest) -> None:
     await lobby.add_bots(request.room, request.bot_kind, free[: request.bots])
 
 
+def _where(server: str, default_server: str) -> str:
+    """The ``--server`` of a printed command: none for the default server."""
+    return "" if server == default_server else f" --server={server}"
+
+
 def come_back(server: str, room: str, token: str | None, default_server: str) -> str:
     """The one-line command that comes back to a seat (or watches the room again)."""
-    where = "" if server == default_server else f" --server={server}"
+    where = _where(server, default_server)
     if token is None:
         return f"tablewire spectate{where} --room={room}"
     return f"tablewire play{where} --room={room} --token={token}"
@@ -816,7 +827,13 @@ async def play(
         session = Session(
             server,
             client,
-            Screen(console, client.welcome["engine"], client.seat, room_id),
+            Screen(
+                console,
+                client.welcome["engine"],
+                client.seat,
+                room_id,
+                _where(server, default_server),
+            ),
             keyboard or StdinKeyboard(),
             reconnect_for,
         )
