@@ -1,4 +1,9 @@
-"""The ``tablewire`` command: serve, new, rooms, play, spectate, bots, loadtest."""
+"""The ``tablewire`` command: serve, games, new, rooms, play, spectate, bots, loadtest.
+
+Client commands never show a traceback: every failure is one line on stderr
+saying what is wrong and what to do, and the exit status says which kind of
+failure it was (:class:`Status`, listed in ``tablewire --help``).
+"""
 
 from __future__ import annotations
 
@@ -7,21 +12,67 @@ import asyncio
 import json
 import os
 import sys
+import traceback
 from collections.abc import Sequence
-from typing import Any
+from enum import IntEnum
+from typing import Any, NoReturn
 
+import httpx
 import uvloop
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.text import Text
+from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
 from clients import bots, loadtest, terminal
-from clients.client import LobbyClient, LobbyError, ServerError
+from clients.client import LobbyClient, LobbyError, ServerError, Unreachable, server_url
+from engines import ENGINES, GAMES
 
-DEFAULT_SERVER = os.environ.get("TABLEWIRE_SERVER", "http://127.0.0.1:8000")
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+SERVER_ENV = "TABLEWIRE_SERVER"
+BOT_KINDS = ["random", "greedy"]
+
+
+class Status(IntEnum):
+    """Exit statuses of the ``tablewire`` client commands."""
+
+    OK = 0
+    FAILED = 1
+    USAGE = 2
+    UNREACHABLE = 3
+    REFUSED = 4
+    INTERRUPTED = 130
+
+
+EXIT_STATUSES = """\
+exit status:
+  0    done (a game played to its end, or you left with Ctrl-D)
+  1    a bot or load run had errors or unfinished games; or an unexpected error
+  2    the command line is wrong (usage)
+  3    the server cannot be reached (not running, unknown host, no answer,
+       or gone too long during a game)
+  4    the server refused (no such room, room full, bad token, unknown game, ...)
+  130  interrupted with Ctrl-C"""
+
+HINTS = {
+    "no_such_room": "check the room id; `tablewire rooms` lists the public rooms",
+    "unknown_engine": "`tablewire games` lists the games",
+    "bad_seats": "`tablewire games` shows how many players each game takes",
+    "bad_options": "`tablewire games` lists every game's options and their values",
+    "room_full": "leave out --room to be seated in an open room, or watch: tablewire spectate",
+    "seat_taken": "leave out the seat to take any free one",
+    "game_over": "that game has ended; `tablewire spectate --room=ID` shows its result",
+    "bad_token": "use the --room and --token printed when you took the seat",
+    "bad_name": "a name has 1-32 characters",
+    "not_tablewire": "check --server: it should be the address `tablewire serve` listens on",
+    "server_failed": "the server failed: its log says why; try again, or report it",
+}
 
 
 def _option(text: str) -> tuple[str, Any]:
     """``name=value``; the value is read as JSON when it is JSON (true, 3), else as a string."""
     name, sep, raw = text.partition("=")
-    if not sep:
+    if not sep or not name:
         raise argparse.ArgumentTypeError(f"options look like name=value, not {text!r}")
     try:
         return name, json.loads(raw)
@@ -29,9 +80,59 @@ def _option(text: str) -> tuple[str, Any]:
         return name, raw
 
 
+def _server(text: str) -> str:
+    """One server address as :func:`server_url` reads it."""
+    try:
+        return server_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+
+
+def _servers(text: str) -> str:
+    """One server address or several, comma-separated."""
+    return ",".join(_server(part) for part in text.split(","))
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def _games_line() -> str:
+    return ", ".join(f"{e.id} ({e.min_players}-{e.max_players} players)" for e in GAMES.values())
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Descriptions wrapped to the terminal; the exit-status table kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text == EXIT_STATUSES:
+            return text
+        return super()._fill_text(text, width, indent)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Command-line mistakes in one line, pointing at the help."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(Status.USAGE, f"{self.prog}: {message}. See `{self.prog} --help`.\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tablewire", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(
+        prog="tablewire",
+        description="tablewire: a real-time game server and its clients. Start a server with "
+        "`tablewire serve`; play against the computer with `tablewire play --bots 1`.",
+        epilog=EXIT_STATUSES,
+        formatter_class=_Formatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    games_help = f"the game: {_games_line()}; default sintra (`tablewire games` for details)"
 
     serve = commands.add_parser("serve", help="run the server (in-memory store)")
     serve.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
@@ -49,45 +150,166 @@ def _parser() -> argparse.ArgumentParser:
         "(default: this server's own pages only; or TABLEWIRE_ALLOWED_ORIGINS)",
     )
 
-    def client_command(name: str, help_text: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help_text)
+    default_server = os.environ.get(SERVER_ENV, DEFAULT_SERVER)
+
+    def client_command(
+        name: str, help_text: str, description: str | None = None, several: bool = False
+    ) -> argparse.ArgumentParser:
+        sub = commands.add_parser(
+            name,
+            help=help_text,
+            description=description or help_text,
+            epilog=EXIT_STATUSES,
+            formatter_class=_Formatter,
+        )
+        more = (
+            "; several comma-separated spread the clients over processes sharing one Redis"
+            if several
+            else ""
+        )
         sub.add_argument(
             "--server",
-            default=DEFAULT_SERVER,
-            help="server URL (http://host:port); bots take several, comma-separated",
+            type=_servers if several else _server,
+            default=default_server,
+            metavar="HOST:PORT",
+            help=f"the server (http:// is assumed; default {default_server}, "
+            f"or set {SERVER_ENV}){more}",
         )
         return sub
 
-    new = client_command("new", help_text="create a room and print it as JSON")
-    new.add_argument("--game", default="sintra")
-    new.add_argument("--seats", type=int, default=None)
-    new.add_argument("--option", type=_option, action="append", default=[], metavar="NAME=VALUE")
-    new.add_argument("--private", action="store_true")
-    new.add_argument("--seed", type=int, default=None)
+    def options(sub: argparse.ArgumentParser, what: str = "a game option") -> None:
+        sub.add_argument(
+            "--option",
+            type=_option,
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help=f"{what}, repeatable (side=B, events=true); `tablewire games` lists them",
+        )
+
+    def bot_kind(sub: argparse.ArgumentParser, flag: str, on_server: bool) -> None:
+        default = (
+            "default: the game's strongest, greedy where it has one"
+            if on_server
+            else "default random"
+        )
+        sub.add_argument(
+            flag,
+            default=None if on_server else "random",
+            choices=BOT_KINDS,
+            help="random bots play any legal move; greedy bots pick the move that looks best "
+            f"now (Chartered and Crystal Palace only); {default}",
+        )
+
+    games = client_command(
+        "games",
+        help_text="list the games: players, options, their values and defaults",
+        description="List the games the server offers, with their player counts and options. "
+        "If the server cannot be reached, the games this copy of tablewire knows are listed.",
+    )
+    games.add_argument("--json", action="store_true", help="print the server's JSON")
+
+    new = client_command(
+        "new",
+        help_text="create a room and print it as JSON",
+        description="Create a room and print it as JSON. With no options, `tablewire new` makes "
+        "a public Sintra room for 4 players with the default options and a random seed.",
+    )
+    new.add_argument("--game", default="sintra", metavar="GAME", help=games_help)
+    new.add_argument(
+        "--seats",
+        type=_positive,
+        default=None,
+        help="how many players (default: the game's most, 4 for Sintra)",
+    )
+    options(new)
+    new.add_argument("--private", action="store_true", help="leave the room out of the lists")
+    new.add_argument(
+        "--seed", type=int, default=None, help="fix the shuffle, for a replay (default: random)"
+    )
+    new.add_argument(
+        "--bots",
+        type=_positive,
+        default=0,
+        metavar="N",
+        help="computer players in the last N seats",
+    )
+    bot_kind(new, "--bot-kind", on_server=True)
 
     rooms = client_command("rooms", help_text="list public rooms as JSON")
-    rooms.add_argument("--game", default=None)
-    rooms.add_argument("--status", default=None, choices=["waiting", "playing", "finished"])
+    rooms.add_argument("--game", default=None, metavar="GAME", help="only rooms of this game")
+    rooms.add_argument(
+        "--status",
+        default=None,
+        choices=["waiting", "playing", "finished"],
+        help="only rooms in this state",
+    )
 
-    play = client_command("play", help_text="play a seat from the terminal")
-    play.add_argument("--room", default=None, help="room id (default: quick play)")
-    play.add_argument("--token", default=None, help="seat token, to come back to a seat")
-    play.add_argument("--name", default=None)
-    play.add_argument("--game", default="sintra", help="engine for quick play")
+    play = client_command(
+        "play",
+        help_text="play a seat from the terminal",
+        description="Take a seat and play from the terminal. With no --room, join the fullest "
+        "open room of the game or open one (quick play); with --bots N, open a room for you and "
+        "N computer players.",
+    )
+    play.add_argument("--room", default=None, help="the room to join (default: quick play)")
+    play.add_argument("--token", default=None, help="your seat token, to come back to your seat")
+    play.add_argument("--name", default=None, help="your name at the table (default: player N)")
+    play.add_argument("--game", default="sintra", metavar="GAME", help=games_help)
+    play.add_argument(
+        "--seats",
+        type=_positive,
+        default=None,
+        help="room size: quick play joins only rooms of this size (default: any); "
+        "with --bots, the new room's size (default: you and the bots)",
+    )
+    play.add_argument(
+        "--bots",
+        type=_positive,
+        default=0,
+        metavar="N",
+        help="play against N computer players in a new room (or in --room's free seats)",
+    )
+    bot_kind(play, "--bot-kind", on_server=True)
+    options(play, "with --bots: an option of the new room")
+    play.add_argument(
+        "--reconnect-for",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long to keep trying when the server goes away (default 60)",
+    )
 
-    spectate = client_command("spectate", help_text="watch a room")
-    spectate.add_argument("--room", required=True)
+    spectate = client_command(
+        "spectate",
+        help_text="watch a room",
+        description="Watch a room until its game ends; a finished room shows its result.",
+    )
+    spectate.add_argument("--room", required=True, help="the room to watch")
+    spectate.add_argument(
+        "--reconnect-for",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long to keep trying when the server goes away (default 60)",
+    )
 
-    bot = client_command("bots", help_text="play rooms with random bots; one JSON line")
-    bot.add_argument("--game", default="sintra")
-    bot.add_argument("--rooms", type=int, default=1)
-    bot.add_argument("--players", type=int, default=4)
-    bot.add_argument("--spectators", type=int, default=0)
+    bot = client_command(
+        "bots",
+        help_text="play rooms with bots; one JSON line",
+        description="Play rooms to the end with bots (WebSocket clients run here), or fill the "
+        "free seats of one room; print one JSON line of results.",
+        several=True,
+    )
+    bot.add_argument("--game", default="sintra", metavar="GAME", help=games_help)
+    bot.add_argument("--rooms", type=_positive, default=1, help="rooms to create (default 1)")
+    bot.add_argument("--players", type=_positive, default=4, help="bots per room (default 4)")
+    bot.add_argument("--spectators", type=int, default=0, help="spectators per room (default 0)")
     bot.add_argument("--room", default=None, help="fill the free seats of this room instead")
-    bot.add_argument("--option", type=_option, action="append", default=[], metavar="NAME=VALUE")
-    bot.add_argument("--seed", type=int, default=0)
+    options(bot)
+    bot.add_argument("--seed", type=int, default=0, help="first room's seed (default 0)")
     bot.add_argument("--timeout", type=float, default=600.0, help="seconds before giving up")
-    bot.add_argument("--bot", default="random", choices=["random", "greedy"], help="bot kind")
+    bot_kind(bot, "--bot", on_server=False)
     bot.add_argument(
         "--check",
         action="store_true",
@@ -95,43 +317,182 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     load = client_command(
-        "loadtest", help_text="load a server with rooms of bots; live progress, one JSON line"
+        "loadtest",
+        help_text="load a server with rooms of bots; live progress, one JSON line",
+        several=True,
     )
     what = load.add_mutually_exclusive_group(required=True)
     what.add_argument("--workload", choices=["turn-relay"], help="the paced side-by-side workload")
-    what.add_argument("--game", help="full games of this engine with bots")
-    load.add_argument("--rooms", type=int, default=10)
-    load.add_argument("--players", type=int, default=4, help="seats per room (--game)")
+    what.add_argument("--game", metavar="GAME", help="full games of this engine with bots")
+    load.add_argument("--rooms", type=_positive, default=10, help="rooms at once (default 10)")
+    load.add_argument("--players", type=_positive, default=4, help="seats per room (--game)")
     load.add_argument("--spectators", type=int, default=0, help="spectators per room")
-    load.add_argument("--interval-ms", type=float, default=100.0, help="turn-relay: T")
-    load.add_argument("--duration-s", type=float, default=20.0, help="turn-relay: D")
-    load.add_argument("--bot", default="random", choices=["random", "greedy"])
-    load.add_argument("--option", type=_option, action="append", default=[], metavar="NAME=VALUE")
-    load.add_argument("--seed", type=int, default=0)
+    load.add_argument(
+        "--interval-ms", type=float, default=100.0, help="turn-relay: ms between moves (T)"
+    )
+    load.add_argument(
+        "--duration-s", type=float, default=20.0, help="turn-relay: seconds of load (D)"
+    )
+    bot_kind(load, "--bot", on_server=False)
+    options(load)
+    load.add_argument("--seed", type=int, default=0, help="first room's seed (default 0)")
     load.add_argument("--spawn", action="store_true", help="start a server on 127.0.0.1")
-    load.add_argument("--store", choices=["memory", "redis"], default="memory", help="--spawn")
+    load.add_argument(
+        "--store",
+        choices=["memory", "redis"],
+        default="memory",
+        help="the spawned server's store (default memory)",
+    )
     load.add_argument("--no-pin", action="store_true", help="do not pin to CPUs with taskset")
     load.add_argument("--server-pid", type=int, default=None, help="read a local server's CPU")
     load.add_argument("--timeout", type=float, default=900.0, help="seconds for the whole run")
     return parser
 
 
-async def _client_command(args: argparse.Namespace) -> int:
+# -- commands -----------------------------------------------------------------------
+
+
+def local_games() -> list[dict[str, Any]]:
+    """The games this copy of tablewire knows, as ``GET /api/games`` lists them."""
+    return [
+        {
+            "id": e.id,
+            "title": e.title,
+            "min_players": e.min_players,
+            "max_players": e.max_players,
+            "options": {name: dict(spec) for name, spec in e.options.items()},
+        }
+        for e in GAMES.values()
+    ]
+
+
+def _offered(game: dict[str, Any]) -> bool:
+    """A game for players, not a benchmark workload (by the server's word, or ours)."""
+    local = ENGINES.get(game["id"])
+    kind = game.get("kind", local.kind if local else "game")
+    return bool(kind == "game")
+
+
+def games_text(games: list[dict[str, Any]]) -> Group:
+    """Every game with its players and options (choices, default, what each does)."""
+    lines: list[RenderableType] = []
+    for game in filter(_offered, games):
+        head = Text(game["id"], style="bold")
+        head.append(
+            f"  {game['title']}, {game['min_players']}-{game['max_players']} players "
+            f"(new rooms: {game['max_players']} seats)"
+        )
+        lines.append(head)
+        for name, spec in game["options"].items():
+            choices = "|".join(json.dumps(c).strip('"') for c in spec["choices"])
+            default = json.dumps(spec["default"]).strip('"')
+            lines.append(Text(f"  --option {name}={choices}  (default {default})"))
+            if spec.get("description"):
+                lines.append(Padding(Text(spec["description"], style="dim"), (0, 0, 0, 6)))
+        lines.append(Text())
+    return Group(*lines)
+
+
+async def _games(args: argparse.Namespace) -> int:
+    try:
+        async with LobbyClient(args.server) as lobby:
+            games = await lobby.games()
+    except Unreachable as exc:
+        games = local_games()
+        print(
+            f"tablewire: {exc.url} cannot be reached ({exc.reason}): "
+            "listing the games this copy of tablewire knows.",
+            file=sys.stderr,
+        )
+    if args.json:
+        print(json.dumps(games))
+    else:
+        Console().print(games_text(games))
+    return Status.OK
+
+
+async def _seats_of(lobby: LobbyClient, game: str) -> int:
+    """The default room size of ``game`` (its most players), as the server says."""
+    for info in await lobby.games():
+        if info["id"] == game:
+            seats: int = info["max_players"]
+            return seats
+    raise LobbyError(400, "unknown_engine", f"the server has no game {game!r}")
+
+
+async def create_room(lobby: LobbyClient, args: argparse.Namespace) -> dict[str, Any]:
+    """``tablewire new``: the room, with bots in its last ``--bots`` seats."""
+    bots_wanted = None
+    seats = args.seats
+    if args.bots:
+        seats = seats or await _seats_of(lobby, args.game)
+        if args.bots > seats:
+            raise Usage(f"--bots {args.bots} does not fit in a room of {seats} seats")
+        bots_wanted = terminal.bots_body(
+            terminal.bot_seats(seats, args.bots, seats - args.bots), args.bot_kind
+        )
+    return await lobby.create_room(
+        args.game, seats, dict(args.option), args.private, args.seed, bots=bots_wanted
+    )
+
+
+def seat_request(args: argparse.Namespace) -> terminal.SeatRequest:
+    """What ``tablewire play`` asks the lobby for; raises :class:`Usage` on a bad mix."""
+    if args.room == "":
+        raise Usage("--room needs a room id")
+    if args.token and not args.room:
+        raise Usage("--token needs --room: give both, as printed when you took the seat")
+    if args.option and not args.bots:
+        raise Usage("--option sets up a new room: use it with --bots (or with tablewire new)")
+    if args.bots and args.token:
+        raise Usage("--bots takes new seats: leave out --token")
+    engine = ENGINES.get(args.game)
+    if args.bots and not args.room and engine is not None:
+        seats = args.seats or args.bots + 1
+        if args.bots + 1 > seats or not engine.min_players <= seats <= engine.max_players:
+            raise Usage(
+                f"{engine.id} takes {engine.min_players}-{engine.max_players} players: "
+                f"you and {args.bots} bots make {args.bots + 1}"
+                + (f" in {seats} seats" if args.seats else "")
+            )
+    return terminal.SeatRequest(
+        room=args.room,
+        token=args.token,
+        name=args.name,
+        game=args.game,
+        seats=args.seats,
+        bots=args.bots,
+        bot_kind=args.bot_kind,
+        options=dict(args.option),
+    )
+
+
+class Usage(Exception):
+    """A command line that cannot work; exits with :attr:`Status.USAGE`."""
+
+
+async def _client_command(args: argparse.Namespace, default_server: str) -> int:
+    if args.command == "games":
+        return await _games(args)
     if args.command == "new":
         async with LobbyClient(args.server) as lobby:
-            room = await lobby.create_room(
-                args.game, args.seats, dict(args.option), args.private, args.seed
-            )
+            room = await create_room(lobby, args)
         print(json.dumps(room))
+        print(f"Join it with: tablewire play --room={room['id']}", file=sys.stderr)
     elif args.command == "rooms":
         async with LobbyClient(args.server) as lobby:
             print(json.dumps(await lobby.rooms(args.game, args.status)))
     elif args.command == "play":
-        if args.token and not args.room:
-            raise SystemExit("--token needs --room")
-        await terminal.play(args.server, args.room, args.token, args.name, args.game)
+        await terminal.play(
+            args.server,
+            seat_request(args),
+            reconnect_for=args.reconnect_for,
+            default_server=default_server,
+        )
     elif args.command == "spectate":
-        await terminal.spectate(args.server, args.room)
+        await terminal.spectate(
+            args.server, args.room, reconnect_for=args.reconnect_for, default_server=default_server
+        )
     elif args.command == "bots":
         summary = await bots.run(
             args.server,
@@ -147,7 +508,7 @@ async def _client_command(args: argparse.Namespace) -> int:
             args.bot,
         )
         print(json.dumps(summary.as_dict()))
-        return 0 if summary.ok else 1
+        return Status.OK if summary.ok else Status.FAILED
     elif args.command == "loadtest":
         config = loadtest.Config(
             workload=args.workload,
@@ -169,12 +530,53 @@ async def _client_command(args: argparse.Namespace) -> int:
         )
         result = await loadtest.loadtest(config)
         print(json.dumps(result), flush=True)
-        return 0 if result["errors"] == 0 else 1
-    return 0
+        return Status.OK if result["errors"] == 0 else Status.FAILED
+    return Status.OK
+
+
+# -- failures -----------------------------------------------------------------------
+
+
+def explain(exc: BaseException, server: str) -> tuple[Status, str]:
+    """The exit status and the one line for a failure of a client command."""
+    if isinstance(exc, Usage):
+        return Status.USAGE, f"{exc}."
+    if isinstance(exc, Unreachable):
+        advice = (
+            "Check the host name in --server."
+            if exc.reason == "unknown host"
+            else "Is it running? Start one with `tablewire serve`, or pass --server HOST:PORT."
+        )
+        return Status.UNREACHABLE, f"cannot reach the server at {exc.url}: {exc.reason}. {advice}"
+    if isinstance(exc, LobbyError | ServerError):
+        code = exc.code
+        message = exc.message if isinstance(exc, LobbyError) else exc.frame.get("message", "")
+        hint = HINTS.get(code)
+        line = f"the server refused: {message} ({code})" if code else f"the server refused: {exc}"
+        return Status.REFUSED, f"{line}." + (f" {hint[0].upper()}{hint[1:]}." if hint else "")
+    if isinstance(exc, InvalidStatus):
+        status = exc.response.status_code
+        return Status.REFUSED, (
+            f"{server} refused the game connection with HTTP {status}; is it a tablewire server?"
+        )
+    if isinstance(exc, InvalidURI | InvalidHandshake):
+        return Status.UNREACHABLE, f"no game connection to {server}: {exc}."
+    if isinstance(exc, TimeoutError):
+        return Status.UNREACHABLE, f"{server} did not answer in time. Is it overloaded?"
+    if isinstance(exc, httpx.HTTPError):
+        return Status.UNREACHABLE, (
+            f"cannot reach the server at {server}: {exc or type(exc).__name__}. "
+            "Is it running? Start one with `tablewire serve`, or pass --server HOST:PORT."
+        )
+    return Status.FAILED, (
+        f"unexpected error: {type(exc).__name__}: {exc}. "
+        "Set TABLEWIRE_DEBUG=1 to see where, and please report it."
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     if args.command == "serve":
         from server.serve import run
         from server.settings import Settings
@@ -188,17 +590,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                 allowed_origins=args.allowed_origins,
             )
         )
-        return 0
+        return Status.OK
+    try:
+        default_server = _servers(os.environ.get(SERVER_ENV, DEFAULT_SERVER))
+    except argparse.ArgumentTypeError:
+        default_server = ""  # argparse has refused it already if it was used
     try:
         if args.command == "loadtest":
-            return uvloop.run(_client_command(args))  # the load generator's own speed matters
-        return asyncio.run(_client_command(args))
-    except LobbyError as exc:
-        print(f"tablewire: the lobby refused: {exc}", file=sys.stderr)
-    except ServerError as exc:
-        print(f"tablewire: the server closed the connection: {exc}", file=sys.stderr)
-    except OSError as exc:
-        print(f"tablewire: cannot reach {args.server}: {exc}", file=sys.stderr)
+            return uvloop.run(_client_command(args, default_server))  # the generator's speed
+        return asyncio.run(_client_command(args, default_server))
     except KeyboardInterrupt:
-        return 130
-    return 2
+        return Status.INTERRUPTED
+    except BrokenPipeError:  # the reader of our output left (`tablewire games | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return Status.FAILED
+    except Exception as exc:
+        status, line = explain(exc, args.server)
+        if os.environ.get("TABLEWIRE_DEBUG"):
+            traceback.print_exc()
+        print(f"tablewire: {line}", file=sys.stderr)
+        return status

@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import itertools
 import secrets
+import socket
 import time
 from collections import Counter
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Self
+from urllib.parse import urlsplit
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -46,6 +49,14 @@ class LobbyError(Exception):
         self.status, self.code, self.message = status, code, message
 
 
+class Unreachable(OSError):
+    """The server cannot be reached: ``reason`` says why in words (unknown host, refused…)."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"cannot reach {url}: {reason}")
+        self.url, self.reason = url, reason
+
+
 class ServerError(Exception):
     """The server sent an ``error`` frame (fatal ones close the connection)."""
 
@@ -58,8 +69,13 @@ class ServerError(Exception):
 class LobbyClient:
     """The HTTP JSON lobby of a server at ``base_url`` (``http://host:port``)."""
 
-    def __init__(self, base_url: str) -> None:
-        self._http = httpx.AsyncClient(base_url=base_url.rstrip("/"), timeout=30)
+    TIMEOUT = 30.0
+
+    def __init__(self, base_url: str, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url, timeout=self.TIMEOUT, transport=transport
+        )
 
     async def __aenter__(self) -> Self:
         return self
@@ -72,10 +88,24 @@ class LobbyClient:
 
     async def _call(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
         query = {k: v for k, v in params.items() if v is not None}
-        response = await self._http.request(method, path, json=body, params=query)
-        data = response.json()
-        if response.is_error:
-            error = data.get("error", {})
+        try:
+            response = await self._http.request(method, path, json=body, params=query)
+        except httpx.TransportError as exc:
+            raise Unreachable(self.base_url, _reason(exc)) from None
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        error = data.get("error") if isinstance(data, dict) else None
+        if response.is_error or data is None:
+            if not isinstance(error, dict):
+                status = response.status_code
+                raise LobbyError(
+                    status,
+                    "server_failed" if status >= 500 else "not_tablewire",
+                    f"{self.base_url} answered {method} {path} with HTTP {status} "
+                    "and no tablewire JSON",
+                )
             raise LobbyError(response.status_code, error.get("code", ""), error.get("message", ""))
         return data
 
@@ -90,13 +120,30 @@ class LobbyClient:
         options: dict[str, Any] | None = None,
         private: bool = False,
         seed: int | None = None,
+        bots: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
+        """``POST /api/rooms``; ``bots`` is ``{"seats": [0-based seat, ...], "kind": str}``."""
         body: dict[str, Any] = {"engine": engine, "options": options or {}, "private": private}
         if seats is not None:
             body["seats"] = seats
         if seed is not None:
             body["seed"] = seed
+        if bots is not None:
+            body["bots"] = bots
         result: dict[str, Any] = await self._call("POST", "/api/rooms", body)
+        return result
+
+    async def add_bots(
+        self, room_id: str, kind: str | None = None, seats: list[int] | None = None
+    ) -> dict[str, Any]:
+        """``POST /api/rooms/{id}/bots``: server-side bots of ``kind`` (None: the server's
+        choice) in ``seats`` (0-based; None: every free seat)."""
+        body: dict[str, Any] = {}
+        if kind is not None:
+            body["kind"] = kind
+        if seats is not None:
+            body["seats"] = seats
+        result: dict[str, Any] = await self._call("POST", f"/api/rooms/{room_id}/bots", body)
         return result
 
     async def rooms(self, engine: str | None = None, status: str | None = None) -> list[Any]:
@@ -198,7 +245,10 @@ class RoomClient:
     async def connect(self) -> dict[str, Any]:
         """Connect and join; catch up from the mirror's version if it holds one."""
         self.closed = None
-        self._ws = await connect(self.url, max_size=None, compression=None)
+        try:
+            self._ws = await connect(self.url, max_size=None, compression=None)
+        except OSError as exc:  # refused, unknown host, no answer (TimeoutError)
+            raise Unreachable(_base(self.url), _os_reason(exc)) from None
         hello = {
             "t": "hello",
             "protocol": PROTOCOL_VERSION,
@@ -318,7 +368,8 @@ class RoomClient:
                 self.bytes_received[frame.get("t", "?")] += len(data)
                 await self._handle(frame)
         except ConnectionClosed as exc:
-            self.closed = exc
+            if not isinstance(self.closed, ServerError):  # a fatal error frame says more
+                self.closed = exc
         finally:
             if self.closed is None:
                 self.closed = ConnectionClosed(ws.protocol.close_rcvd, ws.protocol.close_sent)
@@ -378,6 +429,61 @@ class RoomClient:
                 future.set_exception(ServerError(frame))
             else:
                 future.set_result(frame)
+
+
+def _reason(exc: httpx.TransportError) -> str:
+    """Why a request found no server, in words."""
+    if isinstance(exc, httpx.TimeoutException):
+        return f"no answer within {LobbyClient.TIMEOUT:g} s"
+    return _os_reason(exc)
+
+
+def _os_reason(exc: BaseException) -> str:
+    """Why a connection failed, in words, from the exception or its causes."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, socket.gaierror):
+            return "unknown host"
+        refused = isinstance(cause, OSError) and cause.errno == errno.ECONNREFUSED
+        if refused or isinstance(cause, ConnectionRefusedError) or "refused" in str(cause):
+            return "connection refused"
+        if isinstance(cause, TimeoutError):
+            return "no answer in time"
+        cause = cause.__cause__ or cause.__context__
+    return str(exc) or type(exc).__name__
+
+
+def _base(url: str) -> str:
+    """``http(s)://host:port`` of a URL (``ws`` → ``http``)."""
+    parts = urlsplit(url)
+    return f"{ {'ws': 'http', 'wss': 'https'}.get(parts.scheme, parts.scheme) }://{parts.netloc}"
+
+
+def server_url(text: str) -> str:
+    """A server address as a user may type it → ``http(s)://host:port``.
+
+    ``host:port`` and ``host`` mean ``http://``, ``:port`` means this machine; ``ws://``
+    and ``wss://`` are read as ``http://`` and ``https://``. Raises ``ValueError``
+    saying what is wrong.
+    """
+    text = text.strip()
+    if text.startswith(":"):
+        text = "127.0.0.1" + text
+    if "://" not in text:
+        text = "http://" + text
+    parts = urlsplit(text)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme.lower(), parts.scheme.lower())
+    if scheme not in ("http", "https"):
+        raise ValueError(f"{parts.scheme}:// is not a server address; use host:port or http://")
+    if not parts.hostname:
+        raise ValueError("the address has no host name")
+    try:
+        parts.port  # noqa: B018  (reading it checks it)
+    except ValueError:
+        raise ValueError("the port must be a number from 1 to 65535") from None
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ValueError("give only the host and port, no path")
+    return f"{scheme}://{parts.netloc}"
 
 
 def ws_url(http_url: str) -> str:

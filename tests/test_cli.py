@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+import os
+import pty
+import re
+import signal
 from collections.abc import AsyncIterator
 
 import pytest
 
-from clients.spawn import TABLEWIRE, SpawnedServer
+from clients.cli import EXIT_STATUSES, Status, _parser
+from clients.spawn import TABLEWIRE, SpawnedServer, free_port
+from engines import GAMES
+from server.lobby import Lobby
 
 
 async def run(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
@@ -18,24 +26,34 @@ async def run(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "80", "LINES": "24"},
     )
     out, err = await process.communicate(stdin)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
 
 
+def one_line(err: str) -> str:
+    """The one line a failed command prints; never a traceback."""
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
 @pytest.fixture
 async def served() -> AsyncIterator[str]:
-    """``tablewire serve`` (the memory store) on a free port."""
+    """``tablewire serve`` (the memory store) on a free port: its ``host:port``."""
     server = await SpawnedServer().start()
-    yield server.url
+    yield f"127.0.0.1:{server.port}"
     await server.stop()
 
 
 async def test_serve_new_rooms_and_bots(served: str) -> None:
-    code, out, _ = await run("new", "--server", served, "--seats", "2", "--option", "side=B")
+    code, out, err = await run("new", "--server", served, "--seats", "2", "--option", "side=B")
     room = json.loads(out)
     assert code == 0 and room["options"]["side"] == "B"
+    assert f"tablewire play --room={room['id']}" in err
     code, out, _ = await run("rooms", "--server", served)
     assert [r["id"] for r in json.loads(out)] == [room["id"]]
     code, out, _ = await run(
@@ -52,23 +70,192 @@ async def test_play_a_seat_from_the_terminal_against_a_bot(served: str) -> None:
     room_id = json.loads(out)["id"]
     player = await asyncio.create_subprocess_exec(
         TABLEWIRE,
-        *("play", "--server", served, "--room", room_id, "--name", "me"),
+        *("play", "--server", served, f"--room={room_id}", "--name", "me"),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
     )
     assert player.stdout is not None
     seated = await player.stdout.readline()
     assert b"Seat 1 in room" in seated
-    rest_of_game = asyncio.create_task(player.communicate(b"1\n" * 400))
-    code, out, _ = await run("bots", "--server", served, "--room", room_id)
+    rest_of_game = asyncio.create_task(player.communicate(b"1\n" * 3000))
+    code, out, _ = await run("bots", "--server", served, f"--room={room_id}")
     assert code == 0, out
     rest, _ = await rest_of_game
     assert player.returncode == 0
-    assert b"move number" in rest and b"Game over" in rest
+    text = rest.decode()
+    assert "Your move (1-" in text
+    assert re.search(r"(wins|share the win)\.  You (won!|finished|share the win)", text)
+    assert re.search(r"1st +(me \(you\)|bot 2) ", text)
 
 
-async def test_client_commands_report_refusals(served: str) -> None:
+SERVER_BOTS = hasattr(Lobby, "add_bots")
+"""Whether this server runs bots itself (``"bots"`` in ``POST /api/rooms``)."""
+
+
+@pytest.mark.skipif(not SERVER_BOTS, reason="this server has no bots API yet")
+async def test_play_against_bots_with_one_command(served: str) -> None:
+    moves = b"1\n" * 3000
+    quick = ("--option", "bot_delay=0")  # a room option: bots move at once
+    code, out, _ = await run("play", "--server", served, "--bots", "1", *quick, stdin=moves)
+    assert code == 0 and out.startswith("Seat 1 in room")
+    assert re.search(r"(wins|share the win)\.  You (won!|finished|share the win)", out)
+    _, out, _ = await run(
+        *("new", "--server", served, "--game", "chartered", "--seats", "3", "--bots", "2", *quick)
+    )
+    room = json.loads(out)
+    code, out, _ = await run("play", "--server", served, f"--room={room['id']}", stdin=moves)
+    assert code == 0 and "Seat 1 in room" in out and "1st" in out
+
+
+async def test_client_commands_report_refusals_in_one_line(served: str) -> None:
     code, _, err = await run("new", "--server", served, "--game", "chess")
-    assert code == 2 and "unknown_engine" in err
+    assert code == Status.REFUSED and "unknown_engine" in one_line(err)
+    assert "tablewire games" in err
     code, _, err = await run("spectate", "--server", served, "--room", "nope")
-    assert code == 2 and "no_such_room" in err
+    assert code == Status.REFUSED and "no_such_room" in one_line(err)
+    code, _, err = await run("play", "--server", served, "--room", "nope", "--token", "t")
+    assert code == Status.REFUSED and "no_such_room" in one_line(err)
+    code, _, err = await run("new", "--server", served, "--seats", "9")
+    assert code == Status.REFUSED and "bad_seats" in one_line(err)
+
+
+COMMANDS = [
+    ["new"],
+    ["rooms"],
+    ["play", "--name", "ana"],
+    ["play", "--bots", "1"],
+    ["play", "--room", "R", "--token", "T"],
+    ["spectate", "--room", "R"],
+    ["bots", "--rooms", "1"],
+    ["loadtest", "--game", "sintra", "--rooms", "1"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c) for c in COMMANDS])
+async def test_every_client_command_says_in_one_line_that_the_server_is_down(
+    command: list[str],
+) -> None:
+    server = f"127.0.0.1:{free_port()}"
+    code, _, err = await run(*command, "--server", server)
+    line = one_line(err)
+    assert code == Status.UNREACHABLE
+    assert f"http://{server}" in line and "connection refused" in line
+    assert "tablewire serve" in line
+
+
+async def test_an_unknown_host_and_a_bad_address_are_one_line_each() -> None:
+    code, _, err = await run("new", "--server", "no-such-host.invalid:8000")
+    assert code == Status.UNREACHABLE and "unknown host" in one_line(err)
+    code, _, err = await run("new", "--server", "ftp://example.org")
+    assert code == Status.USAGE and "host:port" in one_line(err)
+    code, _, err = await run("play", "--token", "T")
+    assert code == Status.USAGE and "--token needs --room" in one_line(err)
+
+
+async def test_games_lists_players_options_and_defaults_even_without_a_server(
+    served: str,
+) -> None:
+    for server in (served, f"127.0.0.1:{free_port()}"):
+        code, out, err = await run("games", "--server", server)
+        assert code == 0
+        for game in GAMES.values():
+            assert f"{game.id}  {game.title}, {game.min_players}-{game.max_players} players" in out
+        assert "--option side=A|B  (default A)" in out
+        assert "turn-relay" not in out
+    assert "this copy of tablewire knows" in err
+
+
+def test_every_option_of_every_command_says_what_it_does() -> None:
+    parser = _parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, sub in commands.choices.items():
+        for action in sub._actions:
+            if not isinstance(action, argparse._HelpAction):
+                assert action.help, f"tablewire {name} {action.option_strings}"
+    new_help = " ".join(commands.choices["new"].format_help().split())
+    assert "a public Sintra room for 4 players" in new_help
+    assert all(game in new_help for game in GAMES) and "turn-relay" not in new_help
+    assert "several comma-separated" not in commands.choices["play"].format_help()
+    assert "{random,greedy}" in commands.choices["bots"].format_help()
+    assert EXIT_STATUSES in parser.format_help()
+
+
+async def test_spectating_a_finished_room_prints_the_result_and_exits(served: str) -> None:
+    code, _, _ = await run("bots", "--server", served, "--rooms", "1", "--players", "2")
+    assert code == 0
+    _, out, _ = await run("rooms", "--server", served, "--status", "finished")
+    (room,) = json.loads(out)
+    code, out, _ = await run("spectate", "--server", served, f"--room={room['id']}")
+    assert code == 0
+    assert re.search(r"bot \d (wins|and bot \d share the win)\.", out)
+    assert re.search(r"1st +bot \d", out) and "bot 1" in out and "bot 2" in out
+
+
+# -- leaving at the prompt --------------------------------------------------------------
+
+
+class Terminal:
+    """``tablewire play`` with a pseudo-terminal as its standard input."""
+
+    def __init__(self, process: asyncio.subprocess.Process, master: int) -> None:
+        self.process, self.master = process, master
+        self.out = b""
+
+    @classmethod
+    async def start(cls, *args: str) -> Terminal:
+        master, slave = pty.openpty()
+        process = await asyncio.create_subprocess_exec(
+            TABLEWIRE,
+            *args,
+            stdin=slave,
+            stdout=asyncio.subprocess.PIPE,
+            env={**os.environ, "COLUMNS": "80", "LINES": "24"},
+        )
+        os.close(slave)
+        return cls(process, master)
+
+    async def until(self, marker: bytes) -> None:
+        assert self.process.stdout is not None
+        async with asyncio.timeout(60):
+            while marker not in self.out:
+                chunk = await self.process.stdout.read(4096)
+                assert chunk, self.out.decode()
+                self.out += chunk
+
+    async def finish(self) -> int:
+        assert self.process.stdout is not None
+        async with asyncio.timeout(10):  # leaving never waits for Enter
+            self.out += await self.process.stdout.read()
+            code = await self.process.wait()
+        os.close(self.master)
+        return code
+
+
+async def test_ctrl_c_and_ctrl_d_at_the_prompt_leave_at_once_and_the_printed_command_comes_back(
+    served: str,
+) -> None:
+    _, out, _ = await run("new", "--server", served, "--seats", "2")
+    room_id = json.loads(out)["id"]
+    ana = await Terminal.start("play", "--server", served, f"--room={room_id}", "--name", "ana")
+    await ana.until(b"Others join with")
+    bot = await asyncio.create_subprocess_exec(
+        TABLEWIRE, "bots", "--server", served, f"--room={room_id}", stdout=asyncio.subprocess.PIPE
+    )
+    try:
+        await ana.until(b"Your move")  # seat 1 opens
+        ana.process.send_signal(signal.SIGINT)
+        assert await ana.finish() == Status.INTERRUPTED
+        shown = ana.out.decode()
+        command = re.search(r"To come back: (tablewire play .*)\n", shown)
+        assert command is not None, shown
+        assert f"--room={room_id} --token=" in command.group(1)
+
+        again = await Terminal.start(*command.group(1).split()[1:])
+        await again.until(b"Your move")
+        os.write(again.master, b"\x04")  # Ctrl-D on an empty line: end of input
+        assert await again.finish() == Status.OK
+        assert "You left the game" in again.out.decode()
+        assert command.group(1) in again.out.decode()
+    finally:
+        bot.kill()
+        await bot.wait()

@@ -16,7 +16,7 @@ def render_turn_relay(doc: dict[str, Any], seat: int | None) -> RenderableType:
     for i, name in enumerate(doc["seats"]):
         marker = " ◀" if i in doc["to_act"] else ""
         held = game["seats"][i]
-        seats.add_row(f"{name}{marker}", str(held["score"]), " ".join(map(str, held["hand"])))
+        seats.add_row(Text(f"{name}{marker}"), str(held["score"]), " ".join(map(str, held["hand"])))
     factories = "  ".join("".join(map(str, f)) for f in game["board"])
     center = "".join(map(str, game["center"])) or "—"
     return Group(Text(f"move {game['moveCount']} · factories {factories} · centre {center}"), seats)
