@@ -25,9 +25,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from engines import ENGINES
-from server import connection
+from server import connection, metrics
 from server.errors import ApiError
 from server.hub import RedisHub
+from server.limits import Gate, HttpLimits
 from server.lobby import Lobby, engine_info
 from server.logs import fields
 from server.settings import Settings
@@ -36,13 +37,10 @@ from server.store.redis import RedisStore
 
 log = logging.getLogger("tablewire.app")
 
-MAX_BODY = 16 * 1024
-
 
 async def _body(request: Request) -> dict[str, Any]:
+    """The JSON object of the body (its size is bounded by :class:`server.limits.HttpLimits`)."""
     raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise ApiError(413, "body_too_large", f"request bodies are limited to {MAX_BODY} bytes")
     if not raw.strip():
         return {}
     try:
@@ -107,6 +105,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         return JSONResponse(exc.body(), status_code=exc.status)
 
     async def store_error(request: Request, exc: Exception) -> Response:
+        metrics.STORE_ERRORS.labels("lobby").inc()
         log.warning("store unavailable", extra=fields(path=request.url.path, error=str(exc)))
         body = ApiError(503, "store_unavailable", f"the room store is unavailable: {exc}").body()
         return JSONResponse(body, status_code=503)
@@ -135,15 +134,18 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             with contextlib.suppress(StoreUnavailable):
                 await lobby.adopt()  # before serving: rooms left by stopped processes run again
         sweeper = asyncio.create_task(sweep_forever())
+        lag = asyncio.create_task(metrics.watch_loop_lag())
         log.info("started", extra=fields(node=lobby.node, store=type(store).__name__))
         yield
         sweeper.cancel()
+        lag.cancel()
         await lobby.close()
         if hub is not None:
             await hub.close()
         if isinstance(store, RedisStore):
             await store.close()
 
+    gate = Gate(settings)
     app = Starlette(
         routes=[
             Route("/api/games", games),
@@ -152,13 +154,17 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             Route("/api/rooms/{room_id}/seats", seats, methods=["POST"]),
             Route("/api/quickplay", quickplay, methods=["POST"]),
             Route("/healthz", health),
+            Route("/metrics", metrics.endpoint(metrics.registry(lobby, gate))),
         ],
         exception_handlers={
             ApiError: api_error,
             StoreUnavailable: store_error,
             HTTPException: http_error,
         },
-        middleware=[Middleware(connection.RoomSockets, lobby=lobby, settings=settings)],
+        middleware=[
+            Middleware(HttpLimits, settings=settings),
+            Middleware(connection.RoomSockets, lobby=lobby, settings=settings, gate=gate),
+        ],
         lifespan=lifespan,
     )
     app.state.lobby = lobby

@@ -35,6 +35,7 @@ import asyncio
 import hashlib
 import logging
 import secrets
+import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from protocol.codec import encode
 from protocol.diff import diff
 from protocol.errors import Code
 from protocol.messages import Intent, IntentId
+from server import metrics
 from server.errors import ApiError
 from server.logs import fields
 from server.settings import Settings
@@ -99,6 +101,8 @@ class _Reserve:
 class _Intent:
     conn: Connection
     intent: Intent
+    received: float
+    """``time.perf_counter()`` when the room got it (the intent→patch latency metric)."""
 
 
 Group = int | None
@@ -219,7 +223,7 @@ class Room:
         if self.lease is None and self.forwarder is not None:
             self.forwarder.forward_intent(self, conn, intent)
         else:
-            self._queue.put_nowait(_Intent(conn, intent))
+            self._queue.put_nowait(_Intent(conn, intent, time.perf_counter()))
 
     async def reserve(self, name: str | None, seat: int | None = None) -> tuple[int, str]:
         """Take a free seat (a given one, or the first); returns the seat and its token.
@@ -258,11 +262,13 @@ class Room:
         for version, entry in await self.store.read_log(self.id, self.version):
             self.follow(version, entry)
         self.lease = lease
+        metrics.LEASES.labels("acquired").inc()
         log.info("room owned", extra=fields(room=self.id, lease=lease, version=self.version))
 
     def demote(self) -> None:
         """The lease is lost: from now on this process only follows the log."""
         if self.lease is not None:
+            metrics.LEASES.labels("lost").inc()
             log.warning("room lease lost", extra=fields(room=self.id, lease=self.lease))
         self.lease = None
 
@@ -293,6 +299,7 @@ class Room:
                     raise NotOwner(f"room {self.id} is not owned here")
                 if isinstance(command, _Intent):
                     await self._apply_intent(command.conn, command.intent)
+                    metrics.INTENT_LATENCY.observe(time.perf_counter() - command.received)
                 else:
                     await self._reserve(command)
             except NotOwner:
@@ -330,7 +337,8 @@ class Room:
             raise NotOwner(f"room {self.id} is not owned here")
         version = self.version + 1
         try:
-            await self.store.append(self.id, version, entry, self.lease)
+            with metrics.timed_store_call(metrics.STORE_APPEND, metrics.STORE_APPEND_ERRORS):
+                await self.store.append(self.id, version, entry, self.lease)
         except NotOwner:
             self.demote()
             raise
@@ -360,6 +368,7 @@ class Room:
         seat = conn.seat
 
         def refuse(code: str, message: str) -> None:
+            metrics.REJECTS.labels(code).inc()
             conn.send(encode(messages.reject(intent.id, code, message)))
 
         if seat is None:
