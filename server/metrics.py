@@ -29,6 +29,7 @@ from prometheus_client import (
     Gauge,
     Histogram,
     ProcessCollector,
+    disable_created_metrics,
     generate_latest,
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -41,6 +42,9 @@ from server.store import StoreUnavailable
 if TYPE_CHECKING:
     from server.limits import Gate
     from server.lobby import Lobby
+
+# No ``*_created`` series: every counter starts with the process.
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
