@@ -32,9 +32,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import ctypes.util
 import logging
 import socket
 import struct
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -79,6 +82,44 @@ def _set_send_buffer(transport: Abortable, size: int) -> None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)
 
 
+def _libc_malloc_trim() -> Callable[[int], int] | None:
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(ctypes.util.find_library("c") or "").malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+    return trim
+
+
+class MemoryReturn:
+    """Gives the memory aborted connections held back to the operating system.
+
+    Freed buffers stay in the C allocator's heap (the next connections reuse
+    them, but the process's RSS does not go down); glibc's ``malloc_trim``
+    returns the free pages. It runs in a thread (ctypes releases the GIL), at
+    most once per ``interval`` seconds, only after aborts.
+    """
+
+    interval = 1.0
+
+    def __init__(self) -> None:
+        self._trim = _libc_malloc_trim()
+        self._pending = False
+
+    def soon(self) -> None:
+        if self._trim is None or self._pending:
+            return
+        self._pending = True
+        asyncio.get_running_loop().call_later(self.interval, self._run)
+
+    def _run(self) -> None:
+        self._pending = False
+        if self._trim is not None:
+            asyncio.get_running_loop().run_in_executor(None, self._trim, 0)
+
+
+MEMORY = MemoryReturn()
+
+
 def reset(transport: Abortable) -> None:
     """Abort with a TCP reset: the kernel drops the unsent bytes too, at once, instead
     of holding them for a peer that does not read."""
@@ -90,6 +131,7 @@ def reset(transport: Abortable) -> None:
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_OFF)
     transport.abort()
+    MEMORY.soon()
 
 
 def transport_of(send: Any) -> Abortable | None:

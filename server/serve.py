@@ -10,7 +10,7 @@ import uvicorn
 from server import logs
 from server.app import create_app
 from server.settings import Settings
-from server.transport import guarded
+from server.transport import BoundedWebSocket, guarded
 
 WS_MAX_SIZE = 1024 * 1024
 """Frames above this are refused by the WebSocket layer (close 1009); frames
@@ -42,7 +42,7 @@ def run(settings: Settings) -> None:
         host=settings.host,
         port=settings.port,
         http=guarded(settings),
-        ws="websockets-sansio",
+        ws=BoundedWebSocket,
         ws_max_size=max(WS_MAX_SIZE, settings.max_frame),
         timeout_keep_alive=settings.keepalive_timeout,
         limit_concurrency=settings.max_connections,

@@ -25,7 +25,7 @@ class Settings:
     """Seconds a new connection has to send ``hello``."""
     send_queue: int = 512
     """Frames queued for one connection before it is dropped as ``too_slow`` (queued path)."""
-    send_buffer: int = 1024 * 1024
+    send_buffer: int = 256 * 1024
     """Bytes unsent to one connection before it is dropped as ``too_slow`` (direct path)."""
     history: int = 64
     """Patches kept per view for resyncing a client that fell behind."""
@@ -59,10 +59,10 @@ class Settings:
     socket_send_buffer: int = 64 * 1024
     """Kernel send buffer (``SO_SNDBUF``) of each WebSocket; 0 keeps the kernel's
     autotuning (up to megabytes a socket, where a non-reader's backlog hides unseen)."""
-    send_timeout: float = 10.0
+    send_timeout: float = 5.0
     """Seconds a connection may leave unsent frames waiting without taking a byte of
     them before it is closed as ``too_slow``."""
-    close_timeout: float = 5.0
+    close_timeout: float = 2.0
     """Seconds a closing connection has to take its last frames; then the socket is
     aborted and everything it held is freed."""
     intent_rate: float = 50.0

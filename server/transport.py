@@ -26,6 +26,7 @@ import asyncio
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from server.settings import Settings
 
@@ -114,3 +115,55 @@ class GuardedHttp(HttpToolsProtocol):
 def guarded(settings: Settings) -> type[GuardedHttp]:
     """A :class:`GuardedHttp` class bound to ``settings``, for ``uvicorn.run(http=...)``."""
     return type("GuardedHttp", (GuardedHttp,), {"settings": settings})
+
+
+class BoundedWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's sans-I/O WebSocket protocol, parsing only what the application takes.
+
+    uvicorn parses every frame of a read (a flood of tiny frames: tens of
+    thousands in one call, the loop blocked meanwhile) into the application's
+    queue before it pauses reading. Here bytes are parsed in
+    slices of ``SLICE`` and, once ``PENDING`` messages wait, the rest is kept
+    unparsed and reading is paused until the application has taken them. A
+    client flooding frames then costs what the connection reads (rate
+    limited, :mod:`server.connection`), not what it sends.
+    """
+
+    SLICE = 4096
+    PENDING = 16
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._unparsed = b""
+
+    def data_received(self, data: bytes) -> None:
+        if self._unparsed or self._full():
+            self._unparsed += data
+            self._hold()
+            return
+        self._parse(data)
+
+    async def receive(self) -> Any:
+        message = await super().receive()
+        if self._unparsed and not self._full():
+            data, self._unparsed = self._unparsed, b""
+            self._parse(data)
+        return message
+
+    def _full(self) -> bool:
+        return self.handshake_complete and self.queue.qsize() >= self.PENDING
+
+    def _parse(self, data: bytes) -> None:
+        for start in range(0, len(data), self.SLICE):
+            if self.transport.is_closing():
+                return
+            if self._full():
+                self._unparsed = data[start:]
+                self._hold()
+                return
+            super().data_received(data[start : start + self.SLICE])
+
+    def _hold(self) -> None:
+        if not self.read_paused and not self.transport.is_closing():
+            self.read_paused = True
+            self.transport.pause_reading()

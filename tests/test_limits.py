@@ -6,9 +6,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import uvicorn
+from uvicorn.server import ServerState
+from websockets.client import ClientProtocol
+from websockets.uri import parse_uri
+
+from protocol.codec import encode
 from server.connection import SocketConnection, serve
 from server.limits import Buckets, FrameLimits, Gate, Kind, TokenBucket
 from server.settings import Settings
+from server.transport import BoundedWebSocket
 
 
 def test_a_bucket_spends_its_burst_then_refills_at_its_rate() -> None:
@@ -109,3 +116,57 @@ def test_a_rate_of_zero_is_no_limit() -> None:
     gate = Gate(Settings(intent_rate=0, address_factor=0))
     limits: FrameLimits = gate.frame_limits("a")
     assert all(limits.allow(Kind.INTENT) for _ in range(1000))
+
+
+class PausableTransport:
+    """What uvicorn's WebSocket protocol needs of a transport, recording pauses."""
+
+    def __init__(self) -> None:
+        self.paused = False
+        self.written = b""
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return ("127.0.0.1", 1) if name in ("peername", "sockname") else default
+
+    def is_closing(self) -> bool:
+        return False
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def pause_reading(self) -> None:
+        self.paused = True
+
+    def resume_reading(self) -> None:
+        self.paused = False
+
+    def close(self) -> None:
+        pass
+
+
+async def test_a_flood_of_frames_is_parsed_only_as_the_application_takes_them() -> None:
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await asyncio.Event().wait()
+
+    config = uvicorn.Config(app, ws=BoundedWebSocket, lifespan="off", log_config=None)
+    config.load()
+    protocol = BoundedWebSocket(config=config, server_state=ServerState(), app_state={})
+    transport = PausableTransport()
+    protocol.connection_made(transport)  # type: ignore[arg-type]
+    client = ClientProtocol(parse_uri("ws://127.0.0.1/ws/rooms/r"))
+    client.send_request(client.connect())
+    protocol.data_received(b"".join(client.data_to_send()))
+    await protocol.send({"type": "websocket.accept"})
+    client.receive_data(transport.written)
+    for _ in range(10_000):
+        client.send_binary(encode({"t": "ping"}))
+    protocol.data_received(b"".join(client.data_to_send()))  # one read, 10,000 frames
+    assert protocol.queue.qsize() < 1000, "the rest waits unparsed"
+    assert transport.paused
+    for _ in range(10):  # connect, then frames
+        await protocol.receive()
+    assert protocol.queue.qsize() < 1000
+    protocol.connection_lost(None)
+    for task in list(protocol.tasks):
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
