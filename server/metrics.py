@@ -16,10 +16,8 @@ collector of its own rooms and connections, so several apps in one process
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import time
 from collections import Counter as Tally
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
 from prometheus_client import (
@@ -36,8 +34,6 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 from starlette.requests import Request
 from starlette.responses import Response
-
-from server.store import StoreUnavailable
 
 if TYPE_CHECKING:
     from server.limits import Gate
@@ -202,16 +198,3 @@ async def watch_loop_lag(interval: float = LAG_INTERVAL) -> None:
         lag = max(0.0, loop.time() - start - interval)
         LOOP_LAG.observe(lag)
         LOOP_LAG_LAST.set(lag)
-
-
-@contextlib.contextmanager
-def timed_store_call(seconds: Histogram, errors: Counter) -> Iterator[None]:
-    """Observe a store call's latency, and count it as an error if it raises."""
-    start = time.perf_counter()
-    try:
-        yield
-    except StoreUnavailable:
-        errors.inc()
-        raise
-    finally:
-        seconds.observe(time.perf_counter() - start)

@@ -336,12 +336,17 @@ class Room:
         if self.lease is None:  # demoted by the lease keeper during this command's awaits
             raise NotOwner(f"room {self.id} is not owned here")
         version = self.version + 1
+        start = time.perf_counter()
         try:
-            with metrics.timed_store_call(metrics.STORE_APPEND, metrics.STORE_APPEND_ERRORS):
-                await self.store.append(self.id, version, entry, self.lease)
+            await self.store.append(self.id, version, entry, self.lease)
         except NotOwner:
             self.demote()
             raise
+        except StoreUnavailable:
+            metrics.STORE_APPEND_ERRORS.inc()
+            raise
+        finally:
+            metrics.STORE_APPEND.observe(time.perf_counter() - start)
         return version
 
     async def _reserve(self, command: _Reserve) -> None:

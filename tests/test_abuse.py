@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import AsyncIterator
+from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -330,3 +332,9 @@ async def test_metrics_count_rooms_connections_intents_and_rejects(server: Runni
     assert "tablewire_event_loop_lag_seconds_count" in samples
     assert "process_resident_memory_bytes" in samples
     await ws.close()
+
+
+def test_every_setting_is_in_the_operations_table() -> None:
+    table = (Path(__file__).parent.parent / "docs" / "operations.md").read_text()
+    missing = [f.name for f in fields(Settings) if f"`{f.name}`" not in table]
+    assert not missing, f"docs/operations.md lacks {missing}"
