@@ -27,7 +27,7 @@ JOIN_AT_ONCE = 50
 
 async def main(counts: list[int], per_room: int) -> None:
     print(machine())
-    server = await SpawnedServer().start()
+    server = await SpawnedServer(unlimited=True).start()
     clients: list[LeanClient] = []
     try:
         async with LobbyClient(server.url) as lobby:

@@ -75,7 +75,7 @@ async def room_memory(url: str, room_ids: list[str]) -> float:
 
 
 async def measure(label: str, rooms: int, **settings: Any) -> dict[str, Any]:
-    server = await SpawnedServer(**settings).start()
+    server = await SpawnedServer(unlimited=True, **settings).start()
     try:
         runs = await asyncio.gather(*(play(server, seed, None) for seed in range(rooms)))
         to_ack = [ms for run in runs for ms in run[0]]

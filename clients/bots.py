@@ -23,10 +23,10 @@ from engines import ENGINES
 from engines.bots import Bot, make_bot
 
 MAX_REJECTS_IN_A_ROW = 20
-RETRYABLE = {"store_unavailable", "owner_unavailable"}
+RETRYABLE = {"store_unavailable", "owner_unavailable", "rate_limited"}
 """Reject codes after which the same intent is sent again (nothing was applied)."""
 RETRY_PAUSE = 0.2
-RECOVERABLE = {"too_slow", "room_closed", "store_unavailable"}
+RECOVERABLE = {"too_slow", "room_closed", "store_unavailable", "rate_limited"}
 """Fatal connection errors a bot survives by failing over."""
 
 T = TypeVar("T")

@@ -118,9 +118,9 @@ async def server_under_test(config: Config) -> AsyncIterator[Server]:
     cpus = "0" if pinned else None
     if redis is not None:
         redis.start()
-        spawned = SpawnedServer(cpus=cpus, log_level="info", redis_url=redis.url)
+        spawned = SpawnedServer(cpus=cpus, log_level="info", redis_url=redis.url, unlimited=True)
     else:
-        spawned = SpawnedServer(cpus=cpus, log_level="info")
+        spawned = SpawnedServer(cpus=cpus, log_level="info", unlimited=True)
     try:
         await spawned.start()
         if pinned:

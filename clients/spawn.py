@@ -24,6 +24,18 @@ from clients.client import ws_url
 TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
 
 
+UNLIMITED: dict[str, object] = {
+    "address_factor": 0,
+    "intent_rate": 0,
+    "query_rate": 0,
+    "ping_rate": 0,
+    "http_rate": 0,
+    "connect_rate": 0,
+}
+"""Settings that turn the per-connection and per-address rate limits off: load
+generators run thousands of clients from one address (docs/operations.md)."""
+
+
 def free_port() -> int:
     """A TCP port free on 127.0.0.1 now."""
     with socket.socket() as sock:
@@ -33,13 +45,20 @@ def free_port() -> int:
 
 
 class SpawnedServer:
-    """``tablewire serve`` on 127.0.0.1; ``settings`` become ``TABLEWIRE_<NAME>`` variables."""
+    """``tablewire serve`` on 127.0.0.1; ``settings`` become ``TABLEWIRE_<NAME>`` variables,
+    on top of :data:`UNLIMITED` if ``unlimited``."""
 
     def __init__(
-        self, port: int | None = None, cpus: str | None = None, **settings: object
+        self,
+        port: int | None = None,
+        cpus: str | None = None,
+        unlimited: bool = False,
+        **settings: object,
     ) -> None:
         if str(settings.get("log_level", "info")) not in ("debug", "info"):
             raise ValueError("readiness is read from the info log: use log_level info or debug")
+        if unlimited:  # a load generator: the rate limits off (explicit settings still win)
+            settings = {**UNLIMITED, **settings}
         self.port = port or free_port()
         self.cpus = cpus
         """With ``taskset`` available: the CPU list the server is pinned to (``"0"``)."""

@@ -57,6 +57,11 @@ class Code(StrEnum):
     over); nothing was applied unless a later ack says so. Retry with the same id."""
     EXPELLED = "expelled"
     """The seat timed out too often; a bot plays it for the rest of the game."""
+    RATE_LIMITED = "rate_limited"
+    """The connection (or its address) sent more intents, queries or pings than its
+    rate limit allows; the frame was not served. Persisting closes the connection."""
+    TOO_MANY_CONNECTIONS = "too_many_connections"
+    """The server or the room holds as many connections as it may; retry later."""
     ROOM_CLOSED = "room_closed"
     """The room was cleaned up or the server is shutting down."""
     INTERNAL_ERROR = "internal_error"

@@ -29,9 +29,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server import connection, web
+from server import connection, metrics, web
 from server.errors import ApiError
 from server.hub import RedisHub
+from server.limits import Gate, HttpLimits
 from server.lobby import Lobby, engine_info, engines_of
 from server.logs import fields
 from server.origins import OriginPolicy, parse_origins
@@ -41,7 +42,6 @@ from server.store.redis import RedisStore
 
 log = logging.getLogger("tablewire.app")
 
-MAX_BODY = 16 * 1024
 MAX_JSON_DEPTH = 16
 """Deepest nesting of arrays and objects a request body may have (the lobby needs 2)."""
 
@@ -59,9 +59,8 @@ def _json_depth(text: str) -> int:
 
 
 async def _body(request: Request) -> dict[str, Any]:
+    """The JSON object of the body (its size is bounded by :class:`server.limits.HttpLimits`)."""
     raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise ApiError(413, "body_too_large", f"request bodies are limited to {MAX_BODY} bytes")
     if not raw.strip():
         return {}
     try:
@@ -167,6 +166,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         return JSONResponse(exc.body(), status_code=exc.status)
 
     async def store_error(request: Request, exc: Exception) -> Response:
+        metrics.STORE_ERRORS.labels("lobby").inc()
         log.warning("store unavailable", extra=fields(path=request.url.path, error=str(exc)))
         body = ApiError(503, "store_unavailable", f"the room store is unavailable: {exc}").body()
         return JSONResponse(body, status_code=503)
@@ -195,15 +195,18 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             with contextlib.suppress(StoreUnavailable):
                 await lobby.adopt()  # before serving: rooms left by stopped processes run again
         sweeper = asyncio.create_task(sweep_forever())
+        lag = asyncio.create_task(metrics.watch_loop_lag())
         log.info("started", extra=fields(node=lobby.node, store=type(store).__name__))
         yield
         sweeper.cancel()
+        lag.cancel()
         await lobby.close()
         if hub is not None:
             await hub.close()
         if isinstance(store, RedisStore):
             await store.close()
 
+    gate = Gate(settings)
     app = Starlette(
         routes=[
             Route("/api/games", games),
@@ -215,6 +218,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             Route("/api/quickplay", quickplay, methods=["POST"]),
             Route("/healthz", health),
             *web.routes(list(allowed)),
+            Route("/metrics", metrics.endpoint(metrics.registry(lobby, gate))),
         ],
         exception_handlers={
             ApiError: api_error,
@@ -223,8 +227,9 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         },
         middleware=[
             Middleware(ApiFaults),
+            Middleware(HttpLimits, settings=settings),
             Middleware(OriginPolicy, allowed=allowed),
-            Middleware(connection.RoomSockets, lobby=lobby, settings=settings),
+            Middleware(connection.RoomSockets, lobby=lobby, settings=settings, gate=gate),
         ],
         lifespan=lifespan,
     )

@@ -10,7 +10,19 @@ it to the room. Frames go out without blocking the room's actor:
 * under any other ASGI server, a writer task drains the connection's own
   queue; a client more than ``send_queue`` frames behind is ``too_slow``.
 
+A client that leaves frames unsent and takes none of them for
+``send_timeout`` seconds is ``too_slow`` too (a reader that does not read).
 A ``too_slow`` client can reconnect and resync.
+
+Closing is bounded: a closed connection has ``close_timeout`` seconds to take
+its last frames (the fatal error, the WebSocket close); then its transport is
+aborted, so a socket that never reads cannot pin its buffers. The room stops
+writing to a connection the moment it closes.
+
+After ``hello``, intents, queries (``legal``, ``resync``) and pings are rate
+limited per connection and per client address (:mod:`server.limits`): a frame
+over the limit gets ``rate_limited`` (a ``reject`` for an intent) and is not
+served; ``rate_strikes`` of them in a row close the connection.
 
 Before ``hello`` every error is fatal (error frame, then close); after it, a
 bad frame gets an error frame (a ``reject`` if it is an intent with an id) and
@@ -21,8 +33,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import ctypes.util
 import logging
-from typing import Any
+import socket
+import struct
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -31,8 +48,10 @@ from protocol import PROTOCOL_VERSION, messages
 from protocol.codec import decode, encode
 from protocol.errors import Code, ProtocolError
 from protocol.messages import ClientMessage, Hello, Intent, Legal, Ping, Resync
+from server.limits import FrameLimits, Gate, Kind, client_address
 from server.lobby import Lobby
 from server.logs import fields
+from server.metrics import ABORTS, COUNTS, ERRORS, RATE_LIMITED, SLOW_CLOSES
 from server.room import Connection, Room, hash_token
 from server.settings import Settings
 from server.store import StoreUnavailable
@@ -40,7 +59,86 @@ from server.store import StoreUnavailable
 log = logging.getLogger("tablewire.connection")
 
 POLICY_VIOLATION = 1008
-FLUSH_TIMEOUT = 5.0
+
+
+class Abortable(Protocol):
+    """The part of an asyncio transport that ends a connection at once."""
+
+    def abort(self) -> None: ...
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any: ...
+
+    def is_closing(self) -> bool: ...
+
+    def get_write_buffer_size(self) -> int: ...
+
+
+LINGER_OFF = struct.pack("ii", 1, 0)
+
+
+def _set_send_buffer(transport: Abortable, size: int) -> None:
+    sock = transport.get_extra_info("socket")
+    if sock is not None and size > 0:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)
+
+
+def _libc_malloc_trim() -> Callable[[int], int] | None:
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(ctypes.util.find_library("c") or "").malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+    return trim
+
+
+class MemoryReturn:
+    """Gives the memory aborted connections held back to the operating system.
+
+    Freed buffers stay in the C allocator's heap (the next connections reuse
+    them, but the process's RSS does not go down); glibc's ``malloc_trim``
+    returns the free pages. It runs in a thread (ctypes releases the GIL), at
+    most once per ``interval`` seconds, only after aborts.
+    """
+
+    interval = 1.0
+
+    def __init__(self) -> None:
+        self._trim = _libc_malloc_trim()
+        self._pending = False
+
+    def soon(self) -> None:
+        if self._trim is None or self._pending:
+            return
+        self._pending = True
+        asyncio.get_running_loop().call_later(self.interval, self._run)
+
+    def _run(self) -> None:
+        self._pending = False
+        if self._trim is not None:
+            asyncio.get_running_loop().run_in_executor(None, self._trim, 0)
+
+
+MEMORY = MemoryReturn()
+
+
+def reset(transport: Abortable) -> None:
+    """Abort with a TCP reset: the kernel drops the unsent bytes too, at once, instead
+    of holding them for a peer that does not read."""
+    if transport.is_closing() and not transport.get_write_buffer_size():
+        return  # closed, or closing with nothing left to send
+    ABORTS.inc()
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_OFF)
+    transport.abort()
+    MEMORY.soon()
+
+
+def transport_of(send: Any) -> Abortable | None:
+    """The transport under uvicorn's ASGI ``send`` (any of its WebSocket protocols), if any."""
+    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    return transport if callable(getattr(transport, "abort", None)) else None
 
 
 class DirectWriter:
@@ -52,6 +150,8 @@ class DirectWriter:
 
     def __init__(self, protocol: Any) -> None:
         self._protocol = protocol
+        self.sent = 0
+        """Bytes handed to the transport so far."""
 
     @classmethod
     def of(cls, send: Any) -> DirectWriter | None:
@@ -68,8 +168,15 @@ class DirectWriter:
         if protocol.disconnected or protocol.close_sent or transport.is_closing():
             return None
         protocol.conn.send_binary(frame)
-        transport.write(b"".join(protocol.conn.data_to_send()))
+        data = b"".join(protocol.conn.data_to_send())
+        transport.write(data)
+        self.sent += len(data)
         buffered: int = transport.get_write_buffer_size()
+        return buffered
+
+    def buffered(self) -> int:
+        """Bytes written but not yet taken by the socket."""
+        buffered: int = self._protocol.transport.get_write_buffer_size()
         return buffered
 
 
@@ -77,45 +184,102 @@ class SocketConnection:
     """A :class:`server.room.Connection` over a Starlette WebSocket."""
 
     def __init__(
-        self, ws: WebSocket, settings: Settings, direct: DirectWriter | None = None
+        self,
+        ws: WebSocket,
+        settings: Settings,
+        direct: DirectWriter | None = None,
+        limits: FrameLimits | None = None,
     ) -> None:
         self.ws = ws
         self.settings = settings
+        self.limits = limits
         self.seat: int | None = None
         self.closing = False
+        self.cutoff: asyncio.Timeout | None = None
+        """Set by :func:`serve` while it runs: a close moves it to ``close_timeout`` ahead."""
         self._direct = direct
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=settings.send_queue)
+        self._written = 0
+        self._watch: asyncio.TimerHandle | None = None
 
     def send(self, frame: bytes) -> None:
         if self.closing:
             return
+        COUNTS.frames_out += 1
+        COUNTS.bytes_out += len(frame)
         if self._direct is not None and self._queue.empty():
             buffered = self._direct.write(frame)
-            if buffered is not None and buffered > self.settings.send_buffer:
-                self.close(Code.TOO_SLOW, "too many bytes waiting; reconnect and resync")
+            if buffered is None:
+                return
+            if buffered > self.settings.send_buffer:
+                self.too_slow("too many bytes waiting; reconnect and resync")
+            elif buffered and self._watch is None:
+                self._watch_progress()
             return
         try:
             self._queue.put_nowait(frame)
         except asyncio.QueueFull:
-            self.close(Code.TOO_SLOW, "too many frames waiting; reconnect and resync")
+            self.too_slow("too many frames waiting; reconnect and resync")
+            return
+        if self._watch is None:
+            self._watch_progress()
+
+    def too_slow(self, message: str) -> None:
+        SLOW_CLOSES.inc()
+        self.close(Code.TOO_SLOW, message)
 
     def close(self, code: str, message: str) -> None:
         if self.closing:
             return
         self.closing = True
+        ERRORS.labels(code).inc()
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         while not self._queue.empty():
             self._queue.get_nowait()
         self._queue.put_nowait(encode(messages.error(code, message, fatal=True)))
         self._queue.put_nowait(None)
+        if self.cutoff is not None:
+            self.cutoff.reschedule(asyncio.get_running_loop().time() + self.settings.close_timeout)
 
     def error(self, exc: ProtocolError) -> None:
         """Answer a refused frame without closing (see :func:`refusal`)."""
+        ERRORS.labels(exc.code).inc()
         self.send(refusal(exc))
+
+    def _backlog(self) -> bool:
+        if self._direct is not None and self._direct.buffered():
+            return True
+        return not self._queue.empty()
+
+    def _progress(self) -> int:
+        """Grows whenever the client takes something: bytes taken by the socket
+        (direct writes), or frames the writer task got out."""
+        direct = self._direct.sent - self._direct.buffered() if self._direct else 0
+        return direct + self._written
+
+    def _watch_progress(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._watch = loop.call_later(
+            self.settings.send_timeout, self._check_progress, self._progress()
+        )
+
+    def _check_progress(self, before: int) -> None:
+        """Frames have been waiting: a client that took none of them since is too slow."""
+        self._watch = None
+        if self.closing or not self._backlog():
+            return
+        if self._progress() == before:
+            self.too_slow(f"nothing taken for {self.settings.send_timeout} s; reconnect and resync")
+        else:
+            self._watch_progress()
 
     async def write(self) -> None:
         """Send queued frames until the close sentinel; then close the socket."""
         while (frame := await self._queue.get()) is not None:
             await self.ws.send_bytes(frame)
+            self._written += 1
         await self.ws.close(POLICY_VIOLATION)
 
     async def receive(self) -> ClientMessage | None:
@@ -127,6 +291,22 @@ class SocketConnection:
         if data is None:
             raise ProtocolError(Code.TEXT_FRAME, "send binary msgpack frames, not text")
         return messages.parse(decode(data, self.settings.max_frame))
+
+    def limited(self, kind: Kind, intent: Intent | None = None) -> bool:
+        """True if this frame is over the rate limit: refused (and the connection
+        closed once the refusals persist)."""
+        if self.limits is None or self.limits.allow(kind):
+            return False
+        RATE_LIMITED.labels(kind).inc()
+        if self.limits.exhausted:
+            self.close(Code.RATE_LIMITED, "too many frames over the rate limit; slow down")
+            return True
+        message = f"too many {kind} frames; slow down"
+        if intent is not None:
+            self.send(encode(messages.reject(intent.id, Code.RATE_LIMITED, message)))
+        else:
+            self.error(ProtocolError(Code.RATE_LIMITED, message))
+        return True
 
 
 def refusal(exc: ProtocolError) -> bytes:
@@ -162,10 +342,13 @@ class RoomSockets:
     path. Everything else goes on to the application.
     """
 
-    def __init__(self, app: ASGIApp, lobby: Lobby, settings: Settings) -> None:
+    def __init__(
+        self, app: ASGIApp, lobby: Lobby, settings: Settings, gate: Gate | None = None
+    ) -> None:
         self.app = app
         self.lobby = lobby
         self.settings = settings
+        self.gate = gate or Gate(settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope.get("path", "")
@@ -174,7 +357,15 @@ class RoomSockets:
             await self.app(scope, receive, send)
             return
         ws = WebSocket(scope, receive, send)
-        await serve(ws, room_id, self.lobby, self.settings, DirectWriter.of(send))
+        await serve(
+            ws,
+            room_id,
+            self.lobby,
+            self.settings,
+            DirectWriter.of(send),
+            self.gate,
+            transport_of(send),
+        )
 
 
 async def serve(
@@ -183,31 +374,63 @@ async def serve(
     lobby: Lobby,
     settings: Settings,
     direct: DirectWriter | None = None,
+    gate: Gate | None = None,
+    transport: Abortable | None = None,
 ) -> None:
-    """The whole life of one WebSocket connection to ``/ws/rooms/{room_id}``."""
+    """The whole life of one WebSocket connection to ``/ws/rooms/{room_id}``.
+
+    Once the connection is closing, it ends within ``close_timeout``: the
+    writer's last frames are awaited that long, then the transport is aborted.
+    """
+    address = client_address(ws.scope)
+    refusal = gate.admit(address) if gate is not None else None
+    admitted = gate is not None and refusal is None
     await ws.accept()
-    conn = SocketConnection(ws, settings, direct)
+    if transport is not None:
+        _set_send_buffer(transport, settings.socket_send_buffer)
+    limits = gate.frame_limits(address) if gate is not None else None
+    conn = SocketConnection(ws, settings, direct, limits)
     writer = asyncio.create_task(conn.write())
+    room = None
+    conn.cutoff = cutoff = asyncio.timeout(None)
+    try:
+        async with cutoff:
+            if refusal is not None:
+                conn.close(Code.TOO_MANY_CONNECTIONS, refusal)
+            else:
+                room = await _open(conn, lobby, room_id)
+            if room is not None and await _join(conn, room, settings):
+                await _read(conn, room)
+            if conn.closing:
+                await writer  # the last frames, within close_timeout
+    except WebSocketDisconnect:
+        pass
+    except TimeoutError:
+        if not cutoff.expired():
+            raise
+    finally:
+        conn.cutoff = None
+        if room is not None:
+            room.detach(conn)
+        writer.cancel()
+        await asyncio.gather(writer, return_exceptions=True)
+        if admitted and gate is not None:
+            gate.leave()
+        if conn.closing and transport is not None:
+            # Whatever the socket has not taken by then is dropped with it.
+            delay = 0.0 if cutoff.expired() else settings.close_timeout
+            asyncio.get_running_loop().call_later(delay, reset, transport)
+
+
+async def _open(conn: SocketConnection, lobby: Lobby, room_id: str) -> Room | None:
     try:
         room = await lobby.open(room_id)
     except StoreUnavailable:
-        room = None
         conn.close(Code.STORE_UNAVAILABLE, "the room store is unavailable; retry")
-    try:
-        if room is None:
-            conn.close(Code.NO_SUCH_ROOM, "no such room")  # no-op if already closed
-        elif await _join(conn, room, settings):
-            await _read(conn, room)
-    except WebSocketDisconnect:
-        pass
-    finally:
-        if room is not None:
-            room.detach(conn)
-        if conn.closing:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer, FLUSH_TIMEOUT)
-        writer.cancel()
-        await asyncio.gather(writer, return_exceptions=True)
+        return None
+    if room is None:
+        conn.close(Code.NO_SUCH_ROOM, "no such room")
+    return room
 
 
 async def _join(conn: SocketConnection, room: Room, settings: Settings) -> bool:
@@ -241,6 +464,12 @@ async def _join(conn: SocketConnection, room: Room, settings: Settings) -> bool:
         if conn.seat is None:
             conn.close(Code.BAD_TOKEN, "this token holds no seat of this room")
             return False
+    elif len(room.conns) >= settings.max_room_connections:
+        conn.close(
+            Code.TOO_MANY_CONNECTIONS,
+            f"this room admits {settings.max_room_connections} spectators; retry later",
+        )
+        return False
     if conn.seat is not None:
         await room.arrive(conn.seat)  # the seat shows connected in its first snapshot
     room.attach(conn, hello.since)
@@ -258,4 +487,14 @@ async def _read(conn: SocketConnection, room: Room) -> None:
             continue
         if message is None:
             return
+        COUNTS.frames_in += 1
+        if isinstance(message, Intent):
+            COUNTS.intents += 1
+            if conn.limited(Kind.INTENT, message):
+                continue
+        elif isinstance(message, Resync | Legal):
+            if conn.limited(Kind.QUERY):
+                continue
+        elif isinstance(message, Ping) and conn.limited(Kind.PING):
+            continue
         dispatch(conn, room, message)

@@ -51,6 +51,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,7 +63,7 @@ from protocol.codec import encode
 from protocol.diff import diff
 from protocol.errors import Code
 from protocol.messages import Intent, IntentId
-from server import ids, robots
+from server import ids, metrics, robots
 from server.errors import ApiError
 from server.logs import fields
 from server.settings import Settings
@@ -132,6 +133,8 @@ class _Reserve:
 class _Intent:
     conn: Connection
     intent: Intent
+    received: float
+    """``time.perf_counter()`` when the room got it (the intent→patch latency metric)."""
 
 
 @dataclass
@@ -307,7 +310,7 @@ class Room:
         if self.lease is None and self.forwarder is not None:
             self.forwarder.forward_intent(self, conn, intent)
         else:
-            self._queue.put_nowait(_Intent(conn, intent))
+            self._queue.put_nowait(_Intent(conn, intent, time.perf_counter()))
 
     async def reserve(self, name: str | None, seat: int | None = None) -> tuple[int, str]:
         """Take a free seat (a given one, or the first); returns the seat and its token.
@@ -437,11 +440,13 @@ class Room:
         self.lease = lease
         self._owned_since = _loop_time()
         self._schedule()
+        metrics.LEASES.labels("acquired").inc()
         log.info("room owned", extra=fields(room=self.id, lease=lease, version=self.version))
 
     def demote(self) -> None:
         """The lease is lost: from now on this process only follows the log."""
         if self.lease is not None:
+            metrics.LEASES.labels("lost").inc()
             log.warning("room lease lost", extra=fields(room=self.id, lease=self.lease))
         self.lease = None
         self._sleep()
@@ -480,6 +485,7 @@ class Room:
                     raise NotOwner(f"room {self.id} is not owned here")
                 if isinstance(command, _Intent):
                     await self._apply_intent(command.conn, command.intent)
+                    metrics.INTENT_LATENCY.observe(time.perf_counter() - command.received)
                 elif isinstance(command, _Reserve):
                     await self._reserve(command)
                 elif isinstance(command, _Call):
@@ -535,11 +541,17 @@ class Room:
             raise NotOwner(f"room {self.id} is not owned here")
         version = self.version + 1
         entry.setdefault("at", self.timers.now())
+        start = time.perf_counter()
         try:
             await self.store.append(self.id, version, entry, self.lease)
         except NotOwner:
             self.demote()
             raise
+        except StoreUnavailable:
+            metrics.STORE_APPEND_ERRORS.inc()
+            raise
+        finally:
+            metrics.STORE_APPEND.observe(time.perf_counter() - start)
         return version
 
     def _free_seat(self, seat: int) -> int:
@@ -678,6 +690,7 @@ class Room:
         seat = conn.seat
 
         def refuse(code: str, message: str) -> None:
+            metrics.REJECTS.labels(code).inc()
             conn.send(encode(messages.reject(intent.id, code, message)))
 
         if seat is None:

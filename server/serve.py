@@ -1,4 +1,5 @@
-"""``tablewire serve``: run the app under uvicorn with the websockets (sans-I/O) implementation."""
+"""``tablewire serve``: run the app under uvicorn with the websockets (sans-I/O)
+implementation and the bounded HTTP protocol of :mod:`server.transport`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import uvicorn
 from server import logs
 from server.app import create_app
 from server.settings import Settings
+from server.transport import BoundedWebSocket, guarded
 
 WS_MAX_SIZE = 1024 * 1024
 """Frames above this are refused by the WebSocket layer (close 1009); frames
@@ -39,8 +41,11 @@ def run(settings: Settings) -> None:
         app,
         host=settings.host,
         port=settings.port,
-        ws="websockets-sansio",
+        http=guarded(settings),
+        ws=BoundedWebSocket,
         ws_max_size=max(WS_MAX_SIZE, settings.max_frame),
+        timeout_keep_alive=settings.keepalive_timeout,
+        limit_concurrency=settings.max_connections,
         log_config=None,
         log_level=settings.log_level,
         timeout_graceful_shutdown=settings.shutdown_timeout,

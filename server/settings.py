@@ -25,7 +25,7 @@ class Settings:
     """Seconds a new connection has to send ``hello``."""
     send_queue: int = 512
     """Frames queued for one connection before it is dropped as ``too_slow`` (queued path)."""
-    send_buffer: int = 1024 * 1024
+    send_buffer: int = 256 * 1024
     """Bytes unsent to one connection before it is dropped as ``too_slow`` (direct path)."""
     history: int = 64
     """Patches kept per view for resyncing a client that fell behind."""
@@ -52,6 +52,53 @@ class Settings:
     allowed_origins: str = ""
     """Other web origins (``https://host[:port]``, comma-separated; ``*``: any) whose pages
     may use the lobby and the WebSocket and frame the pages; empty: this server's only."""
+
+    # -- limits (docs/operations.md lists them all in one table) --------------
+    max_connections: int = 10_000
+    """WebSocket connections one process serves; more are refused with
+    ``too_many_connections``. Also uvicorn's ``limit_concurrency`` (HTTP 503 above it)."""
+    max_room_connections: int = 2_000
+    """Spectators one room admits (seat holders always get in)."""
+    socket_send_buffer: int = 64 * 1024
+    """Kernel send buffer (``SO_SNDBUF``) of each WebSocket; 0 keeps the kernel's
+    autotuning (up to megabytes a socket, where a non-reader's backlog hides unseen)."""
+    send_timeout: float = 5.0
+    """Seconds a connection may leave unsent frames waiting without taking a byte of
+    them before it is closed as ``too_slow``."""
+    close_timeout: float = 2.0
+    """Seconds a closing connection has to take its last frames; then the socket is
+    aborted and everything it held is freed."""
+    intent_rate: float = 50.0
+    """Intents per second one connection may send (token bucket, ``intent_burst`` deep)."""
+    intent_burst: int = 100
+    query_rate: float = 20.0
+    """``legal`` and ``resync`` requests per second per connection (``query_burst`` deep)."""
+    query_burst: int = 50
+    ping_rate: float = 10.0
+    """``ping`` frames per second per connection (``ping_burst`` deep)."""
+    ping_burst: int = 20
+    address_factor: float = 20.0
+    """Every client address shares buckets this many times a connection's rate and
+    depth for intents, queries and pings; 0 turns the per-address limits off."""
+    rate_strikes: int = 20
+    """Frames refused as ``rate_limited`` in a row after which the connection is closed."""
+    http_rate: float = 50.0
+    """Lobby requests (``/api/...``) per second per client address; 0: no limit."""
+    http_burst: int = 200
+    connect_rate: float = 50.0
+    """WebSocket handshakes per second per client address; 0: no limit."""
+    connect_burst: int = 200
+    max_body: int = 16 * 1024
+    """Largest HTTP request body in bytes (413 ``body_too_large``)."""
+    header_timeout: float = 10.0
+    """Seconds a client has to send a request's headers, from its first byte (or
+    from connecting); then the connection is closed."""
+    max_header_bytes: int = 16 * 1024
+    """Largest request line and headers in bytes (431, then close)."""
+    body_timeout: float = 10.0
+    """Seconds a client has to send a request's body once its headers are in."""
+    keepalive_timeout: int = 5
+    """Seconds an idle HTTP keep-alive connection is kept between requests."""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:

@@ -1,0 +1,262 @@
+"""Limits that protect the process from one client: token buckets, connection counts,
+and the HTTP middleware that bounds lobby request rates and body sizes.
+
+Every number comes from :class:`~server.settings.Settings` (docs/operations.md).
+Buckets are plain arithmetic on a monotonic clock read by the caller; nothing
+here starts a task or a timer.
+
+* :class:`TokenBucket`: ``rate`` tokens a second, at most ``burst`` saved up.
+* :class:`Buckets`: one bucket per key (a client address); a bucket that has
+  refilled completely is the same as a new one, so idle keys are dropped and
+  the table stays as small as the set of recently active clients.
+* :class:`FrameLimits`: what a WebSocket connection may send after ``hello``:
+  intents, queries (``legal``, ``resync``) and pings, each limited per
+  connection and per client address.
+* :class:`Gate`: the process's WebSocket connections, counted per process and
+  refused above ``max_connections``; handshakes limited per address.
+* :class:`HttpLimits`: ASGI middleware for ``/api/`` requests: a rate per
+  client address (429 ``rate_limited``) and the body size, refused by
+  ``Content-Length`` before the body is read (413 ``body_too_large``) and
+  while it streams in. Other middleware (a cap on rooms, say) composes with it
+  like any ASGI middleware.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.errors import ApiError
+from server.settings import Settings
+
+Clock = Callable[[], float]
+
+
+class TokenBucket:
+    """``rate`` tokens a second, holding at most ``burst``; starts full."""
+
+    __slots__ = ("burst", "rate", "stamp", "tokens")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = now
+
+    def take(self, now: float) -> bool:
+        """Spend one token if there is one."""
+        tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if tokens < 1.0:
+            self.tokens = tokens
+            return False
+        self.tokens = tokens - 1.0
+        return True
+
+    def full(self, now: float) -> bool:
+        return self.tokens + (now - self.stamp) * self.rate >= self.burst
+
+
+class Buckets:
+    """A :class:`TokenBucket` per key; ``rate`` 0 means unlimited."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = max(1.0, burst)
+        self._buckets: dict[str, TokenBucket] = {}
+        self._pruned = 0.0
+
+    def take(self, key: str, now: float) -> bool:
+        if self.rate <= 0:
+            return True
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            self._prune(now)
+            bucket = self._buckets[key] = TokenBucket(self.rate, self.burst, now)
+        return bucket.take(now)
+
+    def _prune(self, now: float) -> None:
+        """Drop the buckets that are full again (at most once per refill time)."""
+        if now - self._pruned < self.burst / self.rate:
+            return
+        self._pruned = now
+        for key in [key for key, bucket in self._buckets.items() if bucket.full(now)]:
+            del self._buckets[key]
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+
+class Kind(StrEnum):
+    """The kinds of client frames that are rate limited, each with its own buckets."""
+
+    INTENT = "intent"
+    QUERY = "query"
+    PING = "ping"
+
+
+class AddressLimits:
+    """The per-address buckets of one process, shared by all its connections."""
+
+    def __init__(self, settings: Settings) -> None:
+        factor = settings.address_factor
+        self.frames = {
+            kind: Buckets(rate * factor, burst * factor)
+            for kind, (rate, burst) in _frame_rates(settings).items()
+        }
+        self.connects = Buckets(settings.connect_rate, settings.connect_burst)
+
+
+def _frame_rates(settings: Settings) -> dict[Kind, tuple[float, float]]:
+    return {
+        Kind.INTENT: (settings.intent_rate, settings.intent_burst),
+        Kind.QUERY: (settings.query_rate, settings.query_burst),
+        Kind.PING: (settings.ping_rate, settings.ping_burst),
+    }
+
+
+class FrameLimits:
+    """The rate limits of one connection: its own buckets, then its address's.
+
+    :meth:`allow` answers whether a frame of a kind may be served now; refused
+    frames in a row are counted, and :attr:`exhausted` says the connection
+    should be closed (``rate_strikes`` of them).
+    """
+
+    __slots__ = ("_address", "_addresses", "_mine", "clock", "strikes", "strikes_allowed")
+
+    def __init__(
+        self,
+        settings: Settings,
+        address: str,
+        addresses: AddressLimits,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        now = clock()
+        self.clock = clock
+        self._mine = {
+            kind: TokenBucket(rate, max(1.0, burst), now) if rate > 0 else None
+            for kind, (rate, burst) in _frame_rates(settings).items()
+        }
+        self._address = address
+        self._addresses = addresses
+        self.strikes = 0
+        self.strikes_allowed = settings.rate_strikes
+
+    def allow(self, kind: Kind) -> bool:
+        now = self.clock()
+        mine = self._mine[kind]
+        if (mine is None or mine.take(now)) and self._addresses.frames[kind].take(
+            self._address, now
+        ):
+            self.strikes = 0
+            return True
+        self.strikes += 1
+        return False
+
+    @property
+    def exhausted(self) -> bool:
+        return self.strikes >= self.strikes_allowed
+
+
+class Gate:
+    """The WebSocket connections of one process: counted, and refused above the limits."""
+
+    def __init__(self, settings: Settings, clock: Clock = time.monotonic) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.addresses = AddressLimits(settings)
+        self.open = 0
+        """WebSocket connections open now."""
+
+    def frame_limits(self, address: str) -> FrameLimits:
+        return FrameLimits(self.settings, address, self.addresses, self.clock)
+
+    def admit(self, address: str) -> str | None:
+        """Why a new connection from ``address`` is refused, or None to admit it (counted)."""
+        if self.open >= self.settings.max_connections:
+            return f"this server holds {self.settings.max_connections} connections; retry later"
+        if not self.addresses.connects.take(address, self.clock()):
+            return "too many connections from your address; slow down"
+        self.open += 1
+        return None
+
+    def leave(self) -> None:
+        self.open -= 1
+
+
+def client_address(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
+class HttpLimits:
+    """ASGI middleware: per-address request rate and body size for ``/api/`` requests."""
+
+    def __init__(self, app: ASGIApp, settings: Settings, clock: Clock = time.monotonic) -> None:
+        self.app = app
+        self.max_body = settings.max_body
+        self.clock = clock
+        self.requests = Buckets(settings.http_rate, settings.http_burst)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope.get("path", "").startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+        if not self.requests.take(client_address(scope), self.clock()):
+            error = ApiError(429, "rate_limited", "too many requests from your address; slow down")
+            await _refuse(send, error, {"retry-after": "1"})
+            return
+        length = _content_length(scope)
+        if length is not None and length > self.max_body:
+            await _refuse(send, self._too_large(), {"connection": "close"})
+            return
+        seen = 0
+
+        async def bounded() -> Message:
+            """Raises 413 (answered by the app's ApiError handler) once the body streamed
+            in passes the limit: nothing past it is read or kept."""
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body:
+                    raise self._too_large()
+            return message
+
+        async def closing(message: Message) -> None:
+            """The rest of a refused body is not read: the connection closes after the answer."""
+            if message["type"] == "http.response.start" and seen > self.max_body:
+                message = {**message, "headers": [*message["headers"], (b"connection", b"close")]}
+            await send(message)
+
+        await self.app(scope, bounded, closing)
+
+    def _too_large(self) -> ApiError:
+        return ApiError(
+            413, "body_too_large", f"request bodies are limited to {self.max_body} bytes"
+        )
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+async def _refuse(send: Send, error: ApiError, headers: dict[str, str]) -> None:
+    body = json.dumps(error.body()).encode()
+    raw: list[Any] = [(b"content-type", b"application/json")]
+    raw += [(k.encode(), v.encode()) for k, v in headers.items()]
+    raw.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": error.status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})

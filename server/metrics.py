@@ -1,0 +1,200 @@
+"""Prometheus metrics of one process, served at ``GET /metrics`` (docs/operations.md).
+
+Counted where the events happen, kept cheap on the hot path: frames and bytes
+out and intents in are plain integers in :data:`COUNTS` (an attribute
+increment per frame), turned into counters only when scraped; rarer events
+(rejects, closes, store calls, lease changes) use ``prometheus_client``
+metrics directly. Rooms and connections are read from the live objects at
+scrape time.
+
+The metric objects are module-level, like loggers: one process, one set.
+Each app builds its own registry over them (:func:`registry`) plus a
+collector of its own rooms and connections, so several apps in one process
+(tests) do not collide.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter as Tally
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    disable_created_metrics,
+    generate_latest,
+)
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from starlette.requests import Request
+from starlette.responses import Response
+
+if TYPE_CHECKING:
+    from server.limits import Gate
+    from server.lobby import Lobby
+
+# No ``*_created`` series: every counter starts with the process.
+disable_created_metrics()  # type: ignore[no-untyped-call]
+
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class Counts:
+    """Hot-path tallies: plain integers, exported as counters at scrape time."""
+
+    __slots__ = ("bytes_out", "frames_in", "frames_out", "intents")
+
+    def __init__(self) -> None:
+        self.frames_out = 0
+        self.bytes_out = 0
+        self.frames_in = 0
+        self.intents = 0
+
+
+COUNTS = Counts()
+
+REJECTS = Counter(
+    "tablewire_rejects", "Intents refused with a reject frame, by code", ["code"], registry=None
+)
+ERRORS = Counter(
+    "tablewire_errors", "Error frames sent to clients, by code", ["code"], registry=None
+)
+RATE_LIMITED = Counter(
+    "tablewire_rate_limited",
+    "Client frames and requests refused as rate_limited, by kind",
+    ["kind"],
+    registry=None,
+)
+SLOW_CLOSES = Counter(
+    "tablewire_slow_client_closes",
+    "Connections closed as too_slow (send_buffer exceeded or no progress in send_timeout)",
+    registry=None,
+)
+ABORTS = Counter(
+    "tablewire_connection_aborts",
+    "Closing connections aborted after close_timeout without taking their last frames",
+    registry=None,
+)
+INTENT_LATENCY = Histogram(
+    "tablewire_intent_patch_seconds",
+    "From an intent's arrival at its room to its patch queued on every connection",
+    buckets=LATENCY_BUCKETS,
+    registry=None,
+)
+STORE_LATENCY = Histogram(
+    "tablewire_store_seconds",
+    "Latency of the room store's calls on the move path, by operation",
+    ["op"],
+    buckets=LATENCY_BUCKETS,
+    registry=None,
+)
+STORE_ERRORS = Counter(
+    "tablewire_store_errors",
+    "Store calls that failed (store unavailable), by operation",
+    ["op"],
+    registry=None,
+)
+LEASES = Counter(
+    "tablewire_lease_changes",
+    "Room ownership leases acquired and lost by this process",
+    ["change"],
+    registry=None,
+)
+LOOP_LAG = Histogram(
+    "tablewire_event_loop_lag_seconds",
+    "How late the event loop ran a timer (sampled every lag_interval)",
+    buckets=LATENCY_BUCKETS,
+    registry=None,
+)
+LOOP_LAG_LAST = Gauge(
+    "tablewire_event_loop_lag_last_seconds", "The last event-loop lag sample", registry=None
+)
+
+STORE_APPEND = STORE_LATENCY.labels(op="append")
+STORE_APPEND_ERRORS = STORE_ERRORS.labels(op="append")
+LAG_INTERVAL = 0.5
+
+
+class LiveCollector(Collector):
+    """Rooms by engine and status, connections, and the hot-path tallies, read at scrape."""
+
+    def __init__(self, lobby: Lobby, gate: Gate) -> None:
+        self.lobby = lobby
+        self.gate = gate
+
+    def collect(self) -> Iterable[Metric]:
+        rooms = GaugeMetricFamily(
+            "tablewire_rooms",
+            "Rooms loaded in this process, by engine and status",
+            labels=["engine", "status", "owned"],
+        )
+        tally = Tally(
+            (room.engine.id, room.record.status, "yes" if room.lease else "no")
+            for room in self.lobby.rooms.values()
+        )
+        for (engine, status, owned), count in sorted(tally.items()):
+            rooms.add_metric([engine, status, owned], count)
+        yield rooms
+        yield GaugeMetricFamily(
+            "tablewire_connections", "WebSocket connections open", value=self.gate.open
+        )
+        yield GaugeMetricFamily(
+            "tablewire_room_connections",
+            "Connections joined to a room (a subset of tablewire_connections)",
+            value=sum(len(room.conns) for room in self.lobby.rooms.values()),
+        )
+        for name, help_text, value in (
+            ("tablewire_intents", "Intents received by the rooms", COUNTS.intents),
+            ("tablewire_frames_in", "Client frames received after hello", COUNTS.frames_in),
+            ("tablewire_frames_out", "Frames sent to clients", COUNTS.frames_out),
+            ("tablewire_bytes_out", "Bytes of frames sent to clients", COUNTS.bytes_out),
+        ):
+            yield CounterMetricFamily(name, help_text, value=value)
+
+
+def registry(lobby: Lobby, gate: Gate) -> CollectorRegistry:
+    """A registry of the process's metrics and this app's rooms and connections."""
+    built = CollectorRegistry(auto_describe=True)
+    for metric in (
+        REJECTS,
+        ERRORS,
+        RATE_LIMITED,
+        SLOW_CLOSES,
+        ABORTS,
+        INTENT_LATENCY,
+        STORE_LATENCY,
+        STORE_ERRORS,
+        LEASES,
+        LOOP_LAG,
+        LOOP_LAG_LAST,
+    ):
+        built.register(metric)
+    built.register(LiveCollector(lobby, gate))
+    ProcessCollector(registry=built)
+    return built
+
+
+def endpoint(collectors: CollectorRegistry) -> Callable[[Request], Awaitable[Response]]:
+    """The ``GET /metrics`` handler: the text exposition format."""
+
+    async def metrics(request: Request) -> Response:
+        return Response(generate_latest(collectors), media_type=CONTENT_TYPE_LATEST)
+
+    return metrics
+
+
+async def watch_loop_lag(interval: float = LAG_INTERVAL) -> None:
+    """Sample how late a timer fires, forever (run as a task; cancel it to stop)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        start = loop.time()
+        await asyncio.sleep(interval)
+        lag = max(0.0, loop.time() - start - interval)
+        LOOP_LAG.observe(lag)
+        LOOP_LAG_LAST.set(lag)

@@ -1,0 +1,169 @@
+"""The HTTP protocol ``tablewire serve`` runs: uvicorn's httptools protocol with
+bounds on reading a request, against slowloris clients.
+
+uvicorn bounds only the idle time between two requests of a keep-alive
+connection (``timeout_keep_alive``). A client that connects and sends
+nothing, or sends half a request line or header and then trickles or stops,
+is kept forever. :class:`GuardedHttp` adds, per connection:
+
+* ``header_timeout``: from the connection (or a request's first byte) to the
+  end of its headers; past it the connection gets 408 and is closed;
+* ``max_header_bytes``: unfinished headers may not grow larger; 431 and
+  close (httptools has no such limit of its own);
+* ``body_timeout``: from the end of the headers to the end of the body; past
+  it the connection is aborted (the application sees a disconnect).
+
+A WebSocket upgrade leaves this protocol once its handshake request is in:
+from then on ``hello_timeout`` and the send limits of
+:mod:`server.connection` apply. All of it is one timer handle per connection,
+armed and cancelled at the parser's callbacks, and a byte count while the
+headers arrive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from server.settings import Settings
+
+
+def _response(status: bytes) -> bytes:
+    return b"HTTP/1.1 " + status + b"\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+
+
+REQUEST_TIMEOUT = _response(b"408 Request Timeout")
+HEADERS_TOO_LARGE = _response(b"431 Request Header Fields Too Large")
+
+
+class GuardedHttp(HttpToolsProtocol):
+    """:class:`HttpToolsProtocol` with header and body deadlines and a header size cap.
+
+    ``settings`` is set on the class by :func:`guarded` (uvicorn builds the
+    protocol itself, with its own arguments).
+    """
+
+    settings: Settings = Settings()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._header_bytes: int | None = None
+        """Bytes of the request line and headers so far; None once they are complete."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._await_headers()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._header_bytes is not None:
+            self._header_bytes += len(data)
+        super().data_received(data)
+        # Still no end of the headers (a body in the same read does not count):
+        if self._header_bytes is not None and self._header_bytes > self.settings.max_header_bytes:
+            self._refuse(HEADERS_TOO_LARGE)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self._header_bytes is None:  # the next request of a keep-alive connection
+            self._await_headers()
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        self._header_bytes = None
+        super().on_headers_complete()
+        if not (self.parser.should_upgrade() and self._should_upgrade()):
+            self._arm(self.settings.body_timeout, self._body_timed_out)
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
+
+    def _await_headers(self) -> None:
+        self._header_bytes = 0
+        self._arm(self.settings.header_timeout, self._refuse, REQUEST_TIMEOUT)
+
+    def _arm(self, delay: float, callback: Any, *args: Any) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(delay, callback, *args)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _refuse(self, response: bytes) -> None:
+        """Answer ``response`` to a request that is not coming, and close."""
+        self._disarm()
+        if not self.transport.is_closing():
+            self.transport.write(response)
+            self.transport.close()
+        self.loop.call_later(self.settings.close_timeout, self.transport.abort)
+
+    def _body_timed_out(self) -> None:
+        self._deadline = None
+        self.transport.abort()
+
+
+def guarded(settings: Settings) -> type[GuardedHttp]:
+    """A :class:`GuardedHttp` class bound to ``settings``, for ``uvicorn.run(http=...)``."""
+    return type("GuardedHttp", (GuardedHttp,), {"settings": settings})
+
+
+class BoundedWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's sans-I/O WebSocket protocol, parsing only what the application takes.
+
+    uvicorn parses every frame of a read (a flood of tiny frames: tens of
+    thousands in one call, the loop blocked meanwhile) into the application's
+    queue before it pauses reading. Here bytes are parsed in
+    slices of ``SLICE`` and, once ``PENDING`` messages wait, the rest is kept
+    unparsed and reading is paused until the application has taken them. A
+    client flooding frames then costs what the connection reads (rate
+    limited, :mod:`server.connection`), not what it sends.
+    """
+
+    SLICE = 4096
+    PENDING = 16
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._unparsed = b""
+
+    def data_received(self, data: bytes) -> None:
+        if self._unparsed or self._full():
+            self._unparsed += data
+            self._hold()
+            return
+        self._parse(data)
+
+    async def receive(self) -> Any:
+        message = await super().receive()
+        if self._unparsed and not self._full():
+            data, self._unparsed = self._unparsed, b""
+            self._parse(data)
+        return message
+
+    def _full(self) -> bool:
+        return self.handshake_complete and self.queue.qsize() >= self.PENDING
+
+    def _parse(self, data: bytes) -> None:
+        for start in range(0, len(data), self.SLICE):
+            if self.transport.is_closing():
+                return
+            if self._full():
+                self._unparsed = data[start:]
+                self._hold()
+                return
+            super().data_received(data[start : start + self.SLICE])
+
+    def _hold(self) -> None:
+        if not self.read_paused and not self.transport.is_closing():
+            self.read_paused = True
+            self.transport.pause_reading()

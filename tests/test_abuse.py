@@ -1,0 +1,340 @@
+"""Attacks from issue 13 against a real server, each shown to fail now: sockets that
+never read, slowloris, oversized bodies, floods over the rate limits, too many
+connections; and the /metrics page that counts them.
+
+Servers are spawned (``tablewire serve``, uvicorn with tablewire's HTTP
+protocol) or run in the test's loop; every timeout and limit is made small
+through settings, and no test asserts on time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from clients.client import LobbyClient
+from clients.rude import NonReader, RelayMover, server_closed, slowloris
+from clients.spawn import SpawnedServer
+from conftest import Running
+from protocol.codec import decode, encode
+from server.app import create_app
+from server.settings import Settings
+
+GUARD = 60.0
+"""Seconds any one wait may take before the test fails (not a measured bound)."""
+
+UNLIMITED_FRAMES = {"address_factor": 0, "intent_rate": 0, "query_rate": 0, "ping_rate": 0}
+
+
+async def scrape(url: str) -> dict[str, float]:
+    """``GET /metrics``: every sample as ``name{label="value",...}`` → value."""
+    async with httpx.AsyncClient() as client:
+        text = (await client.get(f"{url}/metrics")).text
+    samples = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
+            samples[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
+    return samples
+
+
+async def until(url: str, check: Any) -> dict[str, float]:
+    """Scrape until ``check(samples)`` holds (the server's state is not awaitable from here)."""
+    async with asyncio.timeout(GUARD):
+        while not check(samples := await scrape(url)):  # noqa: ASYNC110
+            await asyncio.sleep(0.1)
+    return samples
+
+
+@pytest.fixture
+async def spawned(request: pytest.FixtureRequest) -> AsyncIterator[SpawnedServer]:
+    server = await SpawnedServer(**request.param).start()
+    yield server
+    await server.stop()
+
+
+# -- 1. sockets that never read ------------------------------------------------------
+
+CUTOFF = {
+    "send_buffer": 16384,
+    "send_timeout": 0.5,
+    "close_timeout": 0.5,
+    **UNLIMITED_FRAMES,
+}
+
+
+@pytest.mark.parametrize("spawned", [CUTOFF], indirect=True)
+async def test_spectators_that_never_read_are_cut_off_and_forgotten(
+    spawned: SpawnedServer,
+) -> None:
+    mover = RelayMover(spawned.url)
+    room_id = await mover.open()
+    moving = asyncio.create_task(mover.run())
+    readers = [NonReader(spawned.url, room_id) for _ in range(20)]
+    try:
+        for reader in readers:
+            await reader.connect()
+        samples = await until(
+            spawned.url,
+            lambda s: (
+                s["tablewire_slow_client_closes_total"] >= len(readers)
+                and s["tablewire_connections"] == 4
+            ),
+        )
+        assert samples["tablewire_room_connections"] == 4, "only the four players are left"
+        for reader in readers:
+            assert await reader.closed_by_server() in ("reset", "eof")
+        made = mover.made
+        async with asyncio.timeout(GUARD):
+            await mover.players[0].wait_version(mover.players[0].version + 8)
+        assert mover.made > made, "the room kept moving"
+    finally:
+        moving.cancel()
+        mover.close()
+        for reader in readers:
+            reader.close()
+
+
+@pytest.mark.parametrize("spawned", [CUTOFF], indirect=True)
+async def test_clients_that_ask_for_answers_they_never_read_are_cut_off(
+    spawned: SpawnedServer,
+) -> None:
+    async with LobbyClient(spawned.url) as lobby:
+        room = await lobby.create_room("sintra", seats=2)  # waiting: no frames of its own
+    readers = [NonReader(spawned.url, room["id"]) for _ in range(10)]
+    try:
+        for reader in readers:
+            await reader.connect()
+            for _ in range(20):
+                await reader.send({"t": "ping", "data": "x" * 30000})
+        await until(spawned.url, lambda s: s["tablewire_connections"] == 0)
+        for reader in readers:
+            assert await reader.closed_by_server() in ("reset", "eof")
+    finally:
+        for reader in readers:
+            reader.close()
+
+
+# -- 4. slowloris ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spawned", [{"header_timeout": 0.5, "body_timeout": 0.5, "keepalive_timeout": 1}], indirect=True
+)
+async def test_silent_and_half_sent_connections_are_closed(spawned: SpawnedServer) -> None:
+    loop = asyncio.get_running_loop()
+    silent = [await slowloris(spawned.url, half=False) for _ in range(20)]
+    half = [await slowloris(spawned.url, half=True) for _ in range(20)]
+    body = await slowloris(spawned.url, half=False)
+    await loop.sock_sendall(
+        body, b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{}"
+    )
+    idle = await slowloris(spawned.url, half=False)
+    await loop.sock_sendall(idle, b"GET /api/games HTTP/1.1\r\nHost: x\r\n\r\n")
+    try:
+        async with asyncio.timeout(GUARD):
+            closes = [await server_closed(sock) for sock in [*silent, *half, body, idle]]
+        assert len(closes) == 42
+    finally:
+        for sock in [*silent, *half, body, idle]:
+            sock.close()
+
+
+@pytest.mark.parametrize("spawned", [{"max_header_bytes": 2048}], indirect=True)
+async def test_oversized_headers_get_431(spawned: SpawnedServer) -> None:
+    loop = asyncio.get_running_loop()
+    sock = await slowloris(spawned.url, half=True)
+    try:
+        await loop.sock_sendall(sock, b"y" * 4096)
+        answer = await loop.sock_recv(sock, 4096)
+        assert answer.startswith(b"HTTP/1.1 431")
+        assert await server_closed(sock) in ("reset", "eof")
+    finally:
+        sock.close()
+
+
+# -- 5. bodies refused before they are read --------------------------------------------
+
+
+async def _http_answer(sock: socket.socket) -> tuple[bytes, bytes]:
+    """Read one HTTP response until the server closes: status line and body."""
+    loop = asyncio.get_running_loop()
+    data = b""
+    async with asyncio.timeout(GUARD):
+        while chunk := await loop.sock_recv(sock, 65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return head.split(b"\r\n")[0], body
+
+
+@pytest.mark.parametrize("spawned", [{}], indirect=True)
+async def test_a_256_mib_content_length_gets_413_before_any_body(spawned: SpawnedServer) -> None:
+    loop = asyncio.get_running_loop()
+    sock = await slowloris(spawned.url, half=False)
+    try:
+        request = b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Length: 268435456\r\n\r\n"
+        await loop.sock_sendall(sock, request)  # and not one byte of the body
+        status, body = await _http_answer(sock)
+        assert status.startswith(b"HTTP/1.1 413")
+        assert b'"body_too_large"' in body
+    finally:
+        sock.close()
+
+
+@pytest.mark.parametrize("spawned", [{}], indirect=True)
+async def test_a_chunked_body_past_the_limit_gets_413(spawned: SpawnedServer) -> None:
+    loop = asyncio.get_running_loop()
+    sock = await slowloris(spawned.url, half=False)
+    chunk = b"2000\r\n" + b" " * 0x2000 + b"\r\n"  # 8 KiB
+    try:
+        await loop.sock_sendall(
+            sock, b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+        await loop.sock_sendall(sock, chunk * 3)  # 24 KiB, and no end: the server stops reading
+        status, body = await _http_answer(sock)
+        assert status.startswith(b"HTTP/1.1 413")
+        assert b'"body_too_large"' in body
+    finally:
+        sock.close()
+
+
+async def test_a_streamed_body_is_not_read_past_the_limit() -> None:
+    sent = 0
+
+    async def endless() -> AsyncIterator[bytes]:
+        nonlocal sent
+        for _ in range(10_000):
+            sent += 1
+            yield b" " * 4096
+
+    transport = httpx.ASGITransport(app=create_app(Settings(max_body=16384)))
+    async with httpx.AsyncClient(transport=transport, base_url="http://tablewire") as client:
+        response = await client.post("/api/rooms", content=endless())
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "body_too_large"
+    assert sent <= 6, "reading stopped at the limit"
+
+
+# -- 11. rate limits -------------------------------------------------------------------
+
+
+async def test_lobby_requests_over_the_rate_get_429() -> None:
+    app = create_app(Settings(http_rate=0.001, http_burst=2))
+    transport = httpx.ASGITransport(app=app, client=("203.0.113.9", 1234))
+    async with httpx.AsyncClient(transport=transport, base_url="http://tablewire") as client:
+        codes = [(await client.get("/api/games")).status_code for _ in range(3)]
+        refused = await client.get("/api/games")
+        health = await client.get("/healthz")
+    assert codes == [200, 200, 429]
+    assert refused.json()["error"]["code"] == "rate_limited"
+    assert health.status_code == 200, "only the lobby (/api/) is limited"
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return Settings(
+        hello_timeout=5,
+        ping_rate=0.001,
+        ping_burst=2,
+        intent_rate=0.001,
+        intent_burst=2,
+        query_rate=1000,
+        query_burst=1000,
+        address_factor=0,
+        rate_strikes=4,
+        max_room_connections=3,
+    )
+
+
+@pytest.fixture
+def store_kind() -> str:
+    return "memory"
+
+
+async def _joined(server: Running, room_id: str) -> Any:
+    ws = await connect(f"{server.ws}/ws/rooms/{room_id}", max_size=None)
+    await ws.send(encode({"t": "hello", "protocol": 1, "token": None}))
+    assert decode(await ws.recv(decode=False))["t"] == "welcome"
+    assert decode(await ws.recv(decode=False))["t"] == "snapshot"
+    return ws
+
+
+async def test_pings_and_intents_over_the_rate_are_refused_then_the_connection_closed(
+    server: Running,
+) -> None:
+    async with LobbyClient(server.url) as lobby:
+        room = await lobby.create_room("sintra", seats=2)
+    ws = await _joined(server, room["id"])
+    for i in range(3):
+        await ws.send(encode({"t": "ping", "data": i}))
+    answers = [decode(await ws.recv(decode=False)) for _ in range(3)]
+    assert [a["t"] for a in answers] == ["pong", "pong", "error"]
+    assert answers[2]["code"] == "rate_limited" and not answers[2]["fatal"]
+    await ws.send(encode({"t": "intent", "id": 7, "action": {}}))
+    await ws.send(encode({"t": "intent", "id": 8, "action": {}}))
+    await ws.send(encode({"t": "intent", "id": 9, "action": {}}))
+    answers = [decode(await ws.recv(decode=False)) for _ in range(3)]
+    codes = {a["id"]: (a["t"], a["code"]) for a in answers}  # a refusal can overtake the queue
+    assert codes == {
+        7: ("reject", "spectator"),
+        8: ("reject", "spectator"),
+        9: ("reject", "rate_limited"),
+    }
+    for i in range(3):
+        await ws.send(encode({"t": "ping", "data": i}))
+    frames = []
+    with pytest.raises(ConnectionClosed):
+        while True:
+            frames.append(decode(await ws.recv(decode=False)))
+    assert frames[-1]["code"] == "rate_limited" and frames[-1]["fatal"]
+
+
+async def test_a_room_admits_its_spectators_up_to_the_limit(server: Running) -> None:
+    async with LobbyClient(server.url) as lobby:
+        room = await lobby.create_room("sintra", seats=2)
+    joined = [await _joined(server, room["id"]) for _ in range(3)]
+    refused = await connect(f"{server.ws}/ws/rooms/{room['id']}", max_size=None)
+    await refused.send(encode({"t": "hello", "protocol": 1, "token": None}))
+    frame = decode(await refused.recv(decode=False))
+    assert (frame["t"], frame["code"], frame["fatal"]) == ("error", "too_many_connections", True)
+    for ws in joined:
+        await ws.close()
+
+
+# -- 12. metrics -----------------------------------------------------------------------
+
+
+async def test_metrics_count_rooms_connections_intents_and_rejects(server: Running) -> None:
+    async with LobbyClient(server.url) as lobby:
+        room = await lobby.create_room("sintra", seats=2)
+    ws = await _joined(server, room["id"])
+    await ws.send(encode({"t": "intent", "id": 1, "action": {}}))
+    assert decode(await ws.recv(decode=False))["code"] == "spectator"
+    samples = await scrape(server.url)
+    assert samples['tablewire_rooms{engine="sintra",owned="yes",status="waiting"}'] == 1
+    assert samples["tablewire_connections"] == 1
+    assert samples["tablewire_room_connections"] == 1
+    assert samples["tablewire_intents_total"] >= 1
+    assert samples['tablewire_rejects_total{code="spectator"}'] >= 1
+    assert samples["tablewire_frames_out_total"] >= 3  # welcome, snapshot, reject
+    assert samples["tablewire_bytes_out_total"] > samples["tablewire_frames_out_total"]
+    assert samples["tablewire_intent_patch_seconds_count"] >= 1
+    assert "tablewire_event_loop_lag_seconds_count" in samples
+    assert "process_resident_memory_bytes" in samples
+    await ws.close()
+
+
+def test_every_setting_is_in_the_operations_table() -> None:
+    table = (Path(__file__).parent.parent / "docs" / "operations.md").read_text()
+    missing = [f.name for f in fields(Settings) if f"`{f.name}`" not in table]
+    assert not missing, f"docs/operations.md lacks {missing}"

@@ -1,0 +1,172 @@
+"""Limits in isolation: token buckets, per-address tables, and a connection whose
+client never takes its frames (ended within ``close_timeout`` under any ASGI server)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import uvicorn
+from uvicorn.server import ServerState
+from websockets.client import ClientProtocol
+from websockets.uri import parse_uri
+
+from protocol.codec import encode
+from server.connection import SocketConnection, serve
+from server.limits import Buckets, FrameLimits, Gate, Kind, TokenBucket
+from server.settings import Settings
+from server.transport import BoundedWebSocket
+
+
+def test_a_bucket_spends_its_burst_then_refills_at_its_rate() -> None:
+    bucket = TokenBucket(rate=2.0, burst=3, now=0.0)
+    assert [bucket.take(0.0) for _ in range(4)] == [True, True, True, False]
+    assert bucket.take(0.5) and not bucket.take(0.5)
+    assert [bucket.take(100.0) for _ in range(4)] == [True, True, True, False], "never above burst"
+
+
+def test_per_key_buckets_are_separate_and_idle_ones_are_dropped() -> None:
+    buckets = Buckets(rate=1.0, burst=1)
+    assert buckets.take("a", 0.0) and not buckets.take("a", 0.0)
+    assert buckets.take("b", 0.0)
+    assert len(buckets) == 2
+    assert buckets.take("c", 10.0)  # a and b have refilled: forgotten
+    assert len(buckets) == 1
+    assert Buckets(rate=0, burst=0).take("x", 0.0), "rate 0: no limit"
+
+
+def test_connections_of_one_address_share_its_buckets() -> None:
+    now = [0.0]
+    settings = Settings(ping_rate=1.0, ping_burst=2, address_factor=1.5, rate_strikes=2)
+    gate = Gate(settings, clock=lambda: now[0])
+    first, second = gate.frame_limits("198.51.100.1"), gate.frame_limits("198.51.100.1")
+    other = gate.frame_limits("198.51.100.2")
+    assert first.allow(Kind.PING) and first.allow(Kind.PING)
+    assert second.allow(Kind.PING), "the address's bucket holds 3"
+    assert not second.allow(Kind.PING) and not second.exhausted
+    assert not second.allow(Kind.PING) and second.exhausted
+    assert other.allow(Kind.PING) and other.allow(Kind.INTENT)
+
+
+def test_the_gate_counts_connections_and_refuses_above_the_cap() -> None:
+    gate = Gate(Settings(max_connections=1))
+    assert gate.admit("a") is None and gate.open == 1
+    assert gate.admit("b") is not None and gate.open == 1
+    gate.leave()
+    assert gate.admit("b") is None
+
+
+async def test_a_client_that_takes_nothing_for_send_timeout_is_too_slow() -> None:
+    conn = SocketConnection(StalledSocket(), Settings(send_timeout=60))  # type: ignore[arg-type]
+    conn.send(b"frame")  # queued, never written: the writer is not running
+    conn._check_progress(conn._progress())
+    assert conn.closing
+
+
+class StalledSocket:
+    """A WebSocket whose peer never reads: sends never complete, nothing arrives."""
+
+    scope: dict[str, Any] = {"client": ("192.0.2.1", 1)}  # noqa: RUF012
+
+    async def accept(self) -> None:
+        pass
+
+    async def send_bytes(self, data: bytes) -> None:
+        await asyncio.Event().wait()
+
+    async def receive(self) -> dict[str, Any]:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+class Transport:
+    def __init__(self) -> None:
+        self.aborted = asyncio.Event()
+
+    def abort(self) -> None:
+        self.aborted.set()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return 1
+
+
+class NoRooms:
+    async def open(self, room_id: str) -> None:
+        return None
+
+
+async def test_a_closing_connection_that_cannot_flush_is_aborted_after_close_timeout() -> None:
+    settings = Settings(close_timeout=0.01)
+    transport = Transport()
+    gate = Gate(settings)
+    ws: Any = StalledSocket()
+    # no_such_room: a fatal error the stalled socket never takes; serve still ends
+    await serve(ws, "gone", NoRooms(), settings, gate=gate, transport=transport)  # type: ignore[arg-type]
+    await transport.aborted.wait()
+    assert gate.open == 0
+
+
+def test_a_rate_of_zero_is_no_limit() -> None:
+    gate = Gate(Settings(intent_rate=0, address_factor=0))
+    limits: FrameLimits = gate.frame_limits("a")
+    assert all(limits.allow(Kind.INTENT) for _ in range(1000))
+
+
+class PausableTransport:
+    """What uvicorn's WebSocket protocol needs of a transport, recording pauses."""
+
+    def __init__(self) -> None:
+        self.paused = False
+        self.written = b""
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return ("127.0.0.1", 1) if name in ("peername", "sockname") else default
+
+    def is_closing(self) -> bool:
+        return False
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def pause_reading(self) -> None:
+        self.paused = True
+
+    def resume_reading(self) -> None:
+        self.paused = False
+
+    def close(self) -> None:
+        pass
+
+
+async def test_a_flood_of_frames_is_parsed_only_as_the_application_takes_them() -> None:
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await asyncio.Event().wait()
+
+    config = uvicorn.Config(app, ws=BoundedWebSocket, lifespan="off", log_config=None)
+    config.load()
+    protocol = BoundedWebSocket(config=config, server_state=ServerState(), app_state={})
+    transport = PausableTransport()
+    protocol.connection_made(transport)  # type: ignore[arg-type]
+    client = ClientProtocol(parse_uri("ws://127.0.0.1/ws/rooms/r"))
+    client.send_request(client.connect())
+    protocol.data_received(b"".join(client.data_to_send()))
+    await protocol.send({"type": "websocket.accept"})
+    client.receive_data(transport.written)
+    for _ in range(10_000):
+        client.send_binary(encode({"t": "ping"}))
+    protocol.data_received(b"".join(client.data_to_send()))  # one read, 10,000 frames
+    assert protocol.queue.qsize() < 1000, "the rest waits unparsed"
+    assert transport.paused
+    for _ in range(10):  # connect, then frames
+        await protocol.receive()
+    assert protocol.queue.qsize() < 1000
+    protocol.connection_lost(None)
+    for task in list(protocol.tasks):
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
