@@ -8,17 +8,20 @@ import os
 import shutil
 import socket
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import hypothesis  # noqa: F401  (see below)
 import pytest
 import uvicorn
+from playwright.sync_api import Browser, sync_playwright
 
 from clients.spawn import SpawnedRedis
 from server.app import create_app
 from server.lobby import Lobby
 from server.settings import Settings
+from browser import DESKTOP, Served, Watched, chromium_path, screenshots_dir
 
 # hypothesis is imported above, at collection: its pytest plugin otherwise imports it
 # at session end, and CPython 3.11.7 then intermittently fails in ast.parse with
@@ -101,3 +104,54 @@ async def server(
     instance.should_exit = True
     await task
     sock.close()
+
+
+# The browser tests (tests/browser.py): one `tablewire serve` per module, one Chromium
+# per session, a fresh page per test that fails the test on console errors.
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Served]:
+    server = Served().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Browser]:
+    path = chromium_path()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=path, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def shots() -> Path:
+    return screenshots_dir()
+
+
+@pytest.fixture
+def open_page(chromium: Browser, served: Served) -> Iterator[Callable[..., Watched]]:
+    """``open_page(viewport=DESKTOP)``: a new browser context's page on ``served``; at the
+    end of the test, no page may have logged an error or asked another host."""
+    opened: list[Watched] = []
+
+    def open_one(viewport: dict[str, int] = DESKTOP) -> Watched:
+        context = chromium.new_context(viewport=viewport)  # type: ignore[arg-type]
+        watched = Watched(context.new_page(), served.url)
+        watched.attach()
+        opened.append(watched)
+        return watched
+
+    yield open_one
+    errors = [error for watched in opened for error in watched.errors]
+    for watched in opened:
+        watched.page.context.close()
+    assert not errors, "\n".join(errors)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    folder = screenshots_dir()
+    if any(folder.glob("*.png")):
+        terminalreporter.write_line(f"browser screenshots: {folder}")

@@ -2,6 +2,8 @@
 // clocks, what is being asked, the board (games/<engine>.js, or the fallback), the legal
 // moves as buttons, the event log in sentences, the result with a rematch button.
 // With a seat's token kept in this browser the page plays that seat; without, it watches.
+// The page's connection is `globalThis.tablewireRoom` (its `doc`, `version`...), for the
+// browser tests and for anyone curious in the developer console.
 
 import { FallbackBoard } from "./games/fallback.js";
 import { boards } from "./games/index.js";
@@ -298,10 +300,8 @@ function Room({ conn, held, notice }) {
   const version = conn.version;
 
   useEffect(() => {
-    if (!myTurn || state !== "open") {
-      setMoves([]);
-      return;
-    }
+    setMoves([]);
+    if (!myTurn || state !== "open") return;
     const ask = ++asking.current;
     conn.legal().then(
       (found) => { if (ask === asking.current) setMoves(found); },
@@ -429,6 +429,7 @@ function start() {
   const app = document.getElementById("app");
   const held = heldSeat(roomId);
   const conn = new RoomConnection(roomId, { token: held ? held.token : null });
+  globalThis.tablewireRoom = conn;
   render(html`<${Room} key="seat" conn=${conn} held=${held} />`, app);
   conn.connect().catch((error) => {
     if (error.code === "no_such_room") {
@@ -436,6 +437,7 @@ function start() {
     } else if (held && error.code === "bad_token") {
       forgetSeat(roomId);
       const watcher = new RoomConnection(roomId);
+      globalThis.tablewireRoom = watcher;
       const notice = "The seat this browser held in this room is no longer valid: you are watching.";
       render(html`<${Room} key="watch" conn=${watcher} held=${null} notice=${notice} />`, app);
       watcher.connect().catch(() => {});
