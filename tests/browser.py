@@ -25,7 +25,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from playwright.sync_api import ConsoleMessage, Page, Request
 from playwright.sync_api import Error as PlaywrightError
 
@@ -50,7 +49,10 @@ def chromium_path() -> str:
 
 
 def screenshots_dir() -> Path:
-    path = Path(os.environ.get("TABLEWIRE_SCREENSHOTS") or Path(tempfile.gettempdir()) / "tablewire-screenshots")
+    path = Path(
+        os.environ.get("TABLEWIRE_SCREENSHOTS")
+        or Path(tempfile.gettempdir()) / "tablewire-screenshots"
+    )
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -73,7 +75,12 @@ class Served:
         self.log: list[str] = []
 
     def start(self) -> Served:
-        command = [str(Path(sys.executable).with_name("tablewire")), "serve", "--port", str(self.port)]
+        command = [
+            str(Path(sys.executable).with_name("tablewire")),
+            "serve",
+            "--port",
+            str(self.port),
+        ]
         self.process = subprocess.Popen(
             command, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
@@ -130,7 +137,9 @@ class Served:
                 "bots": {"seats": list(range(seats - bots, seats)), "kind": "random"},
             },
         )
-        reservation: dict[str, Any] = self.api("POST", f"/api/rooms/{room['id']}/seats", {"name": name})
+        reservation: dict[str, Any] = self.api(
+            "POST", f"/api/rooms/{room['id']}/seats", {"name": name}
+        )
         return reservation
 
 
@@ -154,14 +163,23 @@ class Watched:
 
     def _request(self, request: Request) -> None:
         url = request.url
-        if not (url.startswith(self.origin) or url.startswith("data:") or url.startswith("ws://127.0.0.1")):
+        if not (
+            url.startswith(self.origin)
+            or url.startswith("data:")
+            or url.startswith("ws://127.0.0.1")
+        ):
             self.errors.append(f"outside request: {url}")
 
     def hold_seat(self, reservation: dict[str, Any], name: str = "Ana") -> None:
         """Keep ``reservation``'s token in this browser as the lobby page would."""
         self.page.goto(self.origin + "/")
-        value = json.dumps({"token": reservation["token"], "seat": reservation["seat"], "name": name})
-        self.page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"tablewire:seat:{reservation['room']}", value])
+        value = json.dumps(
+            {"token": reservation["token"], "seat": reservation["seat"], "name": name}
+        )
+        self.page.evaluate(
+            "([k, v]) => localStorage.setItem(k, v)",
+            [f"tablewire:seat:{reservation['room']}", value],
+        )
 
     def open_room(self, room_id: str) -> None:
         self.page.goto(f"{self.origin}/rooms/{room_id}")
@@ -175,7 +193,9 @@ class Watched:
         return int(self.page.evaluate("() => globalThis.tablewireRoom.version"))
 
     def no_horizontal_scroll(self) -> bool:
-        return bool(self.page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"))
+        return bool(
+            self.page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+        )
 
     def shoot(self, folder: Path, name: str) -> Path:
         path = folder / f"{name}.png"
@@ -201,7 +221,11 @@ def play_to_end(
             return clicks
         board = page.locator(".o-board [data-move]:not([disabled])")
         listed = page.locator(".moves button:not([disabled])")
-        choices = board if board.count() and (not listed.count() or rnd.random() < board_first) else listed
+        choices = (
+            board
+            if board.count() and (not listed.count() or rnd.random() < board_first)
+            else listed
+        )
         count = choices.count()
         if not count:
             continue

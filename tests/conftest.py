@@ -15,13 +15,13 @@ from pathlib import Path
 import hypothesis  # noqa: F401  (see below)
 import pytest
 import uvicorn
+from browser import DESKTOP, Served, Watched, chromium_path, screenshots_dir
 from playwright.sync_api import Browser, sync_playwright
 
 from clients.spawn import SpawnedRedis
 from server.app import create_app
 from server.lobby import Lobby
 from server.settings import Settings
-from browser import DESKTOP, Served, Watched, chromium_path, screenshots_dir
 
 # hypothesis is imported above, at collection: its pytest plugin otherwise imports it
 # at session end, and CPython 3.11.7 then intermittently fails in ast.parse with

@@ -19,7 +19,9 @@ def test_the_lobby_creates_a_room_with_bots_and_seats_this_browser(
     page.fill("#name", "Bea <b>&")
     page.select_option("#chartered-seats", "3")
     page.select_option("#chartered-bots", "2")
-    page.locator("section", has=page.locator("#chartered-title")).get_by_role("button", name="Create room").click()
+    page.locator("section", has=page.locator("#chartered-title")).get_by_role(
+        "button", name="Create room"
+    ).click()
     page.wait_for_url("**/rooms/*")
     page.wait_for_selector(".o-board")
     assert "Bea <b>&" in page.locator(".o-seats").inner_text()
