@@ -106,8 +106,8 @@ async def server(
     sock.close()
 
 
-# The browser tests (tests/browser.py): one `tablewire serve` per module, one Chromium
-# per session, a fresh page per test that fails the test on console errors.
+# The browser tests (tests/browser.py): one `tablewire serve` and one Chromium per
+# module, a fresh page per test that fails the test on console errors.
 
 
 @pytest.fixture(scope="module")
@@ -117,8 +117,10 @@ def served() -> Iterator[Served]:
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Browser]:
+    """Module-scoped: Playwright's sync API holds an event loop in this thread while it
+    runs, which the asyncio tests of later modules must not find."""
     path = chromium_path()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=path, headless=True)
