@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import DESKTOP, FINISHED, PHONE, Served, Watched, play_to_end
+from browser import CLICKABLE, DESKTOP, FINISHED, PHONE, Served, Watched, play_to_end
+from playwright.sync_api import Error as PlaywrightError
 
 from clients.web.chartered_data import TARGET, rendered
 from engines.chartered.engine import card_effect, company_name
@@ -120,6 +121,35 @@ def check_views(player: Watched, spectator: Watched) -> None:
         assert f"{game['face_down'][0]} share" in watched["shares"][0]
 
 
+SELECTED = """() => {
+  const spot = document.querySelector(".o-board .ch-selected");
+  return [spot && spot.getAttribute("aria-label"),
+          document.querySelectorAll(".o-board .ch-choices [data-move]").length];
+}"""
+
+
+def select_a_spot(player: Watched) -> int:
+    """Select a board spot that has several moves (a level card, a founding's plot), if
+    there is one now: its moves show as buttons. Returns how many (0: none selected)."""
+    page = player.page
+    page.wait_for_selector(f"{FINISHED}, {CLICKABLE}", timeout=60_000)
+    spot = page.locator(".o-board .ch-choose:not(.ch-selected)")
+    try:
+        if not spot.count():
+            return 0
+        spot.first.click(timeout=2_000)
+        page.wait_for_selector(".o-board .ch-choices", timeout=2_000)
+    except PlaywrightError:  # the state moved on under the click
+        return 0
+    label, shown = page.evaluate(SELECTED)  # one render: the spot and its moves
+    if label is None:
+        return 0
+    wanted = re.search(r": (\d+) moves, choose one$", label)
+    assert wanted, label
+    assert shown == int(wanted.group(1))
+    return shown
+
+
 def test_a_seat_plays_chartered_to_the_end_by_clicking_the_board_through_a_restart(
     open_page: Callable[..., Watched], served: Served, shots: Path
 ) -> None:
@@ -133,16 +163,22 @@ def test_a_seat_plays_chartered_to_the_end_by_clicking_the_board_through_a_resta
     player.page.wait_for_selector(".ch-board")
     player.page.evaluate(WATCH_PAGE)
 
+    rnd = random.Random(12)
+    selections = []
+
     def midgame(clicks: int) -> None:
         if clicks == SHOTS_AT:
             mid_game_checks(player, spectator, shots)
         if clicks == RESTART_AT:
             served.restart()
+        if rnd.random() < 0.5 and (moves := select_a_spot(player)):
+            selections.append(moves)
 
-    clicks = play_to_end(player, random.Random(12), board_first=0.8, on_click=midgame)
+    clicks = play_to_end(player, rnd, board_first=0.8, on_click=midgame)
     assert clicks > RESTART_AT, "the game ended before the restart"
     board_clicks = player.page.evaluate("() => globalThis.boardClicks")
     assert board_clicks >= 20 and board_clicks >= clicks // 3, (board_clicks, clicks)
+    assert selections, "no board spot with several moves was ever selected"
 
     # The restart was seen and survived: reconnecting, then connected, on the same seat.
     shown = player.page.evaluate("() => globalThis.shownStates")

@@ -35,7 +35,7 @@ const STEPS = {
   sell: "selling shares for an event card",
 };
 
-const money = (n) => `ƒ${n}`;
+const money = (n) => (n < 0 ? `−ƒ${-n}` : `ƒ${n}`);
 const companyName = (id) => (COMPANIES[id] ? COMPANIES[id].name : String(id));
 const letter = (id) => companyName(id)[0];
 const seatName = (doc, s) => doc.seats[s] || `seat ${s + 1}`;
@@ -116,9 +116,12 @@ function cardEffect(game, geo, closed, card) {
 function spotsOf(action, hand) {
   switch (action.type) {
     case "build": {
-      const card = hand && hand.find((c) => c.id === action.card);
-      const plot = action.plot ?? (card && card.plot);
-      return [`card:${action.card}`, `plot:${plot}`];
+      const card = (hand || []).find((c) => c.id === action.card);
+      if (!card) return ["other"];
+      if (card.kind === "plot") return [`card:${card.id}`, `plot:${card.plot}`];
+      // The engine offers the first of identical level cards: any of them is the spot.
+      const same = hand.filter((c) => c.kind === "level" && c.level === card.level);
+      return [...same.map((c) => `card:${c.id}`), `plot:${action.plot}`];
     }
     case "layout":
       return action.plots.map((p) => `plot:${p}`);
@@ -249,10 +252,11 @@ function MapView({ doc, geo, spots, selected, select, send, busy, mine }) {
   </div>`;
 }
 
-function Choices({ selected, spots, send, busy, select }) {
-  if (!selected || !spots.has(selected)) return null;
-  const [kind, id] = selected.split(":");
-  const title = kind === "plot" ? `Plot ${id}` : "This card";
+function Choices({ selected, spots, send, busy, select, kind }) {
+  if (!selected || !selected.startsWith(`${kind}:`) || !spots.has(selected)) return null;
+  const id = selected.split(":")[1];
+  const first = spots.get(selected)[0].label.split(STEP)[0];
+  const title = kind === "plot" ? `Plot ${id}` : `${first[0].toUpperCase()}${first.slice(1)} (or click a plot on the map)`;
   return html`<div class="ch-choices" role="group" aria-label=${`${title}: choose a move`}>
     <strong>${title}: choose</strong>
     ${spots.get(selected).map((entry) => html`<button type="button" data-move="" aria-label=${entry.label}
@@ -295,7 +299,7 @@ function Stock({ doc, spots, send, busy }) {
       })}
     </ul>
     ${free.length
-      ? html`<p class="ch-free-title muted">Not on the board${game.pending && game.pending.step === "company" ? "" : " (free to found)"}:</p>
+      ? html`<p class="ch-free-title muted">Not on the board${game.finished ? "" : " (free to found)"}:</p>
         <ul class="ch-free">${free.map((c) => html`<li key=${c.id} class=${`ch-co-${c.id}`}>
           <span class="ch-swatch" aria-hidden="true">${letter(c.id)}</span> ${c.name}
           <span class="muted">(${c.commodity})</span> ${moves(c.id)}</li>`)}</ul>`
@@ -486,7 +490,7 @@ export function Board({ doc, seat, legal, send }) {
     <div class="ch-top">
       <div class="ch-map-col">
         <${MapView} doc=${doc} geo=${geo} mine=${mine} ...${common} />
-        <${Choices} ...${common} />
+        <${Choices} kind="plot" ...${common} />
       </div>
       <div class="ch-side">
         ${others.length
@@ -498,7 +502,8 @@ export function Board({ doc, seat, legal, send }) {
       </div>
     </div>
     <${Market} doc=${doc} geo=${geo} closed=${closed} legal=${legal} ...${common} />
-    ${seat !== null && game.hand ? html`<${Hand} game=${game} geo=${geo} closed=${closed} ...${common} />` : null}
+    ${seat !== null && game.hand ? html`<${Hand} game=${game} geo=${geo} closed=${closed} ...${common} />
+      <${Choices} kind="card" ...${common} />` : null}
     <section aria-labelledby="ch-players-title">
       <h3 id="ch-players-title">Players</h3>
       <ul class="ch-players">${doc.seats.map((_, s) => html`<${Player} key=${s} doc=${doc} seat=${s} me=${seat} />`)}</ul>
