@@ -159,7 +159,7 @@ function spotMode(key, spots, selected) {
   const entries = spots.get(key) || [];
   if (selected && selected !== key && spots.has(selected)) {
     const shared = entries.filter((e) => spots.get(selected).includes(e));
-    if (shared.length === 1) return { move: shared[0] };
+    if (shared.length === 1) return { move: shared[0], partner: true };
   }
   if (entries.length === 1) return { move: entries[0] };
   if (entries.length > 1) return { choose: entries };
@@ -170,7 +170,7 @@ function spotMode(key, spots, selected) {
 function Spot({ mode, spotKey, selected, select, send, busy, cls, label, children, data = {} }) {
   if (mode && mode.move) {
     const { move } = mode;
-    return html`<button type="button" class=${`${cls} ch-can`} data-move="" aria-label=${move.label}
+    return html`<button type="button" class=${`${cls} ch-can${mode.partner ? " ch-partner" : ""}`} data-move="" aria-label=${move.label}
       title=${move.label} disabled=${busy} onClick=${() => send(move.action)} ...${data}>${children}</button>`;
   }
   if (mode && mode.choose) {
@@ -248,7 +248,8 @@ function MapView({ doc, geo, spots, selected, select, send, busy, mine }) {
     </div>
     <p class="ch-legend muted">A letter is the company on the plot, the dots its floors;
       <span class="ch-hq-key">HQ</span> its headquarters; plots next to each other touch, and across
-      a canal only at a bridge.${mine.size ? " A dashed outline: a plot card in your hand." : ""}</p>
+      a canal only at a bridge.${mine.size ? " A dashed outline: a plot card in your hand." : ""}${
+      spots.size ? " An orange frame: a move to make there (several: click to choose); blue: the move that completes your choice." : ""}</p>
   </div>`;
 }
 
