@@ -19,7 +19,6 @@ from playwright.sync_api import Error as PlaywrightError
 from clients.web.chartered_data import TARGET, rendered
 from engines.chartered.engine import card_effect, company_name
 
-BOARD_MOVE = ".o-board [data-move]"
 RESTART_AT = 40
 SHOTS_AT = 25
 # While the server is down, Chromium itself logs each refused reconnection attempt of
