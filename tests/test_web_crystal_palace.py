@@ -17,8 +17,14 @@ from browser import PHONE, Served, Watched, play_to_end
 ROOT = Path(__file__).parent.parent
 ENGINE = "crystal-palace"
 SEATS = 3
-# Dice faces shown with their value, on the board's players and locations.
-SHOWN_DICE = ".cp-player[data-seat='{seat}'] .cp-die:not(.cp-back)"
+# The die values the board shows for seats other than `me` while it shows phase 1.
+SHOWN_IN_PHASE_1 = """(me) => {
+  const now = document.querySelector(".cp-phases .cp-now");
+  if (!now || !now.textContent.startsWith("1:") || document.querySelector("#cp-final")) return [];
+  return [...document.querySelectorAll(".cp-player .cp-die:not(.cp-back)")]
+    .filter((die) => die.closest(".cp-player").dataset.seat !== String(me))
+    .map((die) => die.textContent);
+}"""
 COUNT_BOARD_CLICKS = """() => document.addEventListener("click", (event) => {
   if (event.target.closest(".o-board [data-move]")) {
     globalThis.boardClicks = (globalThis.boardClicks || 0) + 1;
@@ -32,19 +38,20 @@ def test_the_board_data_is_the_engines_component_data() -> None:
     assert json.loads(served.read_text()) == json.loads(engine.read_text())
 
 
-def others_dice_hidden(watched: Watched, me: int | None) -> None:
-    """In phase 1, no seat but ``me`` shows a die value in the mirror or on the board."""
+def others_choices_hidden(watched: Watched, me: int | None) -> None:
+    """No seat but ``me`` shows what it chose in a secret step: in the mirror, no other
+    seat's ``secret`` dice, and in the final repayment every other seat's loans repaid as
+    they were before it (0); on the board (one render, read at once), no other seat's
+    die value while the board shows phase 1."""
     game: dict[str, Any] = watched.mirror()["game"]
-    if game["phase"] != 1 or game["finished"]:
-        return
     for seat, player in enumerate(game["seats"]):
         if seat == me:
             continue
-        assert "secret" not in player
-        assert player["rolled"] == []
-        assert watched.page.locator(SHOWN_DICE.format(seat=seat)).count() == 0
-        ready = watched.page.locator(f".cp-ready li[data-seat='{seat}']").inner_text()
-        assert ("ready" in ready) == player["ready"]
+        assert "secret" not in player and "loan_values" not in player
+        if game["step"]["kind"] == "repay" and not game["finished"]:
+            assert player["repaid"] == 0
+    shown = watched.page.evaluate(SHOWN_IN_PHASE_1, -1 if me is None else me)
+    assert shown == [], shown
 
 
 def test_a_whole_game_by_clicking_the_board(
@@ -65,11 +72,11 @@ def test_a_whole_game_by_clicking_the_board(
         "() => globalThis.tablewireRoom.doc.game.seats.slice(1).every((p) => p.ready)"
     )
     spectator.page.wait_for_selector(".cp-ready li[data-seat='2'].cp-ready-yes")
-    others_dice_hidden(spectator, None)
-    seat_line = spectator.page.locator(".cp-ready li[data-seat='0']").inner_text()
-    assert "setting dice" in seat_line and "6" not in seat_line
+    others_choices_hidden(spectator, None)
+    states = spectator.page.locator(".cp-ready li span:last-child").all_inner_texts()
+    assert states == ["… setting dice", "✓ ready", "✓ ready"]
     assert page.locator(".cp-mydice .cp-die:not(.cp-back)").all_inner_texts() == ["6"]
-    others_dice_hidden(player, 0)
+    others_choices_hidden(player, 0)
     spectator.shoot(shots, "crystal-palace-secret-phone")
 
     # A reload in the middle of the secret step returns to the same seat and its die.
@@ -79,9 +86,17 @@ def test_a_whole_game_by_clicking_the_board(
     assert player.mirror()["game"]["seats"][0]["secret"] == [6]
     assert page.locator(".cp-mydice .cp-die:not(.cp-back)").all_inner_texts() == ["6"]
     page.evaluate(COUNT_BOARD_CLICKS)
+    board_clicks = 0
 
     def watch(clicks: int) -> None:
-        others_dice_hidden(player, 0)
+        nonlocal board_clicks
+        others_choices_hidden(player, 0)
+        if clicks == 30:  # a reload later in the game: the same seat, and the game goes on
+            board_clicks += page.evaluate("() => globalThis.boardClicks || 0")
+            page.reload()
+            page.wait_for_selector(".o-board")
+            assert "you are Ana, seat 1" in page.locator(".room-head").inner_text()
+            page.evaluate(COUNT_BOARD_CLICKS)
         if clicks == 40:
             player.shoot(shots, "crystal-palace-mid-desktop")
             spectator.shoot(shots, "crystal-palace-mid-phone")
@@ -89,7 +104,7 @@ def test_a_whole_game_by_clicking_the_board(
             assert player.no_horizontal_scroll()
 
     clicks = play_to_end(player, random.Random(12), board_first=0.9, on_click=watch)
-    board_clicks = page.evaluate("() => globalThis.boardClicks || 0")
+    board_clicks += page.evaluate("() => globalThis.boardClicks || 0")
     assert clicks > 40
     assert board_clicks >= clicks // 2, (board_clicks, clicks)
 
@@ -99,9 +114,7 @@ def test_a_whole_game_by_clicking_the_board(
     player.shoot(shots, "crystal-palace-end-desktop")
     spectator.shoot(shots, "crystal-palace-end-phone")
     assert spectator.no_horizontal_scroll()
-    for seat, values in enumerate(player.mirror()["game"]["seats"]):
-        if seat:
-            assert "loan_values" not in values
+    assert all("loan_values" not in p for p in player.mirror()["game"]["seats"][1:])
     assert all("loan_values" not in p for p in spectator.mirror()["game"]["seats"])
     fresh = open_page()
     fresh.open_room(room)

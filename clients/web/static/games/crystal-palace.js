@@ -162,6 +162,17 @@ function bonusText(bonus) {
   return effectText(bonus);
 }
 
+/** What a phase-3 choice does, short enough for a location's card. */
+function choiceText({ action, label }) {
+  const ticket = action.type === "ticket" ? "ticket: " : "";
+  if (action.type === "decline") return "Decline";
+  if (action.type === "compensation") return "Take £1";
+  if (action.card) return `${ticket}${(PATENTS[action.card] || CHARACTERS[action.card]).name}`;
+  if (action.tile) return `${ticket}${tileText(action.tile)}`;
+  if (action.share) return `${ticket}share: pay £${SHARES[action.share].price}: ${effectText(SHARES[action.share].gain)}`;
+  return ticket + lastStep(label);
+}
+
 function seatName(doc, seat) {
   return doc.seats[seat] ?? `seat ${seat + 1}`;
 }
@@ -194,7 +205,7 @@ function Status({ doc, game }) {
   const season = DATA.rounds[Math.min(game.round, DATA.rounds.length - 1)];
   const publisher = PUBLISHERS[game.publisher];
   return html`<div class="cp-status">
-    <p><strong>${season}</strong> <span class="muted">· season ${Math.min(game.round + 1, 5)} of ${DATA.rounds.length}</span></p>
+    <p><strong>${season}</strong> <span class="muted">· season ${Math.min(game.round + 1, DATA.rounds.length)} of ${DATA.rounds.length}</span>${game.finished ? html` · <strong>the game is over: the exhibition opens</strong>` : null}</p>
     <ol class="cp-phases" aria-label="Phases of the season">
       ${PHASES.map(([phase, text]) => html`<li class=${game.phase === phase ? "cp-now" : ""}
         aria-current=${game.phase === phase ? "step" : null}>${phase === "final" ? "end" : phase}: ${text}</li>`)}
@@ -246,8 +257,7 @@ function Location({ doc, game, location, number, legal, send, chosen }) {
   const board = game.board[location];
   const next = game.queue.length && game.queue[0][0] === location ? game.queue[0][1] : null;
   const publisher = PUBLISHERS[game.publisher];
-  const here = legal.filter(({ action }) => ["act", "ticket", "decline", "compensation"].includes(action.type)
-    && !("card" in action) && !("tile" in action) && !("share" in action));
+  const here = legal.filter(({ action }) => ["act", "ticket", "decline", "compensation"].includes(action.type));
   const acting = next !== null && here.length;
   const used = (game.menus_used && game.menus_used[location]) || [];
   return html`<article class=${`cp-loc${next !== null ? " cp-next" : ""}`} aria-label=${`${number}. ${side.name}`}>
@@ -282,8 +292,7 @@ function Location({ doc, game, location, number, legal, send, chosen }) {
       })}
     </div>
     ${acting ? html`<div class="cp-actions" role="group" aria-label=${`Your action at ${side.name}`}>
-      ${here.map((entry) => html`<${Move} entry=${entry} send=${send}>${entry.action.type === "decline"
-        ? "Decline" : entry.action.type === "compensation" ? "Take £1" : lastStep(entry.label)}<//>`)}
+      ${here.map((entry) => html`<${Move} entry=${entry} send=${send}>${choiceText(entry)}<//>`)}
     </div>` : null}
   </article>`;
 }
@@ -551,13 +560,13 @@ export function Board({ doc, seat, legal, send }) {
     <${Status} doc=${doc} game=${game} />
     <${Final} doc=${doc} game=${game} />
     <${Secret} doc=${doc} game=${game} seat=${seat} legal=${legal} send=${send} />
+    <${Locations} doc=${doc} game=${game} seat=${seat} legal=${legal} send=${send} />
     <section aria-labelledby="cp-players">
       <h3 id="cp-players">Players</h3>
       <div class="cp-players">
         ${ordered.map((s) => html`<${Player} key=${s} doc=${doc} game=${game} s=${s} seat=${seat} legal=${legal} send=${send} />`)}
       </div>
     </section>
-    <${Locations} doc=${doc} game=${game} seat=${seat} legal=${legal} send=${send} />
     <${Displays} game=${game} legal=${legal} send=${send} />
     <div class="cp-two">
       <${Market} doc=${doc} game=${game} legal=${legal} send=${send} />
