@@ -2,4 +2,5 @@
 // An engine without an entry is drawn by the fallback board (games/fallback.js).
 export const boards = {
   chartered: () => import("./chartered.js"),
+  "crystal-palace": () => import("./crystal-palace.js"),
 };

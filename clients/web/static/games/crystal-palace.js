@@ -1,0 +1,576 @@
+// Crystal Palace's board: the season and phase, the eight locations with their placement
+// and action spaces (costs, fees, bonuses, the dice on them), the displays (patents,
+// characters, research tiles, shares), the Black Market, the Westminster and buzz tracks,
+// and every player's public area. Secret steps (phase 1's dice, the final repayment) show
+// who is ready, never what another seat chose: the view does not carry it.
+// Names, costs and effects come from the engine's component data, served next to this
+// module as crystal-palace.json (a copy of engines/crystal_palace/data/components.json).
+// It follows the Board contract of games/README.md.
+
+import { html, useState } from "../common.js";
+
+const answer = await fetch(new URL("./crystal-palace.json", import.meta.url));
+if (!answer.ok) throw new Error(`the game's data could not be loaded (${answer.status})`);
+const DATA = await answer.json();
+
+const STEP = " → ";
+const COLOURS = ["red", "blue", "green", "amber", "violet"];
+const byId = (list) => Object.fromEntries(list.map((item) => [item.id, item]));
+const PATENTS = byId(DATA.patents);
+const CHARACTERS = byId(DATA.characters);
+const PUBLISHERS = byId(DATA.publishers);
+const NATIONS = byId(DATA.nations);
+
+/** Research tiles by id, numbered as the engine numbers them: G01…, B01…, O01…. */
+const TILES = (() => {
+  const tiles = {};
+  for (const [color, prefix] of [["green", "G"], ["blue", "B"], ["orange", "O"]]) {
+    let number = 0;
+    for (const entry of DATA.research[color]) {
+      for (let i = 0; i < entry.count; i++) {
+        number += 1;
+        tiles[`${prefix}${String(number).padStart(2, "0")}`] = { color, ...entry };
+      }
+    }
+  }
+  return tiles;
+})();
+
+/** Shares by id: S{season}{a|b|c}. */
+const SHARES = Object.fromEntries(DATA.shares.flatMap((pile, season) =>
+  pile.map((share, i) => [`S${season + 1}${"abc"[i]}`, { season, ...share }])));
+
+const NOUNS = {
+  gears: ["gear", "gears"], energy: ["energy", "energy"], newspapers: ["newspaper", "newspapers"],
+  income: ["income step", "income steps"], buzz: ["buzz", "buzz"], vp: ["VP", "VP"],
+  westminster: ["Westminster step", "Westminster steps"], ticket: ["ticket", "tickets"],
+};
+const MEASURES = { characters: "character you own", prototypes: "prototype you have built" };
+const PERMS = {
+  prototype_gears: "your prototypes cost {n} gear less",
+  prototype_energy: "your prototypes cost {n} energy less",
+  prototype_vp: "+{n} VP for each prototype you build",
+  salary: "each of your salaries is £{n} less",
+  other_salaries: "your other characters' salaries are £{n} less each",
+  recruit_vp: "+{n} VP for each character you recruit",
+  recruit_cost: "recruiting costs you £{n} less",
+  research_vp: "+{n} VP whenever you gain a research tile",
+  dice_cost: "your dice cost £{n} less in phase 1",
+};
+const PHASES = [
+  [1, "set dice"], [2, "place dice"], [3, "take actions"], [4, "salaries and abilities"],
+  [5, "build prototypes"], [6, "income and current events"], ["final", "repay loans"],
+];
+const ACTIONS = {
+  patent: "take a patent", research: "take a research tile", share: "buy a share",
+  westminster: "+1 Westminster step and its bonus", character: "recruit a character",
+  publisher: "the London Times' publisher", menu: "one unused option",
+};
+const GOALS = {
+  westminster: "Westminster step {n}", dice: "{n} dice", dice_total: "dice totalling {n}",
+  research_immediate: "{n} immediate research tiles", buzz: "{n} buzz",
+  characters: "{n} characters", prototypes: "{n} prototypes", resources: "{n} gears and energy",
+  market_assistants: "{n} assistants on the Black Market", shares: "{n} shares",
+  newspapers: "{n} newspapers",
+};
+const SCORES = [
+  ["play", "VP during play"], ["loans", "loans"], ["research", "empty research spaces"],
+  ["goal", "goal track"], ["buzz_majority", "most buzz"], ["market_majority", "Black Market majority"],
+  ["tickets", "tickets"],
+];
+
+function count(key, n) {
+  const [one, many] = NOUNS[key];
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+function minus(n) {
+  return n < 0 ? `−${-n}` : String(n);
+}
+
+function computed(key, raw) {
+  const times = raw.times ?? 1;
+  let text = `+${key === "money" ? `£${times}` : count(key, times)} per ${MEASURES[raw.per]}`;
+  if (raw.plus) text = `+${raw.plus} and ${text.slice(1)}`;
+  const bounds = [["min", "at least"], ["max", "at most"]].filter(([b]) => b in raw)
+    .map(([b, word]) => `${word} ${raw[b]}`);
+  return text + (bounds.length ? ` (${bounds.join(", ")})` : "");
+}
+
+/** An effect map in words, costs first: "pay £3: +2 energy, +1 gear". */
+function effectText(effect, harm = "pay") {
+  const costs = [];
+  const gains = [];
+  for (const [key, raw] of Object.entries(effect || {})) {
+    if (key === "research") gains.push(`a violet research tile (${raw} box)`);
+    else if (typeof raw === "object") gains.push(computed(key, raw));
+    else if (key === "dice") (raw > 0 ? gains : costs).push(raw > 0 ? "+1 die (from next round)" : "sell 1 of your dice");
+    else if (key === "money") (raw > 0 ? gains : costs).push(raw > 0 ? `+£${raw}` : `${harm} £${-raw}`);
+    else if (key === "ticket") gains.push("a ticket");
+    else if (raw < 0) costs.push(`${harm} ${count(key, -raw)}`);
+    else gains.push(`+${count(key, raw)}`);
+  }
+  if (costs.length && gains.length) return `${costs.join(", ")}: ${gains.join(", ")}`;
+  return [...costs, ...gains].join(", ") || "nothing";
+}
+
+function permText(perm) {
+  return Object.entries(perm).map(([key, n]) => PERMS[key].replace("{n}", Math.abs(n))).join(", ");
+}
+
+function tileText(id) {
+  const tile = TILES[id];
+  if (!tile) return "a research tile";
+  if (tile.timing === "PERM") return `always: ${permText(tile.perm)}`;
+  return `${tile.timing === "IMM" ? "now" : "each phase 6"}: ${effectText(tile.effect)}`;
+}
+
+function costText(cost) {
+  const parts = ["gears", "energy"].filter((k) => cost[k]).map((k) => count(k, cost[k]));
+  if (cost.money) parts.push(`£${cost.money}`);
+  return parts.join(", ") || "nothing";
+}
+
+function characterDoes(card) {
+  return card.perm ? `always: ${permText(card.perm)}` : `each phase 4: ${effectText(card.ability)}`;
+}
+
+function layout(location, players) {
+  const entry = DATA.locations[location];
+  const side = entry.sides[entry.side_by_players[String(players)]];
+  const placement = side.placement.map((text) => {
+    const [, min, assistant, fee] = /^(\d)(A?)(?:£(\d+))?$/.exec(text);
+    return { min: Number(min), assistant: !!assistant, fee: Number(fee || 0) };
+  });
+  return { ...side, kind: entry.action, name: entry.name, placement };
+}
+
+function locationOrder(options) {
+  const order = [...DATA.location_order];
+  if (options && options.port_before_waterloo) {
+    const w = order.indexOf("waterloo");
+    const p = order.indexOf("port");
+    [order[w], order[p]] = [order[p], order[w]];
+  }
+  return order;
+}
+
+/** An action space's bonus, short enough for the space. */
+function bonusText(bonus) {
+  if (!Object.keys(bonus).length) return "no bonus";
+  if (bonus.research) return `violet tile, ${bonus.research} box`;
+  return effectText(bonus);
+}
+
+/** What a phase-3 choice does, short enough for a location's card. */
+function choiceText({ action, label }) {
+  const ticket = action.type === "ticket" ? "ticket: " : "";
+  if (action.type === "decline") return "Decline";
+  if (action.type === "compensation") return "Take £1";
+  if (action.card) return `${ticket}${(PATENTS[action.card] || CHARACTERS[action.card]).name}`;
+  if (action.tile) return `${ticket}${tileText(action.tile)}`;
+  if (action.share) return `${ticket}share: pay £${SHARES[action.share].price}: ${effectText(SHARES[action.share].gain)}`;
+  return ticket + lastStep(label);
+}
+
+function seatName(doc, seat) {
+  return doc.seats[seat] ?? `seat ${seat + 1}`;
+}
+
+/** The legal entries whose action has every field of `fields`. */
+function matching(legal, fields) {
+  return legal.filter(({ action }) => Object.entries(fields).every(([k, v]) => action[k] === v));
+}
+
+function lastStep(label) {
+  const steps = label.split(STEP);
+  return steps[steps.length - 1];
+}
+
+/** A button that makes `entry`'s move. */
+function Move({ entry, send, cls = "", children }) {
+  return html`<button type="button" class=${`cp-move ${cls}`} data-move aria-label=${entry.label}
+    title=${entry.label} onClick=${() => send(entry.action)}>${children ?? lastStep(entry.label)}</button>`;
+}
+
+function Die({ seat, value, label, cls = "" }) {
+  const hidden = value === null || value === undefined;
+  return html`<span class=${`cp-die cp-c${seat} ${hidden ? "cp-back" : ""} ${cls}`} role="img"
+    aria-label=${label}>${hidden ? "" : value}</span>`;
+}
+
+// -- the status line and the secret steps ---------------------------------------------------
+
+function Status({ doc, game }) {
+  const season = DATA.rounds[Math.min(game.round, DATA.rounds.length - 1)];
+  const publisher = PUBLISHERS[game.publisher];
+  return html`<div class="cp-status">
+    <p><strong>${season}</strong> <span class="muted">· season ${Math.min(game.round + 1, DATA.rounds.length)} of ${DATA.rounds.length}</span>${game.finished ? html` · <strong>the game is over: the exhibition opens</strong>` : null}</p>
+    <ol class="cp-phases" aria-label="Phases of the season">
+      ${PHASES.map(([phase, text]) => html`<li class=${game.phase === phase ? "cp-now" : ""}
+        aria-current=${game.phase === phase ? "step" : null}>${phase === "final" ? "end" : phase}: ${text}</li>`)}
+    </ol>
+    <p class="cp-order"><span class="muted">Player order: </span>
+      ${game.order.map((s, i) => html`${i ? " → " : ""}<span class=${`cp-name cp-t${s}`}>${seatName(doc, s)}</span>`)}</p>
+    <p class="muted">London Times publisher: <strong class="cp-ink">${publisher.name}</strong>${" "}
+      (${publisher.choices.map((c) => effectText(c)).join(" or ")}${publisher.leftmost_bonus
+        ? `; leftmost space: ${effectText(publisher.leftmost_bonus)}` : ""}) ·
+      tickets at the Port: ${game.tickets} · loan tiles left: ${game.loans}</p>
+  </div>`;
+}
+
+/** Phase 1 and the final repayment: who is ready, and this seat's own choices. */
+function Secret({ doc, game, seat, legal, send }) {
+  const kind = game.step.kind;
+  if (game.finished || (kind !== "dice" && kind !== "repay")) return null;
+  const title = kind === "dice" ? "Phase 1: everyone sets their dice in secret" : "End of the game: loans are repaid in secret";
+  const mine = seat === null ? null : game.seats[seat];
+  return html`<section class="cp-secret" aria-label="Secret step">
+    <h3>${title}</h3>
+    <ul class="cp-ready">
+      ${game.seats.map((p, s) => html`<li class=${`cp-ready-${p.ready ? "yes" : "no"}`} data-seat=${s}>
+        <span class=${`cp-name cp-t${s}`}>${seatName(doc, s)}</span>
+        <span>${p.ready ? "✓ ready" : kind === "dice" ? "… setting dice" : "… deciding"}</span>
+      </li>`)}
+    </ul>
+    ${kind === "dice" && mine ? html`<div class="cp-mydice">
+      <span class="muted">Your dice (nobody else sees them until all are ready):</span>
+      ${Array.from({ length: mine.dice }, (_, i) => html`<${Die} seat=${seat}
+        value=${mine.secret[i]} label=${mine.secret[i] ? `your die ${i + 1}: ${mine.secret[i]}` : `your die ${i + 1}: not set`} />`)}
+      <span class="muted">£${mine.secret.reduce((a, b) => a + b, 0)} so far</span>
+    </div>` : null}
+    ${kind === "dice" && matching(legal, { type: "die" }).length ? html`<div class="cp-faces" role="group" aria-label="Set your next die">
+      ${matching(legal, { type: "die" }).map((entry) => html`<${Move} entry=${entry} send=${send} cls="cp-face">
+        <${Die} seat=${seat} value=${entry.action.value} label=${`${entry.action.value}`} /> <span>£${entry.action.value}</span><//>`)}
+    </div>` : null}
+    ${kind === "repay" && mine ? html`<p class="muted">You hold ${mine.loans} ${mine.loans === 1 ? "loan" : "loans"}${mine.loan_values && mine.loan_values.length ? ` (${mine.loan_values.map(minus).join(", ")} VP)` : ""}; repaying one costs £${DATA.loans.repay_cost} and scores ${minus(DATA.loans.repaid_vp)} VP instead.</p>` : null}
+    ${kind === "repay" && matching(legal, { type: "repay" }).length ? html`<div class="cp-actions" role="group" aria-label="Repay loans">
+      ${matching(legal, { type: "repay" }).map((entry) => html`<${Move} entry=${entry} send=${send}>${entry.action.count ? `Repay ${entry.action.count}` : "Repay none"}<//>`)}
+    </div>` : null}
+  </section>`;
+}
+
+// -- the locations --------------------------------------------------------------------------
+
+function Location({ doc, game, location, number, legal, send, chosen }) {
+  const side = layout(location, game.players);
+  const board = game.board[location];
+  const next = game.queue.length && game.queue[0][0] === location ? game.queue[0][1] : null;
+  const publisher = PUBLISHERS[game.publisher];
+  const here = legal.filter(({ action }) => ["act", "ticket", "decline", "compensation"].includes(action.type));
+  const acting = next !== null && here.length;
+  const used = (game.menus_used && game.menus_used[location]) || [];
+  return html`<article class=${`cp-loc${next !== null ? " cp-next" : ""}`} aria-label=${`${number}. ${side.name}`}>
+    <h4><span class="cp-num">${number}</span> ${side.name}</h4>
+    <p class="cp-does">${location === "london_times"
+      ? `${publisher.name}: ${publisher.choices.map((c) => effectText(c)).join(" or ")}`
+      : ACTIONS[side.kind]}</p>
+    ${side.menu ? html`<ul class="cp-menu">${side.menu.map((id) => html`<li class=${used.includes(id) ? "cp-used" : ""}>
+      ${DATA.menu_options[id].text}${used.includes(id) ? " (taken this round)" : ""}</li>`)}</ul>` : null}
+    <div class="cp-spaces" role="list" aria-label="Placement spaces">
+      <span class="cp-row-name">place</span>
+      ${side.placement.map((space, i) => {
+        const held = board.placed[i];
+        const needs = `${space.min}+${space.assistant ? ", assistant action" : ""}${space.fee ? `, fee £${space.fee}` : ""}`;
+        const entry = chosen === null ? null : matching(legal, { type: "place", location, space: i, value: chosen })[0];
+        const body = html`<span class="cp-need">${space.min}+${space.assistant ? html` <span class="cp-asst" title="assistant action">A</span>` : ""}${space.fee ? ` £${space.fee}` : ""}</span>
+          ${held ? html`<${Die} seat=${held[0]} value=${held[1]} label=${`${seatName(doc, held[0])}'s ${held[1]}`} />` : html`<span class="cp-free"></span>`}`;
+        return html`<div role="listitem" class=${`cp-space${next === i ? " cp-acting" : ""}`} title=${`placement space ${i + 1}: needs ${needs}`}>
+          ${entry ? html`<${Move} entry=${entry} send=${send} cls="cp-spot">${body}<//>` : body}
+        </div>`;
+      })}
+    </div>
+    <div class="cp-spaces cp-act-row" role="list" aria-label="Action spaces">
+      <span class="cp-row-name">act</span>
+      ${side.action.map((bonus, i) => {
+        const held = board.acted[i];
+        const shown = location === "london_times" && i === 0 && publisher.leftmost_bonus ? publisher.leftmost_bonus : bonus;
+        return html`<div role="listitem" class="cp-space cp-action" title=${`action space ${i + 1}: ${bonusText(shown)}`}>
+          <span class="cp-need">${bonusText(shown)}</span>
+          ${held ? html`<${Die} seat=${held[0]} value=${held[1]} label=${`${seatName(doc, held[0])}'s ${held[1]}`} />` : html`<span class="cp-free"></span>`}
+        </div>`;
+      })}
+    </div>
+    ${acting ? html`<div class="cp-actions" role="group" aria-label=${`Your action at ${side.name}`}>
+      ${here.map((entry) => html`<${Move} entry=${entry} send=${send}>${choiceText(entry)}<//>`)}
+    </div>` : null}
+  </article>`;
+}
+
+function Locations({ doc, game, seat, legal, send }) {
+  const places = matching(legal, { type: "place" });
+  const values = [...new Set(places.map((e) => e.action.value))].sort((a, b) => b - a);
+  const [picked, pick] = useState(null);
+  const chosen = values.includes(picked) ? picked : values.length ? values[0] : null;
+  const pass = matching(legal, { type: "pass" })[0];
+  return html`<section aria-labelledby="cp-locations">
+    <h3 id="cp-locations">London: the eight locations, resolved in this order</h3>
+    <p class="muted cp-small">Place: the spaces a die may take (5+ = showing at least 5; A = then an
+      assistant action; £2 = a fee). Act: the action spaces, filled left to right in phase 3, with their bonus.</p>
+    ${values.length || pass ? html`<div class="cp-tray" role="group" aria-label="Your dice to place">
+      <span>Place a die: pick one, then a placement space it may take.</span>
+      ${values.map((v) => html`<button type="button" class=${`cp-pick${v === chosen ? " cp-picked" : ""}`}
+        aria-pressed=${v === chosen} aria-label=${`use your ${v}`} onClick=${() => pick(v)}>
+        <${Die} seat=${seat} value=${v} label=${`${v}`} /></button>`)}
+      ${pass ? html`<${Move} entry=${pass} send=${send}>Pass<//>` : null}
+    </div>` : null}
+    <div class="cp-locs">
+      ${locationOrder(game.options).map((location, i) => html`<${Location} key=${location} doc=${doc} game=${game}
+        location=${location} number=${i + 1} legal=${legal} send=${send} chosen=${chosen} />`)}
+    </div>
+  </section>`;
+}
+
+// -- the displays ---------------------------------------------------------------------------
+
+function pickFor(legal, field, id) {
+  return legal.find(({ action }) => (action.type === "act" || action.type === "ticket") && action[field] === id);
+}
+
+function PatentCard({ id, round, entry, send, extra }) {
+  const card = PATENTS[id];
+  const link = card.link && CHARACTERS[card.link];
+  const body = html`<strong>${card.name}</strong>
+    <span>build: ${costText(card.cost)}</span>
+    <span>${card.vp[Math.min(round, 4)]} VP this season</span>
+    <span class="muted">effect on a player: ${effectText(card.target, "lose")}</span>
+    ${link ? html`<span class="muted">+${DATA.prototype_link_vp} VP with ${link.name}</span>` : null}
+    ${extra || null}`;
+  return entry ? html`<${Move} entry=${entry} send=${send} cls="cp-card cp-patent">${body}<//>`
+    : html`<div class="cp-card cp-patent">${body}</div>`;
+}
+
+function CharacterCard({ id, round, entry, send }) {
+  const card = CHARACTERS[id];
+  const body = html`<strong>${card.name}</strong>
+    <span>recruit £${card.cost} · salary £${card.salary}</span>
+    <span>${card.vp[Math.min(round, 4)]} VP now</span>
+    <span class="muted">${characterDoes(card)}</span>`;
+  return entry ? html`<${Move} entry=${entry} send=${send} cls="cp-card cp-character">${body}<//>`
+    : html`<div class="cp-card cp-character">${body}</div>`;
+}
+
+function Displays({ game, legal, send }) {
+  const round = game.round;
+  const pile = (stack, what) => html`<div class="cp-card cp-stack">
+    <strong>${stack.stack} ${what} in the stack</strong>
+    ${stack.top ? html`<span class="muted">top: ${(PATENTS[stack.top] || CHARACTERS[stack.top]).name}</span>` : null}
+  </div>`;
+  return html`<section aria-labelledby="cp-displays">
+    <h3 id="cp-displays">Patents, characters, research and shares</h3>
+    <h4>Patent Office: patents</h4>
+    <div class="cp-cards">
+      ${game.patents.row.map((id) => html`<${PatentCard} key=${id} id=${id} round=${round} entry=${pickFor(legal, "card", id)} send=${send} />`)}
+      ${pile(game.patents, "patents")}
+    </div>
+    <h4>Reform Club: characters</h4>
+    <div class="cp-cards">
+      ${game.characters.row.map((id) => html`<${CharacterCard} key=${id} id=${id} round=${round} entry=${pickFor(legal, "card", id)} send=${send} />`)}
+      ${pile(game.characters, "characters")}
+    </div>
+    <h4>British Museum: research tiles</h4>
+    <div class="cp-cards">
+      ${game.museum.map((id, i) => {
+        const entry = pickFor(legal, "tile", id);
+        const body = html`<strong>Tile ${i + 1}</strong><span>${tileText(id)}</span>`;
+        return entry ? html`<${Move} entry=${entry} send=${send} cls="cp-card cp-tile">${body}<//>`
+          : html`<div class="cp-card cp-tile">${body}</div>`;
+      })}
+      <div class="cp-card cp-stack"><strong>${game.green} green tiles face down</strong>
+        <span class="muted">violet: ${game.violet.blue} (blue box), ${game.violet.orange} (orange box)</span></div>
+    </div>
+    <h4>Bank of England: shares</h4>
+    <div class="cp-cards">
+      ${game.bank.map((id) => {
+        const entry = pickFor(legal, "share", id);
+        const share = SHARES[id];
+        const body = html`<strong>Share, ${DATA.rounds[share.season]}</strong><span>pay £${share.price}: ${effectText(share.gain)}</span>`;
+        return entry ? html`<${Move} entry=${entry} send=${send} cls="cp-card cp-share">${body}<//>`
+          : html`<div class="cp-card cp-share">${body}</div>`;
+      })}
+      <div class="cp-card cp-stack"><strong>Share piles to come</strong>
+        <span class="muted">${game.share_piles.map((n, s) => n ? `${DATA.rounds[s]}: ${n}` : null).filter(Boolean).join(" · ") || "none"}</span></div>
+    </div>
+  </section>`;
+}
+
+// -- the Black Market and the tracks --------------------------------------------------------
+
+function Market({ doc, game, legal, send }) {
+  const size = DATA.black_market.spaces_by_players[String(game.players)];
+  const moves = legal.filter(({ action }) => action.type === "market");
+  return html`<section aria-labelledby="cp-market">
+    <h3 id="cp-market">Black Market</h3>
+    <p class="muted">An assistant on a space costs its price; each phase 6 it gives its reward.</p>
+    ${moves.length ? html`<div class="cp-actions" role="group" aria-label="Assistant actions">
+      ${moves.map((entry) => html`<${Move} entry=${entry} send=${send}>${entry.label.replace(/^Black Market: /, "").replace(/ \(each phase 6.*$/, "")}<//>`)}
+    </div>` : null}
+    <ol class="cp-market">
+      ${DATA.black_market.spaces.slice(0, size).map((space, i) => {
+        const holder = game.market[i];
+        return html`<li class="cp-mspace">
+          <span class="cp-num">${i + 1}</span>
+          <span>£${space.cost}</span>
+          <span class="muted">${effectText(space.reward)}</span>
+          ${game.market_gears.includes(i) ? html`<span class="cp-gear" title="+1 gear for the first assistant here">+1 gear</span>` : null}
+          ${holder === null || holder === undefined ? null
+            : html`<span class=${`cp-token cp-c${holder}`} role="img" aria-label=${`${seatName(doc, holder)}'s assistant`}></span>`}
+        </li>`;
+      })}
+    </ol>
+  </section>`;
+}
+
+function Tracks({ doc, game }) {
+  const track = DATA.westminster_track;
+  const top = DATA.limits.buzz;
+  return html`<section aria-labelledby="cp-tracks">
+    <h3 id="cp-tracks">Tracks</h3>
+    <h4>Westminster</h4>
+    <ol class="cp-west">
+      ${track.map((bonus, i) => html`<li>
+        <span class="cp-num">${i + 1}</span><span class="muted">${effectText(bonus)}</span>
+        <span class="cp-tokens">${game.seats.map((p, s) => p.westminster === i + 1
+          ? html`<span class=${`cp-token cp-c${s}`} role="img" aria-label=${`${seatName(doc, s)} is here`}></span>` : null)}</span>
+      </li>`)}
+    </ol>
+    <p class="muted">Beyond step ${track.length}: ${effectText(DATA.westminster_beyond)} a step.</p>
+    <h4>Buzz</h4>
+    <div class="cp-buzz" role="img" aria-label=${game.seats.map((p, s) => `${seatName(doc, s)}: ${p.buzz} buzz`).join(", ")}>
+      <span class="cp-mark" style=${{ left: "0%" }}>0</span>
+      ${DATA.buzz_thresholds.map(([at, bonus]) => html`<span class="cp-mark" style=${{ left: `${(100 * at) / top}%` }}
+        title=${`${at} buzz: ${effectText(bonus)}`}>${at}</span>`)}
+      ${game.seats.map((p, s) => html`<span class=${`cp-token cp-c${s} cp-on`}
+        style=${{ left: `${(100 * Math.min(p.buzz, top)) / top}%`, top: `${4 + 9 * s}px` }}></span>`)}
+    </div>
+    <p class="muted cp-small">First reaching ${DATA.buzz_thresholds.map(([at, bonus]) => `${at}: ${effectText(bonus)}`).join(" · ")}</p>
+  </section>`;
+}
+
+// -- the players ----------------------------------------------------------------------------
+
+function goalText(nation, level) {
+  const need = nation.levels[level];
+  if (!need) return "all levels reached";
+  return Object.entries(need).map(([k, n]) => GOALS[k].replace("{n}", n)).join(" and ");
+}
+
+function Chips({ title, items }) {
+  if (!items.length) return null;
+  return html`<div class="cp-chips"><span class="muted">${title}:</span>
+    ${items.map(([text, tip]) => html`<span class="cp-chip" title=${tip}>${text}</span>`)}</div>`;
+}
+
+function DiceLine({ doc, game, s, p, mine }) {
+  if (game.phase === 1 && !game.finished) {
+    if (mine) return null;
+    return html`<p class="cp-dice">Dice: ${Array.from({ length: p.dice }, (_, i) => html`<${Die} seat=${s} value=${null}
+      label=${`hidden die ${i + 1}`} />`)} <span class="muted">${p.ready ? "ready (values hidden)" : "setting…"}</span></p>`;
+  }
+  if (!p.rolled.length) return html`<p class="cp-dice muted">${p.dice} dice</p>`;
+  const left = [...p.unplaced];
+  return html`<p class="cp-dice">Dice: ${p.rolled.map((v) => {
+    const at = left.indexOf(v);
+    if (at >= 0) left.splice(at, 1);
+    return html`<${Die} seat=${s} value=${v} cls=${at >= 0 ? "" : "cp-placed"}
+      label=${`${v}${at >= 0 ? ", not placed" : ", placed"}`} />`;
+  })} ${p.passed ? html`<span class="muted">passed</span>` : null}</p>`;
+}
+
+function Player({ doc, game, s, seat, legal, send }) {
+  const p = game.seats[s];
+  const mine = s === seat;
+  const nation = NATIONS[p.nation];
+  const acting = doc.status === "playing" && doc.to_act.includes(s);
+  const secretStep = ["dice", "repay"].includes(game.step.kind) && !game.finished;
+  const free = mine ? legal.filter(({ action }) => ["loan", "exchange", "pay", "accept", "skip", "goal", "done"].includes(action.type)) : [];
+  const abilities = mine ? matching(legal, { type: "ability" }) : [];
+  const builds = mine ? matching(legal, { type: "build" }) : [];
+  const stats = [
+    ["£", p.money, "money"], ["loans", p.loans, "loans: +£10 each, VP lost at the end"],
+    ["gears", p.gears], ["energy", p.energy], ["newspapers", `${p.newspapers}/${DATA.limits.newspapers}`],
+    ["income", p.income, "income step"], ["buzz", p.buzz], ["VP", p.vp, "victory points so far"],
+    ["Westminster", p.westminster, "Westminster step"], ["assistants", p.assistants, "assistants in hand"],
+    ["tickets", p.tickets],
+  ];
+  return html`<article class=${`cp-player cp-b${s}${acting ? " cp-acting" : ""}`} data-seat=${s}
+    aria-label=${`${seatName(doc, s)}, seat ${s + 1}`}>
+    <h4><span class=${`cp-token cp-c${s}`} aria-hidden="true"></span> ${seatName(doc, s)}${mine ? " (you)" : ""}
+      <span class="muted cp-small">seat ${s + 1} · ${nation.name}${game.order.includes(s) ? ` · ${game.order.indexOf(s) + 1}. in order` : ""}</span>
+      ${acting ? html`<span class="badge waiting">${secretStep ? "choosing" : "to play"}</span>` : null}</h4>
+    <dl class="cp-stats">${stats.map(([name, value, tip]) => html`<div title=${tip || name}><dt>${name}</dt><dd>${value}</dd></div>`)}</dl>
+    <p class="cp-small">Goal (${nation.name}): level ${p.goal} of ${DATA.limits.goal_levels}, ${DATA.goal_vp[p.goal]} VP
+      · next: ${goalText(nation, p.goal)}${p.goal < DATA.limits.goal_levels ? ` (${DATA.goal_vp[p.goal + 1]} VP)` : ""}</p>
+    ${mine && p.loan_values && p.loan_values.length ? html`<p class="cp-small">Your loans score ${p.loan_values.map(minus).join(", ")} VP at the end <span class="muted">(others see only how many)</span></p>` : null}
+    <${DiceLine} doc=${doc} game=${game} s=${s} p=${p} mine=${mine} />
+    ${game.step.kind === "repay" && !game.finished ? html`<p class="cp-small muted">${mine ? `repaid: ${p.repaid}` : "what they repay stays hidden until everyone is ready"}</p>` : null}
+    ${p.patents.length ? html`<div class="cp-chips"><span class="muted">Patents to build:</span>
+      ${p.patents.map((id) => {
+        const here = builds.filter((e) => e.action.card === id);
+        return html`<span class="cp-chip" title=${`build for ${costText(PATENTS[id].cost)}; effect on a player: ${effectText(PATENTS[id].target, "lose")}`}>${PATENTS[id].name}
+          ${here.map((entry) => html` <${Move} entry=${entry} send=${send} cls="cp-mini">build, effect on ${entry.action.target === seat ? "you" : seatName(doc, entry.action.target)}<//>`)}</span>`;
+      })}</div>` : null}
+    <${Chips} title="Prototypes" items=${p.prototypes.map((id) => [PATENTS[id].name, `built: effect ${effectText(PATENTS[id].target, "lose")}`])} />
+    ${p.characters.length ? html`<div class="cp-chips"><span class="muted">Characters:</span>
+      ${p.characters.map((id) => {
+        const entry = abilities.find((e) => e.action.card === id);
+        const card = CHARACTERS[id];
+        return entry ? html`<${Move} entry=${entry} send=${send} cls="cp-mini">use ${card.name}<//>`
+          : html`<span class="cp-chip" title=${`salary £${card.salary}; ${characterDoes(card)}`}>${card.name}</span>`;
+      })}</div>` : null}
+    <${Chips} title=${`Research (${p.research.length} of ${DATA.limits.research_spaces})`} items=${p.research.map((id) => [tileText(id), TILES[id] ? `${TILES[id].color} tile` : ""])} />
+    <${Chips} title="Shares" items=${p.shares.map((id) => [`${DATA.rounds[SHARES[id].season]} share`, effectText(SHARES[id].gain)])} />
+    ${free.length ? html`<div class="cp-actions" role="group" aria-label="Your other moves">
+      ${free.map((entry) => html`<${Move} entry=${entry} send=${send} cls=${["loan", "exchange"].includes(entry.action.type) ? "cp-minor" : ""}>${short(entry)}<//>`)}
+    </div>` : null}
+  </article>`;
+}
+
+function short(entry) {
+  const { action, label } = entry;
+  if (action.type === "loan") return "Take a loan (+£10)";
+  if (action.type === "exchange") return label.replace(/^spend /, "Spend ");
+  if (action.type === "skip") return "No assistant action";
+  if (action.type === "goal") return "Advance on the goal track";
+  if (action.type === "done") return "Build nothing more";
+  return label.split(":")[0].replace(/^./, (c) => c.toUpperCase());
+}
+
+function Final({ doc, game }) {
+  if (!game.final) return null;
+  return html`<section aria-labelledby="cp-final">
+    <h3 id="cp-final">Final scoring</h3>
+    <div class="scroll-x"><table class="cp-score">
+      <thead><tr><th scope="col">VP from</th>${doc.seats.map((_, s) => html`<th scope="col"><span class=${`cp-name cp-t${s}`}>${seatName(doc, s)}</span></th>`)}</tr></thead>
+      <tbody>
+        ${SCORES.map(([key, text]) => html`<tr><th scope="row">${text}</th>${game.final.map((f) => html`<td>${minus(f[key])}</td>`)}</tr>`)}
+        <tr class="cp-total"><th scope="row">total</th>${game.final.map((f) => html`<td>${minus(f.total)}</td>`)}</tr>
+        <tr><th scope="row">money left (tie-break)</th>${game.final.map((f) => html`<td>£${f.money}</td>`)}</tr>
+      </tbody>
+    </table></div>
+  </section>`;
+}
+
+/** Board({doc, seat, legal, send}): Crystal Palace as a player at the table sees it. */
+export function Board({ doc, seat, legal, send }) {
+  const game = doc.game;
+  const seats = game.seats.map((_, s) => s);
+  const ordered = seat === null ? seats : [seat, ...seats.filter((s) => s !== seat)];
+  return html`<div class="cp-board">
+    <${Status} doc=${doc} game=${game} />
+    <${Final} doc=${doc} game=${game} />
+    <${Secret} doc=${doc} game=${game} seat=${seat} legal=${legal} send=${send} />
+    <${Locations} doc=${doc} game=${game} seat=${seat} legal=${legal} send=${send} />
+    <section aria-labelledby="cp-players">
+      <h3 id="cp-players">Players</h3>
+      <div class="cp-players">
+        ${ordered.map((s) => html`<${Player} key=${s} doc=${doc} game=${game} s=${s} seat=${seat} legal=${legal} send=${send} />`)}
+      </div>
+    </section>
+    <${Displays} game=${game} legal=${legal} send=${send} />
+    <div class="cp-two">
+      <${Market} doc=${doc} game=${game} legal=${legal} send=${send} />
+      <${Tracks} doc=${doc} game=${game} />
+    </div>
+  </div>`;
+}

@@ -1,0 +1,121 @@
+"""Crystal Palace's board (clients/web/static/games/crystal-palace.js) in real Chromium:
+a person's seat plays a whole 3-seat game against two server bots by clicking the board;
+phase 1's secret dice show who is ready and never another seat's values, to a spectator
+or to a player; a reload in the middle of the secret step returns to the same seat; a
+spectator's mirror equals a fresh page's at the end; screenshots at 1280×800 and 390×844."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from browser import PHONE, Served, Watched, play_to_end
+
+ROOT = Path(__file__).parent.parent
+ENGINE = "crystal-palace"
+SEATS = 3
+# The die values the board shows for seats other than `me` while it shows phase 1.
+SHOWN_IN_PHASE_1 = """(me) => {
+  const now = document.querySelector(".cp-phases .cp-now");
+  if (!now || !now.textContent.startsWith("1:") || document.querySelector("#cp-final")) return [];
+  return [...document.querySelectorAll(".cp-player .cp-die:not(.cp-back)")]
+    .filter((die) => die.closest(".cp-player").dataset.seat !== String(me))
+    .map((die) => die.textContent);
+}"""
+COUNT_BOARD_CLICKS = """() => document.addEventListener("click", (event) => {
+  if (event.target.closest(".o-board [data-move]")) {
+    globalThis.boardClicks = (globalThis.boardClicks || 0) + 1;
+  }
+}, true)"""
+
+
+def test_the_board_data_is_the_engines_component_data() -> None:
+    served = ROOT / "clients" / "web" / "static" / "games" / "crystal-palace.json"
+    engine = ROOT / "engines" / "crystal_palace" / "data" / "components.json"
+    assert json.loads(served.read_text()) == json.loads(engine.read_text())
+
+
+def others_choices_hidden(watched: Watched, me: int | None) -> None:
+    """No seat but ``me`` shows what it chose in a secret step: in the mirror, no other
+    seat's ``secret`` dice, and in the final repayment every other seat's loans repaid as
+    they were before it (0); on the board (one render, read at once), no other seat's
+    die value while the board shows phase 1."""
+    game: dict[str, Any] = watched.mirror()["game"]
+    for seat, player in enumerate(game["seats"]):
+        if seat == me:
+            continue
+        assert "secret" not in player and "loan_values" not in player
+        if game["step"]["kind"] == "repay" and not game["finished"]:
+            assert player["repaid"] == 0
+    shown = watched.page.evaluate(SHOWN_IN_PHASE_1, -1 if me is None else me)
+    assert shown == [], shown
+
+
+def test_a_whole_game_by_clicking_the_board(
+    open_page: Callable[..., Watched], served: Served, shots: Path
+) -> None:
+    reservation = served.room_with_bots(ENGINE, seats=SEATS, bots=SEATS - 1)
+    room = reservation["room"]
+    player, spectator = open_page(), open_page(PHONE)
+    player.hold_seat(reservation)
+    player.open_room(room)
+    spectator.open_room(room)
+    page = player.page
+
+    # Phase 1 of the first season: set one die of four, so this seat is not ready yet.
+    page.locator(".cp-faces [data-move]", has_text="£6").click()
+    page.wait_for_function("() => globalThis.tablewireRoom.doc.game.seats[0].secret.length === 1")
+    spectator.page.wait_for_function(
+        "() => globalThis.tablewireRoom.doc.game.seats.slice(1).every((p) => p.ready)"
+    )
+    spectator.page.wait_for_selector(".cp-ready li[data-seat='2'].cp-ready-yes")
+    others_choices_hidden(spectator, None)
+    states = spectator.page.locator(".cp-ready li span:last-child").all_inner_texts()
+    assert states == ["… setting dice", "✓ ready", "✓ ready"]
+    assert page.locator(".cp-mydice .cp-die:not(.cp-back)").all_inner_texts() == ["6"]
+    others_choices_hidden(player, 0)
+    spectator.shoot(shots, "crystal-palace-secret-phone")
+
+    # A reload in the middle of the secret step returns to the same seat and its die.
+    page.reload()
+    page.wait_for_selector(".cp-faces [data-move]")
+    assert "you are Ana, seat 1" in page.locator(".room-head").inner_text()
+    assert player.mirror()["game"]["seats"][0]["secret"] == [6]
+    assert page.locator(".cp-mydice .cp-die:not(.cp-back)").all_inner_texts() == ["6"]
+    page.evaluate(COUNT_BOARD_CLICKS)
+    board_clicks = 0
+
+    def watch(clicks: int) -> None:
+        nonlocal board_clicks
+        others_choices_hidden(player, 0)
+        if clicks == 30:  # a reload later in the game: the same seat, and the game goes on
+            board_clicks += page.evaluate("() => globalThis.boardClicks || 0")
+            page.reload()
+            page.wait_for_selector(".o-board")
+            assert "you are Ana, seat 1" in page.locator(".room-head").inner_text()
+            page.evaluate(COUNT_BOARD_CLICKS)
+        if clicks == 40:
+            player.shoot(shots, "crystal-palace-mid-desktop")
+            spectator.shoot(shots, "crystal-palace-mid-phone")
+            assert spectator.no_horizontal_scroll()
+            assert player.no_horizontal_scroll()
+
+    clicks = play_to_end(player, random.Random(12), board_first=0.9, on_click=watch)
+    board_clicks += page.evaluate("() => globalThis.boardClicks || 0")
+    assert clicks > 40
+    assert board_clicks >= clicks // 2, (board_clicks, clicks)
+
+    spectator.page.wait_for_selector(".o-result")
+    page.wait_for_selector("#cp-final")
+    spectator.page.wait_for_selector("#cp-final")
+    player.shoot(shots, "crystal-palace-end-desktop")
+    spectator.shoot(shots, "crystal-palace-end-phone")
+    assert spectator.no_horizontal_scroll()
+    assert all("loan_values" not in p for p in player.mirror()["game"]["seats"][1:])
+    assert all("loan_values" not in p for p in spectator.mirror()["game"]["seats"])
+    fresh = open_page()
+    fresh.open_room(room)
+    assert spectator.mirror() == fresh.mirror()
