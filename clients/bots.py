@@ -243,7 +243,7 @@ async def run(
     players: int,
     spectators: int = 0,
     options: dict[str, Any] | None = None,
-    seed: int = 0,
+    seed: int | None = None,
     room_id: str | None = None,
     time_limit: float = 600.0,
     check: bool = False,
@@ -256,6 +256,8 @@ async def run(
     Redis): the lobby is asked through the first, clients are spread over all
     and fail over to the others. With ``check``, every client records the
     versions it held and clients sharing a view must agree at each version.
+    With a ``seed``, room ``i`` gets the seed ``seed + i`` (and is private, protocol
+    §9); without, the rooms are public with seeds of the server's choice.
     """
     summary = summary or Summary(game=game)
     summary.spectators = spectators
@@ -268,7 +270,14 @@ async def run(
             summary.game, players = room["engine"], room["seats"]
         else:
             room_ids = [
-                (await lobby.create_room(game, seats=players, options=options, seed=seed + i))["id"]
+                (
+                    await lobby.create_room(
+                        game,
+                        seats=players,
+                        options=options,
+                        seed=None if seed is None else seed + i,
+                    )
+                )["id"]
                 for i in range(rooms)
             ]
         summary.rooms = len(room_ids)
@@ -277,7 +286,9 @@ async def run(
             async with asyncio.timeout(time_limit):
                 outcomes = await asyncio.gather(
                     *(
-                        _run_room(lobby, servers, rid, spectators, seed + i, summary, check, bot)
+                        _run_room(
+                            lobby, servers, rid, spectators, (seed or 0) + i, summary, check, bot
+                        )
                         for i, rid in enumerate(room_ids)
                     ),
                     return_exceptions=True,

@@ -225,7 +225,10 @@ def _parser() -> argparse.ArgumentParser:
     options(new)
     new.add_argument("--private", action="store_true", help="leave the room out of the lists")
     new.add_argument(
-        "--seed", type=int, default=None, help="fix the shuffle, for a replay (default: random)"
+        "--seed",
+        type=int,
+        default=None,
+        help="fix the shuffle, for a replay; the room is then private (default: random)",
     )
     new.add_argument(
         "--bots",
@@ -236,7 +239,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     bot_kind(new, "--bot-kind", on_server=True)
 
-    rooms = client_command("rooms", help_text="list public rooms as JSON")
+    rooms = client_command(
+        "rooms",
+        help_text="list public rooms as JSON",
+        description="List public rooms as JSON, newest first, one page at a time; when more "
+        "follow, the command for the next page is printed on stderr.",
+    )
+    rooms.add_argument(
+        "--limit", type=_positive, default=None, help="rooms per page (default: the server's most)"
+    )
+    rooms.add_argument("--after", default=None, metavar="CURSOR", help="the page after this cursor")
     rooms.add_argument("--game", default=None, metavar="GAME", help="only rooms of this game")
     rooms.add_argument(
         "--status",
@@ -307,7 +319,12 @@ def _parser() -> argparse.ArgumentParser:
     bot.add_argument("--spectators", type=int, default=0, help="spectators per room (default 0)")
     bot.add_argument("--room", default=None, help="fill the free seats of this room instead")
     options(bot)
-    bot.add_argument("--seed", type=int, default=0, help="first room's seed (default 0)")
+    bot.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="first room's seed; the rooms are then private (default: public, random seeds)",
+    )
     bot.add_argument("--timeout", type=float, default=600.0, help="seconds before giving up")
     bot_kind(bot, "--bot", on_server=False)
     bot.add_argument(
@@ -481,7 +498,13 @@ async def _client_command(args: argparse.Namespace, default_server: str) -> int:
         print(f"Join it with: tablewire play --room={room['id']}", file=sys.stderr)
     elif args.command == "rooms":
         async with LobbyClient(args.server) as lobby:
-            print(json.dumps(await lobby.rooms(args.game, args.status)))
+            page, cursor = await lobby.rooms_page(args.game, args.status, args.limit, args.after)
+        print(json.dumps(page))
+        if cursor is not None:
+            given = {"game": args.game, "status": args.status, "limit": args.limit}
+            again = "".join(f" --{k}={v}" for k, v in given.items() if v is not None)
+            where = terminal.server_option(args.server, default_server)
+            print(f"More: tablewire rooms{where}{again} --after={cursor}", file=sys.stderr)
     elif args.command == "play":
         await terminal.play(
             args.server,

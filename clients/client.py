@@ -87,6 +87,13 @@ class LobbyClient:
         await self._http.aclose()
 
     async def _call(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
+        data, _ = await self._exchange(method, path, body, **params)
+        return data
+
+    async def _exchange(
+        self, method: str, path: str, body: Any = None, **params: Any
+    ) -> tuple[Any, httpx.Response]:
+        """The JSON answer and the response (for its headers)."""
         query = {k: v for k, v in params.items() if v is not None}
         try:
             response = await self._http.request(method, path, json=body, params=query)
@@ -107,7 +114,7 @@ class LobbyClient:
                     "and no tablewire JSON",
                 )
             raise LobbyError(response.status_code, error.get("code", ""), error.get("message", ""))
-        return data
+        return data, response
 
     async def games(self) -> list[dict[str, Any]]:
         result: list[dict[str, Any]] = await self._call("GET", "/api/games")
@@ -122,7 +129,9 @@ class LobbyClient:
         seed: int | None = None,
         bots: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """``POST /api/rooms``; ``bots`` is ``{"seats": [0-based seat, ...], "kind": str}``."""
+        """``POST /api/rooms``; ``bots`` is ``{"seats": [0-based seat, ...], "kind": str}``.
+        A room with a chosen ``seed`` is always private (protocol §9)."""
+        private = private or seed is not None
         body: dict[str, Any] = {"engine": engine, "options": options or {}, "private": private}
         if seats is not None:
             body["seats"] = seats
@@ -147,8 +156,23 @@ class LobbyClient:
         return result
 
     async def rooms(self, engine: str | None = None, status: str | None = None) -> list[Any]:
-        result: list[Any] = await self._call("GET", "/api/rooms", engine=engine, status=status)
-        return result
+        """The first page of public rooms, newest first."""
+        return (await self.rooms_page(engine, status))[0]
+
+    async def rooms_page(
+        self,
+        engine: str | None = None,
+        status: str | None = None,
+        limit: int | None = None,
+        after: str | None = None,
+    ) -> tuple[list[Any], str | None]:
+        """One page of public rooms, newest first, and the cursor of the next (None: last)."""
+        rooms, response = await self._exchange(
+            "GET", "/api/rooms", engine=engine, status=status, limit=limit, after=after
+        )
+        following = response.links.get("next", {}).get("url")
+        cursor = httpx.URL(following).params.get("after") if following else None
+        return rooms, cursor
 
     async def room(self, room_id: str) -> dict[str, Any]:
         result: dict[str, Any] = await self._call("GET", f"/api/rooms/{room_id}")

@@ -31,9 +31,12 @@ UNLIMITED: dict[str, object] = {
     "ping_rate": 0,
     "http_rate": 0,
     "connect_rate": 0,
+    "room_rate": 0,
+    "max_rooms": 1_000_000,
 }
-"""Settings that turn the per-connection and per-address rate limits off: load
-generators run thousands of clients from one address (docs/operations.md)."""
+"""Settings that turn the per-connection and per-address rate limits off and raise the
+cap on rooms: load generators run thousands of clients from one address
+(docs/operations.md)."""
 
 
 def free_port() -> int:

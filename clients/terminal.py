@@ -759,14 +759,14 @@ async def seat_bots(lobby: LobbyClient, request: SeatRequest) -> None:
     await lobby.add_bots(request.room, request.bot_kind, free[: request.bots])
 
 
-def _where(server: str, default_server: str) -> str:
+def server_option(server: str, default_server: str) -> str:
     """The ``--server`` of a printed command: none for the default server."""
     return "" if server == default_server else f" --server={server}"
 
 
 def come_back(server: str, room: str, token: str | None, default_server: str) -> str:
     """The one-line command that comes back to a seat (or watches the room again)."""
-    where = _where(server, default_server)
+    where = server_option(server, default_server)
     if token is None:
         return f"tablewire spectate{where} --room={room}"
     return f"tablewire play{where} --room={room} --token={token}"
@@ -832,7 +832,7 @@ async def play(
                 client.welcome["engine"],
                 client.seat,
                 room_id,
-                _where(server, default_server),
+                server_option(server, default_server),
             ),
             keyboard or StdinKeyboard(),
             reconnect_for,

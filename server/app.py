@@ -20,6 +20,7 @@ import secrets
 import socket
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlencode
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -32,7 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from server import connection, metrics, web
 from server.errors import ApiError
 from server.hub import RedisHub
-from server.limits import Gate, HttpLimits
+from server.limits import Gate, HttpLimits, client_address
 from server.lobby import Lobby, engine_info, engines_of
 from server.logs import fields
 from server.origins import OriginPolicy, parse_origins
@@ -120,7 +121,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             token_ttl=settings.token_ttl,
             finished_ttl=settings.finished_ttl,
         )
-    store = store or MemoryStore()
+    store = store or MemoryStore(settings.memory_log)
     lobby = Lobby(store, settings, node=_node_name(settings))
     hub = None
     if isinstance(store, RedisStore):
@@ -132,10 +133,18 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         return JSONResponse([engine_info(engine) for engine in engines_of(kind)])
 
     async def rooms(request: Request) -> Response:
+        client = client_address(request.scope)
         if request.method == "POST":
-            return JSONResponse(await lobby.create(await _body(request)), status_code=201)
+            return JSONResponse(await lobby.create(await _body(request), client), status_code=201)
         query = request.query_params
-        return JSONResponse(await lobby.listing(query.get("engine"), query.get("status")))
+        page, cursor = await lobby.listing(
+            query.get("engine"), query.get("status"), query.get("limit"), query.get("after")
+        )
+        headers = {}
+        if cursor is not None:
+            following = urlencode({**query, "after": cursor})
+            headers["link"] = f'</api/rooms?{following}>; rel="next"'
+        return JSONResponse(page, headers=headers)
 
     async def room(request: Request) -> Response:
         return JSONResponse(await lobby.details(request.path_params["room_id"]))
@@ -153,7 +162,10 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         return JSONResponse(await lobby.rematch(room_id, await _body(request)), status_code=201)
 
     async def quickplay(request: Request) -> Response:
-        return JSONResponse(await lobby.quickplay(await _body(request)), status_code=201)
+        body = await _body(request)
+        return JSONResponse(
+            await lobby.quickplay(body, client_address(request.scope)), status_code=201
+        )
 
     async def health(request: Request) -> Response:
         owned = sum(room.lease is not None for room in lobby.rooms.values())
@@ -163,7 +175,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
 
     async def api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
-        return JSONResponse(exc.body(), status_code=exc.status)
+        return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
 
     async def store_error(request: Request, exc: Exception) -> Response:
         metrics.STORE_ERRORS.labels("lobby").inc()

@@ -61,6 +61,11 @@ class TokenBucket:
     def full(self, now: float) -> bool:
         return self.tokens + (now - self.stamp) * self.rate >= self.burst
 
+    def wait(self, now: float) -> float:
+        """Seconds until a token is there (0 if one is)."""
+        tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        return max(0.0, (1.0 - tokens) / self.rate)
+
 
 class Buckets:
     """A :class:`TokenBucket` per key; ``rate`` 0 means unlimited."""
@@ -79,6 +84,11 @@ class Buckets:
             self._prune(now)
             bucket = self._buckets[key] = TokenBucket(self.rate, self.burst, now)
         return bucket.take(now)
+
+    def wait(self, key: str, now: float) -> float:
+        """Seconds until ``key`` may take a token."""
+        bucket = self._buckets.get(key)
+        return 0.0 if bucket is None or self.rate <= 0 else bucket.wait(now)
 
     def _prune(self, now: float) -> None:
         """Drop the buckets that are full again (at most once per refill time)."""

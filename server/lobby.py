@@ -4,6 +4,12 @@ It validates every request body (a bad one raises :class:`ApiError` and
 changes nothing), keeps the live :class:`~server.room.Room` actors of this
 process, and answers listings from the store, so that a shared store shows
 every process's rooms.
+
+No lobby operation costs in proportion to the number of rooms at once:
+listings and quick play read one bounded page of the store's indexes, and
+the sweep and adoption walk every room a ``sweep_batch`` at a time, yielding
+to the event loop between batches. Creating rooms is limited per client
+address (``room_rate``) and per process (``max_rooms``).
 """
 
 from __future__ import annotations
@@ -11,25 +17,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from engines import ENGINES, GAMES, Engine
 from engines.base import OptionError, resolve_options
 from server import ids, robots
 from server.errors import ApiError
+from server.limits import Buckets
 from server.logs import fields
 from server.room import Forwarder, Room, hash_token
 from server.settings import Settings
 from server.store import RoomRecord, Store, StoreUnavailable
+from server.store.base import ALL, CURSOR, STATUSES, public_index
 from server.table import DEFAULTS, split_options
 from server.timers import Timers, WallTimers
 
 log = logging.getLogger("tablewire.lobby")
 
-STATUSES = ("waiting", "playing", "finished")
 MAX_NAME = 32
 MAX_SEED = 2**63 - 1
 """Seeds are ints in 0…2⁶³−1 (they are stored as msgpack ints)."""
@@ -158,6 +166,8 @@ class Lobby:
         self.forwarder = forwarder
         self.rooms: dict[str, Room] = {}
         """The rooms loaded in this process, owned or followed."""
+        self.creations = Buckets(settings.room_rate, settings.room_burst)
+        """Rooms created per client address (``room_rate``, ``room_burst``)."""
         self._opening: dict[str, asyncio.Task[Room | None]] = {}
 
     def room(self, room_id: str) -> Room | None:
@@ -208,12 +218,14 @@ class Lobby:
             record, engine, self.store, self.settings, self.clock, self.forwarder, self.timers
         )
 
-    async def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def create(self, body: Mapping[str, Any], client: str | None = None) -> dict[str, Any]:
         """``POST /api/rooms``: ``{engine, seats?, options?, private?, seed?, bots?}``.
 
         ``options`` holds engine options and room options (server/table.py) side
         by side; ``bots`` is ``{"seats": [...], "kind": ...}``, checked before
-        anything is created."""
+        anything is created. A valid request is then refused if this process holds
+        ``max_rooms`` rooms (503), or if ``client`` (an address; None: the server
+        itself) has created rooms faster than ``room_rate`` (429)."""
         engine = _engine(body)
         seats = _int(body, "seats", engine.max_players)
         assert seats is not None
@@ -242,6 +254,14 @@ class Lobby:
         seed = _int(body, "seed", None)
         if seed is not None and not 0 <= seed <= MAX_SEED:
             raise ApiError(400, "bad_seed", "seed must be an integer in 0..2^63-1")
+        if seed is not None and not private:
+            raise ApiError(
+                400,
+                "seed_needs_private",
+                "a chosen seed tells its chooser every hidden card: only a private room "
+                '("private": true) may have one',
+            )
+        self._admit(client)
         now = self.clock()
         record = RoomRecord(
             id=self._new_id(),
@@ -265,6 +285,25 @@ class Lobby:
         if bots is not None:
             await room.seat_bots(bot_kind, bot_seats)
         return self._show(room.record)
+
+    def _admit(self, client: str | None) -> None:
+        """Refuse a new room above the process's cap or the client's creation rate."""
+        if len(self.rooms) >= self.settings.max_rooms:
+            raise ApiError(
+                503,
+                "too_many_rooms",
+                f"this server holds {self.settings.max_rooms} rooms; retry later",
+                {"retry-after": str(max(1, int(self.settings.sweep_interval)))},
+            )
+        now = self.clock()
+        if client is not None and not self.creations.take(client, now):
+            wait = math.ceil(self.creations.wait(client, now))
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"too many rooms created from your address; retry in {wait} s",
+                {"retry-after": str(wait)},
+            )
 
     async def add_bots(self, room_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """``POST /api/rooms/{id}/bots``: ``{kind?, seats?}`` → the room, those seats
@@ -331,21 +370,29 @@ class Lobby:
             raise ApiError(404, "no_such_room", f"no room {room_id!r}")
         return room
 
-    async def listing(self, engine: str | None, status: str | None) -> list[dict[str, Any]]:
-        """``GET /api/rooms``: public rooms, newest first, optionally filtered."""
+    async def listing(
+        self,
+        engine: str | None,
+        status: str | None,
+        limit: str | None = None,
+        after: str | None = None,
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """``GET /api/rooms``: public rooms, newest first, optionally filtered, one page
+        of ``limit`` (at most and by default ``list_limit``) after the cursor ``after``.
+        Returns the page and the cursor of the next one (None: this is the last)."""
         if engine is not None and engine not in ENGINES:
             raise _unknown_engine()
         if status is not None and status not in STATUSES:
             raise ApiError(400, "bad_status", f"status must be one of {list(STATUSES)}")
-        records = [
-            r
-            for r in await self.store.list_rooms()
-            if not r.private
-            and (engine is None or r.engine == engine)
-            and (status is None or r.status == status)
-        ]
-        records.sort(key=lambda r: r.created, reverse=True)
-        return [self._show(r) for r in records]
+        size = self.settings.list_limit
+        if limit is not None:
+            if not (limit.isascii() and limit.isdigit() and len(limit) < 10 and int(limit) > 0):
+                raise ApiError(400, "bad_limit", "limit must be a positive integer")
+            size = min(size, int(limit))
+        if after is not None and not CURSOR.fullmatch(after):
+            raise ApiError(400, "bad_cursor", "after must be a cursor from a previous page")
+        records, cursor = await self.store.page(public_index(engine, status), size, after)
+        return [self._show(r) for r in records], cursor
 
     async def details(self, room_id: str) -> dict[str, Any]:
         """``GET /api/rooms/{id}``."""
@@ -366,18 +413,22 @@ class Lobby:
             "ws": f"/ws/rooms/{room_id}",
         }
 
-    async def quickplay(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def quickplay(self, body: Mapping[str, Any], client: str | None = None) -> dict[str, Any]:
         """``POST /api/quickplay``: a seat in the open public room with the most players
-        connected (then the fullest), or a new room. A room whose seated players have
-        all been away longer than its grace period is never chosen."""
+        connected (then the fullest), or a new room (created for ``client``: see
+        :meth:`create`). A room whose seated players have all been away longer than its
+        grace period is never chosen. The candidates are the ``list_limit`` newest
+        public rooms of the engine waiting for players."""
         engine = _engine(body)
         seats = _int(body, "seats", None)
         name = _name(body)  # checked before a room is created for it
+        waiting, _ = await self.store.page(
+            public_index(engine.id, "waiting"), self.settings.list_limit
+        )
         candidates = [
             record
-            for record in await self.store.list_rooms()
-            if record.engine == engine.id
-            and record.status == "waiting"
+            for record in waiting
+            if record.status == "waiting"
             and not record.private
             and (seats is None or record.seats == seats)
         ]
@@ -388,27 +439,43 @@ class Lobby:
                 candidates, key=lambda r: (_here(r), sum(n is not None for n in r.names))
             ).id
         else:
-            room_id = (await self.create({"engine": engine.id, "seats": seats}))["id"]
+            room_id = (await self.create({"engine": engine.id, "seats": seats}, client))["id"]
         return await self.reserve(room_id, {"name": name})
+
+    async def _walk(self) -> AsyncIterator[list[RoomRecord]]:
+        """Every room of the store, ``sweep_batch`` at a time, newest first; the event
+        loop runs other tasks between two batches."""
+        after = None
+        while True:
+            records, after = await self.store.page(ALL, self.settings.sweep_batch, after)
+            yield records
+            if after is None:
+                return
+            await asyncio.sleep(0)
 
     async def sweep(self) -> list[str]:
         """Remove finished rooms after ``finished_ttl`` and unfilled ones after ``waiting_ttl``;
-        unload the replicas nobody here watches. Returns the removed room ids."""
-        now = self.clock()
+        unload the replicas nobody here watches, or whose room is gone. Returns the
+        removed room ids."""
         ttl = {"finished": self.settings.finished_ttl, "waiting": self.settings.waiting_ttl}
         removed = []
-        records = await self.store.list_rooms()
-        for record in records:
-            limit = ttl.get(record.status)
-            if limit is not None and now - record.updated >= limit:
-                await self.store.delete_room(record.id)
-                removed.append(record.id)
-                log.info("room removed", extra=fields(room=record.id, status=record.status))
-        known = {r.id for r in records} - set(removed)
-        for room_id, room in list(self.rooms.items()):
-            if room_id not in known or (room.lease is None and not room.conns):
-                del self.rooms[room_id]
-                await room.close()
+        async for records in self._walk():
+            now = self.clock()
+            for record in records:
+                limit = ttl.get(record.status)
+                if limit is not None and now - record.updated >= limit:
+                    await self._remove(record.id)
+                    removed.append(record.id)
+                    log.info("room removed", extra=fields(room=record.id, status=record.status))
+        loaded = list(self.rooms.items())
+        for start in range(0, len(loaded), self.settings.sweep_batch):
+            for room_id, room in loaded[start : start + self.settings.sweep_batch]:
+                if room.lease is not None or self.rooms.get(room_id) is not room:
+                    continue
+                if not room.conns or await self.store.load_room(room_id) is None:
+                    del self.rooms[room_id]
+                    await room.close()
+            await asyncio.sleep(0)
         return removed
 
     async def _remove(self, room_id: str) -> None:
@@ -420,15 +487,21 @@ class Lobby:
     async def adopt(self) -> list[str]:
         """Open every unfinished room that no process owns, so that it runs again
         (after all processes restarted, or an owner died with nobody following).
-        Several processes adopting at once split the rooms: the lease decides."""
+        Several processes adopting at once split the rooms: the lease decides. A
+        process that holds ``max_rooms`` rooms adopts no more (others will)."""
         adopted = []
-        for record in await self.store.list_rooms():
-            if record.status == "finished" or record.id in self.rooms:
-                continue
-            if await self.store.holder(record.id) is None:
-                room = await self.open(record.id)
-                if room is not None and room.lease is not None:
-                    adopted.append(record.id)
+        async for records in self._walk():
+            for record in records:
+                if len(self.rooms) >= self.settings.max_rooms:
+                    break
+                if record.status == "finished" or record.id in self.rooms:
+                    continue
+                if await self.store.holder(record.id) is None:
+                    room = await self.open(record.id)
+                    if room is not None and room.lease is not None:
+                        adopted.append(record.id)
+            if len(self.rooms) >= self.settings.max_rooms:
+                break
         if adopted:
             log.info("rooms adopted", extra=fields(rooms=adopted, node=self.node))
         return adopted

@@ -81,6 +81,10 @@ PRESENCE_TTL = 3.0
 """Lease periods after which a replica's report of its connections is stale."""
 ABANDONED = {"scores": [], "ranks": [], "winners": [], "details": [], "abandoned": True}
 """The result of a room every player left (no ranking: the game did not end)."""
+MOVE_LIMIT = {"scores": [], "ranks": [], "winners": [], "details": [], "move_limit": True}
+"""The result of a game stopped at ``max_moves`` (no ranking: the game did not end)."""
+ENDINGS = {"abandoned": ABANDONED, "move_limit": MOVE_LIMIT}
+"""The results of the log's ``end`` entries, by their ``why``."""
 OPS = ("seat_bots", "link_rematch")
 """Room operations the owner runs for a replica (``Forwarder.forward_call``)."""
 
@@ -181,6 +185,7 @@ _TOLD = {
     "expelled": "{who} timed out too often: a bot plays the seat for the rest of the game",
     "abandoned": "the game is abandoned: every player left",
     "rematch": "a rematch is open: room {room}",
+    "move_limit": "the game stops: it reached the server's limit of moves, with no ranking",
 }
 """Sentences of the room's own events (the engines narrate the game's)."""
 
@@ -725,7 +730,14 @@ class Room:
 
     async def _after_commit(self, result: Result | None, save: bool = False) -> None:
         """The owner's bookkeeping: a snapshot every ``snapshot_every`` versions (the
-        engine's state and the table's), the record when the game ends or ``save``."""
+        engine's state and the table's), the record when the game ends or ``save``;
+        and the end of a game whose next entry would be the log's last allowed one."""
+        try:
+            if self.record.status == "playing" and self.version >= self.settings.max_moves - 1:
+                entry: LogEntry = {"k": "end", "why": "move_limit"}
+                result = self._commit(await self._append(entry), entry, self.state, [])
+        except (StoreUnavailable, NotOwner) as exc:  # the next commit tries again
+            log.warning("move limit not logged", extra=fields(room=self.id, error=str(exc)))
         try:
             if self.state is not None and self.version % self.settings.snapshot_every == 0:
                 snapshot = {"game": self.state, "table": self.table.dump()}
@@ -771,9 +783,9 @@ class Room:
             table.presence(entry["seat"], entry["connected"], at)
         elif kind == "end":
             self.record.status = "finished"
-            result = cast(Result, {**ABANDONED})
+            result = cast(Result, {**ENDINGS[entry["why"]]})
             self.record.result = dict(result)
-            events = [{"type": "abandoned"}]
+            events = [{"type": entry["why"]}]
         elif kind == "rematch":
             self.record.rematch = entry["room"]
             events = [{"type": "rematch", "room": entry["room"]}]

@@ -99,6 +99,20 @@ class Settings:
     """Seconds a client has to send a request's body once its headers are in."""
     keepalive_timeout: int = 5
     """Seconds an idle HTTP keep-alive connection is kept between requests."""
+    room_rate: float = 20 / 60
+    """Rooms one client address may create per second (``room_burst`` deep): 20 a
+    minute; 0: no limit. Quick play counts when it opens a room."""
+    room_burst: int = 20
+    max_rooms: int = 10_000
+    """Rooms one process holds (owned or followed); more are refused with ``too_many_rooms``."""
+    list_limit: int = 100
+    """Most rooms in one page of ``GET /api/rooms`` (and the rooms quick play considers)."""
+    sweep_batch: int = 200
+    """Rooms the sweep and the adoption pass handle between two yields to the event loop."""
+    memory_log: int = 1_000
+    """Log entries the memory store keeps before a room's latest snapshot (older ones go)."""
+    max_moves: int = 200_000
+    """A room's log ends at this version: the game stops with the ``move_limit`` result."""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:

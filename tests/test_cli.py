@@ -63,6 +63,13 @@ async def test_serve_new_rooms_and_bots(served: str) -> None:
     assert code == 0, summary
     assert (summary["rooms"], summary["games_finished"], summary["errors"]) == (3, 3, 0)
     assert summary["intents"] > 0
+    code, out, err = await run("rooms", "--server", served, "--limit", "3")
+    first = [r["id"] for r in json.loads(out)]
+    assert code == 0 and len(first) == 3 and room["id"] not in first, "newest first"
+    (more,) = re.findall(r"^More: tablewire (rooms .*)$", err, re.MULTILINE)
+    assert f"--server=http://{served}" in more and "--limit=3" in more
+    code, out, err = await run(*more.split())
+    assert [r["id"] for r in json.loads(out)] == [room["id"]] and "More" not in err
 
 
 async def test_play_a_seat_from_the_terminal_against_a_bot(served: str) -> None:

@@ -66,7 +66,10 @@ async def lobby(timers: ManualTimers) -> AsyncIterator[Lobby]:
 
 
 async def new_room(lobby: Lobby, engine: str, seats: int, **options: Any) -> Room:
-    created = await lobby.create({"engine": engine, "seats": seats, "seed": 7, "options": options})
+    """A private room of seed 7 (with ``public=True``: a public room, its seed random)."""
+    public = options.pop("public", False)
+    body = {"engine": engine, "seats": seats, "options": options}
+    created = await lobby.create(body if public else {**body, "seed": 7, "private": True})
     room = lobby.room(created["id"])
     assert room is not None
     return room
@@ -243,21 +246,21 @@ async def test_a_simultaneous_step_resolves_at_the_deadline_when_one_seat_never_
 async def test_quickplay_never_seats_anyone_opposite_players_gone_past_the_grace_period(
     lobby: Lobby, timers: ManualTimers
 ) -> None:
-    deserted = await new_room(lobby, "sintra", 2)
+    deserted = await new_room(lobby, "sintra", 2, public=True)
     (ghost,) = await seated(lobby, deserted, ["ghost"])
     ghost.leave()
     await deserted.settled()
     timers.advance(30)
     here = await lobby.quickplay({"engine": "sintra", "seats": 2, "name": "ana"})
     assert here["room"] == deserted.id, "within the grace period the room is still offered"
-    fresh = await new_room(lobby, "sintra", 3)
+    fresh = await new_room(lobby, "sintra", 3, public=True)
     (ghost2,) = await seated(lobby, fresh, ["ghost2"])
     ghost2.leave()
     await fresh.settled()
     timers.advance(61)
     joined = await lobby.quickplay({"engine": "sintra", "seats": 3, "name": "bo"})
     assert joined["room"] != fresh.id, "its only player left 61 s ago: a new room"
-    connected = await new_room(lobby, "sintra", 3)
+    connected = await new_room(lobby, "sintra", 3, public=True)
     await seated(lobby, connected, ["cy"])
     chosen = await lobby.quickplay({"engine": "sintra", "seats": 3, "name": "dee"})
     assert chosen["room"] == connected.id, "a room whose player is here comes first"
@@ -271,6 +274,7 @@ async def test_bots_take_seats_and_play_through_the_room_queue(
             "engine": "chartered",
             "seats": 3,
             "seed": 5,
+            "private": True,
             "options": {"bot_delay": 0.5},
             "bots": {"seats": [1, 2], "kind": "greedy"},
         }

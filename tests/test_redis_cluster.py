@@ -48,10 +48,11 @@ async def cluster(redis_url: str, prefix: str) -> AsyncIterator[list[SpawnedServ
 
 
 async def open_room(
-    server: SpawnedServer, seed: int, seat_via: list[SpawnedServer] | None = None
+    server: SpawnedServer, seed: int | None, seat_via: list[SpawnedServer] | None = None
 ) -> tuple[str, list[str]]:
     """A four-seat room created on ``server``; seat i is reserved through
-    ``seat_via[i % n]`` (a process that does not own the room forwards it)."""
+    ``seat_via[i % n]`` (a process that does not own the room forwards it). With a
+    seed the room is private; without, public (listed)."""
     async with LobbyClient(server.url) as lobby:
         room = await lobby.create_room("sintra", seats=4, seed=seed)
     tokens = []
@@ -126,7 +127,7 @@ async def test_two_processes_share_a_room_and_every_client_sees_the_same_version
     cluster: list[SpawnedServer], redis_url: str, prefix: str
 ) -> None:
     a, b = cluster
-    room_id, tokens = await open_room(a, seed=11, seat_via=[a, b])
+    room_id, tokens = await open_room(a, seed=None, seat_via=[a, b])
     players = spread(cluster, room_id, list(tokens))
     watchers = spread([a, b], room_id, [None, None])
     assert {p.url.split("/ws")[0] for p in players} == {a.ws, b.ws}, "seats on both processes"
@@ -177,7 +178,7 @@ async def test_rooms_resume_after_every_process_restarts(
     cluster: list[SpawnedServer], redis_url: str, prefix: str
 ) -> None:
     a, b = cluster
-    room_id, tokens = await open_room(a, seed=13)
+    room_id, tokens = await open_room(a, seed=None)
     players = spread(cluster, room_id, list(tokens))
     for client in players:
         await client.connect()

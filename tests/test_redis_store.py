@@ -8,6 +8,7 @@ import pytest
 
 from clients.spawn import free_port
 from server.store import NotOwner, RoomRecord, StoreUnavailable
+from server.store.base import ALL
 from server.store.redis import RedisStore
 
 
@@ -37,15 +38,26 @@ async def test_records_are_saved_listed_and_deleted(store: RedisStore) -> None:
     await store.save_room(record("a", 1.0))
     await store.save_room(record("b", 2.0))
     assert await store.load_room("a") == record("a", 1.0)
-    assert [r.id for r in await store.list_rooms()] == ["a", "b"]
+    assert [r.id for r in (await store.page(ALL, 10))[0]] == ["b", "a"]
     await store.delete_room("a")
     assert await store.load_room("a") is None
-    assert [r.id for r in await store.list_rooms()] == ["b"]
+    assert [r.id for r in (await store.page(ALL, 10))[0]] == ["b"]
+    assert await store.redis.zcard(f"{store.prefix}:index:public:*:*") == 1
 
 
 async def test_a_finished_room_gets_an_expiry_as_a_backstop(store: RedisStore) -> None:
     await store.save_room(record("done", status="finished"))
     assert 0 < await store.redis.ttl(store.key("done")) <= 2 * store.finished_ttl
+
+
+async def test_an_index_entry_whose_room_expired_is_dropped_by_the_next_page(
+    store: RedisStore,
+) -> None:
+    await store.save_room(record("gone", 1.0, status="finished"))
+    await store.save_room(record("kept", 2.0))
+    await store.redis.delete(store.key("gone"))  # as if its backstop expiry had passed
+    assert [r.id for r in (await store.page(ALL, 10))[0]] == ["kept"]
+    assert await store.redis.zcard(f"{store.prefix}:index:{ALL}") == 1
 
 
 async def test_tokens_are_stored_hashed_with_an_expiry(store: RedisStore) -> None:

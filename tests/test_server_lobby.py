@@ -205,7 +205,7 @@ async def test_room_ids_outside_the_id_alphabet_name_no_room(
 class BrokenStore(MemoryStore):
     """A store with a bug: listing rooms raises something nobody expects."""
 
-    async def list_rooms(self) -> Any:
+    async def page(self, *args: Any) -> Any:
         raise RuntimeError("a bug")
 
 
@@ -409,3 +409,142 @@ async def test_an_unreachable_store_answers_503_and_creates_nothing() -> None:
         response = await client.post("/api/rooms", json={"engine": "sintra"})
         assert (response.status_code, error_code(response)) == (503, "store_unavailable")
         assert (await client.get("/api/rooms")).json() == []
+
+
+# -- fair seeds, limits on rooms, pages ------------------------------------------
+
+
+async def test_a_chosen_seed_only_goes_with_a_private_room(http: httpx.AsyncClient) -> None:
+    for body in (
+        {"engine": "sintra", "seed": 1234},
+        {"engine": "sintra", "seed": 1, "private": False},
+    ):
+        refused = await http.post("/api/rooms", json=body)
+        assert (refused.status_code, error_code(refused)) == (400, "seed_needs_private")
+    assert (await http.get("/api/rooms")).json() == [], "nothing was created"
+    seeded = await http.post("/api/rooms", json={"engine": "sintra", "seed": 1234, "private": True})
+    assert seeded.status_code == 201 and seeded.json()["private"] is True
+    joined = (await http.post("/api/quickplay", json={"engine": "sintra"})).json()
+    assert joined["room"] != seeded.json()["id"], "quick play never sends anyone there"
+    assert [r["id"] for r in (await http.get("/api/rooms")).json()] == [joined["room"]]
+
+
+async def test_the_listing_is_paged_with_a_link_to_the_next_page(http: httpx.AsyncClient) -> None:
+    made = [
+        (await http.post("/api/rooms", json={"engine": "sintra"})).json()["id"] for _ in range(5)
+    ]
+    seen: list[str] = []
+    url: str | None = "/api/rooms?engine=sintra&limit=2"
+    while url is not None:
+        page = await http.get(url)
+        assert page.status_code == 200 and len(page.json()) <= 2
+        seen += [r["id"] for r in page.json()]
+        url = page.links["next"]["url"] if "next" in page.links else None
+    assert seen == made[::-1], "newest first, each room once"
+    for query, code in (({"limit": "0"}, "bad_limit"), ({"limit": "x"}, "bad_limit")):
+        refused = await http.get("/api/rooms", params=query)
+        assert (refused.status_code, error_code(refused)) == (400, code)
+    refused = await http.get("/api/rooms", params={"after": "not a cursor"})
+    assert (refused.status_code, error_code(refused)) == (400, "bad_cursor")
+
+
+class PageSpy(MemoryStore):
+    """A memory store that records the size of every page asked of it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.limits: list[int] = []
+
+    async def page(self, index: str, limit: int, after: str | None = None) -> Any:
+        self.limits.append(limit)
+        return await super().page(index, limit, after)
+
+
+async def test_no_lobby_operation_reads_more_than_a_bounded_page_of_rooms() -> None:
+    clock = Clock()
+    store = PageSpy()
+    settings = Settings(list_limit=4, sweep_batch=3, waiting_ttl=60)
+    lobby = Lobby(store, settings, clock)
+    for _ in range(10):
+        await lobby.create({"engine": "sintra", "seats": 2})
+    listed, cursor = await lobby.listing(None, None, "1000")
+    assert len(listed) == 4 and cursor is not None, "a limit above list_limit is cut to it"
+    await lobby.quickplay({"engine": "sintra"})
+    assert await lobby.adopt() == []
+    clock.now += 60
+    assert len(await lobby.sweep()) == 10
+    assert store.limits and max(store.limits) <= 4
+    assert store.limits.count(3) >= 4, "the sweep walks 10 rooms three at a time"
+    assert lobby.rooms.keys() == set()
+    await lobby.close()
+
+
+async def test_room_creation_is_limited_per_client_address() -> None:
+    clock = Clock()
+    lobby = Lobby(MemoryStore(), Settings(room_rate=0.5, room_burst=2), clock)
+    for _ in range(2):
+        await lobby.create({"engine": "sintra"}, client="10.0.0.1")
+    with pytest.raises(ApiError) as limited:
+        await lobby.create({"engine": "sintra"}, client="10.0.0.1")
+    assert (limited.value.status, limited.value.code) == (429, "rate_limited")
+    assert limited.value.headers == {"retry-after": "2"}
+    with pytest.raises(ApiError):
+        await lobby.quickplay({"engine": "chartered"}, client="10.0.0.1")
+    assert len(lobby.rooms) == 2, "refused requests created nothing"
+    await lobby.create({"engine": "sintra"}, client="10.0.0.2")
+    clock.now += 2
+    await lobby.create({"engine": "sintra"}, client="10.0.0.1")
+    assert len(lobby.rooms) == 4
+    await lobby.close()
+
+
+async def test_room_creation_over_http_answers_429_with_retry_after() -> None:
+    app = create_app(Settings(room_rate=1 / 60, room_burst=1))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://tablewire") as client:
+        assert (await client.post("/api/rooms", json={"engine": "sintra"})).status_code == 201
+        refused = await client.post("/api/rooms", json={"engine": "sintra"})
+        assert (refused.status_code, error_code(refused)) == (429, "rate_limited")
+        assert refused.headers["retry-after"] == "60"
+    await app.state.lobby.close()
+
+
+async def test_a_process_holds_at_most_max_rooms() -> None:
+    clock = Clock()
+    lobby = Lobby(MemoryStore(), Settings(max_rooms=2, waiting_ttl=60), clock)
+    first = await lobby.create({"engine": "sintra"})
+    second = await lobby.create({"engine": "sintra"})
+    for request in (
+        lobby.create({"engine": "sintra"}),
+        lobby.quickplay({"engine": "chartered"}),
+    ):
+        with pytest.raises(ApiError) as full:
+            await request
+        assert (full.value.status, full.value.code) == (503, "too_many_rooms")
+    joined = await lobby.quickplay({"engine": "sintra"})
+    assert joined["room"] in (first["id"], second["id"]), "joining a room is not creating one"
+    clock.now += 60
+    await lobby.sweep()
+    await lobby.create({"engine": "sintra"})
+    await lobby.close()
+
+
+async def test_a_game_stops_at_max_moves_with_the_move_limit_result() -> None:
+    store = MemoryStore(memory_log=6)
+    lobby = Lobby(store, Settings(max_moves=40, snapshot_every=5))
+    room_id = (await lobby.create({"engine": "turn-relay", "seats": 4}))["id"]
+    live = lobby.rooms[room_id]
+    for _ in range(4):
+        await lobby.reserve(room_id, {})
+    movers: dict[int, Mover] = {}
+    while live.record.status == "playing":
+        assert live.state is not None
+        seat = min(live.engine.to_act(live.state))
+        assert (await movers.setdefault(seat, Mover(seat)).move(live))["t"] == "ack"
+    assert live.version == 40
+    assert live.record.result is not None and live.record.result["move_limit"] is True
+    assert live.record.result["ranks"] == []
+    log = await store.read_log(room_id)
+    assert log[-1][0] == 40 and log[-1][1]["k"] == "end" and log[-1][1]["why"] == "move_limit"
+    assert len(log) <= 6 + 5, "the memory store keeps a bounded tail of the log"
+    await lobby.close()

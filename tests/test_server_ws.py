@@ -103,9 +103,11 @@ async def test_a_full_four_player_game_of_bots_finishes(server: Running) -> None
     summary = await bots.run(server.url, "sintra", rooms=1, players=4, spectators=1, seed=5)
     assert summary.ok, summary
     assert summary.games_finished == 1 and summary.rejects == 0
+    (room_id,) = server.lobby.rooms
     async with LobbyClient(server.url) as lobby:
-        (room,) = await lobby.rooms(status="finished")
-    assert room["result"]["winners"]
+        room = await lobby.room(room_id)
+        assert await lobby.rooms() == [], "a room with a chosen seed is private"
+    assert room["result"]["winners"] and room["private"]
     assert room["seed"] == 5
 
 

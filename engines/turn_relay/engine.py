@@ -12,7 +12,7 @@ The room's seed maps to the generator's state as ``seed mod (2³²−1) + 1``
 
 The view is the spec's canonical state (§2.1), the same for every viewer. The
 workload has no end; the ``moves`` option ends the game after that many moves
-so a room is finite.
+so a room is finite (100,000 by default; the server's ``max_moves`` bounds every game too).
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ class TurnRelay:
     def options(self) -> Mapping[str, Mapping[str, Any]]:
         return {
             "moves": {
-                "choices": [12, 100, 1_000, 100_000, 10_000_000],
-                "default": 10_000_000,
+                "choices": [12, 100, 1_000, 100_000],
+                "default": 100_000,
                 "description": "the game ends after this many moves (the workload has no end)",
             }
         }

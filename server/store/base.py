@@ -8,6 +8,7 @@ log rebuild the room exactly; the room's version is the length of its log.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -18,6 +19,52 @@ or ``"zombie"`` when the owner decided it), ``{"k": "presence", "seat": int,
 "connected": bool}``, ``{"k": "end", "why": "abandoned"}`` or ``{"k": "rematch",
 "room": str}``. The owner stamps every entry with ``"at"``: epoch seconds, from
 which every process folds the same clocks (server/table.py)."""
+
+
+STATUSES = ("waiting", "playing", "finished")
+
+ALL = "all"
+"""The index of every room of the store (the sweep and adoption walk it)."""
+
+CURSOR = re.compile(r"\d{10}\.\d{6}:[A-Za-z0-9_-]{1,64}")
+"""A room's place in an index (:func:`index_key`); listings page on it."""
+
+
+def index_key(record: RoomRecord) -> str:
+    """The room's place in every index: its creation time (fixed width, so text order is
+    time order), then its id for rooms created in the same microsecond."""
+    return f"{record.created:017.6f}:{record.id}"
+
+
+def key_room(key: str) -> str:
+    """The room id of an index key."""
+    return key.split(":", 1)[1]
+
+
+def public_index(engine: str | None, status: str | None) -> str:
+    """The index of the public rooms of ``engine`` in ``status`` (None: any)."""
+    return f"public:{engine or '*'}:{status or '*'}"
+
+
+def indexes_of(record: RoomRecord) -> set[str]:
+    """The indexes a room belongs to: every room is in :data:`ALL`; a public one also in
+    the public indexes of its engine and status, and of any engine or status."""
+    if record.private:
+        return {ALL}
+    return {ALL} | {
+        public_index(engine, status)
+        for engine in (record.engine, None)
+        for status in (record.status, None)
+    }
+
+
+def indexes_for(record: RoomRecord) -> set[str]:
+    """Every index a room of this engine could ever be in (whatever its status)."""
+    return {ALL} | {
+        public_index(engine, status)
+        for engine in (record.engine, None)
+        for status in (*STATUSES, None)
+    }
 
 
 class StoreUnavailable(Exception):
@@ -70,7 +117,13 @@ class Store(Protocol):
 
     async def load_room(self, room_id: str) -> RoomRecord | None: ...
 
-    async def list_rooms(self) -> list[RoomRecord]: ...
+    async def page(
+        self, index: str, limit: int, after: str | None = None
+    ) -> tuple[list[RoomRecord], str | None]:
+        """Up to ``limit`` rooms of ``index`` (:data:`ALL` or a :func:`public_index`),
+        newest first, from the one after the cursor ``after`` on; with the cursor of the
+        next page, or None when this one is the last. The work is bounded by ``limit``,
+        whatever the number of rooms."""
 
     async def delete_room(self, room_id: str) -> None:
         """Forget the room, its tokens, log, snapshot and lease."""

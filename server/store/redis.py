@@ -2,7 +2,9 @@
 
 Keys (``{p}`` is the prefix, ``tw`` by default)::
 
-    {p}:rooms                 ZSET   room id -> creation time (the lobby index)
+    {p}:index:{name}          ZSET   the lobby's indexes (store/base.py ``indexes_of``):
+                                     members ``index_key`` (creation time, room id),
+                                     all of score 0, so a page is one ZREVRANGEBYLEX
     {p}:room:{id}             STRING msgpack room record
     {p}:room:{id}:tokens      HASH   sha256(token) -> seat, expiring after token_ttl
     {p}:room:{id}:log         STREAM the room's log; entry id "{version}-0", field "e"
@@ -31,7 +33,16 @@ import msgpack
 import redis.asyncio as aioredis
 from redis import exceptions as redis_errors
 
-from server.store.base import LogEntry, NotOwner, RoomRecord, StoreUnavailable
+from server.store.base import (
+    LogEntry,
+    NotOwner,
+    RoomRecord,
+    StoreUnavailable,
+    index_key,
+    indexes_for,
+    indexes_of,
+    key_room,
+)
 
 _APPEND = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
@@ -127,15 +138,23 @@ class RedisStore:
 
     # -- records and the lobby index -------------------------------------------
 
+    def _index(self, name: str) -> str:
+        return f"{self.prefix}:index:{name}"
+
     async def save_room(self, record: RoomRecord) -> None:
+        key, names = index_key(record), indexes_of(record)
         with _unavailable():
             async with self.redis.pipeline(transaction=True) as pipe:
                 pipe.set(self.key(record.id), _pack(asdict(record)))
-                pipe.zadd(f"{self.prefix}:rooms", {record.id: record.created})
+                for name in names:
+                    pipe.zadd(self._index(name), {key: 0})
+                for name in indexes_for(record) - names:  # a status left behind
+                    pipe.zrem(self._index(name), key)
                 if record.status == "finished":
-                    # A backstop: the sweep removes finished rooms, this expires them anyway.
-                    for key in self._keys(record.id):
-                        pipe.expire(key, self.finished_ttl * 2)
+                    # A backstop: the sweep removes finished rooms, this expires them anyway
+                    # (a listing drops index entries whose room is gone).
+                    for part in self._keys(record.id):
+                        pipe.expire(part, self.finished_ttl * 2)
                 await pipe.execute()
 
     async def load_room(self, room_id: str) -> RoomRecord | None:
@@ -143,21 +162,32 @@ class RedisStore:
             data = await self.redis.get(self.key(room_id))
         return RoomRecord(**_unpack(data)) if data else None
 
-    async def list_rooms(self) -> list[RoomRecord]:
+    async def page(
+        self, index: str, limit: int, after: str | None = None
+    ) -> tuple[list[RoomRecord], str | None]:
+        top = "+" if after is None else f"({after}"
         with _unavailable():
-            members: Any = await self.redis.zrange(f"{self.prefix}:rooms", 0, -1)
-            ids = [member.decode() for member in members]
+            members: Any = await self.redis.zrevrangebylex(
+                self._index(index), top, "-", start=0, num=limit + 1
+            )
+            keys = [member.decode() for member in members]
+            chosen = keys[:limit]
+            ids = [key_room(key) for key in chosen]
             records: Any = await self.redis.mget([self.key(i) for i in ids]) if ids else []
-            gone = [room_id for room_id, data in zip(ids, records, strict=True) if data is None]
+            gone = [key for key, data in zip(chosen, records, strict=True) if data is None]
             if gone:
-                await self.redis.zrem(f"{self.prefix}:rooms", *gone)
-        return [RoomRecord(**_unpack(data)) for data in records if data is not None]
+                await self.redis.zrem(self._index(index), *gone)
+        found = [RoomRecord(**_unpack(data)) for data in records if data is not None]
+        return found, chosen[-1] if len(keys) > limit else None
 
     async def delete_room(self, room_id: str) -> None:
+        record = await self.load_room(room_id)
         with _unavailable():
             async with self.redis.pipeline(transaction=True) as pipe:
                 pipe.delete(*self._keys(room_id))
-                pipe.zrem(f"{self.prefix}:rooms", room_id)
+                if record is not None:
+                    for name in indexes_for(record):
+                        pipe.zrem(self._index(name), index_key(record))
                 await pipe.execute()
 
     # -- seat tokens -------------------------------------------------------------

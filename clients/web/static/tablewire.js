@@ -181,11 +181,14 @@ export class Lobby {
     return this.call("GET", "/api/games");
   }
 
-  /** Public rooms, newest first; `engine` and `status` filter. */
-  rooms({ engine, status } = {}) {
+  /** Public rooms, newest first, one page (`limit`, at most the server's `list_limit`;
+   * `after`: the cursor of the `Link` header's next page); `engine` and `status` filter. */
+  rooms({ engine, status, limit, after } = {}) {
     const query = new URLSearchParams();
     if (engine) query.set("engine", engine);
     if (status) query.set("status", status);
+    if (limit) query.set("limit", String(limit));
+    if (after) query.set("after", after);
     const text = query.toString();
     return this.call("GET", `/api/rooms${text ? `?${text}` : ""}`);
   }
