@@ -65,8 +65,9 @@ def main() -> None:
             else "—"
         )
         bound = " (loadgen-bound)" if r.get("loadgen_bound") else ""
+        short = f" (saturated: {r.get('limit')})" if r.get("saturated") else ""
         print(
-            f"| {count} | {r.get('moves_per_s')} | {r.get('p50_ms')} | {r.get('p99_ms')} "
+            f"| {count} | {r.get('moves_per_s')}{short} | {r.get('p50_ms')} | {r.get('p99_ms')} "
             f"| {r.get('server_cpu_ms_per_move')} | {r.get('server_rss_mb')} "
             f"| {r.get('bytes_per_update_avg')} | {r.get('errors')} "
             f"| {r.get('loadgen_cpu_util')}{bound} | {versus} |"

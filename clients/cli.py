@@ -41,6 +41,7 @@ class Status(IntEnum):
     USAGE = 2
     UNREACHABLE = 3
     REFUSED = 4
+    SATURATED = 5
     INTERRUPTED = 130
 
 
@@ -52,6 +53,8 @@ exit status:
   3    the server cannot be reached (not running, unknown host, no answer,
        or gone too long during a game)
   4    the server refused (no such room, room full, bad token, unknown game, ...)
+  5    a turn-relay load run completed fewer than 99 % of the moves it offered
+       (no errors otherwise): saturated; "limit" in its JSON line says which side
   130  interrupted with Ctrl-C"""
 
 HINTS = {
@@ -553,7 +556,9 @@ async def _client_command(args: argparse.Namespace, default_server: str) -> int:
         )
         result = await loadtest.loadtest(config)
         print(json.dumps(result), flush=True)
-        return Status.OK if result["errors"] == 0 else Status.FAILED
+        if result["errors"]:
+            return Status.FAILED
+        return Status.SATURATED if result.get("saturated") else Status.OK
     return Status.OK
 
 

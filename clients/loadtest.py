@@ -19,6 +19,14 @@ pinned to CPU 0 with ``taskset`` while the load generator takes CPU 1, when
 the machine has two CPUs or more); otherwise ``--server URL`` is loaded and
 its CPU is read from ``/proc`` only when ``--server-pid`` is given. Every
 phase is bounded in time; the exit status is non-zero if any error occurred.
+
+A turn-relay run that completed fewer than ``SATURATED_BELOW`` (99 %) of the
+moves it offered is ``saturated``, and ``limit`` names the side that was
+full (:func:`saturation`): ``"server"`` or ``"load_generator"`` when that
+side used ``CPU_BOUND`` (0.9) of a core or more (the busier one if both),
+``"unknown"`` when neither did (CPU taken by other work on the machine, or a
+server whose CPU cannot be read). ``tablewire loadtest`` then exits with
+status 5.
 """
 
 from __future__ import annotations
@@ -56,6 +64,10 @@ SETTLE = 1.0
 DRAIN = 5.0
 PING_INTERVAL_MS = 20_000
 """uvicorn's default WebSocket keepalive ping interval."""
+SATURATED_BELOW = 0.99
+"""A turn-relay run completing fewer moves than this share of the offered ones is saturated."""
+CPU_BOUND = 0.9
+"""CPU seconds per second of window from which a side counts as full (bench/turn-relay.md §5)."""
 
 
 @dataclass
@@ -159,6 +171,23 @@ def _versions() -> dict[str, str]:
 
 
 # -- the turn-relay workload (bench/turn-relay.md §4–§6) ------------------------------
+
+
+def saturation(
+    moves: int, target: int, server_util: float | None, loadgen_util: float | None
+) -> tuple[bool, str | None]:
+    """Whether a run fell short of its offered moves, and which side was the limit.
+
+    The limit is the side that used ``CPU_BOUND`` of a core or more, the
+    busier one if both did; ``"unknown"`` if neither did (or the server's CPU
+    is unknown and the load generator's is below the bound); None when the
+    run was not saturated.
+    """
+    if not target or moves >= SATURATED_BELOW * target:
+        return False, None
+    shares = {"server": server_util or 0.0, "load_generator": loadgen_util or 0.0}
+    busiest = max(shares, key=lambda side: shares[side])
+    return True, busiest if shares[busiest] >= CPU_BOUND else "unknown"
 
 
 @dataclass
@@ -352,6 +381,10 @@ async def _turn_relay(config: Config, server: Server, live: Progress) -> dict[st
         for client in room.clients:
             client.close()
     live.errors = sum(errors.values())
+    target = int(len(rooms) * config.duration_s * 1000 / config.interval_ms)
+    server_util = server_cpu / window if server_cpu is not None and window else None
+    loadgen_util = own_cpu / window if window else None
+    saturated, limit = saturation(moves, target, server_util, loadgen_util)
     spectator_fanout = [
         (c.arrivals[room.start_version + k + 1] - sent) * 1000
         for room in rooms
@@ -381,7 +414,11 @@ async def _turn_relay(config: Config, server: Server, live: Progress) -> dict[st
         "workload": "turn-relay",
         "interval_ms": config.interval_ms,
         "duration_s": config.duration_s,
-        "moves_target": int(len(rooms) * config.duration_s * 1000 / config.interval_ms),
+        "moves_target": target,
+        "moves_share": round(moves / target, 4) if target else None,
+        "saturated": saturated,
+        "limit": limit,
+        "server_cpu_util": None if server_util is None else round(server_util, 3),
         "fanout_p50_ms": _ms(fanout, 50),
         "fanout_p99_ms": _ms(fanout, 99),
         "spectator_p50_ms": _ms(spectator_fanout, 50),
@@ -392,8 +429,8 @@ async def _turn_relay(config: Config, server: Server, live: Progress) -> dict[st
         "window_s": round(window, 3),
         "join_s": round(join_s, 3),
         "loadgen_cpu_s": round(own_cpu, 3),
-        "loadgen_cpu_util": round(own_cpu / window, 3) if window else None,
-        "loadgen_bound": bool(window and own_cpu / window >= 0.9),
+        "loadgen_cpu_util": None if loadgen_util is None else round(loadgen_util, 3),
+        "loadgen_bound": bool(loadgen_util is not None and loadgen_util >= CPU_BOUND),
         "loadgen_eld_p99_ms": _ms(delay.samples_ms, 99),
         "loadgen_eld_max_ms": round(max(delay.samples_ms), 3) if delay.samples_ms else None,
         "errors_detail": {k: v for k, v in errors.items() if v},

@@ -43,6 +43,7 @@ from typing import Any, Protocol
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
+from websockets.protocol import OPEN
 
 from protocol import PROTOCOL_VERSION, messages
 from protocol.codec import decode, encode
@@ -141,11 +142,23 @@ def transport_of(send: Any) -> Abortable | None:
     return transport if callable(getattr(transport, "abort", None)) else None
 
 
+def frame_header(length: int) -> bytes:
+    """The header of an unmasked, unfragmented binary WebSocket frame (RFC 6455 §5.2)."""
+    if length < 126:
+        return bytes((0x82, length))
+    if length < 1 << 16:
+        return struct.pack("!BBH", 0x82, 126, length)
+    return struct.pack("!BBQ", 0x82, 127, length)
+
+
 class DirectWriter:
     """Writes data frames straight to uvicorn's sans-I/O WebSocket protocol object.
 
     ``send`` must be the ASGI ``send`` uvicorn gave the app (a bound method of
-    its protocol); :meth:`of` returns None for anything else.
+    its protocol); :meth:`of` returns None for anything else. Without a
+    negotiated extension (permessage-deflate) a server frame is its header
+    and the payload, which this writer builds itself; with one, the frames go
+    through the websockets protocol object.
     """
 
     def __init__(self, protocol: Any) -> None:
@@ -161,14 +174,27 @@ class DirectWriter:
             return None
         return cls(protocol)
 
-    def write(self, frame: bytes) -> int | None:
-        """Send one binary frame; the bytes still unsent, or None if the socket is closing."""
+    def write(self, frames: list[bytes]) -> int | None:
+        """Send binary frames in one write; the bytes still unsent, or None if the
+        socket is closing."""
         protocol = self._protocol
         transport = protocol.transport
-        if protocol.disconnected or protocol.close_sent or transport.is_closing():
+        conn = protocol.conn
+        if (
+            protocol.disconnected
+            or protocol.close_sent
+            or conn.state is not OPEN
+            or transport.is_closing()
+        ):
             return None
-        protocol.conn.send_binary(frame)
-        data = b"".join(protocol.conn.data_to_send())
+        if conn.extensions or conn.writes:
+            for frame in frames:
+                conn.send_binary(frame)
+            data = b"".join(conn.data_to_send())
+        elif len(frames) == 1:
+            data = frame_header(len(frames[0])) + frames[0]
+        else:
+            data = b"".join([frame_header(len(frame)) + frame for frame in frames])
         transport.write(data)
         self.sent += len(data)
         buffered: int = transport.get_write_buffer_size()
@@ -178,6 +204,36 @@ class DirectWriter:
         """Bytes written but not yet taken by the socket."""
         buffered: int = self._protocol.transport.get_write_buffer_size()
         return buffered
+
+
+class Flusher:
+    """Writes what each connection was sent during one turn of the event loop in one go.
+
+    A move sends its mover the ``ack`` and the ``patch`` in the same turn of
+    the loop: one ``send`` system call instead of two. The frames wait only
+    until the loop's next turn (one callback for all connections).
+    """
+
+    def __init__(self) -> None:
+        self._dirty: list[SocketConnection] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The loop a flush is scheduled on, if any."""
+
+    def add(self, conn: SocketConnection) -> None:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            self._dirty = []  # a flush scheduled on a loop that has gone never ran
+            self._loop = loop
+            loop.call_soon(self._flush)
+        self._dirty.append(conn)
+
+    def _flush(self) -> None:
+        dirty, self._dirty, self._loop = self._dirty, [], None
+        for conn in dirty:
+            conn.flush()
+
+
+FLUSHER = Flusher()
 
 
 class SocketConnection:
@@ -198,6 +254,8 @@ class SocketConnection:
         self.cutoff: asyncio.Timeout | None = None
         """Set by :func:`serve` while it runs: a close moves it to ``close_timeout`` ahead."""
         self._direct = direct
+        self._pending: list[bytes] = []
+        """Frames for the direct writer, written together by :data:`FLUSHER`."""
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=settings.send_queue)
         self._written = 0
         self._watch: asyncio.TimerHandle | None = None
@@ -208,13 +266,9 @@ class SocketConnection:
         COUNTS.frames_out += 1
         COUNTS.bytes_out += len(frame)
         if self._direct is not None and self._queue.empty():
-            buffered = self._direct.write(frame)
-            if buffered is None:
-                return
-            if buffered > self.settings.send_buffer:
-                self.too_slow("too many bytes waiting; reconnect and resync")
-            elif buffered and self._watch is None:
-                self._watch_progress()
+            if not self._pending:
+                FLUSHER.add(self)
+            self._pending.append(frame)
             return
         try:
             self._queue.put_nowait(frame)
@@ -224,11 +278,29 @@ class SocketConnection:
         if self._watch is None:
             self._watch_progress()
 
+    def flush(self) -> None:
+        """Write the frames sent since the last flush (the direct writer's path)."""
+        frames, self._pending = self._pending, []
+        if not frames or self.closing or self._direct is None:
+            return
+        buffered = self._direct.write(frames)
+        if buffered is None:
+            return
+        if buffered > self.settings.send_buffer:
+            self.too_slow("too many bytes waiting; reconnect and resync")
+        elif buffered and self._watch is None:
+            self._watch_progress()
+
     def too_slow(self, message: str) -> None:
         SLOW_CLOSES.inc()
         self.close(Code.TOO_SLOW, message)
 
     def close(self, code: str, message: str) -> None:
+        if self._pending and not self.closing:
+            self.flush()  # what was sent before the close goes first (or finds it too slow)
+        self._close(code, message)
+
+    def _close(self, code: str, message: str) -> None:
         if self.closing:
             return
         self.closing = True

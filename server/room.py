@@ -85,6 +85,9 @@ MOVE_LIMIT = {"scores": [], "ranks": [], "winners": [], "details": [], "move_lim
 """The result of a game stopped at ``max_moves`` (no ranking: the game did not end)."""
 ENDINGS = {"abandoned": ABANDONED, "move_limit": MOVE_LIMIT}
 """The results of the log's ``end`` entries, by their ``why``."""
+SHARED = ("seats", "to_act", "presence", "clock")
+"""Parts of the document rebuilt on every version but seldom changed: an unchanged one is
+replaced by the previous version's object, which the diff skips without walking it."""
 OPS = ("seat_bots", "link_rematch")
 """Room operations the owner runs for a replica (``Forwarder.forward_call``)."""
 
@@ -853,6 +856,9 @@ class Room:
         if previous is None or previous[0] != self.version - 1:
             return self._snapshot(group)
         doc = self._doc(group)
+        for key in SHARED:  # unchanged parts become the previous version's: the diff skips them
+            if doc[key] == previous[1][key]:
+                doc[key] = previous[1][key]
         frame = encode(messages.patch(self.version - 1, self.version, diff(previous[1], doc)))
         self._docs[group] = (self.version, doc)
         self._history[group].append((self.version - 1, frame))

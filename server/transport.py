@@ -86,6 +86,13 @@ class GuardedHttp(HttpToolsProtocol):
         self._disarm()
         super().on_message_complete()
 
+    def handle_websocket_upgrade(self) -> None:
+        super().handle_websocket_upgrade()
+        # The WebSocket protocol has the transport now; this one is done. Its parser
+        # refers back to it (a reference cycle): dropping the parser lets it be freed at
+        # once, not by the collector's next full pass.
+        del self.parser
+
     def _await_headers(self) -> None:
         self._header_bytes = 0
         self._arm(self.settings.header_timeout, self._refuse, REQUEST_TIMEOUT)

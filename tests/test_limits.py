@@ -4,18 +4,21 @@ client never takes its frames (ended within ``close_timeout`` under any ASGI ser
 from __future__ import annotations
 
 import asyncio
+import gc
 from typing import Any
 
 import uvicorn
 from uvicorn.server import ServerState
+from websockets.asyncio.client import connect
 from websockets.client import ClientProtocol
 from websockets.uri import parse_uri
 
+from conftest import listening_socket
 from protocol.codec import encode
 from server.connection import SocketConnection, serve
 from server.limits import Buckets, FrameLimits, Gate, Kind, TokenBucket
 from server.settings import Settings
-from server.transport import BoundedWebSocket
+from server.transport import BoundedWebSocket, GuardedHttp, guarded
 
 
 def test_a_bucket_spends_its_burst_then_refills_at_its_rate() -> None:
@@ -170,3 +173,37 @@ async def test_a_flood_of_frames_is_parsed_only_as_the_application_takes_them() 
     for task in list(protocol.tasks):
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_an_upgraded_http_protocol_leaves_no_cyclic_garbage() -> None:
+    """Each WebSocket connection's HTTP protocol is freed at once after the upgrade, not
+    left for the collector's next full pass (which grows with every connection)."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            await receive()
+            await send({"type": "websocket.accept"})
+            await receive()
+
+    sock = listening_socket()
+    config = uvicorn.Config(
+        app, http=guarded(Settings()), ws=BoundedWebSocket, lifespan="off", log_config=None
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    url = f"ws://127.0.0.1:{sock.getsockname()[1]}/ws/rooms/r"
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        clients = [await connect(url) for _ in range(5)]
+        gc.collect()
+        left = [o for o in gc.garbage if isinstance(o, GuardedHttp)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []
+    for client in clients:
+        await client.close()
+    server.should_exit = True
+    await task
+    sock.close()

@@ -11,7 +11,7 @@ from websockets.protocol import State
 from websockets.server import ServerProtocol
 
 from conftest import Running
-from protocol.codec import decode
+from protocol.codec import decode, encode
 from server.app import create_app
 from server.connection import DirectWriter, SocketConnection
 from server.errors import ApiError
@@ -358,12 +358,14 @@ class FakeTransport:
 
     def __init__(self) -> None:
         self.buffered = 0
+        self.writes: list[bytes] = []
 
     def is_closing(self) -> bool:
         return False
 
     def write(self, data: bytes) -> None:
         self.buffered += len(data)
+        self.writes.append(data)
 
     def get_write_buffer_size(self) -> int:
         return self.buffered
@@ -389,11 +391,44 @@ async def test_direct_writes_go_to_the_transport_and_a_full_buffer_is_too_slow()
     assert direct is not None and DirectWriter.of(StalledSocket().send_bytes) is None
     conn = SocketConnection(StalledSocket(), Settings(send_buffer=100), direct)  # type: ignore[arg-type]
     conn.send(bytes(60))
+    assert protocol.transport.buffered == 0  # written at the loop's next turn
+    conn.flush()
     assert protocol.transport.buffered == 62 and not conn.closing  # 2-byte frame header
     conn.send(bytes(60))
+    conn.flush()
     assert conn.closing
     queued = [conn._queue.get_nowait() for _ in range(conn._queue.qsize())]
     assert decode(queued[0])["code"] == "too_slow" and queued[1] is None
+
+
+async def test_frames_sent_in_one_turn_of_the_loop_go_out_in_one_write() -> None:
+    protocol = FakeProtocol()
+    direct = DirectWriter.of(protocol.send)
+    conn = SocketConnection(StalledSocket(), Settings(), direct)  # type: ignore[arg-type]
+    ack, update, big = encode({"t": "ack"}), encode({"t": "patch"}), bytes(300)
+    conn.send(ack)
+    conn.send(update)
+    conn.send(big)
+    await asyncio.sleep(0)  # the flush is one callback on the loop's next turn
+    assert protocol.transport.writes == [
+        bytes((0x82, len(ack))) + ack + bytes((0x82, len(update))) + update
+        + bytes((0x82, 126)) + (300).to_bytes(2, "big") + big
+    ]  # fmt: skip
+    # the same bytes websockets' own framing gives
+    framing = ServerProtocol()
+    framing.state = State.OPEN
+    for frame in (ack, update, big):
+        framing.send_binary(frame)
+    assert protocol.transport.writes == [b"".join(framing.data_to_send())]
+
+
+async def test_frames_sent_before_a_close_go_out_before_it() -> None:
+    protocol = FakeProtocol()
+    conn = SocketConnection(StalledSocket(), Settings(), DirectWriter.of(protocol.send))  # type: ignore[arg-type]
+    conn.send(encode({"t": "patch"}))
+    conn.close("room_closed", "room closed")
+    assert len(protocol.transport.writes) == 1 and conn.closing
+    assert decode(conn._queue.get_nowait())["code"] == "room_closed"
 
 
 class DownStore(MemoryStore):
