@@ -440,6 +440,11 @@ def result_table(result: dict[str, Any], names: list[str | None], seat: int | No
     """A finished game: everyone ranked, with scores and the details in words; seats from 1."""
     scores, ranks = result["scores"], result["ranks"]
     details = result.get("details") or [{} for _ in scores]
+    if not ranks:
+        why = "everyone left" if result.get("abandoned") else "it reached the move limit"
+        table = Table(box=None, show_header=False)
+        table.add_row(f"The game ended without a winner: {why}.")
+        return table
 
     def name(i: int, mark: bool = True) -> Text:
         given = names[i] if i < len(names) else None

@@ -32,6 +32,7 @@ from clients.terminal import (
 )
 from engines import ENGINES
 from engines.base import STEP
+from server.room import ABANDONED, MOVE_LIMIT
 
 HOSTILE = ["[/]", "[bold]x", "\x1b[31mred\x1b[0m", "\x1b]0;owned\x07tab"]
 """Names that crash rich markup, restyle text, or send escape sequences."""
@@ -498,3 +499,10 @@ async def test_a_change_that_keeps_the_moves_keeps_the_list_as_narrowed() -> Non
     session = Session("http://x", room, screen, keyboard, 60.0)  # type: ignore[arg-type]
     await _take_turn(session)
     assert room.sent == [{"n": labels.index(f"factory 1{STEP}orange glass{STEP}strip 3")}]
+
+
+def test_a_game_that_ended_without_a_ranking_says_why() -> None:
+    for result, why in ((ABANDONED, "everyone left"), (MOVE_LIMIT, "move limit")):
+        console = Console(width=80, record=True)
+        console.print(result_table(result, ["ana", "bea"], seat=0))
+        assert why in console.export_text()

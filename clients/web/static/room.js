@@ -165,7 +165,8 @@ function details(value) {
 function Result({ doc, result, mySeat, token }) {
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
-  const order = doc.seats.map((_, seat) => seat).sort((a, b) => result.ranks[a] - result.ranks[b]);
+  const unranked = !result.ranks || result.ranks.length === 0;
+  const order = unranked ? [] : doc.seats.map((_, seat) => seat).sort((a, b) => result.ranks[a] - result.ranks[b]);
   const winners = result.winners.map((s) => seatName(doc, s));
 
   async function rematch() {
@@ -182,8 +183,10 @@ function Result({ doc, result, mySeat, token }) {
 
   return html`<section class="card result o-result" aria-labelledby="result-title">
     <h2 id="result-title">Result</h2>
-    <p><strong>${winners.length > 1 ? `${listed(winners)} share the win` : `${winners[0]} wins`}${mySeat !== null && result.winners.includes(mySeat) ? ": well played!" : "."}</strong></p>
-    <div class="scroll-x"><table>
+    ${unranked
+      ? html`<p><strong>The game ended without a winner: ${result.abandoned ? "everyone left" : "it reached the move limit"}.</strong></p>`
+      : html`<p><strong>${winners.length > 1 ? `${listed(winners)} share the win` : `${winners[0]} wins`}${mySeat !== null && result.winners.includes(mySeat) ? ": well played!" : "."}</strong></p>`}
+    ${unranked ? null : html`<div class="scroll-x"><table>
       <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Score</th><th scope="col">Details</th></tr></thead>
       <tbody>${order.map((seat) => html`<tr>
         <td class="rank">${result.ranks[seat]}</td>
@@ -191,7 +194,7 @@ function Result({ doc, result, mySeat, token }) {
         <td>${result.scores[seat]}</td>
         <td>${details(result.details && result.details[seat])}</td>
       </tr>`)}</tbody>
-    </table></div>
+    </table></div>`}
     <p class="row actions">
       ${doc.rematch
         ? html`<a class="button" href=${roomPath(doc.rematch)}>Go to the rematch</a>`
