@@ -481,6 +481,8 @@ def test_views_show_bag_and_tower_sizes_only():
     assert view["bag"] == sum(state["bag"]) and view["tower"] == 0
     assert "rng" not in view
     assert view == sintra.view(state, 0)
+    assert view["printed"]["window_points"] == components()["window_points"]["A"]
+    assert view["printed"]["colors"] == [c["name"] for c in components()["colors"]]
 
 
 # -- FAQ edge cases (§10) -----------------------------------------------------

@@ -42,6 +42,8 @@ Choices where the spec is silent or [proposed] (all from rules/sintra.md):
 * If nobody takes from the centre, the previous start player starts again
   (§3.3, FAQ 9).
 * The bag's composition and the tower's are hidden: views give their sizes.
+* Views carry the printed component data of the game's options (``printed``),
+  so a client draws names, points and tracks without a copy of the data file.
 """
 
 from __future__ import annotations
@@ -215,6 +217,7 @@ class Sintra:
             "center": state["center"],
             "indicator": state["indicator"][state["round"] - 1 :] if not state["finished"] else [],
             "boards": [_board_view(b) for b in state["boards"]],
+            "printed": printed(state["options"]),
         }
 
     def result(self, state: State) -> Result | None:
@@ -632,6 +635,23 @@ def _final_scoring(state: State) -> None:
             "glass_lost": 18 * board["wraps"] - penalty,
         }
     state["finished"] = True
+
+
+def printed(options: Mapping[str, Any]) -> dict[str, Any]:
+    """What is printed on the components for a game with ``options``, for clients
+    that draw the board without the data file: colour names, rounds, the points
+    under the windows, side A's ornaments and their points, the broken-glass track.
+    A fresh copy each time: a view never shares lists with the data file."""
+    data = components()
+    side = options["side"]
+    return {
+        "colors": [str(c["name"]) for c in data["colors"]],
+        "rounds": data["rounds"],
+        "window_points": list(data["window_points"][side]),
+        "ornaments": [list(o) for o in data["ornaments_side_a"]] if side == "A" else [],
+        "ornament_points": list(data["ornament_points"]),
+        "track": list(data["broken_glass_tracks"][options["track"]]),
+    }
 
 
 def _board_view(board: Mapping[str, Any]) -> dict[str, Any]:

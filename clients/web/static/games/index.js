@@ -3,4 +3,5 @@
 export const boards = {
   chartered: () => import("./chartered.js"),
   "crystal-palace": () => import("./crystal-palace.js"),
+  sintra: () => import("./sintra.js"),
 };

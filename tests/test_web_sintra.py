@@ -1,0 +1,99 @@
+"""Sintra's board (clients/web/static/games/sintra.js) in real Chromium against a real
+``tablewire serve``: a person's seat plays a whole game by clicking the board's factories,
+centre and strips against two server bots, reloads the page mid-game and comes back to
+the same seat; a spectator on a phone sees the public view, with no moves to make."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from browser import DESKTOP, PHONE, Served, Watched, play_to_end
+
+# Counts clicks on the board's own moves across reloads (the page's sessionStorage).
+COUNT_BOARD_CLICKS = """
+document.addEventListener("click", (event) => {
+  const part = event.target.closest && event.target.closest(".o-board [data-move]");
+  if (part) {
+    const seen = Number(sessionStorage.getItem("sintra-board-clicks") || 0);
+    sessionStorage.setItem("sintra-board-clicks", String(seen + 1));
+  }
+}, true);
+"""
+MID_GAME = 24
+RELOAD_AT = 40
+
+
+def board_clicks(watched: Watched) -> int:
+    return int(watched.page.evaluate("() => sessionStorage.getItem('sintra-board-clicks') || 0"))
+
+
+def shoot_both(watched: Watched, shots: Path, name: str) -> None:
+    """Screenshots at desktop and phone width; the phone page must not scroll sideways."""
+    watched.shoot(shots, f"{name}-desktop")
+    watched.page.set_viewport_size(PHONE)
+    watched.page.wait_for_function("() => document.documentElement.scrollWidth <= 390")
+    assert watched.no_horizontal_scroll()
+    watched.shoot(shots, f"{name}-phone")
+    watched.page.set_viewport_size(DESKTOP)
+
+
+def test_a_sintra_seat_plays_to_the_end_on_the_board_and_survives_a_reload(
+    open_page: Callable[..., Watched], served: Served, shots: Path
+) -> None:
+    reservation = served.room_with_bots("sintra", seats=3, bots=2)
+    room = reservation["room"]
+    player = open_page()
+    player.page.add_init_script(COUNT_BOARD_CLICKS)
+    player.hold_seat(reservation)
+    player.open_room(room)
+    spectator = open_page(PHONE)
+    spectator.open_room(room)
+    page = player.page
+    assert page.locator(".sn-palace").count() == 3
+    assert page.locator(".sn-factory").count() == 7
+    seen: dict[str, Any] = {}
+
+    def on_click(clicks: int) -> None:
+        if clicks >= MID_GAME and "mid" not in seen:
+            seen["mid"] = clicks
+            page.wait_for_selector(".sn-board")
+            shoot_both(player, shots, "sintra-mid")
+            spectator.shoot(shots, "sintra-mid-spectator-phone")
+        if clicks >= RELOAD_AT and "before" not in seen:
+            seen["before"] = player.version()
+            page.reload()
+            page.wait_for_selector(".sn-board")
+            badge = page.locator(".room-head").inner_text()
+            assert "you are Ana, seat 1" in badge
+            assert player.version() >= seen["before"]
+            assert page.locator(".sn-mine").count() == 1
+
+    clicks = play_to_end(player, random.Random(12), board_first=0.85, on_click=on_click)
+
+    assert "before" in seen, "the page was reloaded mid-game"
+    assert player.version() > seen["before"], "the game went on after the reload"
+    on_board = board_clicks(player)
+    assert on_board >= 20 and on_board >= clicks // 2, (on_board, clicks)
+    page.wait_for_selector(".sn-final")
+    assert page.locator(".sn-final").count() == 3
+    assert page.locator(".o-board [data-move]").count() == 0
+    shoot_both(player, shots, "sintra-end")
+
+    print(f"clicks {clicks}, on the board {on_board}")
+    # The spectator: the public view (bag and tower as counts only), nothing to click.
+    spectator.page.wait_for_selector(".o-result")
+    spectator.page.wait_for_selector(".sn-final")
+    watched_game = spectator.mirror()["game"]
+    assert isinstance(watched_game["bag"], int) and isinstance(watched_game["tower"], int)
+    assert watched_game == player.mirror()["game"]
+    text = spectator.page.locator(".o-board").inner_text()
+    assert f"bag {watched_game['bag']} piece" in text and "(hidden)" in text
+    assert spectator.page.locator(".o-board [data-move], .moves button").count() == 0
+    assert spectator.no_horizontal_scroll()
+    spectator.shoot(shots, "sintra-end-spectator-phone")
+    fresh = open_page()
+    fresh.open_room(room)
+    assert spectator.mirror() == fresh.mirror()
