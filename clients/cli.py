@@ -53,8 +53,9 @@ exit status:
   3    the server cannot be reached (not running, unknown host, no answer,
        or gone too long during a game)
   4    the server refused (no such room, room full, bad token, unknown game, ...)
-  5    a turn-relay load run completed fewer than 99 % of the moves it offered
-       (no errors otherwise): saturated; "limit" in its JSON line says which side
+  5    a paced load run (loadtest --workload) completed fewer than 99 % of the
+       moves it offered, with no errors: saturated; its JSON line's "limit"
+       says which side
   130  interrupted with Ctrl-C"""
 
 HINTS = {
