@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from browser import DESKTOP, Served, chromium_path  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
+from browser import DESKTOP, Served, chromium_path
+from playwright.sync_api import sync_playwright
 
 FPS = """(seconds) => new Promise((done) => {
   let frames = 0; let worst = 0; let last = performance.now(); const end = last + seconds * 1000;
