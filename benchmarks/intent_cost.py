@@ -35,6 +35,7 @@ class Collecting:
 
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
+        self.protocol = 1
         self.frames: list[bytes] = []
 
     def send(self, frame: bytes) -> None:

@@ -40,6 +40,7 @@ class Watcher:
 
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
+        self.protocol = 1
 
     def send(self, frame: bytes) -> None:
         pass

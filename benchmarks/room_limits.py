@@ -57,6 +57,7 @@ class Seat:
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
+        self.protocol = 1
         self.ids = 0
         self.answer: asyncio.Future[dict[str, Any]] | None = None
 

@@ -35,7 +35,7 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from protocol import PROTOCOL_VERSION
+from protocol import PROTOCOL_VERSION, compact
 from protocol.codec import decode, encode
 from protocol.messages import IntentId
 from protocol.mirror import Mirror
@@ -283,7 +283,7 @@ class RoomClient:
             # A server may refuse before hello (no such room): its error frame is still queued.
             await self._ws.send(encode(hello))
         try:
-            frame = decode(await self._ws.recv(decode=False), max_size=2**31)
+            frame: dict[str, Any] = decode(await self._ws.recv(decode=False), max_size=2**31)
         except ConnectionClosed as exc:
             raise ServerError(
                 {"code": "closed", "message": f"closed before welcome: {exc}"}
@@ -292,6 +292,7 @@ class RoomClient:
             await self._ws.close()
             raise ServerError(frame)
         self.welcome = frame
+        self.mirror.keys = frame.get("keys") if frame.get("protocol", 1) >= 2 else None
         self._reader = asyncio.create_task(self._read(self._ws))
         return frame
 
@@ -388,7 +389,7 @@ class RoomClient:
         try:
             async for data in ws:
                 assert isinstance(data, bytes), "the server sends binary frames"
-                frame = decode(data, max_size=2**31)
+                frame = compact.read(decode(data, max_size=2**31, arrays=True))
                 self.bytes_received[frame.get("t", "?")] += len(data)
                 await self._handle(frame)
         except ConnectionClosed as exc:

@@ -25,7 +25,7 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
-from protocol import PROTOCOL_VERSION
+from protocol import PROTOCOL_VERSION, compact
 from protocol.codec import decode, encode
 from protocol.messages import IntentId
 from protocol.mirror import Mirror
@@ -129,7 +129,7 @@ class LeanClient(asyncio.Protocol):
             return
         data = b"".join(self._parts)
         self._parts.clear()
-        message = decode(data, max_size=2**31)
+        message = compact.read(decode(data, max_size=2**31, arrays=True))
         kind = message["t"]
         self.received[kind] += 1
         self.bytes_received[kind] += len(data)
@@ -143,6 +143,7 @@ class LeanClient(asyncio.Protocol):
         elif kind == "reject":
             self.reject_codes[message["code"]] += 1
         elif kind == "welcome":
+            self.mirror.keys = message.get("keys") if message["protocol"] >= 2 else None
             if self._welcome is not None and not self._welcome.done():
                 self._welcome.set_result(message)
         elif kind == "error":

@@ -27,8 +27,9 @@ SCALARS = (str, int, float, bool, bytes, type(None))
 """The Python types of msgpack's scalar values (after ``decode``)."""
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    """One frame's bytes for a message (a map with a ``t`` field)."""
+def encode(message: dict[str, Any] | list[Any]) -> bytes:
+    """One frame's bytes for a message: a map with a ``t`` field, or one of protocol
+    2's array frames (:mod:`protocol.compact`)."""
     data: bytes = msgpack.packb(message, use_bin_type=True)
     return data
 
@@ -67,11 +68,15 @@ def _intent_id(value: Any) -> Any:
     return None
 
 
-def decode(frame: bytes, max_size: int = MAX_FRAME, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+def decode(
+    frame: bytes, max_size: int = MAX_FRAME, max_depth: int = MAX_DEPTH, arrays: bool = False
+) -> Any:
     """Parse one frame into a map with string keys, or raise ``ProtocolError``.
 
-    A refused frame that still decoded to an intent with a scalar ``id`` carries
-    that id (``ProtocolError.intent_id``), so the server can answer ``reject``.
+    With ``arrays`` (a client reading a protocol 2 server) an array is a frame
+    too (:mod:`protocol.compact`). A refused frame that still decoded to an
+    intent with a scalar ``id`` carries that id (``ProtocolError.intent_id``),
+    so the server can answer ``reject``.
     """
     if len(frame) > max_size:
         raise ProtocolError(Code.FRAME_TOO_LARGE, f"frame of {len(frame)} bytes > {max_size}")
@@ -87,6 +92,6 @@ def decode(frame: bytes, max_size: int = MAX_FRAME, max_depth: int = MAX_DEPTH) 
         _check(value, max_depth)
     except ProtocolError as exc:
         raise ProtocolError(exc.code, exc.message, intent_id=_intent_id(value)) from None
-    if not isinstance(value, dict):
+    if not isinstance(value, dict) and not (arrays and isinstance(value, list) and value):
         raise ProtocolError(Code.NOT_A_MAP, "a frame must be a msgpack map")
     return value

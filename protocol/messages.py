@@ -151,8 +151,10 @@ def welcome(
     seats: int,
     seat: int | None,
     version: int,
+    keys: list[list[str]] | None = None,
 ) -> dict[str, Any]:
-    return {
+    """``keys``: protocol 2's key table (:mod:`protocol.compact`), sent only under it."""
+    message = {
         "t": "welcome",
         "protocol": protocol,
         "room": room,
@@ -162,6 +164,9 @@ def welcome(
         "seat": seat,
         "version": version,
     }
+    if keys is not None:
+        message["keys"] = keys
+    return message
 
 
 def snapshot(version: int, doc: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.compact import Entry, expand
 from protocol.diff import PatchError, apply_patch
 
 
@@ -20,6 +21,8 @@ class Mirror:
         self.version: int | None = None
         self.doc: Any = None
         self.stale = False
+        self.keys: list[Entry] | None = None
+        """Protocol 2: the key table of ``welcome.keys``, and patches' ops are compact."""
 
     def snapshot(self, version: int, doc: Any) -> None:
         """Replace the document with a snapshot."""
@@ -36,7 +39,8 @@ class Mirror:
             self.stale = True
             return False
         try:
-            self.doc = apply_patch(self.doc, ops)
+            keys = self.keys
+            self.doc = apply_patch(self.doc, ops if keys is None else expand(keys, ops))
         except PatchError:
             # The document may be half-patched now; stale until the next snapshot.
             self.stale = True

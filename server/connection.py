@@ -45,7 +45,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from websockets.protocol import OPEN
 
-from protocol import PROTOCOL_VERSION, messages
+from protocol import PROTOCOLS, messages
 from protocol.codec import decode, encode
 from protocol.errors import Code, ProtocolError
 from protocol.messages import ClientMessage, Hello, Intent, Legal, Ping, Resync
@@ -250,6 +250,8 @@ class SocketConnection:
         self.settings = settings
         self.limits = limits
         self.seat: int | None = None
+        self.protocol = 1
+        """Set from ``hello``: the protocol version of this client's frames."""
         self.closing = False
         self.cutoff: asyncio.Timeout | None = None
         """Set by :func:`serve` while it runs: a close moves it to ``close_timeout`` ahead."""
@@ -521,12 +523,14 @@ async def _join(conn: SocketConnection, room: Room, settings: Settings) -> bool:
     if not isinstance(hello, Hello):
         conn.close(Code.HELLO_REQUIRED, "the first frame must be hello")
         return False
-    if hello.protocol != PROTOCOL_VERSION:
+    if hello.protocol not in PROTOCOLS:
+        spoken = " and ".join(map(str, PROTOCOLS))
         conn.close(
             Code.UNSUPPORTED_PROTOCOL,
-            f"protocol {hello.protocol} is not supported; this server speaks {PROTOCOL_VERSION}",
+            f"protocol {hello.protocol} is not supported; this server speaks {spoken}",
         )
         return False
+    conn.protocol = hello.protocol
     if hello.token is not None:
         try:
             conn.seat = await room.store.seat_of(room.id, hash_token(hello.token))

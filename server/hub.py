@@ -18,7 +18,7 @@ One hub per server process. It runs four tasks:
 
 Channels carry msgpack maps::
 
-    {p}:room:{id}:inbox   {"k": "intent", "node", "conn", "seat", "id", "action"}
+    {p}:room:{id}:inbox   {"k": "intent", "node", "conn", "seat", "id", "action", "protocol"}
                           {"k": "reserve", "node", "req", "name", "seat"}
                           {"k": "call", "node", "req", "op", "args"}    bots, rematch link
                           {"k": "presence", "node", "seat", "count"}   connections here
@@ -75,8 +75,10 @@ def _pack(value: Any) -> bytes:
 class _RemoteClient:
     """The owner's stand-in for a client of another process: answers go back over pub/sub."""
 
-    def __init__(self, hub: RedisHub, node: str, key: str, seat: int | None) -> None:
+    def __init__(self, hub: RedisHub, node: str, key: str, seat: int | None, protocol: int) -> None:
         self.hub, self.node, self.key, self.seat = hub, node, key, seat
+        self.protocol = protocol
+        """The client's protocol version: the owner encodes its ack in it."""
 
     def send(self, frame: bytes) -> None:
         self.hub.post(self.hub.node_channel(self.node), {"conn": self.key, "frame": frame})
@@ -146,6 +148,7 @@ class RedisHub:
             "seat": conn.seat,
             "id": intent.id,
             "action": intent.action,
+            "protocol": conn.protocol,
         }
         self.post(self.inbox(room.id), message)
         asyncio.get_running_loop().call_later(
@@ -206,7 +209,13 @@ class RedisHub:
             return
         reply_to = self.node_channel(message["node"])
         if message["k"] == "intent":
-            client = _RemoteClient(self, message["node"], message["conn"], message["seat"])
+            client = _RemoteClient(
+                self,
+                message["node"],
+                message["conn"],
+                message["seat"],
+                message.get("protocol", 1),  # from a process of an earlier version
+            )
             room.submit(client, Intent(message["id"], message["action"]))
         elif message["k"] == "reserve":
             task = asyncio.create_task(room.reserve(message["name"], message["seat"]))

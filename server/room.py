@@ -49,18 +49,19 @@ player left must survive a failover for the grace period to hold.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import time
-from collections import Counter, OrderedDict, deque
+from collections import Counter, OrderedDict, defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 from engines.base import Engine, Event, IllegalAction, Result, State
-from protocol import PROTOCOL_VERSION, messages
+from protocol import compact, messages
 from protocol.codec import encode
-from protocol.diff import diff
+from protocol.diff import Op, diff
 from protocol.errors import Code
 from protocol.messages import Intent, IntentId
 from server import ids, metrics, robots
@@ -101,6 +102,8 @@ class Connection(Protocol):
     """What a room needs of a client connection (a WebSocket, or a test double)."""
 
     seat: int | None
+    protocol: int
+    """The protocol version the client named in ``hello`` (1 or 2): how its frames are encoded."""
 
     def send(self, frame: bytes) -> None:
         """Queue a frame without blocking; a connection that cannot keep up closes itself."""
@@ -168,6 +171,18 @@ Command = _Reserve | _Intent | _Call | _Presence | _Tick
 
 
 Group = int | None
+Frames = dict[int, bytes]
+"""One patch encoded for each protocol version a connection of its group speaks."""
+
+_COMPACTORS: dict[bytes, compact.Compactor] = {}
+"""Key tables by the room's shape (:attr:`Room.keys`): rooms of one shape share one."""
+
+
+def _ack(conn: Connection, intent_id: IntentId, version: int) -> bytes:
+    """The ``ack`` frame in the connection's protocol."""
+    if conn.protocol >= 2:
+        return encode(compact.ack(intent_id, version))
+    return encode(messages.ack(intent_id, version))
 
 
 def _loop_time() -> float:
@@ -222,7 +237,10 @@ class Room:
         self._queue: asyncio.Queue[Command] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._docs: dict[Group, tuple[int, Any]] = {}
-        self._history: dict[Group, deque[tuple[int, bytes]]] = {}
+        self._history: dict[Group, deque[tuple[int, Frames]]] = {}
+        self._spoken: defaultdict[Group, set[int]] = defaultdict(set)
+        """The protocol versions each group's connections have spoken here (its patches'
+        encodings)."""
         self._snapshots: dict[Group, tuple[int, bytes]] = {}
         self._seen: dict[int, OrderedDict[IntentId, int]] = {}
         self._wakeup: tuple[float, Handle] | None = None
@@ -240,6 +258,29 @@ class Room:
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"room-{self.id}")
+
+    @property
+    def keys(self) -> list[compact.Entry]:
+        """Protocol 2's key table for this room (``welcome.keys``)."""
+        return self._compactor.table
+
+    @functools.cached_property
+    def _compactor(self) -> compact.Compactor:
+        """The room's key table depends only on the engine, the seat count and the
+        options, so every process builds the same one for a room (and replicas the
+        same bytes): it is read from sample documents of a game set up with seed 0,
+        as each viewer would see it."""
+        record = self.record
+        shape = encode(
+            {"e": self.engine.id, "s": record.seats, "o": record.options, "r": record.room_options}
+        )
+        compactor = _COMPACTORS.get(shape)
+        if compactor is None:
+            state = self.engine.setup(record.seats, record.options, 0)
+            viewers = range(record.seats) if self.engine.seat_views_differ else []
+            docs = [self._doc_of(state, viewer) for viewer in (None, *viewers)]
+            compactor = _COMPACTORS[shape] = compact.Compactor(compact.key_table(docs))
+        return compactor
 
     async def close(self, code: str = Code.ROOM_CLOSED, message: str = "room closed") -> None:
         """Stop the actor and close every connection."""
@@ -259,19 +300,18 @@ class Room:
     def attach(self, conn: Connection, since: int | None) -> None:
         """Add a joined connection: welcome, then a snapshot or the patches it missed."""
         self.conns.add(conn)
-        conn.send(
-            encode(
-                messages.welcome(
-                    protocol=PROTOCOL_VERSION,
-                    room=self.id,
-                    engine=self.engine.id,
-                    options=self.record.options,
-                    seats=self.record.seats,
-                    seat=conn.seat,
-                    version=self.version,
-                )
-            )
+        self._spoken[self._group(conn.seat)].add(conn.protocol)
+        welcome = messages.welcome(
+            protocol=conn.protocol,
+            room=self.id,
+            engine=self.engine.id,
+            options=self.record.options,
+            seats=self.record.seats,
+            seat=conn.seat,
+            version=self.version,
+            keys=self.keys if conn.protocol >= 2 else None,
         )
+        conn.send(encode(welcome))
         self.catch_up(conn, since)
         if self.record.status == "finished" and self.record.result is not None:
             conn.send(encode(messages.result(self.version, self.record.result)))
@@ -286,6 +326,7 @@ class Room:
             self._docs.clear()
             self._history.clear()
             self._snapshots.clear()
+            self._spoken.clear()
 
     def catch_up(self, conn: Connection, since: int | None) -> None:
         """Send the patches after ``since`` if they are still kept (none if ``since``
@@ -297,9 +338,11 @@ class Room:
         if since is not None and history and since < self.version:
             froms = [frm for frm, _ in history]
             if since in froms:
-                for _, frame in list(history)[froms.index(since) :]:
-                    conn.send(frame)
-                return
+                missed = list(history)[froms.index(since) :]
+                if all(conn.protocol in frames for _, frames in missed):
+                    for _, frames in missed:
+                        conn.send(frames[conn.protocol])
+                    return
         conn.send(self._snapshot(group))
 
     def send_legal(self, conn: Connection) -> None:
@@ -706,7 +749,7 @@ class Room:
         # A retry of an applied intent is acked again, even if it was the last move.
         acked = self._seen[seat].get(intent.id) if seat in self._seen else None
         if acked is not None:
-            conn.send(encode(messages.ack(intent.id, acked)))
+            conn.send(_ack(conn, intent.id, acked))
             return None
         if self.state is None:
             return refuse(Code.NOT_STARTED, "the game starts when every seat is taken")
@@ -726,7 +769,7 @@ class Room:
             version = await self._append(entry)
         except StoreUnavailable as exc:
             return refuse(Code.STORE_UNAVAILABLE, f"the move was not recorded: {exc}")
-        conn.send(encode(messages.ack(intent.id, version)))
+        conn.send(_ack(conn, intent.id, version))
         result = self._commit(version, entry, state, events)
         await self._after_commit(result)
         return None
@@ -826,7 +869,9 @@ class Room:
         return seat if self.engine.seat_views_differ else None
 
     def _doc(self, group: Group) -> dict[str, Any]:
-        state = self.state
+        return self._doc_of(self.state, group)
+
+    def _doc_of(self, state: State | None, group: Group) -> dict[str, Any]:
         return {
             "status": self.record.status,
             "seats": list(self.record.names),
@@ -850,19 +895,29 @@ class Room:
         self._snapshots[group] = (self.version, frame)
         return frame
 
-    def _advance(self, group: Group) -> bytes:
-        """The frame that brings ``group`` to the current version: a patch, or a snapshot."""
+    def _advance(self, group: Group, protocols: set[int]) -> Frames | None:
+        """The patch that brings ``group`` to the current version, in each of
+        ``protocols``; None when the group needs a snapshot instead."""
         previous = self._docs.get(group)
         if previous is None or previous[0] != self.version - 1:
-            return self._snapshot(group)
+            self._snapshot(group)  # the group starts again from this version
+            return None
         doc = self._doc(group)
         for key in SHARED:  # unchanged parts become the previous version's: the diff skips them
             if doc[key] == previous[1][key]:
                 doc[key] = previous[1][key]
-        frame = encode(messages.patch(self.version - 1, self.version, diff(previous[1], doc)))
+        frames = self._encode_patch(diff(previous[1], doc), protocols)
         self._docs[group] = (self.version, doc)
-        self._history[group].append((self.version - 1, frame))
-        return frame
+        self._history[group].append((self.version - 1, frames))
+        return frames
+
+    def _encode_patch(self, ops: list[Op], protocols: set[int]) -> Frames:
+        frames = {}
+        if 2 in protocols:
+            frames[2] = encode(self._compactor.patch(self.version, ops))
+        if 1 in protocols:
+            frames[1] = encode(messages.patch(self.version - 1, self.version, ops))
+        return frames
 
     def _narrated(self, events: list[Event]) -> list[Event]:
         """The events with their sentence for the game log (``text``)."""
@@ -886,16 +941,19 @@ class Room:
         return told
 
     def _publish(self, events: list[dict[str, Any]], result: Result | None) -> None:
-        # Every group seen here advances, connected or not: its history stays whole.
+        # Every group seen here advances, connected or not, in every protocol its
+        # connections have spoken: its history stays whole.
         groups = set(self._docs) | {self._group(conn.seat) for conn in self.conns}
         self._snapshots.clear()  # cached snapshots are of the previous version
-        frames = {group: self._advance(group) for group in groups}
+        frames = {group: self._advance(group, self._spoken[group]) for group in groups}
         extra = []
         if events:
             extra.append(encode(messages.event(self.version, self._narrated(events))))
         if result is not None:
             extra.append(encode(messages.result(self.version, dict(result))))
         for conn in list(self.conns):
-            conn.send(frames[self._group(conn.seat)])
+            group = self._group(conn.seat)
+            patch = frames[group]
+            conn.send((patch and patch.get(conn.protocol)) or self._snapshot(group))
             for frame in extra:
                 conn.send(frame)

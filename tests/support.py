@@ -73,6 +73,7 @@ class Mover:
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
+        self.protocol = 1
         self.ids = itertools.count(1)
         self.answer: asyncio.Future[dict[str, Any]] | None = None
 

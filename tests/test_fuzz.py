@@ -123,6 +123,7 @@ class Client:
 
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
+        self.protocol = 1
         self.answers: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.frames = 0
         self.closed: str | None = None

@@ -25,6 +25,7 @@ class Player:
 
     def __init__(self, room: Room, seat: int | None) -> None:
         self.room, self.seat = room, seat
+        self.protocol = 1
         self.frames: list[dict[str, Any]] = []
         self.ids = iter(range(1, 1_000_000))
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from protocol import compact
 from protocol.codec import MAX_DEPTH, decode, encode
 from protocol.diff import PatchError, apply_patch, diff
 from protocol.errors import Code, ProtocolError
@@ -253,3 +254,69 @@ def test_mirror_is_stale_after_a_patch_that_does_not_fit() -> None:
     mirror.snapshot(1, {"n": 1})
     assert not mirror.patch(1, 2, [[1, ["absent"]]])
     assert mirror.stale
+
+
+# -- protocol 2: compact frames ---------------------------------------------------
+
+
+@settings(max_examples=500)
+@given(documents, documents, st.lists(st.text(max_size=3), max_size=6))
+def test_a_compact_patch_expands_to_the_same_change(a: Any, b: Any, extra: list[str]) -> None:
+    """Whatever the key table holds (keys of the documents or not), a protocol 2 patch
+    read back through the wire turns ``a`` into ``b`` exactly as protocol 1's does."""
+    table = compact.key_table([a, b]) + [[key] for key in extra]
+    frame = compact.Compactor(table).patch(5, diff(a, b))
+    read = compact.read(msgpack.unpackb(packed(frame)))
+    assert (read["t"], read["from"], read["to"]) == ("patch", 4, 5)
+    patched = apply_patch(msgpack.unpackb(packed(a)), compact.expand(table, read["ops"]))
+    assert canonical(patched) == canonical(b)
+
+
+def test_the_key_table_puts_the_view_first_and_spells_no_key_twice() -> None:
+    doc = {"status": "playing", "game": {"turn": 1, "seats": [{"score": 0}]}, "to_act": [0]}
+    table = compact.key_table([doc])
+    assert table == [
+        ["game", "seats"],
+        ["game", "turn"],
+        ["game"],
+        ["status"],
+        ["to_act"],
+        ["score"],
+        ["seats"],
+        ["turn"],
+    ]
+    packer = compact.Compactor(table)
+    assert packer.ops(diff(doc, {**doc, "game": {"turn": 2, "seats": [{"score": 3}]}})) == [
+        [-2, 2],
+        [-1, 0, -6, 3],
+    ]
+    assert packer.ops([[1, ["status"]], [2, ["to_act"], 0], [0, [], {}]]) == [
+        [None, 1, -4],
+        [None, 2, -5, 0],
+        [{}],
+    ]
+
+
+@pytest.mark.parametrize(
+    "ops",
+    [[[-9, 1]], [[1.5, 0]], [[None, 7, -1]], [[]], [5], [[None, 1]]],
+)
+def test_a_compact_op_that_cannot_be_read_does_not_fit(ops: list[Any]) -> None:
+    with pytest.raises(PatchError):
+        compact.expand([["game"]], ops)
+
+
+def test_a_protocol_2_mirror_expands_ops_and_goes_stale_on_a_bad_reference() -> None:
+    mirror = Mirror()
+    mirror.keys = [["game", "n"]]
+    mirror.snapshot(1, {"game": {"n": 1}})
+    assert mirror.patch(1, 2, [[-1, 2]]) and mirror.doc == {"game": {"n": 2}}
+    assert not mirror.patch(2, 3, [[-2, 3]])
+    assert mirror.stale
+
+
+def test_an_array_frame_of_no_known_shape_is_ignored_not_fatal() -> None:
+    assert compact.read([7, "later"]) == {"t": "unknown"}
+    assert compact.read([1, "id-7", 12]) == {"t": "ack", "id": "id-7", "v": 12}
+    with pytest.raises(ProtocolError):
+        decode(packed([0, 1]))  # the server never takes an array from a client

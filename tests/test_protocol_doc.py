@@ -17,7 +17,7 @@ from engines.chartered import engine as chartered_engine
 from engines.crystal_palace import engine as crystal_palace_engine
 from engines.sintra import engine as sintra_engine
 from engines.turn_relay import engine as turn_relay_engine
-from protocol import messages
+from protocol import compact, messages
 from protocol.codec import decode, encode
 from protocol.errors import Code
 from protocol.messages import _PARSERS, parse
@@ -42,7 +42,7 @@ def hex_examples() -> list[bytes]:
 
 
 EXAMPLE = re.compile(
-    r"^\*\*(?P<name>[^*]+)\*\* — `(?P<literal>\{[^`\n]*\})`"
+    r"^\*\*(?P<name>[^*]+)\*\* — `(?P<literal>[{\[][^`\n]*[}\]])`"
     r"(?:: `(?P<inline>[0-9a-f ]+)`| \((?P<size>\d+) bytes[^)]*\)\n\n```\n(?P<block>.*?)```)",
     flags=re.M | re.S,
 )
@@ -77,15 +77,25 @@ BUILDERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 """How the server builds each message type that has an example."""
 
 
+def maps() -> list[tuple[str, Any, bytes, int | None]]:
+    return [example for example in documented_examples() if isinstance(example[1], dict)]
+
+
+def arrays() -> list[tuple[str, Any, bytes, int | None]]:
+    """Protocol 2's array frames (section 6.2)."""
+    return [example for example in documented_examples() if isinstance(example[1], list)]
+
+
 def test_every_example_is_found_and_every_block_has_its_heading() -> None:
     found = documented_examples()
-    assert len(found) == len(hex_examples()) == 15
-    assert {literal["t"] for _, literal, _, _ in found} >= set(_PARSERS) | set(BUILDERS)
+    assert len(found) == len(hex_examples()) == 19
+    assert {literal["t"] for _, literal, _, _ in maps()} >= set(_PARSERS) | set(BUILDERS)
+    assert [literal[0] for _, literal, _, _ in arrays()] == [compact.PATCH, compact.ACK]
 
 
 @pytest.mark.parametrize(
     ("name", "literal", "data", "size"),
-    [pytest.param(*example, id=example[0]) for example in documented_examples()],
+    [pytest.param(*example, id=example[0]) for example in maps()],
 )
 def test_every_byte_example_is_exactly_what_it_says(
     name: str, literal: dict[str, Any], data: bytes, size: int | None
@@ -102,10 +112,30 @@ def test_every_byte_example_is_exactly_what_it_says(
 
 
 def test_every_byte_example_is_one_msgpack_message() -> None:
-    messages = [msgpack.unpackb(data) for data in hex_examples()]
+    messages = [compact.read(msgpack.unpackb(data)) for data in hex_examples()]
     kinds = {m["t"] for m in messages}
     assert set(_PARSERS) | SERVER_TYPES <= kinds
     assert all(isinstance(m, dict) for m in messages)
+
+
+def test_protocol_2_examples_are_protocol_1s_with_the_documented_key_table() -> None:
+    by_name = {name: literal for name, literal, _, _ in documented_examples()}
+    keys = by_name["welcome with its key table"]["keys"]
+    (v1,) = [literal for literal in by_name.values() if literal_type(literal) == "patch"]
+    (v2_patch, v2_ack) = [literal for _, literal, _, _ in arrays()]
+    for _, literal, data, size in arrays():
+        assert msgpack.unpackb(data) == literal and encode(literal) == data
+        assert size is None or size == len(data)
+    assert compact.Compactor(keys).patch(v1["to"], v1["ops"]) == v2_patch, "the server's bytes"
+    read = compact.read(v2_patch)
+    assert (read["from"], read["to"]) == (v1["from"], v1["to"])
+    assert compact.expand(keys, read["ops"]) == v1["ops"], "a client reads protocol 1's ops"
+    ack = by_name["ack"]
+    assert compact.read(v2_ack) == ack == compact.read(compact.ack(ack["id"], ack["v"]))
+
+
+def literal_type(literal: Any) -> str | None:
+    return literal.get("t") if isinstance(literal, dict) else None
 
 
 def test_every_error_code_is_documented() -> None:

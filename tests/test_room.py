@@ -27,6 +27,7 @@ class Recorder:
 
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
+        self.protocol = 1
         self.frames: list[bytes] = []
 
     def send(self, frame: bytes) -> None:

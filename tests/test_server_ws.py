@@ -15,6 +15,7 @@ from clients.client import LobbyClient, RoomClient
 from conftest import Running
 from engines.bots import RandomBot
 from engines.sintra import ENGINE as sintra
+from protocol import compact
 from protocol.codec import decode, encode
 from protocol.mirror import Mirror
 from server.settings import Settings
@@ -33,16 +34,19 @@ class Raw:
     async def send(self, message: dict[str, Any]) -> None:
         await self.ws.send(encode(message))
 
-    async def recv(self) -> dict[str, Any]:
-        return decode(await self.ws.recv(decode=False), max_size=1 << 30)
+    async def recv(self) -> Any:
+        """The next frame as it came: a map (or, under protocol 2, an array)."""
+        return decode(await self.ws.recv(decode=False), max_size=1 << 30, arrays=True)
 
     async def recv_until(self, kind: str) -> dict[str, Any]:
         while (frame := await self.recv())["t"] != kind:
             pass
         return frame
 
-    async def join(self, token: str | None = None, since: int | None = None) -> dict[str, Any]:
-        await self.send({"t": "hello", "protocol": 1, "token": token, "since": since})
+    async def join(
+        self, token: str | None = None, since: int | None = None, protocol: int = 1
+    ) -> dict[str, Any]:
+        await self.send({"t": "hello", "protocol": protocol, "token": token, "since": since})
         welcome = await self.recv()
         assert welcome["t"] == "welcome", welcome
         return welcome
@@ -166,6 +170,38 @@ async def test_a_spectators_mirror_equals_the_public_view_after_every_patch(
     assert [v for v, _ in seen] == list(range(len(expected)))
     for v, doc in seen:
         assert {k: doc[k] for k in expected[v]} == expected[v], f"version {v}"
+
+
+async def test_protocol_1_and_2_clients_of_one_game_hold_the_same_document_at_every_version(
+    server: Running,
+) -> None:
+    room_id, _ = await new_room(server, fill=0)
+    old, new = await Raw.open(server, room_id), await Raw.open(server, room_id)
+    assert "keys" not in await old.join(protocol=1)
+    keys = (await new.join(protocol=2))["keys"]
+    assert ["game", "factories"] in keys and ["to_act"] in keys
+    filler = asyncio.create_task(bots.run(server.url, "sintra", 0, 2, room_id=room_id))
+    seen: dict[int, list[tuple[int, bytes]]] = {1: [], 2: []}
+    sizes: dict[int, list[int]] = {1: [], 2: []}
+    for protocol, raw in ((1, old), (2, new)):
+        mirror = Mirror()
+        mirror.keys = keys if protocol == 2 else None
+        while mirror.doc is None or mirror.doc["status"] != "finished":
+            data = await raw.ws.recv(decode=False)
+            frame = decode(data, arrays=True)
+            message = compact.read(frame)
+            assert isinstance(frame, list) == (protocol == 2 and message["t"] == "patch")
+            if message["t"] == "snapshot":
+                mirror.snapshot(message["v"], message["doc"])
+            elif message["t"] == "patch":
+                assert mirror.patch(message["from"], message["to"], message["ops"]), "no gaps"
+                sizes[protocol].append(len(data))
+            else:
+                continue
+            seen[protocol].append((mirror.version, encode(mirror.doc)))
+    assert (await filler).ok
+    assert seen[1] == seen[2], "the same documents, version by version"
+    assert sum(sizes[2]) < sum(sizes[1]) / 2, "protocol 2's patches are less than half the bytes"
 
 
 async def test_a_reconnecting_client_gets_the_patches_it_missed(server: Running) -> None:

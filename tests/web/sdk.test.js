@@ -9,10 +9,12 @@ import { after, before, describe, test } from "node:test";
 import {
   applyPatch,
   connect,
+  expandOps,
   Lobby,
   LobbyError,
   Mirror,
   PatchError,
+  readFrame,
   RoomConnection,
 } from "../../clients/web/static/tablewire.js";
 import { decode } from "../../clients/web/static/vendor/msgpack/index.mjs";
@@ -114,6 +116,35 @@ describe("Mirror (§7)", () => {
     assert.equal(mirror.patch(5, 6, []), "gap");
     assert.equal(mirror.patch(4, 5, [[1, ["m"]]]), "misfit");
     assert.deepEqual([mirror.version, mirror.doc], [4, { n: [1] }]);
+  });
+});
+
+describe("protocol 2's compact frames (§6.2)", () => {
+  const keys = [["game", "center"], ["game"], ["log"], ["to_act"]];
+
+  test("the documented patch reads as protocol 1's ops", () => {
+    // docs/protocol.md §11: 95 00 0d 93 fc 00 00 93 ff 01 00 94 c0 03 fd 91 05
+    const bytes = Uint8Array.from("95000d93fc000093ff0100 94c003fd9105".replace(/ /g, "")
+      .match(/../g).map((h) => parseInt(h, 16)));
+    const frame = readFrame(decode(bytes));
+    assert.deepEqual([frame.t, frame.from, frame.to], ["patch", 12, 13]);
+    assert.deepEqual(expandOps(keys, frame.ops), [
+      [0, ["to_act", 0], 0],
+      [0, ["game", "center", 1], 0],
+      [3, ["log"], [5]],
+    ]);
+    assert.deepEqual(readFrame([1, "m-7", 13]), { t: "ack", id: "m-7", v: 13 });
+    assert.deepEqual(readFrame([9, 1]), { t: "unknown" });
+  });
+
+  test("a mirror with a key table applies compact ops; a bad reference is a misfit", () => {
+    const mirror = new Mirror();
+    mirror.keys = keys;
+    mirror.snapshot(12, { to_act: [1], game: { center: [3, 3] }, log: [] });
+    assert.equal(mirror.patch(12, 13, [[-4, 0, 0], [-1, 1, 0], [null, 3, -3, [5]]]), "applied");
+    assert.deepEqual(mirror.doc, { to_act: [0], game: { center: [3, 0] }, log: [5] });
+    assert.equal(mirror.patch(13, 14, [[-9, 1]]), "misfit");
+    assert.throws(() => expandOps(keys, [[null, 7, -1]]), PatchError);
   });
 });
 

@@ -5,13 +5,14 @@
 //                  snapshots and patches (§6, §7), resync on a gap, reconnection with
 //                  backoff (token and `since`), intents with ids that make retries safe,
 //                  legal moves with their labels, and events for everything that happens.
-//   applyPatch / Mirror  the patch semantics of §6, usable on their own.
+//   applyPatch / Mirror  the patch semantics of §6, usable on their own; expandOps and
+//                  readFrame: protocol 2's compact frames (§6.2) in protocol 1's terms.
 //
 // It runs in browsers and in Node 20+ (pass `WebSocket` where the runtime has none global).
 
 import { decode, encode } from "./vendor/msgpack/index.mjs";
 
-export const PROTOCOL = 1;
+export const PROTOCOL = 2;
 
 const RESYNC_DONE = "tablewire:resync-done";
 
@@ -106,6 +107,52 @@ export function applyPatch(doc, ops) {
   return root.doc;
 }
 
+/** Protocol 2 (§6.2): a compact path with its key-table references (ints < 0) spelled out. */
+function expandPath(keys, path) {
+  const out = [];
+  for (const step of path) {
+    if (Number.isInteger(step) && step < 0) {
+      const entry = keys[-1 - step];
+      if (!entry) throw new PatchError(`key table reference ${step} of ${keys.length} entries`);
+      out.push(...entry);
+    } else if (Number.isInteger(step) || typeof step === "string") {
+      out.push(step);
+    } else {
+      throw new PatchError(`path element ${JSON.stringify(step)} is not a key or an index`);
+    }
+  }
+  return out;
+}
+
+/** Protocol 2's ops (§6.2) as protocol 1's (§6), given the key table of `welcome.keys`. */
+export function expandOps(keys, ops) {
+  return ops.map((op) => {
+    if (!Array.isArray(op) || op.length === 0) throw new PatchError(`not an op: ${op}`);
+    if (op[0] !== null || op.length === 1) {
+      return [SET, expandPath(keys, op.slice(0, -1)), op[op.length - 1]];
+    }
+    const kind = op[1];
+    if (kind === REMOVE && op.length > 2) return [REMOVE, expandPath(keys, op.slice(2))];
+    if ((kind === TRUNCATE || kind === EXTEND) && op.length > 2) {
+      return [kind, expandPath(keys, op.slice(2, -1)), op[op.length - 1]];
+    }
+    throw new PatchError(`op of no known kind: ${JSON.stringify(op)}`);
+  });
+}
+
+/**
+ * A decoded server frame as a map: protocol 2's array frames (§6.2) become
+ * `{t: "patch", from, to, ops}` (ops still compact) and `{t: "ack", id, v}`.
+ */
+export function readFrame(frame) {
+  if (!Array.isArray(frame)) return frame;
+  if (frame[0] === 0 && Number.isInteger(frame[1])) {
+    return { t: "patch", from: frame[1] - 1, to: frame[1], ops: frame.slice(2) };
+  }
+  if (frame[0] === 1 && frame.length === 3) return { t: "ack", id: frame[1], v: frame[2] };
+  return { t: "unknown" };
+}
+
 /**
  * A document and its version, kept by snapshots and patches exactly as §7 says.
  * `patch` answers what to do: "applied", "duplicate", "gap" (resync from the version
@@ -115,6 +162,7 @@ export class Mirror {
   constructor() {
     this.version = null;
     this.doc = null;
+    this.keys = null; // protocol 2: welcome.keys, and patches' ops are compact
   }
 
   snapshot(version, doc) {
@@ -126,7 +174,7 @@ export class Mirror {
     if (this.version !== null && to <= this.version) return "duplicate";
     if (from !== this.version) return "gap";
     try {
-      this.doc = applyPatch(this.doc, ops);
+      this.doc = applyPatch(this.doc, this.keys ? expandOps(this.keys, ops) : ops);
     } catch (error) {
       if (error instanceof PatchError) return "misfit";
       throw error;
@@ -402,7 +450,7 @@ export class RoomConnection {
       this.lastHeard = Date.now();
       let frame;
       try {
-        frame = decode(new Uint8Array(message.data));
+        frame = readFrame(decode(new Uint8Array(message.data)));
       } catch (error) {
         this.lastError = error;
         ws.close(4001); // not msgpack: reconnect
@@ -489,6 +537,7 @@ export class RoomConnection {
     switch (frame.t) {
       case "welcome":
         this.welcome = frame;
+        this.mirror.keys = frame.protocol >= 2 ? frame.keys : null;
         this.attempts = 0;
         this.lastError = null;
         this.setState("open");
