@@ -96,7 +96,12 @@ class MemoryStore:
     async def seat_of(self, room_id: str, token_hash: str) -> int | None:
         return self._tokens.get(room_id, {}).get(token_hash)
 
+    immediate = True
+
     async def append(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+        self.append_now(room_id, version, entry, lease)
+
+    def append_now(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
         log = self._logs.setdefault(room_id, [])
         last = self._dropped.get(room_id, 0) + len(log)
         if lease != LOCAL_LEASE or version != last + 1:
