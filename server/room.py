@@ -448,7 +448,7 @@ class Room:
 
     def refresh_presence(self) -> None:
         """Check every seat again (reports of other processes go stale)."""
-        if self.lease is None or self.record.status == "finished":
+        if self.lease is None:
             return
         local = self.local_counts()
         for seat, connected in enumerate(self.table.connected):
@@ -699,7 +699,6 @@ class Room:
             here is None
             or self.record.names[seat] is None
             or table.bots[seat] is not None
-            or self.record.status == "finished"
             or here == table.connected[seat]
         ):
             return
@@ -885,6 +884,7 @@ class Room:
         if version != self.version + 1:
             raise RuntimeError(f"room {self.id}: version {version} after {self.version}")
         table, kind, at = self.table, entry["k"], entry.get("at", 0.0)
+        ended = self.record.status == "finished"
         before = self.engine.to_act(self.state) if self.state is not None else frozenset()
         actor = None
         result: Result | None = None
@@ -919,7 +919,7 @@ class Room:
         self.state = state
         self.version = version
         self.record.updated = self.clock()
-        if result is None and kind != "rematch":
+        if result is None and kind != "rematch" and not ended:
             result = self.engine.result(state) if state is not None else None
             if result is not None:
                 self.record.status = "finished"
