@@ -499,7 +499,8 @@ async def _client_command(args: argparse.Namespace, default_server: str) -> int:
         async with LobbyClient(args.server) as lobby:
             room = await create_room(lobby, args)
         print(json.dumps(room))
-        print(f"Join it with: tablewire play --room={room['id']}", file=sys.stderr)
+        where = terminal.server_option(args.server, default_server)
+        print(f"Join it with: tablewire play{where} --room={room['id']}", file=sys.stderr)
     elif args.command == "rooms":
         async with LobbyClient(args.server) as lobby:
             page, cursor = await lobby.rooms_page(args.game, args.status, args.limit, args.after)

@@ -53,7 +53,7 @@ async def test_serve_new_rooms_and_bots(served: str) -> None:
     code, out, err = await run("new", "--server", served, "--seats", "2", "--option", "side=B")
     room = json.loads(out)
     assert code == 0 and room["options"]["side"] == "B"
-    assert f"tablewire play --room={room['id']}" in err
+    assert f"Join it with: tablewire play --server=http://{served} --room={room['id']}" in err
     code, out, _ = await run("rooms", "--server", served)
     assert [r["id"] for r in json.loads(out)] == [room["id"]]
     code, out, _ = await run(
