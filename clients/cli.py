@@ -27,6 +27,8 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 from clients import bots, loadtest, terminal
 from clients.client import LobbyClient, LobbyError, ServerError, Unreachable, server_url
 from engines import ENGINES, GAMES
+from server.table import DEFAULTS as ROOM_OPTION_DEFAULTS
+from server.table import HELP as ROOM_OPTION_HELP
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 SERVER_ENV = "TABLEWIRE_SERVER"
@@ -181,14 +183,14 @@ def _parser() -> argparse.ArgumentParser:
         )
         return sub
 
-    def options(sub: argparse.ArgumentParser, what: str = "a game option") -> None:
+    def options(sub: argparse.ArgumentParser, what: str = "a game or room option") -> None:
         sub.add_argument(
             "--option",
             type=_option,
             action="append",
             default=[],
             metavar="NAME=VALUE",
-            help=f"{what}, repeatable (side=B, events=true); `tablewire games` lists them",
+            help=f"{what}, repeatable (side=B, clock=move:30); `tablewire games` lists them",
         )
 
     def bot_kind(sub: argparse.ArgumentParser, flag: str, on_server: bool) -> None:
@@ -287,7 +289,7 @@ def _parser() -> argparse.ArgumentParser:
         help="play against N computer players in a new room (or in --room's free seats)",
     )
     bot_kind(play, "--bot-kind", on_server=True)
-    options(play, "with --bots: an option of the new room")
+    options(play, "with --bots: a game or room option of the new room")
     play.add_argument(
         "--reconnect-for",
         type=float,
@@ -411,6 +413,11 @@ def games_text(games: list[dict[str, Any]]) -> Group:
             if spec.get("description"):
                 lines.append(Padding(Text(spec["description"], style="dim"), (0, 0, 0, 6)))
         lines.append(Text())
+    lines.append(Text("room options (every game; with tablewire new or play --bots)", style="bold"))
+    for name, (values, meaning) in ROOM_OPTION_HELP.items():
+        default = json.dumps(ROOM_OPTION_DEFAULTS[name]).strip('"')
+        lines.append(Text(f"  --option {name}={values}  (default {default})"))
+        lines.append(Padding(Text(meaning, style="dim"), (0, 0, 0, 6)))
     return Group(*lines)
 
 

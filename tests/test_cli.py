@@ -169,6 +169,8 @@ async def test_games_lists_players_options_and_defaults_even_without_a_server(
             assert f"{game.id}  {game.title}, {game.min_players}-{game.max_players} players" in out
         assert "--option side=A|B  (default A)" in out
         assert "turn-relay" not in out
+        assert "--option clock=none|move:S|fischer:I+N  (default none)" in out
+        assert "--option grace=SECONDS  (default 60.0)" in out
     assert "this copy of tablewire knows" in err
 
 
