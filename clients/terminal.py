@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rich.cells import cell_len
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from websockets.exceptions import ConnectionClosed, WebSocketException
@@ -531,16 +531,29 @@ async def _line_or_change(session: Session, version: int) -> str | object | None
 
 
 async def _help(session: Session, version: int) -> None:
-    """Print the keys and the game's legend; return once the player presses Enter."""
+    """Print the keys and the game's legend, a screenful at a time; return once the
+    player has read the last page, or typed ``b``."""
     console = session.console
-    console.print(Text(HELP))
+    parts: list[RenderableType] = [Text(HELP)]
     legend = LEGENDS.get(session.screen.engine)
     if legend is not None:
-        console.print(legend())
-    session.screen.ask("Press Enter to see the board again. ")
-    typed = await _line_or_change(session, version)
-    if typed is None:
-        raise Left
+        parts.append(legend())
+    lines = console.render_lines(Group(*parts), pad=False)
+    per_page = max(1, console.height - 1)
+    pages = math.ceil(len(lines) / per_page)
+    for page in range(pages):
+        console.print(as_printed(lines[page * per_page : (page + 1) * per_page]), end="")
+        last = page == pages - 1
+        session.screen.ask(
+            "Press Enter to see the board again. "
+            if last
+            else f"Press Enter for more ({page + 1} of {pages}), b for the board. "
+        )
+        typed = await _line_or_change(session, version)
+        if typed is None:
+            raise Left
+        if typed is CHANGED or (isinstance(typed, str) and typed.strip().lower() == "b"):
+            return
 
 
 async def _ask(session: Session, chooser: Chooser, version: int, notice: str) -> int | None:

@@ -8,6 +8,7 @@ import io
 import os
 import pty
 import random
+import re
 import select
 from typing import Any
 
@@ -499,6 +500,30 @@ async def test_a_change_that_keeps_the_moves_keeps_the_list_as_narrowed() -> Non
     session = Session("http://x", room, screen, keyboard, 60.0)  # type: ignore[arg-type]
     await _take_turn(session)
     assert room.sent == [{"n": labels.index(f"factory 1{STEP}orange glass{STEP}strip 3")}]
+
+
+@pytest.mark.parametrize("engine", sorted(render.LEGENDS))
+async def test_the_help_is_shown_a_screenful_at_a_time_at_80x24(engine: str) -> None:
+    from clients.terminal import HELP, Session, _help
+
+    room = ChangingRoom(["a move"])
+    console, out = recorded()
+    keyboard = Script(room, [""] * 9)
+    screen = Screen(console, engine, 0, "r")
+    session = Session("http://x", room, screen, keyboard, 60.0)  # type: ignore[arg-type]
+    await _help(session, room.version)
+    shown = out.getvalue()
+    screens = re.split(r"Press Enter[^\n]*?\. ", shown)
+    assert len(screens) > 2 and screens[-1] == "", "the help takes pages at 80x24"
+    assert all(len(page.split("\n")) <= 24 for page in screens), "a page scrolled away"
+    assert shown.endswith("Press Enter to see the board again. ")
+    whole, whole_out = recorded(80, 1000)
+    whole.print(Text(HELP), render.LEGENDS[engine]())
+    expected = whole_out.getvalue().splitlines()
+    printed = [line for page in screens for line in page.splitlines()]
+    assert [line.rstrip() for line in printed if line] == [
+        line.rstrip() for line in expected if line
+    ]
 
 
 def test_a_game_that_ended_without_a_ranking_says_why() -> None:
