@@ -7,8 +7,10 @@ still on screen at the prompt (``console.height`` and ``console.width``: a
 larger terminal shows more). When every move fits, the chooser numbers them
 in columns; otherwise it groups them by their first choice step (labels split
 steps with :data:`engines.base.STEP`) and the player narrows step by step,
-with pages as a last resort. Words narrow the list to the moves that contain
-them; ``?`` shows the keys and the game's legend (:data:`clients.render.LEGENDS`).
+with pages as a last resort. A move too long for one line wraps under its
+number, so its effect and price are never cut. Words narrow the list to the
+moves that contain them; ``?`` shows the keys and the game's legend
+(:data:`clients.render.LEGENDS`), a screenful at a time.
 
 **The connection.** If the server goes away (a restart closes with 1012, then
 refuses connections for a while), the client says so, reconnects with backoff
@@ -207,11 +209,14 @@ class Chooser:
                     )
             room = max(1, rows - 1)
             columns, cell = _uniform(entries, width)
-            per_page = columns * room
-            pages = math.ceil(len(entries) / per_page)
+            if columns == 1:
+                starts = _pages_by_height(entries, width, room)
+            else:
+                starts = list(range(0, len(entries), columns * room))
+            pages = len(starts)
             self.page = min(self.page, pages - 1)
-            start = self.page * per_page
-            shown = range(start, min(start + per_page, len(entries)))
+            ends = [*starts[1:], len(entries)]
+            shown = range(starts[self.page], ends[self.page])
             widths = [cell] * min(columns, math.ceil(len(shown) / room))
             return self._keep(View(self._header(depth, pages), entries, shown, widths, pages))
 
@@ -243,6 +248,19 @@ class Chooser:
         number_width = len(str(len(view.entries)))
         shown = list(view.shown)
         columns = len(view.widths)
+        if columns == 1:  # long entries wrap under their text
+            for index in shown:
+                number = f"{index + 1:>{number_width}} "
+                first, *more = _wrap(clean(view.entries[index].text), width - len(number))
+                out.append(Text.assemble((number, "bold"), first))
+                out.extend(Text(" " * len(number) + rest) for rest in more)
+            for line in out:
+                line.truncate(width, overflow="ellipsis")
+            if len(out) > rows:  # one entry longer than the rows: its end is cut
+                out = out[:rows]
+                out[-1].truncate(width - 1)
+                out[-1].append("…")
+            return out
         height = math.ceil(len(shown) / columns)
         for row in range(height):
             line = Text(no_wrap=True, overflow="ellipsis")
@@ -327,8 +345,8 @@ def _fit(entries: list[Entry], width: int, rows: int) -> list[int] | None:
     if not entries:
         return [width]
     cells = _cells(entries)
-    if len(entries) <= rows and max(cells) >= width:
-        return [width]  # one column, long entries cut
+    if max(cells) > width:  # one column, long entries wrapped
+        return [width] if sum(_heights(entries, width)) <= rows else None
     for lines in range(1, rows + 1):
         columns = math.ceil(len(cells) / lines)
         height = math.ceil(len(cells) / columns)
@@ -336,6 +354,39 @@ def _fit(entries: list[Entry], width: int, rows: int) -> list[int] | None:
         if sum(widths) + GAP * (columns - 1) <= width:
             return widths
     return None
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` cells, broken at spaces; a word longer than
+    a line is left whole (and cut when shown)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        joined = f"{line} {word}" if line else word
+        if line and cell_len(joined) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = joined
+    return [*lines, line]
+
+
+def _heights(entries: list[Entry], width: int) -> list[int]:
+    """The lines each entry takes in one column of ``width`` cells, its number included."""
+    number = len(str(len(entries))) + 1
+    return [len(_wrap(clean(entry.text), width - number)) for entry in entries]
+
+
+def _pages_by_height(entries: list[Entry], width: int, rows: int) -> list[int]:
+    """Where each page of a one-column list starts, each page at most ``rows`` lines."""
+    starts: list[int] = []
+    used = rows
+    for index, height in enumerate(_heights(entries, width)):
+        if used + height > rows:
+            starts.append(index)
+            used = 0
+        used += height
+    return starts or [0]
 
 
 def _uniform(entries: list[Entry], width: int) -> tuple[int, int]:

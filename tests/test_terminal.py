@@ -142,10 +142,43 @@ def test_a_wrong_answer_names_the_valid_range(typed: str) -> None:
     assert isinstance(notice, str) and "1 to 12" in notice
 
 
-def test_long_labels_are_cut_to_the_width() -> None:
+def test_a_word_longer_than_the_width_is_cut() -> None:
     chooser = Chooser(["x" * 200, "y" * 200])
     lines = chooser.lines(80, 5)
     assert all(line.cell_len <= 80 for line in lines) and lines[0].plain.endswith("…")
+
+
+FOUND = (
+    "found a company: HQ here and 2 more warehouses, value ƒ30, you receive ƒ30 and 1 free share"
+)
+MERGE = (
+    "merge Silver ƒ40 + Peper ƒ60: the higher absorbs the lower (its shares are sold at its "
+    "value), together ƒ110; you receive ƒ110"
+)
+
+
+@pytest.mark.parametrize("rows", [20, 6])
+def test_long_labels_wrap_so_that_their_effect_and_price_show(rows: int) -> None:
+    labels = [f"build plot {n}{STEP}{FOUND if n % 2 else MERGE}" for n in range(1, 9)]
+    labels.append("buy a card for ƒ50")
+    chooser = Chooser(labels)
+    shown = []
+    while True:
+        lines = chooser.lines(80, rows)
+        assert len(lines) <= rows and all(line.cell_len <= 80 for line in lines)
+        assert not any(line.plain.endswith("…") for line in lines)
+        shown += [line.plain for line in lines]
+        if chooser.answer("n") is not None or chooser.page == 0:
+            break  # one screen, or back at the first page
+    text = " ".join(" ".join(shown).split())
+    for n, label in enumerate(labels, 1):
+        assert f"{n} {label}" in text
+    assert "  receive ƒ30 and 1 free share" in shown, "the rest is indented under the number"
+
+
+def test_an_entry_longer_than_the_rows_is_cut_to_them() -> None:
+    lines = Chooser(["word " * 100, "short"]).lines(40, 4)
+    assert len(lines) == 4 and lines[-1].plain.endswith("…")
 
 
 # -- the screen --------------------------------------------------------------------
