@@ -1,9 +1,10 @@
 """``tablewire play`` and ``tablewire spectate``: the terminal clients.
 
 **The screen.** Every redraw prints the board (:func:`clients.render.board`),
-the game's latest event sentences, a notice if there is one, and — when the
-seat must choose — a chooser sized to the rows left, so that the board is
-still on screen at the prompt (``console.height`` and ``console.width``: a
+whose clock runs and who is away (:func:`table_line`), the game's latest event
+sentences, a notice if there is one, and — when the seat must choose — a
+chooser sized to the rows left, so that the board is still on screen at the
+prompt (``console.height`` and ``console.width``: a
 larger terminal shows more). When every move fits, the chooser numbers them
 in columns; otherwise it groups them by their first choice step (labels split
 steps with :data:`engines.base.STEP`) and the player narrows step by step,
@@ -29,6 +30,7 @@ import math
 import os
 import sys
 import termios
+import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -408,6 +410,40 @@ Keys at the move prompt:
 # -- the screen -------------------------------------------------------------------
 
 
+def _duration(seconds: float) -> str:
+    whole = max(0, math.ceil(seconds))
+    minutes, rest = divmod(whole, 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+def table_line(doc: dict[str, Any], seat: int | None, now: float) -> str:
+    """Who is away and whose clock runs, as of ``now`` (epoch seconds); empty when
+    nothing of it needs saying (no clock running, everyone here)."""
+    if doc["status"] != "playing":
+        return ""
+    clock = doc.get("clock") or {}
+    deadlines = clock.get("deadline") or []
+    presence = doc.get("presence") or []
+    clocks: list[str] = []
+    away: list[str] = []
+    for i, name in enumerate(doc["seats"]):
+        who = clean(name or f"seat {i + 1}")
+        deadline = deadlines[i] if i < len(deadlines) else None
+        if deadline is not None:
+            left = _duration(deadline - now)
+            if i == seat:
+                clocks.insert(0, f"Your clock: {left} left, then a bot plays this decision for you")
+            else:
+                clocks.append(f"{who}'s clock: {left}")
+        here = presence[i] if i < len(presence) else {}
+        if here.get("bot") == "zombie":
+            away.append(f"a bot plays for {who} for the rest of the game")
+        elif here.get("away_since") is not None and i != seat:
+            away.append(f"{who} is away ({_duration(now - here['away_since'])})")
+    said = clocks + away
+    return " · ".join(said) + "." if said else ""
+
+
 @dataclass
 class Screen:
     """Draws the board, the event log and the chooser in ``console``'s size."""
@@ -445,6 +481,11 @@ class Screen:
             ):
                 console.print(Text(invite, style="dim"), soft_wrap=True)
                 used += 1
+        table = table_line(doc, self.seat, time.time())
+        if table:
+            said = Text(table, style="yellow")
+            used += self._height(said)
+            console.print(said)
         fresh = self.log[self.shown :]
         self.shown = len(self.log)
         if chooser is None:

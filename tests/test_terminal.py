@@ -10,6 +10,7 @@ import pty
 import random
 import re
 import select
+import time
 from typing import Any
 
 import httpx
@@ -29,6 +30,7 @@ from clients.terminal import (
     come_back,
     result_table,
     seat_bots,
+    table_line,
     take_seat,
 )
 from engines import ENGINES
@@ -225,6 +227,31 @@ def test_at_80x24_the_board_and_the_prompt_share_the_screen(labels: str) -> None
         assert "ana (you)" in "\n".join(drawn) and "event 8" in drawn
         assert any(line.startswith("event 9, told at length") for line in drawn)
     assert "999 is not on the list" in out.getvalue()
+
+
+def test_the_screen_says_whose_clock_runs_and_who_is_away() -> None:
+    doc, moves, seat = sintra_position(3)
+    others = [i for i in range(3) if i != seat]
+    now = 1_000_000.0
+    doc["presence"] = [{"connected": True, "away_since": None, "bot": None, "timeouts": 0}] * 3
+    doc["clock"] = {"control": "move:30", "remaining": [30.0] * 3, "deadline": [None] * 3}
+    assert table_line(doc, seat, now) == "", "nothing to say: a clock that is stopped, all here"
+    doc["clock"]["deadline"][seat] = now + 24.2
+    doc["presence"][others[0]] = {"connected": False, "away_since": now - 130, "bot": None}
+    doc["presence"][others[1]] = {"connected": False, "away_since": None, "bot": "zombie"}
+    doc["seats"][others[1]] = "\x1b[31mred"
+    line = table_line(doc, seat, now)
+    assert line.startswith("Your clock: 25 s left, then a bot plays this decision for you")
+    assert f"{doc['seats'][others[0]]} is away (2 min 10 s)" in line
+    assert "a bot plays for [31mred for the rest of the game" in line and "\x1b" not in line
+    assert table_line(doc, None, now).startswith("ana's clock: 25 s"), "a spectator's view"
+
+    console, out = recorded()
+    doc["clock"]["deadline"][seat] = time.time() + 30
+    Screen(console, "sintra", seat, "r").draw(doc, Chooser(moves))
+    drawn = out.getvalue().split("\n")
+    assert len(drawn) <= 24 and "Azul" in drawn[0] and drawn[-1].startswith("Your move")
+    assert any(line.startswith("Your clock: 30 s left") for line in drawn)
 
 
 def test_a_larger_terminal_shows_more_moves() -> None:
