@@ -618,7 +618,9 @@ async def _line_or_change(session: Session, version: int) -> str | object | None
         if not keyboard.echoes:
             session.console.print(Text("" if line is None else line), soft_wrap=True)
         return line
-    change.result()  # the connection was lost: raise it
+    if change.exception() is not None:  # the connection was lost: end the prompt, raise it
+        session.console.print()
+        change.result()
     return CHANGED
 
 

@@ -562,6 +562,31 @@ async def test_a_change_that_keeps_the_moves_keeps_the_list_as_narrowed() -> Non
     assert room.sent == [{"n": labels.index(f"factory 1{STEP}orange glass{STEP}strip 3")}]
 
 
+async def test_a_connection_lost_at_the_prompt_is_told_on_a_line_of_its_own() -> None:
+    from clients.terminal import Session, _line_or_change
+
+    class Lost(ChangingRoom):
+        async def wait_version(self, version: int) -> dict[str, Any]:
+            raise ConnectionError("lost")
+
+    class Silent:
+        echoes = True
+
+        async def line(self) -> str | None:
+            await asyncio.Future()
+            return None
+
+    room = Lost(["a move"])
+    console, out = recorded()
+    screen = Screen(console, "sintra", 0, "r")
+    session = Session("http://x", room, screen, Silent(), 60.0)  # type: ignore[arg-type]
+    screen.ask("Your move (1, words narrow, ? help): ")
+    with pytest.raises(ConnectionError):
+        await _line_or_change(session, room.version)
+    console.print("Lost the server")
+    assert out.getvalue().endswith("? help): \nLost the server\n")
+
+
 @pytest.mark.parametrize("engine", sorted(render.LEGENDS))
 async def test_the_help_is_shown_a_screenful_at_a_time_at_80x24(engine: str) -> None:
     from clients.terminal import HELP, Session, _help
