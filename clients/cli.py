@@ -272,6 +272,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--room", default=None, help="the room to join (default: quick play)")
     play.add_argument("--token", default=None, help="your seat token, to come back to your seat")
+    play.add_argument(
+        "--rematch",
+        action="store_true",
+        help="with the --room and --token of a finished game: your seat in its rematch (the "
+        "same game, options, players and bots), as printed at the end of the game",
+    )
     play.add_argument("--name", default=None, help="your name at the table (default: player N)")
     play.add_argument("--game", default="sintra", metavar="GAME", help=games_help)
     play.add_argument(
@@ -474,6 +480,8 @@ def seat_request(args: argparse.Namespace) -> terminal.SeatRequest:
         raise Usage("--option sets up a new room: use it with --bots (or with tablewire new)")
     if args.bots and args.token:
         raise Usage("--bots takes new seats: leave out --token")
+    if args.rematch and not args.token:
+        raise Usage("--rematch needs the --room and --token of the finished game")
     engine = ENGINES.get(args.game)
     if args.bots and not args.room and engine is not None:
         seats = args.seats or args.bots + 1
@@ -492,6 +500,7 @@ def seat_request(args: argparse.Namespace) -> terminal.SeatRequest:
         bots=args.bots,
         bot_kind=args.bot_kind,
         options=dict(args.option),
+        rematch=args.rematch,
     )
 
 

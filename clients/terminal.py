@@ -821,6 +821,8 @@ class SeatRequest:
     bot_kind: str | None = None
     """None: the server's choice (the game's strongest bot)."""
     options: dict[str, Any] = field(default_factory=dict)
+    rematch: bool = False
+    """A seat in the rematch of ``room``, a finished room where ``token`` holds a seat."""
 
 
 def bots_body(seats: list[int], kind: str | None) -> dict[str, Any]:
@@ -839,6 +841,17 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
     """Reserve the seat ``request`` asks for; returns ``{room, seat, token, ...}``.
     A room of one's own with bots comes with them; bots for the free seats of a given
     room are asked for afterwards (:func:`seat_bots`), once the seat's token is shown."""
+    if request.rematch:
+        assert request.room is not None and request.token is not None
+        again = await lobby.rematch(request.room, request.token)
+        if "token" not in again:
+            raise LobbyError(
+                409,
+                "seat_taken",
+                f"your seat in the rematch, room {again['id']}, is taken already: come back "
+                "to it with the command printed when you took it",
+            )
+        return {"room": again["id"], "seat": again["seat"], "token": again["token"]}
     if request.bots and request.room is None:
         seats = request.seats or 1 + request.bots
         room = await lobby.create_room(
@@ -923,7 +936,7 @@ async def play(
     leaves (None)."""
     console = console or Console()
     room_id, token = request.room, request.token
-    if token is None:
+    if token is None or request.rematch:
         async with LobbyClient(server) as lobby:
             seat = await take_seat(lobby, request)
             room_id, token = seat["room"], seat["token"]
@@ -949,7 +962,12 @@ async def play(
             keyboard or StdinKeyboard(),
             reconnect_for,
         )
-        return await _guarded(console, command, _run(session))
+        result = await _guarded(console, command, _run(session))
+    if result is not None:
+        line = Text("To play again with the same players: ")
+        line.append(f"{command} --rematch", style="bold")
+        console.print(line, soft_wrap=True)
+    return result
 
 
 async def spectate(
