@@ -56,6 +56,30 @@ DEFAULTS: dict[str, Any] = {
     "abandon_after": 600.0,
 }
 ROOM_OPTIONS = tuple(DEFAULTS)
+HELP: dict[str, tuple[str, str]] = {
+    "clock": (
+        "none|move:S|fischer:I+N",
+        "The time control: none; S seconds for every decision (5-86400); or a budget of I "
+        "seconds (10-86400) plus N seconds after each decision (0-3600). When a seat's time "
+        "runs out, a bot plays that decision for it.",
+    ),
+    "bot_delay": ("SECONDS", "How long a bot waits before it moves, so people can follow (0-30)."),
+    "grace": (
+        "SECONDS",
+        "How long a player may be away while they must move before a bot plays for them "
+        "(0-3600); they take the seat back by coming back.",
+    ),
+    "expel_after": (
+        "N",
+        "After N decisions played by a bot for a player, the bot keeps the seat for the rest "
+        "of the game (0-100; 0: never).",
+    ),
+    "abandon_after": (
+        "SECONDS",
+        "How long every player may be away before the game ends, abandoned (10-86400).",
+    ),
+}
+"""Each room option's values and what it does, for people (``tablewire games``)."""
 
 _CLOCK_TEXT = re.compile(r"^(none|move:(\d+(?:\.\d+)?)|fischer:(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?))$")
 
