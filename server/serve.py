@@ -46,6 +46,8 @@ def run(settings: Settings) -> None:
         ws_max_size=max(WS_MAX_SIZE, settings.max_frame),
         timeout_keep_alive=settings.keepalive_timeout,
         limit_concurrency=settings.max_connections,
+        proxy_headers=True,
+        forwarded_allow_ips=settings.trusted_proxies,
         log_config=None,
         log_level=settings.log_level,
         timeout_graceful_shutdown=settings.shutdown_timeout,

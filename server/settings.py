@@ -49,6 +49,10 @@ class Settings:
     """Seconds a replica waits for the owner's answer to a forwarded intent or seat request."""
     node: str = ""
     """This process's name in leases and channels; empty: a random one."""
+    trusted_proxies: str = "127.0.0.1"
+    """Addresses of reverse proxies whose ``X-Forwarded-For`` names the client
+    (comma-separated; ``*``: any peer, for a proxy on a private network): the limits
+    per client address then count each player, not the proxy."""
     allowed_origins: str = ""
     """Other web origins (``https://host[:port]``, comma-separated; ``*``: any) whose pages
     may use the lobby and the WebSocket and frame the pages; empty: this server's only."""
