@@ -293,7 +293,6 @@ async def test_behind_a_trusted_proxy_each_player_has_the_limits_of_an_address(
         assert await create("203.0.113.6") == (201 if separate else 429)
 
 
-
 async def test_pings_and_intents_over_the_rate_are_refused_then_the_connection_closed(
     server: Running,
 ) -> None:
