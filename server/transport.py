@@ -166,6 +166,14 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
             self.transport.resume_reading()
         return True
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        # Free the connection at once, not at the collector's next full pass: the sink
+        # refers back to the application's connection, and the websockets parser (a
+        # generator suspended on its own protocol) is a reference cycle until it ends.
+        self._sink = None
+        self.conn.parser.close()
+
     def send_receive_event_to_app(self) -> None:
         sink = self._sink
         if sink is None or self.close_sent or self.curr_msg_data_type != "bytes":
