@@ -37,10 +37,10 @@ class Settings:
     gc_thresholds: str = ""
     """Garbage-collector thresholds ``"g0,g1,g2"`` (``gc.set_threshold``); empty keeps
     Python's. Higher ones cut pauses but let cyclic garbage pile up (benchmarks/README.md)."""
-    gc_freeze_interval: float = 10.0
-    """Seconds between moves of everything alive out of the garbage collector's reach
-    (``gc.freeze``), so its full passes scan only what is new; 0: only at startup.
-    Objects frozen are still freed when nothing refers to them (benchmarks/README.md)."""
+    gc_freeze: int = 1
+    """1: after each of the garbage collector's full passes, move everything alive out of
+    its reach (``gc.freeze``), so the next full pass scans only what is new; 0: only at
+    startup. Frozen objects are still freed when nothing refers to them."""
     shutdown_timeout: int = 10
     """Seconds a stopping server waits for its connections to end before closing them."""
     lease_ttl: float = 5.0

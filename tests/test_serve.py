@@ -60,7 +60,7 @@ asyncio.run(drop(*sys.argv[1:]))
 
 
 async def test_a_games_connections_requests_and_moves_leave_no_reference_cycles() -> None:
-    """What ``freeze_forever`` relies on: nothing of a whole room's life (lobby requests,
+    """What ``freeze_after_full_passes`` relies on: nothing of a whole room's life (lobby requests,
     WebSocket connections, moves, leaving) waits for the collector to be freed."""
     settings = Settings(room_rate=0, http_rate=0, connect_rate=0, address_factor=0)
     sock = listening_socket()
