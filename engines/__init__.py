@@ -16,6 +16,9 @@ ENGINES: dict[str, Engine] = {
     engine.id: engine for engine in (SINTRA, CHARTERED, CRYSTAL_PALACE, TURN_RELAY)
 }
 
-GAMES: dict[str, Engine] = {id_: engine for id_, engine in ENGINES.items() if engine.kind == "game"}
+GAME, BENCHMARK = "game", "benchmark"
+"""The kinds of engine (``Engine.kind``)."""
 
-__all__ = ["ENGINES", "GAMES", "Engine"]
+GAMES: dict[str, Engine] = {id_: engine for id_, engine in ENGINES.items() if engine.kind == GAME}
+
+__all__ = ["BENCHMARK", "ENGINES", "GAME", "GAMES", "Engine"]

@@ -247,7 +247,7 @@ def create_app(
         },
         middleware=[
             Middleware(ApiFaults),
-            Middleware(HttpLimits, settings=settings),
+            Middleware(HttpLimits, settings=settings, benchmark=lobby.benchmark),
             Middleware(OriginPolicy, allowed=allowed),
             Middleware(connection.RoomSockets, lobby=lobby, settings=settings, gate=gate),
         ],

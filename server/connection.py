@@ -49,7 +49,7 @@ from protocol import PROTOCOLS, messages
 from protocol.codec import decode, encode
 from protocol.errors import Code, ProtocolError
 from protocol.messages import ClientMessage, Hello, Intent, Legal, Ping, Resync
-from server.limits import FrameLimits, Gate, Kind, client_address
+from server.limits import FrameLimits, Gate, Kind, client_address, load_test
 from server.lobby import Lobby
 from server.logs import fields
 from server.metrics import ABORTS, COUNTS, ERRORS, RATE_LIMITED, SLOW_CLOSES
@@ -493,12 +493,13 @@ async def serve(
     writer's last frames are awaited that long, then the transport is aborted.
     """
     address = client_address(ws.scope)
-    refusal = gate.admit(address) if gate is not None else None
+    loading = load_test(address, lobby.benchmark(room_id))
+    refusal = gate.admit(address, loading) if gate is not None else None
     admitted = gate is not None and refusal is None
     await ws.accept()
     if transport is not None:
         _set_send_buffer(transport, settings.socket_send_buffer)
-    limits = gate.frame_limits(address) if gate is not None else None
+    limits = gate.frame_limits(address, loading) if gate is not None else None
     conn = SocketConnection(ws, settings, direct, limits, reader)
     writer = asyncio.create_task(conn.write())
     room = None

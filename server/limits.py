@@ -23,7 +23,9 @@ here starts a task or a timer.
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import re
 import time
 from collections.abc import Callable
 from enum import StrEnum
@@ -144,7 +146,7 @@ class FrameLimits:
         self,
         settings: Settings,
         address: str,
-        addresses: AddressLimits,
+        addresses: AddressLimits | None,
         clock: Clock = time.monotonic,
     ) -> None:
         now = clock()
@@ -161,8 +163,9 @@ class FrameLimits:
     def allow(self, kind: Kind) -> bool:
         now = self.clock()
         mine = self._mine[kind]
-        if (mine is None or mine.take(now)) and self._addresses.frames[kind].take(
-            self._address, now
+        addresses = self._addresses
+        if (mine is None or mine.take(now)) and (
+            addresses is None or addresses.frames[kind].take(self._address, now)
         ):
             self.strikes = 0
             return True
@@ -184,14 +187,17 @@ class Gate:
         self.open = 0
         """WebSocket connections open now."""
 
-    def frame_limits(self, address: str) -> FrameLimits:
-        return FrameLimits(self.settings, address, self.addresses, self.clock)
+    def frame_limits(self, address: str, load_test: bool = False) -> FrameLimits:
+        """The connection's limits; a ``load_test`` connection (:func:`load_test`) has
+        only its own, not its address's."""
+        addresses = None if load_test else self.addresses
+        return FrameLimits(self.settings, address, addresses, self.clock)
 
-    def admit(self, address: str) -> str | None:
+    def admit(self, address: str, load_test: bool = False) -> str | None:
         """Why a new connection from ``address`` is refused, or None to admit it (counted)."""
         if self.open >= self.settings.max_connections:
             return f"this server holds {self.settings.max_connections} connections; retry later"
-        if not self.addresses.connects.take(address, self.clock()):
+        if not load_test and not self.addresses.connects.take(address, self.clock()):
             return "too many connections from your address; slow down"
         self.open += 1
         return None
@@ -205,20 +211,60 @@ def client_address(scope: Scope) -> str:
     return str(client[0]) if client else "?"
 
 
-class HttpLimits:
-    """ASGI middleware: per-address request rate and body size for ``/api/`` requests."""
+def on_this_machine(address: str) -> bool:
+    """A loopback address: a client on the server's own machine (through a trusted proxy,
+    the client's own address is given instead)."""
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
-    def __init__(self, app: ASGIApp, settings: Settings, clock: Clock = time.monotonic) -> None:
+
+ROOM_PATH = re.compile(r"^/api/rooms/([^/]+)(?:/|$)")
+
+
+def load_test(address: str, benchmark: bool) -> bool:
+    """Whether a client's request concerns a benchmark room from the server's own
+    machine: a load generator's, exempt from the limits per client address (never for
+    a game; ``max_benchmark_rooms`` caps such rooms)."""
+    return benchmark and on_this_machine(address)
+
+
+class HttpLimits:
+    """ASGI middleware: per-address request rate and body size for ``/api/`` requests.
+
+    ``benchmark(room_id)`` says whether a room is a benchmark room: a load
+    generator's requests about one (:func:`load_test`) do not count against its
+    address. Creating a room is left to the lobby's own per-address limit for a
+    client on this machine (the lobby knows the engine, this middleware does not).
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        settings: Settings,
+        benchmark: Callable[[str], bool] = lambda room_id: False,
+        clock: Clock = time.monotonic,
+    ) -> None:
         self.app = app
         self.max_body = settings.max_body
         self.clock = clock
+        self.benchmark = benchmark
         self.requests = Buckets(settings.http_rate, settings.http_burst)
+
+    def _exempt(self, scope: Scope, address: str) -> bool:
+        path = scope.get("path", "")
+        if path == "/api/rooms" and scope.get("method") == "POST":
+            return on_this_machine(address)
+        room = ROOM_PATH.match(path)
+        return room is not None and load_test(address, self.benchmark(room.group(1)))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope.get("path", "").startswith("/api/"):
             await self.app(scope, receive, send)
             return
-        if not self.requests.take(client_address(scope), self.clock()):
+        address = client_address(scope)
+        if not self._exempt(scope, address) and not self.requests.take(address, self.clock()):
             error = ApiError(429, "rate_limited", "too many requests from your address; slow down")
             await _refuse(send, error, {"retry-after": "1"})
             return

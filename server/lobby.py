@@ -23,11 +23,11 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
-from engines import ENGINES, GAMES, Engine
+from engines import BENCHMARK, ENGINES, GAMES, Engine
 from engines.base import OptionError, resolve_options
 from server import ids, robots
 from server.errors import ApiError
-from server.limits import Buckets
+from server.limits import Buckets, load_test
 from server.logs import fields
 from server.room import Forwarder, Room, hash_token
 from server.settings import Settings
@@ -169,10 +169,17 @@ class Lobby:
         self.creations = Buckets(settings.room_rate, settings.room_burst)
         """Rooms created per client address (``room_rate``, ``room_burst``)."""
         self._opening: dict[str, asyncio.Task[Room | None]] = {}
+        self._benchmarks: set[str] = set()
+        """The loaded rooms of a benchmark engine (``max_benchmark_rooms``)."""
 
     def room(self, room_id: str) -> Room | None:
         """The room if it is loaded in this process."""
         return self.rooms.get(room_id)
+
+    def benchmark(self, room_id: str) -> bool:
+        """Whether the room is loaded here and of a benchmark engine (turn-relay)."""
+        room = self.rooms.get(room_id)
+        return room is not None and room.engine.kind == BENCHMARK
 
     async def open(self, room_id: str) -> Room | None:
         """The room, loaded from the store if needed (restored, then owned or followed)."""
@@ -209,6 +216,8 @@ class Lobby:
         """Register, try to own, start. Registered first: the hub serves forwarded
         requests only for rooms it knows, and a claim subscribes the room's inbox."""
         self.rooms[room.id] = room
+        if room.engine.kind == BENCHMARK:
+            self._benchmarks.add(room.id)
         await self.claim(room)
         room.start()
 
@@ -261,7 +270,7 @@ class Lobby:
                 "a chosen seed tells its chooser every hidden card: only a private room "
                 '("private": true) may have one',
             )
-        self._admit(client)
+        self._admit(client, engine.kind == BENCHMARK)
         now = self.clock()
         record = RoomRecord(
             id=self._new_id(),
@@ -286,16 +295,24 @@ class Lobby:
             await room.seat_bots(bot_kind, bot_seats)
         return self._show(room.record)
 
-    def _admit(self, client: str | None) -> None:
-        """Refuse a new room above the process's cap or the client's creation rate."""
-        if len(self.rooms) >= self.settings.max_rooms:
+    def _admit(self, client: str | None, benchmark: bool = False) -> None:
+        """Refuse a new room above the process's caps or the client's creation rate
+        (which a load generator's benchmark room does not count: :func:`load_test`)."""
+        full = len(self.rooms) >= self.settings.max_rooms
+        if benchmark and not full:
+            full = len(self._benchmarks) >= self.settings.max_benchmark_rooms
+        if full:
+            cap = self.settings.max_benchmark_rooms if benchmark else self.settings.max_rooms
+            what = "benchmark rooms" if benchmark else "rooms"
             raise ApiError(
                 503,
                 "too_many_rooms",
-                f"this server holds {self.settings.max_rooms} rooms; retry later",
+                f"this server holds {cap} {what}; retry later",
                 {"retry-after": str(max(1, int(self.settings.sweep_interval)))},
             )
         now = self.clock()
+        if client is not None and load_test(client, benchmark):
+            return
         if client is not None and not self.creations.take(client, now):
             wait = math.ceil(self.creations.wait(client, now))
             raise ApiError(
@@ -473,16 +490,21 @@ class Lobby:
                 if room.lease is not None or self.rooms.get(room_id) is not room:
                     continue
                 if not room.conns or await self.store.load_room(room_id) is None:
-                    del self.rooms[room_id]
+                    self._forget(room_id)
                     await room.close()
             await asyncio.sleep(0)
         return removed
 
     async def _remove(self, room_id: str) -> None:
-        room = self.rooms.pop(room_id, None)
+        room = self._forget(room_id)
         if room is not None:
             await room.close()
         await self.store.delete_room(room_id)
+
+    def _forget(self, room_id: str) -> Room | None:
+        """Unload a room from this process (it stays in the store)."""
+        self._benchmarks.discard(room_id)
+        return self.rooms.pop(room_id, None)
 
     async def adopt(self) -> list[str]:
         """Open every unfinished room that no process owns, so that it runs again

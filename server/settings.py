@@ -113,6 +113,10 @@ class Settings:
     room_burst: int = 20
     max_rooms: int = 10_000
     """Rooms one process holds (owned or followed); more are refused with ``too_many_rooms``."""
+    max_benchmark_rooms: int = 2_000
+    """Of those, rooms of a benchmark engine (turn-relay). A load generator on the server's
+    own machine holds thousands of clients from one address, so for benchmark rooms the
+    limits per client address do not count loopback clients; this cap does."""
     list_limit: int = 100
     """Most rooms in one page of ``GET /api/rooms`` (and the rooms quick play considers)."""
     sweep_batch: int = 200

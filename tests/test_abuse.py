@@ -23,6 +23,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from clients.client import LobbyClient
+from clients.lean import LeanClient
 from clients.rude import NonReader, RelayMover, server_closed, slowloris
 from clients.spawn import SpawnedServer
 from conftest import Running
@@ -267,6 +268,55 @@ async def _joined(server: Running, room_id: str) -> Any:
     assert decode(await ws.recv(decode=False))["t"] == "welcome"
     assert decode(await ws.recv(decode=False))["t"] == "snapshot"
     return ws
+
+
+LOAD_TEST = {
+    "room_rate": 0.001,
+    "room_burst": 2,
+    "http_rate": 0.001,
+    "http_burst": 8,
+    "connect_rate": 0.001,
+    "connect_burst": 2,
+    "max_benchmark_rooms": 7,
+}
+
+
+@pytest.mark.parametrize("spawned", [LOAD_TEST], indirect=True)
+async def test_a_load_generator_on_this_machine_is_limited_only_by_the_benchmark_cap(
+    spawned: SpawnedServer,
+) -> None:
+    """Benchmark rooms from loopback skip the limits per address (the shared harness runs
+    a thousand rooms from one address against default settings); games never do, and
+    the same requests through a proxy from elsewhere are limited."""
+    async with httpx.AsyncClient(base_url=spawned.url) as http:
+
+        async def create(engine: str, **headers: str) -> httpx.Response:
+            body = {"engine": engine, "private": True, "seed": 1}
+            return await http.post("/api/rooms", json=body, headers=headers)
+
+        rooms = [(await create("turn-relay")).json()["id"] for _ in range(4)]
+        tokens = [
+            (await http.post(f"/api/rooms/{room}/seats", json={})).json()["token"]
+            for room in rooms
+            for _ in range(4)
+        ]
+        assert len(tokens) == 16, "16 seat requests past an http burst of 8"
+        clients = [LeanClient(spawned.ws, rooms[0], token) for token in tokens[:4]]
+        clients += [LeanClient(spawned.ws, rooms[0]) for _ in range(4)]
+        for client in clients:
+            await client.connect()  # 8 handshakes past a connect burst of 2
+        assert [(await create("sintra")).status_code for _ in range(3)] == [201, 201, 429]
+        proxied = {"x-forwarded-for": "203.0.113.9"}  # loopback is a trusted proxy
+        assert [(await create("turn-relay", **proxied)).status_code for _ in range(3)] == [
+            201,
+            201,
+            429,
+        ]
+        assert (await create("turn-relay")).status_code == 201  # the seventh benchmark room
+        refused = await create("turn-relay")
+        assert (refused.status_code, refused.json()["error"]["code"]) == (503, "too_many_rooms")
+        for client in clients:
+            client.close()
 
 
 @pytest.mark.parametrize(

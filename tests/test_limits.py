@@ -103,6 +103,9 @@ class NoRooms:
     async def open(self, room_id: str) -> None:
         return None
 
+    def benchmark(self, room_id: str) -> bool:
+        return False
+
 
 async def test_a_closing_connection_that_cannot_flush_is_aborted_after_close_timeout() -> None:
     settings = Settings(close_timeout=0.01)
