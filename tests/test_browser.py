@@ -42,3 +42,35 @@ def test_a_spectator_mirror_equals_a_fresh_snapshot_at_the_end(
     fresh.open_room(reservation["room"])
     assert spectator.mirror() == fresh.mirror()
     assert spectator.no_horizontal_scroll()
+
+
+def test_the_lobby_fits_a_phone_and_names_its_choices(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    served.room_with_bots("chartered", seats=3, bots=2)
+    watched = open_page(PHONE)
+    page = watched.page
+    page.goto(served.url + "/")
+    page.wait_for_selector(".rooms a[aria-label^='Watch room']")
+    assert watched.no_horizontal_scroll()
+    # Every room's buttons are inside its card: no column is cut off at phone width.
+    card = page.locator(".rooms").locator("xpath=..").bounding_box()
+    assert card is not None
+    for button in page.locator(".rooms a.button, .rooms button").all():
+        box = button.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= card["x"] + card["width"], box
+    # Rule options wait in a closed group that says they are at their defaults; a
+    # publisher is offered by its name, never by its tile id alone.
+    rules = page.locator("section", has=page.locator("#crystal-palace-title")).locator(
+        "details.rules"
+    )
+    assert "all 2 at their defaults" in rules.locator("summary").inner_text()
+    assert not page.locator("#crystal-palace-opt-publisher").is_visible()
+    rules.locator("summary").click()
+    publisher = page.locator("#crystal-palace-opt-publisher")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#crystal-palace-opt-publisher option')]"
+        ".some((o) => o.text.startsWith('The Times'))"
+    )
+    publisher.select_option("1B")
+    assert "1 of 2 changed (publisher)" in rules.locator("summary").inner_text()
