@@ -74,3 +74,49 @@ def test_the_lobby_fits_a_phone_and_names_its_choices(
     )
     publisher.select_option("1B")
     assert "1 of 2 changed (publisher)" in rules.locator("summary").inner_text()
+
+
+def test_a_second_player_keeps_a_seat_in_a_rematch_another_opened(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    room = served.api(
+        "POST",
+        "/api/rooms",
+        {
+            "engine": "sintra",
+            "seats": 3,
+            "options": {"bot_delay": 0, "grace": 0},
+            "bots": {"seats": [2], "kind": "random"},
+        },
+    )
+    ana = served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "Ana"})
+    bea = served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "Bea"})
+    # Bea comes, leaves at once: a bot plays her seat while she is away.
+    second = open_page()
+    second.hold_seat(bea, name="Bea")
+    second.open_room(room["id"])
+    second.page.close()
+    first = open_page()
+    first.hold_seat(ana)
+    first.open_room(room["id"])
+    play_to_end(first, random.Random(5))
+    result = first.page.locator(".o-result").inner_text()
+    assert "You won" in result or "You share the win" in result or "You finished" in result
+    first.page.get_by_role("button", name="Rematch").click()
+    first.page.wait_for_url(lambda url: room["id"] not in url)
+    first.page.wait_for_selector(".o-board")
+    assert "you are Ana, seat 1" in first.page.locator(".room-head").inner_text()
+    # Bea comes back to the finished room: the rematch is open; she gets her seat in it.
+    back = open_page()
+    back.hold_seat(bea, name="Bea")
+    back.open_room(room["id"])
+    back.page.get_by_role("button", name="Go to the rematch").click()
+    back.page.wait_for_url(lambda url: room["id"] not in url)
+    back.page.wait_for_selector(".o-seats")
+    assert "you are Bea, seat 2" in back.page.locator(".room-head").inner_text()
+    # A spectator is offered the way to watch it.
+    watcher = open_page(PHONE)
+    watcher.open_room(room["id"])
+    watcher.page.get_by_role("link", name="Watch the rematch").click()
+    watcher.page.wait_for_selector(".o-seats")
+    assert "watching" in watcher.page.locator(".room-head").inner_text()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,11 @@ def others_choices_hidden(watched: Watched, me: int | None) -> None:
             assert player["repaid"] == 0
     shown = watched.page.evaluate(SHOWN_IN_PHASE_1, -1 if me is None else me)
     assert shown == [], shown
+
+
+def ranked(final: dict[str, Any]) -> tuple[int, int, int]:
+    """The engine's ranking order: VP, then money, then the Westminster step."""
+    return (-final["total"], -final["money"], -final["westminster"])
 
 
 def test_a_whole_game_by_clicking_the_board(
@@ -116,6 +122,15 @@ def test_a_whole_game_by_clicking_the_board(
     assert spectator.no_horizontal_scroll()
     assert all("loan_values" not in p for p in player.mirror()["game"]["seats"][1:])
     assert all("loan_values" not in p for p in spectator.mirror()["game"]["seats"])
+    # The result says in words how each score was made, and what breaks a tie.
+    details = spectator.result()["details"]
+    for (_, how), final in zip(player.ranking(), sorted(details, key=ranked), strict=True):
+        assert how.startswith(f"{final['play']} VP during play") or not final["play"], how
+        assert how.endswith(
+            f"tie-break: £{final['money']} left, then Westminster step {final['westminster']}."
+        ), how
+    placing = r"You (won|share the win|finished \d\w\w( \(tied\))? of 3)"
+    assert re.search(placing, page.inner_text(".o-result"))
     fresh = open_page()
     fresh.open_room(room)
     assert spectator.mirror() == fresh.mirror()

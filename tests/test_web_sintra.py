@@ -81,6 +81,12 @@ def test_a_sintra_seat_plays_to_the_end_on_the_board_and_survives_a_reload(
     assert page.locator(".sn-final").count() == 3
     assert page.locator(".o-board [data-move]").count() == 0
     shoot_both(player, shots, "sintra-end")
+    # The result says in words how each score was made, and what breaks a tie.
+    ranking = player.ranking()
+    assert "Ana (you)" in [who for who, _ in ranking]
+    for _, how in ranking:
+        assert "points before the final scoring" in how and "for broken glass" in how, how
+        assert "lost on the broken-glass track (fewer is better)." in how, how
 
     print(f"clicks {clicks}, on the board {on_board}")
     # The spectator: the public view (bag and tower as counts only), nothing to click.

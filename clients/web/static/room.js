@@ -162,12 +162,34 @@ function details(value) {
   return Object.entries(value).map(([k, v]) => `${words(k)}: ${details(v)}`).join("; ");
 }
 
-function Result({ doc, result, mySeat, token }) {
+function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
+  return `${n}${suffix}`;
+}
+
+/** "You won!", "You finished 2nd of 3."... for a seat's page; "" for a spectator. */
+function placing(result, mySeat) {
+  if (mySeat === null || !result.ranks || !result.ranks.length) return "";
+  const place = result.ranks[mySeat];
+  const tied = result.ranks.filter((r) => r === place).length > 1;
+  if (place === 1) return tied ? " You share the win: well played!" : " You won: well played!";
+  return ` You finished ${ordinal(place)}${tied ? " (tied)" : ""} of ${result.ranks.length}.`;
+}
+
+/** The result: ranks, scores and each seat's score details in words (the board module's
+ * `resultDetails` when it has one), and the way to the rematch. A seat's rematch keeps
+ * its seat, also in a rematch another player opened first. */
+function Result({ doc, result, mySeat, token, describe }) {
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
   const unranked = !result.ranks || result.ranks.length === 0;
   const order = unranked ? [] : doc.seats.map((_, seat) => seat).sort((a, b) => result.ranks[a] - result.ranks[b]);
   const winners = result.winners.map((s) => seatName(doc, s));
+  const said = (seat) => {
+    const detail = result.details && result.details[seat];
+    return describe ? describe(detail, { doc, seat, score: result.scores[seat] }) : details(detail);
+  };
 
   async function rematch() {
     setBusy(true);
@@ -185,20 +207,21 @@ function Result({ doc, result, mySeat, token }) {
     <h2 id="result-title">Result</h2>
     ${unranked
       ? html`<p><strong>The game ended without a winner: ${result.abandoned ? "everyone left" : "it reached the move limit"}.</strong></p>`
-      : html`<p><strong>${winners.length > 1 ? `${listed(winners)} share the win` : `${winners[0]} wins`}${mySeat !== null && result.winners.includes(mySeat) ? ": well played!" : "."}</strong></p>`}
-    ${unranked ? null : html`<div class="scroll-x"><table>
-      <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Score</th><th scope="col">Details</th></tr></thead>
-      <tbody>${order.map((seat) => html`<tr>
-        <td class="rank">${result.ranks[seat]}</td>
-        <td>${seatName(doc, seat)}${seat === mySeat ? " (you)" : ""}</td>
-        <td>${result.scores[seat]}</td>
-        <td>${details(result.details && result.details[seat])}</td>
+      : html`<p><strong>${winners.length > 1 ? `${listed(winners)} share the win.` : `${winners[0]} wins.`}${placing(result, mySeat)}</strong></p>`}
+    ${unranked ? null : html`<table class="ranking">
+      <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Score</th><th scope="col">How it was scored</th></tr></thead>
+      <tbody>${order.map((seat) => html`<tr class=${seat === mySeat ? "mine" : ""}>
+        <td class="rank">${ordinal(result.ranks[seat])}</td>
+        <td class="who">${seatName(doc, seat)}${seat === mySeat ? " (you)" : ""}</td>
+        <td class="score">${result.scores[seat]}<span class="visually-hidden"> points</span></td>
+        <td class="how">${said(seat)}</td>
       </tr>`)}</tbody>
-    </table></div>`}
+    </table>`}
     <p class="row actions">
-      ${doc.rematch
-        ? html`<a class="button" href=${roomPath(doc.rematch)}>Go to the rematch</a>`
-        : html`<button type="button" disabled=${busy} onClick=${rematch}>Rematch</button>`}
+      ${doc.rematch && !token
+        ? html`<a class="button" href=${roomPath(doc.rematch)}>Watch the rematch</a>`
+        : html`<button type="button" disabled=${busy} onClick=${rematch}>${
+            doc.rematch ? "Go to the rematch" : token ? "Rematch" : "Open a rematch"}</button>`}
       <a class="button secondary" href="/">Back to the lobby</a>
     </p>
     <p class="error" role="alert">${error || ""}</p>
@@ -257,13 +280,15 @@ function FillWithBots() {
 }
 
 function useBoard(engine) {
-  const [board, setBoard] = useState({ Board: FallbackBoard, note: null });
+  const [board, setBoard] = useState({ Board: FallbackBoard, note: null, describe: null });
   useEffect(() => {
     const load = engine && boards[engine];
     if (!load) return;
     load().then(
-      (module) => setBoard({ Board: module.Board, note: null }),
-      (error) => setBoard({ Board: FallbackBoard, note: `the board could not be loaded (${problem(error)})` }),
+      (module) => setBoard({ Board: module.Board, note: null, describe: module.resultDetails || null }),
+      (error) => setBoard({
+        Board: FallbackBoard, note: `the board could not be loaded (${problem(error)})`, describe: null,
+      }),
     );
   }, [engine]);
   return board;
@@ -339,7 +364,7 @@ function Room({ conn, held, notice }) {
   const game = games.find((g) => g.id === engine);
   const title = game ? game.title : engine || "a room";
   useEffect(() => { document.title = `${title} · room ${roomId} · tablewire`; }, [title]);
-  const { Board, note } = useBoard(engine);
+  const { Board, note, describe } = useBoard(engine);
   const link = `${globalThis.location.origin}${roomPath(roomId)}`;
   const linkField = useRef(null);
 
@@ -388,7 +413,8 @@ function Room({ conn, held, notice }) {
                 : null}
             </section>
             ${result && doc.status === "finished"
-              ? html`<${Result} doc=${doc} result=${result} mySeat=${mySeat} token=${held && held.token} />`
+              ? html`<${Result} doc=${doc} result=${result} mySeat=${mySeat} token=${held && held.token}
+                  describe=${describe} />`
               : null}
             <section class="card o-board" aria-labelledby="board-title">
               <h2 id="board-title">Board</h2>

@@ -551,6 +551,13 @@ function Final({ doc, game }) {
   </section>`;
 }
 
+/** A seat's score details (the result's `details`) in words: see games/README.md. */
+export function resultDetails(final) {
+  if (!final) return "";
+  const parts = SCORES.filter(([key]) => final[key]).map(([key, text]) => `${minus(final[key])} ${key === "play" ? text : `for ${text}`}`);
+  return `${parts.length ? parts.join(", ") : "no VP"}; tie-break: £${final.money} left, then Westminster step ${final.westminster}.`;
+}
+
 /** Board({doc, seat, legal, send}): Crystal Palace as a player at the table sees it. */
 export function Board({ doc, seat, legal, send }) {
   const game = doc.game;

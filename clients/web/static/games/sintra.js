@@ -314,9 +314,24 @@ function Palace({ doc, game, s, mine, names, pick, reset, onSend }) {
     ${board.final
       ? html`<p class="sn-final">Final scoring: ${board.final.before_final} before,
           leftover glass ${signed(board.final.leftover)}, broken glass ${signed(board.final.broken_glass)},
-          palace bonus ${signed(board.final.palace_bonus)} → <strong>${board.score} pts</strong></p>`
+          palace bonus ${signed(board.final.palace_bonus)} → <strong>${board.score} pts</strong>${
+            floored(board.final, board.score) ? " (a score never drops below 0)" : ""}</p>`
       : null}
   </section>`;
+}
+
+/** Whether the final scoring's steps add up to less than the score: it stopped at 0. */
+function floored(final, score) {
+  return final.before_final + final.leftover + final.broken_glass + final.palace_bonus !== score;
+}
+
+/** A seat's score details (the result's `details`) in words: see games/README.md. */
+export function resultDetails(final, { score }) {
+  if (!final) return "";
+  const steps = `${final.before_final} points before the final scoring, ${signed(final.leftover)} for glass left on
+    the strips, ${signed(final.broken_glass)} for broken glass, ${signed(final.palace_bonus)} palace bonus`;
+  const floor = floored(final, score) ? " (a score never drops below 0)" : "";
+  return `${steps.replace(/\s+/g, " ")}${floor}; tie-break: ${plural(final.glass_lost, "point")} lost on the broken-glass track (fewer is better).`;
 }
 
 /** Board({doc, seat, legal, send}): see games/README.md. */
