@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from browser import PHONE, Served, Watched, play_to_end
+from browser import PHONE, REFUSED, Served, Watched, play_to_end
 
 
 def test_the_lobby_creates_a_room_with_bots_and_seats_this_browser(
@@ -120,3 +120,25 @@ def test_a_second_player_keeps_a_seat_in_a_rematch_another_opened(
     watcher.page.get_by_role("link", name="Watch the rematch").click()
     watcher.page.wait_for_selector(".o-seats")
     assert "watching" in watcher.page.locator(".room-head").inner_text()
+
+
+def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """The in-memory store forgets its rooms when the server restarts: the page says
+    that the game cannot go on and why, and offers no move. (Last in this module: the
+    restart forgets every room of the module's server.)"""
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    player = open_page()
+    player.hold_seat(reservation)
+    player.open_room(reservation["room"])
+    player.page.wait_for_selector(".moves button")
+    served.restart()
+    player.page.wait_for_function("() => globalThis.tablewireRoom.state === 'closed'")
+    alert = player.page.locator(".banner.bad").inner_text()
+    assert "This game cannot go on: the server no longer has this room" in alert
+    assert "in memory only" in alert and "Back to the lobby" in alert
+    asked = player.page.locator(".o-asked").inner_text()
+    assert "cannot go on here" in asked and "Your turn" not in asked
+    assert player.page.locator(".moves button").count() == 0
+    player.errors[:] = [error for error in player.errors if not REFUSED.match(error)]

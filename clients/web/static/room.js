@@ -104,8 +104,18 @@ function Seats({ doc, mySeat, now }) {
   </section>`;
 }
 
-function asked(doc, mySeat) {
+/** Why the connection ended for good, for a person. */
+function closedText(error) {
+  const code = error && error.code;
+  if (code === "no_such_room") {
+    return "This game cannot go on: the server no longer has this room. It was restarted with its rooms kept in memory only (a server with a Redis store keeps them), or the room expired.";
+  }
+  return `The connection to the server ended: ${problem(error)}.`;
+}
+
+function asked(doc, mySeat, state) {
   if (!doc) return "";
+  if (state === "closed" && doc.status !== "finished") return "The game cannot go on here: the connection is closed.";
   if (doc.status === "waiting") {
     const taken = doc.seats.filter((n) => n !== null).length;
     return `Waiting for players: ${taken} of ${doc.seats.length} seats taken.`;
@@ -302,7 +312,7 @@ function Room({ conn, held, notice }) {
   const [log, setLog] = useState([]);
   const [moves, setMoves] = useState([]);
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState(conn.lastError && conn.state === "closed" ? problem(conn.lastError) : null);
+  const [error, setError] = useState(conn.lastError && conn.state === "closed" ? closedText(conn.lastError) : null);
   const [games, setGames] = useState([]);
   const [now, setNow] = useState(Date.now());
   const asking = useRef(0);
@@ -313,7 +323,7 @@ function Room({ conn, held, notice }) {
       conn.on("doc", (d) => setDoc(d)),
       conn.on("state", (s) => {
         setState(s);
-        if (s === "closed" && conn.lastError) setError(problem(conn.lastError));
+        if (s === "closed" && conn.lastError) setError(closedText(conn.lastError));
       }),
       conn.on("welcome", (w) => setWelcome(w)),
       conn.on("result", (r) => setResult(r)),
@@ -324,7 +334,7 @@ function Room({ conn, held, notice }) {
   }, [conn]);
 
   const mySeat = welcome ? welcome.seat : null;
-  const myTurn = !!doc && doc.status === "playing" && mySeat !== null && doc.to_act.includes(mySeat);
+  const myTurn = !!doc && doc.status === "playing" && state !== "closed" && mySeat !== null && doc.to_act.includes(mySeat);
   const version = conn.version;
 
   useEffect(() => {
@@ -399,17 +409,20 @@ function Room({ conn, held, notice }) {
       ? html`<p class="banner bad" role="alert">The connection to the server was lost. Reconnecting… your seat is kept.</p>`
       : null}
     ${notice ? html`<p class="banner">${notice}</p>` : null}
-    ${error ? html`<p class="banner bad" role="alert">${error}</p>` : null}
+    ${error
+      ? html`<p class="banner bad" role="alert">${error}${state === "closed"
+          ? html` <a href="/">Back to the lobby</a>` : null}</p>`
+      : null}
     ${doc
       ? html`<div class="layout">
           <div class="side">
             <section class="card o-asked" aria-labelledby="asked-title">
               <h2 id="asked-title" class="visually-hidden">What is being asked</h2>
-              <p class=${myTurn ? "banner" : ""}><strong>${asked(doc, mySeat)}</strong></p>
+              <p class=${myTurn ? "banner" : ""}><strong>${asked(doc, mySeat, state)}</strong></p>
               ${myTurn
                 ? legal.length
                   ? html`<${Moves} moves=${legal} send=${send} busy=${busy} />`
-                  : html`<p class="muted">Finding your moves…</p>`
+                  : html`<p class="muted">${state === "open" ? "Finding your moves…" : "Your moves come back with the connection."}</p>`
                 : null}
             </section>
             ${result && doc.status === "finished"
