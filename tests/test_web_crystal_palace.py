@@ -104,6 +104,14 @@ def test_a_whole_game_by_clicking_the_board(
             assert "you are Ana, seat 1" in page.locator(".room-head").inner_text()
             page.evaluate(COUNT_BOARD_CLICKS)
         if clicks == 40:
+            # Turn order in words; a placed die keeps its value readable (no fading).
+            players = page.locator(".o-board .cp-player")
+            assert re.search(r"\b\d(st|nd|rd|th) in turn order", players.first.inner_text())
+            faded = page.evaluate(
+                "() => [...document.querySelectorAll('.cp-die.cp-placed')]"
+                ".filter((die) => getComputedStyle(die).opacity !== '1').length"
+            )
+            assert faded == 0
             player.shoot(shots, "crystal-palace-mid-desktop")
             spectator.shoot(shots, "crystal-palace-mid-phone")
             assert spectator.no_horizontal_scroll()
