@@ -331,7 +331,7 @@ export function resultDetails(final, { score }) {
   const steps = `${final.before_final} points before the final scoring, ${signed(final.leftover)} for glass left on
     the strips, ${signed(final.broken_glass)} for broken glass, ${signed(final.palace_bonus)} palace bonus`;
   const floor = floored(final, score) ? " (a score never drops below 0)" : "";
-  return `${steps.replace(/\s+/g, " ")}${floor}; tie-break: ${plural(final.glass_lost, "point")} lost on the broken-glass track (fewer is better).`;
+  return `${steps.replace(/\s+/g, " ")}${floor}; tie-break: ${plural(final.glass_lost, "point")} lost to broken glass over the whole game, each −18 at the bottom included (fewer is better).`;
 }
 
 /** Board({doc, seat, legal, send}): see games/README.md. */
