@@ -122,6 +122,33 @@ def test_a_second_player_keeps_a_seat_in_a_rematch_another_opened(
     assert "watching" in watcher.page.locator(".room-head").inner_text()
 
 
+def test_a_running_clock_is_shown_and_counts_down(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """Crystal Palace's first step is everyone's at once, so this seat's clock runs at
+    once: drawn with a stopwatch mark (not a character fonts may lack), read out as
+    running, counting down; the bots' clocks stand still."""
+    reservation = served.room_with_bots(
+        "crystal-palace", seats=3, bots=2, options={"clock": "move:30"}
+    )
+    player = open_page(PHONE)
+    player.hold_seat(reservation)
+    player.open_room(reservation["room"])
+    player.page.wait_for_selector(".moves button")
+    mine = player.page.locator(".o-seats .seat").first.locator(".clock")
+    assert mine.get_attribute("aria-label").startswith("Ana: 0:")  # type: ignore[union-attr]
+    assert mine.get_attribute("aria-label").endswith("left, running")  # type: ignore[union-attr]
+    mark = mine.locator("svg.stopwatch").bounding_box()
+    assert mark is not None and mark["width"] > 5
+    before = mine.inner_text()
+    player.page.wait_for_function(
+        "(text) => document.querySelector('.o-seats .clock').innerText !== text", arg=before
+    )
+    assert mine.inner_text() < before
+    others = player.page.locator(".o-seats .seat").nth(1).locator(".clock")
+    assert others.inner_text() == "0:30" and others.locator("svg").count() == 0
+
+
 def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
     open_page: Callable[..., Watched], served: Served
 ) -> None:

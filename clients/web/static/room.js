@@ -77,6 +77,12 @@ function presenceText(presence) {
   return { text: "not here yet", kind: "away" };
 }
 
+/** A running clock's mark, drawn (a stopwatch character is missing from many fonts). */
+function Stopwatch() {
+  return html`<svg class="stopwatch" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+    <circle cx="8" cy="9.5" r="5.5" /><path d="M8 9.5V6.5M6.5 1.8h3M8 1.8V4" /></svg>`;
+}
+
 function Seats({ doc, mySeat, now }) {
   const clock = doc.clock || null;
   return html`<section class="card o-seats" aria-labelledby="seats-title">
@@ -97,7 +103,7 @@ function Seats({ doc, mySeat, now }) {
             ? null
             : html`<span class=${`clock${running && left < 10 ? " low" : ""}`}
                 aria-label=${`${name ?? `seat ${seat + 1}`}: ${clockText(left)} left${running ? ", running" : ""}`}>
-                ${running ? "⏱ " : ""}${clockText(left)}</span>`}
+                ${running ? html`<${Stopwatch} />` : null}${clockText(left)}</span>`}
         </li>`;
       })}
     </ul>
