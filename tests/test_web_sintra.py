@@ -6,6 +6,7 @@ the same seat; a spectator on a phone sees the public view, with no moves to mak
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,8 @@ def test_a_sintra_seat_plays_to_the_end_on_the_board_and_survives_a_reload(
         if clicks >= MID_GAME and "mid" not in seen:
             seen["mid"] = clicks
             page.wait_for_selector(".sn-board")
+            head = page.locator(".sn-head").inner_text()
+            assert re.search(r"colour bonus:\s+[a-z ]+ \(\+1 for each piece", head), head
             shoot_both(player, shots, "sintra-mid")
             spectator.shoot(shots, "sintra-mid-spectator-phone")
         if clicks >= RELOAD_AT and "before" not in seen:

@@ -137,8 +137,7 @@ function Table({ doc, game, names, picks, picked, onPick }) {
   return html`<section class="sn-table" aria-label="The table">
     <div class="sn-head">
       <p><strong>${game.finished ? `Game over after ${game.printed.rounds} rounds` : `Round ${game.round} of ${game.printed.rounds}`}</strong>
-        ${bonus === null ? null : html` · colour bonus: <${Glass} color=${bonus} names=${names} /> <strong>${names[bonus]}</strong>
-          <span class="muted">(+1 for each piece of it on a strip you complete)</span>`}</p>
+        ${bonus === null ? null : html` · colour bonus: <${Glass} color=${bonus} names=${names} /> <strong>${names[bonus]}</strong>${" "}<span class="muted">(+1 for each piece of it on a strip you complete)</span>`}</p>
       <p class="muted">Palace side ${game.options.side} · bag ${plural(game.bag, "piece")} (hidden) ·
         glass tower ${plural(game.tower, "piece")}</p>
     </div>
