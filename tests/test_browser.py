@@ -102,6 +102,7 @@ def test_a_second_player_keeps_a_seat_in_a_rematch_another_opened(
     play_to_end(first, random.Random(5))
     result = first.page.locator(".o-result").inner_text()
     assert "You won" in result or "You share the win" in result or "You finished" in result
+    assert "Ana wins" not in result, "the seat's own win is said once, to 'you'"
     first.page.get_by_role("button", name="Rematch").click()
     first.page.wait_for_url(lambda url: room["id"] not in url)
     first.page.wait_for_selector(".o-board")
@@ -117,6 +118,7 @@ def test_a_second_player_keeps_a_seat_in_a_rematch_another_opened(
     # A spectator is offered the way to watch it.
     watcher = open_page(PHONE)
     watcher.open_room(room["id"])
+    assert "You " not in watcher.page.locator(".o-result p").first.inner_text()
     watcher.page.get_by_role("link", name="Watch the rematch").click()
     watcher.page.wait_for_selector(".o-seats")
     assert "watching" in watcher.page.locator(".room-head").inner_text()

@@ -184,13 +184,17 @@ function ordinal(n) {
   return `${n}${suffix}`;
 }
 
-/** "You won!", "You finished 2nd of 3."... for a seat's page; "" for a spectator. */
-function placing(result, mySeat) {
-  if (mySeat === null || !result.ranks || !result.ranks.length) return "";
+/** The result's first line: who won, and for a seat's page where it finished. */
+function headline(doc, result, mySeat) {
+  const others = result.winners.filter((s) => s !== mySeat).map((s) => seatName(doc, s));
+  if (mySeat !== null && result.winners.includes(mySeat)) {
+    return others.length ? `You share the win with ${listed(others)}: well played!` : "You won: well played!";
+  }
+  const won = others.length > 1 ? `${listed(others)} share the win.` : `${others[0]} wins.`;
+  if (mySeat === null) return won;
   const place = result.ranks[mySeat];
   const tied = result.ranks.filter((r) => r === place).length > 1;
-  if (place === 1) return tied ? " You share the win: well played!" : " You won: well played!";
-  return ` You finished ${ordinal(place)}${tied ? " (tied)" : ""} of ${result.ranks.length}.`;
+  return `${won} You finished ${ordinal(place)}${tied ? " (tied)" : ""} of ${result.ranks.length}.`;
 }
 
 /** The result: ranks, scores and each seat's score details in words (the board module's
@@ -201,7 +205,6 @@ function Result({ doc, result, mySeat, token, describe }) {
   const [busy, setBusy] = useState(false);
   const unranked = !result.ranks || result.ranks.length === 0;
   const order = unranked ? [] : doc.seats.map((_, seat) => seat).sort((a, b) => result.ranks[a] - result.ranks[b]);
-  const winners = result.winners.map((s) => seatName(doc, s));
   const said = (seat) => {
     const detail = result.details && result.details[seat];
     return describe ? describe(detail, { doc, seat, score: result.scores[seat] }) : details(detail);
@@ -223,7 +226,7 @@ function Result({ doc, result, mySeat, token, describe }) {
     <h2 id="result-title">Result</h2>
     ${unranked
       ? html`<p><strong>The game ended without a winner: ${result.abandoned ? "everyone left" : "it reached the move limit"}.</strong></p>`
-      : html`<p><strong>${winners.length > 1 ? `${listed(winners)} share the win.` : `${winners[0]} wins.`}${placing(result, mySeat)}</strong></p>`}
+      : html`<p><strong>${headline(doc, result, mySeat)}</strong></p>`}
     ${unranked ? null : html`<table class="ranking">
       <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Score</th><th scope="col">How it was scored</th></tr></thead>
       <tbody>${order.map((seat) => html`<tr class=${seat === mySeat ? "mine" : ""}>
