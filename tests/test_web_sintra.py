@@ -23,6 +23,13 @@ document.addEventListener("click", (event) => {
   }
 }, true);
 """
+# Notes, across reloads, whether the fallback's data view was ever drawn in the board
+# (it must not flash while the game's own board module loads).
+WATCH_FALLBACK = """
+new MutationObserver(() => {
+  if (document.querySelector(".o-board .data")) sessionStorage.setItem("fallback-drawn", "1");
+}).observe(document, {subtree: true, childList: true});
+"""
 MID_GAME = 24
 RELOAD_AT = 40
 
@@ -48,6 +55,7 @@ def test_a_sintra_seat_plays_to_the_end_on_the_board_and_survives_a_reload(
     room = reservation["room"]
     player = open_page()
     player.page.add_init_script(COUNT_BOARD_CLICKS)
+    player.page.add_init_script(WATCH_FALLBACK)
     player.hold_seat(reservation)
     player.open_room(room)
     spectator = open_page(PHONE)
@@ -77,6 +85,7 @@ def test_a_sintra_seat_plays_to_the_end_on_the_board_and_survives_a_reload(
     clicks = play_to_end(player, random.Random(12), board_first=0.85, on_click=on_click)
 
     assert "before" in seen, "the page was reloaded mid-game"
+    assert player.page.evaluate("() => sessionStorage.getItem('fallback-drawn')") is None
     assert player.version() > seen["before"], "the game went on after the reload"
     on_board = board_clicks(player)
     assert on_board >= 20 and on_board >= clicks // 2, (on_board, clicks)

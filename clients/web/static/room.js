@@ -298,11 +298,17 @@ function FillWithBots() {
   </form>`;
 }
 
+/** The engine's board module: `Board` is null while it loads (the page says so rather
+ * than flash the fallback's data view), the fallback when the engine has none. */
 function useBoard(engine) {
-  const [board, setBoard] = useState({ Board: FallbackBoard, note: null, describe: null });
+  const [board, setBoard] = useState({ Board: null, note: null, describe: null });
   useEffect(() => {
-    const load = engine && boards[engine];
-    if (!load) return;
+    if (!engine) return;
+    const load = boards[engine];
+    if (!load) {
+      setBoard({ Board: FallbackBoard, note: null, describe: null });
+      return;
+    }
     load().then(
       (module) => setBoard({ Board: module.Board, note: null, describe: module.resultDetails || null }),
       (error) => setBoard({
@@ -441,9 +447,11 @@ function Room({ conn, held, notice }) {
             <section class="card o-board" aria-labelledby="board-title">
               <h2 id="board-title">Board</h2>
               ${note ? html`<p class="muted">${note}</p>` : null}
-              ${doc.game
-                ? html`<${Board} doc=${doc} seat=${mySeat} legal=${legal} send=${send} />`
-                : html`<p class="muted">The board appears when every seat is taken.</p>`}
+              ${!doc.game
+                ? html`<p class="muted">The board appears when every seat is taken.</p>`
+                : Board
+                  ? html`<${Board} doc=${doc} seat=${mySeat} legal=${legal} send=${send} />`
+                  : html`<p class="loading">Loading the board…</p>`}
             </section>
           </div>
           <aside class="side">
