@@ -133,7 +133,8 @@ def test_a_whole_game_by_clicking_the_board(
     # The result says in words how each score was made, and what breaks a tie.
     details = spectator.result()["details"]
     for (_, how), final in zip(player.ranking(), sorted(details, key=ranked), strict=True):
-        assert how.startswith(f"{final['play']} VP during play") or not final["play"], how
+        play = str(final["play"]).replace("-", "−")  # the page's minus sign
+        assert how.startswith(f"{play} VP during play") or not final["play"], how
         assert how.endswith(
             f"tie-break: £{final['money']} left, then Westminster step {final['westminster']}."
         ), how
