@@ -27,6 +27,8 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 from clients import bots, loadtest, terminal
 from clients.client import LobbyClient, LobbyError, ServerError, Unreachable, server_url
 from engines import ENGINES, GAMES
+from server.table import DEFAULTS as ROOM_OPTION_DEFAULTS
+from server.table import HELP as ROOM_OPTION_HELP
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 SERVER_ENV = "TABLEWIRE_SERVER"
@@ -181,14 +183,14 @@ def _parser() -> argparse.ArgumentParser:
         )
         return sub
 
-    def options(sub: argparse.ArgumentParser, what: str = "a game option") -> None:
+    def options(sub: argparse.ArgumentParser, what: str = "a game or room option") -> None:
         sub.add_argument(
             "--option",
             type=_option,
             action="append",
             default=[],
             metavar="NAME=VALUE",
-            help=f"{what}, repeatable (side=B, events=true); `tablewire games` lists them",
+            help=f"{what}, repeatable (side=B, clock=move:30); `tablewire games` lists them",
         )
 
     def bot_kind(sub: argparse.ArgumentParser, flag: str, on_server: bool) -> None:
@@ -270,6 +272,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--room", default=None, help="the room to join (default: quick play)")
     play.add_argument("--token", default=None, help="your seat token, to come back to your seat")
+    play.add_argument(
+        "--rematch",
+        action="store_true",
+        help="with the --room and --token of a finished game: your seat in its rematch (the "
+        "same game, options, players and bots), as printed at the end of the game",
+    )
     play.add_argument("--name", default=None, help="your name at the table (default: player N)")
     play.add_argument("--game", default="sintra", metavar="GAME", help=games_help)
     play.add_argument(
@@ -287,7 +295,7 @@ def _parser() -> argparse.ArgumentParser:
         help="play against N computer players in a new room (or in --room's free seats)",
     )
     bot_kind(play, "--bot-kind", on_server=True)
-    options(play, "with --bots: an option of the new room")
+    options(play, "with --bots: a game or room option of the new room")
     play.add_argument(
         "--reconnect-for",
         type=float,
@@ -411,6 +419,11 @@ def games_text(games: list[dict[str, Any]]) -> Group:
             if spec.get("description"):
                 lines.append(Padding(Text(spec["description"], style="dim"), (0, 0, 0, 6)))
         lines.append(Text())
+    lines.append(Text("room options (every game; with tablewire new or play --bots)", style="bold"))
+    for name, (values, meaning) in ROOM_OPTION_HELP.items():
+        default = json.dumps(ROOM_OPTION_DEFAULTS[name]).strip('"')
+        lines.append(Text(f"  --option {name}={values}  (default {default})"))
+        lines.append(Padding(Text(meaning, style="dim"), (0, 0, 0, 6)))
     return Group(*lines)
 
 
@@ -467,6 +480,8 @@ def seat_request(args: argparse.Namespace) -> terminal.SeatRequest:
         raise Usage("--option sets up a new room: use it with --bots (or with tablewire new)")
     if args.bots and args.token:
         raise Usage("--bots takes new seats: leave out --token")
+    if args.rematch and not args.token:
+        raise Usage("--rematch needs the --room and --token of the finished game")
     engine = ENGINES.get(args.game)
     if args.bots and not args.room and engine is not None:
         seats = args.seats or args.bots + 1
@@ -485,6 +500,7 @@ def seat_request(args: argparse.Namespace) -> terminal.SeatRequest:
         bots=args.bots,
         bot_kind=args.bot_kind,
         options=dict(args.option),
+        rematch=args.rematch,
     )
 
 
@@ -499,7 +515,8 @@ async def _client_command(args: argparse.Namespace, default_server: str) -> int:
         async with LobbyClient(args.server) as lobby:
             room = await create_room(lobby, args)
         print(json.dumps(room))
-        print(f"Join it with: tablewire play --room={room['id']}", file=sys.stderr)
+        where = terminal.server_option(args.server, default_server)
+        print(f"Join it with: tablewire play{where} --room={room['id']}", file=sys.stderr)
     elif args.command == "rooms":
         async with LobbyClient(args.server) as lobby:
             page, cursor = await lobby.rooms_page(args.game, args.status, args.limit, args.after)

@@ -185,6 +185,14 @@ class LobbyClient:
         result: dict[str, Any] = await self._call("POST", f"/api/rooms/{room_id}/seats", body)
         return result
 
+    async def rematch(self, room_id: str, token: str | None = None) -> dict[str, Any]:
+        """``POST /api/rooms/{id}/rematch``: the finished room's rematch (opened by the
+        first request); with the token of one of its seats, that seat in the new room
+        (``seat`` and ``token`` in the answer, unless it was taken already)."""
+        body = {} if token is None else {"token": token}
+        result: dict[str, Any] = await self._call("POST", f"/api/rooms/{room_id}/rematch", body)
+        return result
+
     async def quickplay(
         self, engine: str, name: str | None = None, seats: int | None = None
     ) -> dict[str, Any]:

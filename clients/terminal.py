@@ -1,14 +1,17 @@
 """``tablewire play`` and ``tablewire spectate``: the terminal clients.
 
 **The screen.** Every redraw prints the board (:func:`clients.render.board`),
-the game's latest event sentences, a notice if there is one, and — when the
-seat must choose — a chooser sized to the rows left, so that the board is
-still on screen at the prompt (``console.height`` and ``console.width``: a
+whose clock runs and who is away (:func:`table_line`), the game's latest event
+sentences, a notice if there is one, and — when the seat must choose — a
+chooser sized to the rows left, so that the board is still on screen at the
+prompt (``console.height`` and ``console.width``: a
 larger terminal shows more). When every move fits, the chooser numbers them
 in columns; otherwise it groups them by their first choice step (labels split
 steps with :data:`engines.base.STEP`) and the player narrows step by step,
-with pages as a last resort. Words narrow the list to the moves that contain
-them; ``?`` shows the keys and the game's legend (:data:`clients.render.LEGENDS`).
+with pages as a last resort. A move too long for one line wraps under its
+number, so its effect and price are never cut. Words narrow the list to the
+moves that contain them; ``?`` shows the keys and the game's legend
+(:data:`clients.render.LEGENDS`), a screenful at a time.
 
 **The connection.** If the server goes away (a restart closes with 1012, then
 refuses connections for a while), the client says so, reconnects with backoff
@@ -27,12 +30,13 @@ import math
 import os
 import sys
 import termios
+import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rich.cells import cell_len
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from websockets.exceptions import ConnectionClosed, WebSocketException
@@ -207,11 +211,14 @@ class Chooser:
                     )
             room = max(1, rows - 1)
             columns, cell = _uniform(entries, width)
-            per_page = columns * room
-            pages = math.ceil(len(entries) / per_page)
+            if columns == 1:
+                starts = _pages_by_height(entries, width, room)
+            else:
+                starts = list(range(0, len(entries), columns * room))
+            pages = len(starts)
             self.page = min(self.page, pages - 1)
-            start = self.page * per_page
-            shown = range(start, min(start + per_page, len(entries)))
+            ends = [*starts[1:], len(entries)]
+            shown = range(starts[self.page], ends[self.page])
             widths = [cell] * min(columns, math.ceil(len(shown) / room))
             return self._keep(View(self._header(depth, pages), entries, shown, widths, pages))
 
@@ -243,6 +250,19 @@ class Chooser:
         number_width = len(str(len(view.entries)))
         shown = list(view.shown)
         columns = len(view.widths)
+        if columns == 1:  # long entries wrap under their text
+            for index in shown:
+                number = f"{index + 1:>{number_width}} "
+                first, *more = _wrap(clean(view.entries[index].text), width - len(number))
+                out.append(Text.assemble((number, "bold"), first))
+                out.extend(Text(" " * len(number) + rest) for rest in more)
+            for line in out:
+                line.truncate(width, overflow="ellipsis")
+            if len(out) > rows:  # one entry longer than the rows: its end is cut
+                out = out[:rows]
+                out[-1].truncate(width - 1)
+                out[-1].append("…")
+            return out
         height = math.ceil(len(shown) / columns)
         for row in range(height):
             line = Text(no_wrap=True, overflow="ellipsis")
@@ -327,8 +347,8 @@ def _fit(entries: list[Entry], width: int, rows: int) -> list[int] | None:
     if not entries:
         return [width]
     cells = _cells(entries)
-    if len(entries) <= rows and max(cells) >= width:
-        return [width]  # one column, long entries cut
+    if max(cells) > width:  # one column, long entries wrapped
+        return [width] if sum(_heights(entries, width)) <= rows else None
     for lines in range(1, rows + 1):
         columns = math.ceil(len(cells) / lines)
         height = math.ceil(len(cells) / columns)
@@ -336,6 +356,39 @@ def _fit(entries: list[Entry], width: int, rows: int) -> list[int] | None:
         if sum(widths) + GAP * (columns - 1) <= width:
             return widths
     return None
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` cells, broken at spaces; a word longer than
+    a line is left whole (and cut when shown)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        joined = f"{line} {word}" if line else word
+        if line and cell_len(joined) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = joined
+    return [*lines, line]
+
+
+def _heights(entries: list[Entry], width: int) -> list[int]:
+    """The lines each entry takes in one column of ``width`` cells, its number included."""
+    number = len(str(len(entries))) + 1
+    return [len(_wrap(clean(entry.text), width - number)) for entry in entries]
+
+
+def _pages_by_height(entries: list[Entry], width: int, rows: int) -> list[int]:
+    """Where each page of a one-column list starts, each page at most ``rows`` lines."""
+    starts: list[int] = []
+    used = rows
+    for index, height in enumerate(_heights(entries, width)):
+        if used + height > rows:
+            starts.append(index)
+            used = 0
+        used += height
+    return starts or [0]
 
 
 def _uniform(entries: list[Entry], width: int) -> tuple[int, int]:
@@ -355,6 +408,40 @@ Keys at the move prompt:
 
 
 # -- the screen -------------------------------------------------------------------
+
+
+def _duration(seconds: float) -> str:
+    whole = max(0, math.ceil(seconds))
+    minutes, rest = divmod(whole, 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+def table_line(doc: dict[str, Any], seat: int | None, now: float) -> str:
+    """Who is away and whose clock runs, as of ``now`` (epoch seconds); empty when
+    nothing of it needs saying (no clock running, everyone here)."""
+    if doc["status"] != "playing":
+        return ""
+    clock = doc.get("clock") or {}
+    deadlines = clock.get("deadline") or []
+    presence = doc.get("presence") or []
+    clocks: list[str] = []
+    away: list[str] = []
+    for i, name in enumerate(doc["seats"]):
+        who = clean(name or f"seat {i + 1}")
+        deadline = deadlines[i] if i < len(deadlines) else None
+        if deadline is not None:
+            left = _duration(deadline - now)
+            if i == seat:
+                clocks.insert(0, f"Your clock: {left} left, then a bot plays this decision for you")
+            else:
+                clocks.append(f"{who}'s clock: {left}")
+        here = presence[i] if i < len(presence) else {}
+        if here.get("bot") == "zombie":
+            away.append(f"a bot plays for {who} for the rest of the game")
+        elif here.get("away_since") is not None and i != seat:
+            away.append(f"{who} is away ({_duration(now - here['away_since'])})")
+    said = clocks + away
+    return " · ".join(said) + "." if said else ""
 
 
 @dataclass
@@ -394,6 +481,11 @@ class Screen:
             ):
                 console.print(Text(invite, style="dim"), soft_wrap=True)
                 used += 1
+        table = table_line(doc, self.seat, time.time())
+        if table:
+            said = Text(table, style="yellow")
+            used += self._height(said)
+            console.print(said)
         fresh = self.log[self.shown :]
         self.shown = len(self.log)
         if chooser is None:
@@ -526,21 +618,36 @@ async def _line_or_change(session: Session, version: int) -> str | object | None
         if not keyboard.echoes:
             session.console.print(Text("" if line is None else line), soft_wrap=True)
         return line
-    change.result()  # the connection was lost: raise it
+    if change.exception() is not None:  # the connection was lost: end the prompt, raise it
+        session.console.print()
+        change.result()
     return CHANGED
 
 
 async def _help(session: Session, version: int) -> None:
-    """Print the keys and the game's legend; return once the player presses Enter."""
+    """Print the keys and the game's legend, a screenful at a time; return once the
+    player has read the last page, or typed ``b``."""
     console = session.console
-    console.print(Text(HELP))
+    parts: list[RenderableType] = [Text(HELP)]
     legend = LEGENDS.get(session.screen.engine)
     if legend is not None:
-        console.print(legend())
-    session.screen.ask("Press Enter to see the board again. ")
-    typed = await _line_or_change(session, version)
-    if typed is None:
-        raise Left
+        parts.append(legend())
+    lines = console.render_lines(Group(*parts), pad=False)
+    per_page = max(1, console.height - 1)
+    pages = math.ceil(len(lines) / per_page)
+    for page in range(pages):
+        console.print(as_printed(lines[page * per_page : (page + 1) * per_page]), end="")
+        last = page == pages - 1
+        session.screen.ask(
+            "Press Enter to see the board again. "
+            if last
+            else f"Press Enter for more ({page + 1} of {pages}), b for the board. "
+        )
+        typed = await _line_or_change(session, version)
+        if typed is None:
+            raise Left
+        if typed is CHANGED or (isinstance(typed, str) and typed.strip().lower() == "b"):
+            return
 
 
 async def _ask(session: Session, chooser: Chooser, version: int, notice: str) -> int | None:
@@ -714,6 +821,8 @@ class SeatRequest:
     bot_kind: str | None = None
     """None: the server's choice (the game's strongest bot)."""
     options: dict[str, Any] = field(default_factory=dict)
+    rematch: bool = False
+    """A seat in the rematch of ``room``, a finished room where ``token`` holds a seat."""
 
 
 def bots_body(seats: list[int], kind: str | None) -> dict[str, Any]:
@@ -732,6 +841,17 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
     """Reserve the seat ``request`` asks for; returns ``{room, seat, token, ...}``.
     A room of one's own with bots comes with them; bots for the free seats of a given
     room are asked for afterwards (:func:`seat_bots`), once the seat's token is shown."""
+    if request.rematch:
+        assert request.room is not None and request.token is not None
+        again = await lobby.rematch(request.room, request.token)
+        if "token" not in again:
+            raise LobbyError(
+                409,
+                "seat_taken",
+                f"your seat in the rematch, room {again['id']}, is taken already: come back "
+                "to it with the command printed when you took it",
+            )
+        return {"room": again["id"], "seat": again["seat"], "token": again["token"]}
     if request.bots and request.room is None:
         seats = request.seats or 1 + request.bots
         room = await lobby.create_room(
@@ -816,7 +936,7 @@ async def play(
     leaves (None)."""
     console = console or Console()
     room_id, token = request.room, request.token
-    if token is None:
+    if token is None or request.rematch:
         async with LobbyClient(server) as lobby:
             seat = await take_seat(lobby, request)
             room_id, token = seat["room"], seat["token"]
@@ -842,7 +962,12 @@ async def play(
             keyboard or StdinKeyboard(),
             reconnect_for,
         )
-        return await _guarded(console, command, _run(session))
+        result = await _guarded(console, command, _run(session))
+    if result is not None:
+        line = Text("To play again with the same players: ")
+        line.append(f"{command} --rematch", style="bold")
+        console.print(line, soft_wrap=True)
+    return result
 
 
 async def spectate(

@@ -31,6 +31,9 @@ from protocol.diff import EXTEND, REMOVE, SET, TRUNCATE, Op, PatchError
 PATCH, ACK = 0, 1
 """The first element of protocol 2's array frames."""
 
+KNOWN_PATHS = 4096
+"""Compacted paths a :class:`Compactor` remembers (it forgets them all when full)."""
+
 Entry = list[str]
 
 
@@ -79,6 +82,8 @@ class Compactor:
         self.table = table
         self._pairs: dict[tuple[str, str], int] = {}
         self._singles: dict[str, int] = {}
+        self._known: dict[tuple[str | int, ...], list[Any]] = {}
+        """Paths compacted so far (a game changes the same few paths again and again)."""
         for i, entry in enumerate(table):
             if len(entry) == 2:
                 self._pairs.setdefault((entry[0], entry[1]), -1 - i)
@@ -86,7 +91,18 @@ class Compactor:
                 self._singles.setdefault(entry[0], -1 - i)
 
     def path(self, path: list[str | int]) -> list[Any]:
-        """A path with its keys replaced by table references where the table has them."""
+        """A path with its keys replaced by table references where the table has them
+        (a new list: the caller may extend it)."""
+        key = tuple(path)
+        known = self._known.get(key)
+        if known is None:
+            known = self._path(path)
+            if len(self._known) >= KNOWN_PATHS:
+                self._known.clear()
+            self._known[key] = known
+        return known.copy()
+
+    def _path(self, path: list[str | int]) -> list[Any]:
         singles = self._singles
         start = 0
         out: list[Any] = []

@@ -38,16 +38,18 @@ class PatchError(ValueError):
 def diff(old: Any, new: Any) -> list[Op]:
     """The ops that turn ``old`` into ``new`` (an empty list when they are equal)."""
     ops: list[Op] = []
-    _diff(old, new, [], ops)
+    if old is not new:
+        _diff(old, new, [], ops)
     return ops
 
 
 def _diff(old: Any, new: Any, path: Path, ops: list[Op]) -> None:
-    """Append the ops for ``old`` → ``new`` at ``path``.
+    """Append the ops for ``old`` → ``new`` at ``path`` (``old is not new``).
 
     ``path`` is one list used as a stack (copied only into emitted ops), and
-    scalar children are compared in place: the walk allocates nothing for
-    the parts that did not change.
+    children are compared in the parent's loop: an identical child (``is``,
+    what an engine that shares unchanged parts gives) or an equal scalar costs
+    no call and allocates nothing.
     """
     kind = type(new)
     if type(old) is not kind:
@@ -59,14 +61,34 @@ def _diff(old: Any, new: Any, path: Path, ops: list[Op]) -> None:
                 ops.append([SET, [*path, key], value])
                 continue
             matched += 1
-            _child(old[key], value, path, key, ops)
+            previous = old[key]
+            if previous is value:
+                continue
+            child = type(value)
+            if child is not dict and child is not list and child is type(previous):
+                if previous != value:
+                    ops.append([SET, [*path, key], value])
+                continue
+            path.append(key)
+            _diff(previous, value, path, ops)
+            path.pop()
         if matched < len(old):
             ops.extend([REMOVE, [*path, key]] for key in old if key not in new)
     elif kind is list:
         common = min(len(old), len(new))
         first = len(ops)
         for i in range(common):
-            _child(old[i], new[i], path, i, ops)
+            previous, value = old[i], new[i]
+            if previous is value:
+                continue
+            child = type(value)
+            if child is not dict and child is not list and child is type(previous):
+                if previous != value:
+                    ops.append([SET, [*path, i], value])
+                continue
+            path.append(i)
+            _diff(previous, value, path, ops)
+            path.pop()
         if len(ops) - first > 1 and len(new) <= WHOLE_LIST and _leaf_sets(ops, first, len(path)):
             del ops[first:]  # several items of a short list changed: one set is smaller
             ops.append([SET, path.copy(), new])
@@ -81,20 +103,8 @@ def _diff(old: Any, new: Any, path: Path, ops: list[Op]) -> None:
 
 def _leaf_sets(ops: list[Op], first: int, depth: int) -> bool:
     """Whether ``ops[first:]`` only set direct items (paths one longer than ``depth``)."""
-    return all(op[0] == SET and len(op[1]) == depth + 1 for op in ops[first:])
-
-
-def _child(old: Any, new: Any, path: Path, key: str | int, ops: list[Op]) -> None:
-    if old is new:
-        return
-    kind = type(new)
-    if kind is type(old) and kind is not dict and kind is not list:
-        if old != new:
-            ops.append([SET, [*path, key], new])
-        return
-    path.append(key)
-    _diff(old, new, path, ops)
-    path.pop()
+    depth += 1
+    return all(op[0] == SET and len(op[1]) == depth for op in ops[first:])
 
 
 def apply_patch(doc: Any, ops: list[Op]) -> Any:

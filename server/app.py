@@ -18,7 +18,7 @@ import os
 import re
 import secrets
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 from urllib.parse import urlencode
 
@@ -108,9 +108,14 @@ def _node_name(settings: Settings) -> str:
     return settings.node or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
 
 
-def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
+def create_app(
+    settings: Settings | None = None,
+    store: Store | None = None,
+    background: list[Coroutine[Any, Any, None]] | None = None,
+) -> Starlette:
     """The tablewire app over ``store``: by default the Redis store when
-    ``settings.redis_url`` is set, else the embedded in-memory store."""
+    ``settings.redis_url`` is set, else the embedded in-memory store.
+    ``background``: tasks of the process that runs the app, run while it serves."""
     settings = settings or Settings.from_env()
     allowed = parse_origins(settings.allowed_origins)
     if store is None and settings.redis_url:
@@ -206,12 +211,15 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             await hub.start()
             with contextlib.suppress(StoreUnavailable):
                 await lobby.adopt()  # before serving: rooms left by stopped processes run again
-        sweeper = asyncio.create_task(sweep_forever())
-        lag = asyncio.create_task(metrics.watch_loop_lag())
+        tasks = [
+            asyncio.create_task(sweep_forever()),
+            asyncio.create_task(metrics.watch_loop_lag()),
+            *(asyncio.create_task(work) for work in background or []),
+        ]
         log.info("started", extra=fields(node=lobby.node, store=type(store).__name__))
         yield
-        sweeper.cancel()
-        lag.cancel()
+        for task in tasks:
+            task.cancel()
         await lobby.close()
         if hub is not None:
             await hub.close()

@@ -56,6 +56,7 @@ from server.metrics import ABORTS, COUNTS, ERRORS, RATE_LIMITED, SLOW_CLOSES
 from server.room import Connection, Room, hash_token
 from server.settings import Settings
 from server.store import StoreUnavailable
+from server.transport import BoundedWebSocket
 
 log = logging.getLogger("tablewire.connection")
 
@@ -142,6 +143,12 @@ def transport_of(send: Any) -> Abortable | None:
     return transport if callable(getattr(transport, "abort", None)) else None
 
 
+def reader_of(send: Any) -> BoundedWebSocket | None:
+    """The protocol under uvicorn's ASGI ``send`` if it can hand frames to a sink."""
+    protocol = getattr(send, "__self__", None)
+    return protocol if isinstance(protocol, BoundedWebSocket) else None
+
+
 def frame_header(length: int) -> bytes:
     """The header of an unmasked, unfragmented binary WebSocket frame (RFC 6455 §5.2)."""
     if length < 126:
@@ -220,8 +227,10 @@ class Flusher:
         """The loop a flush is scheduled on, if any."""
 
     def add(self, conn: SocketConnection) -> None:
-        loop = asyncio.get_running_loop()
-        if self._loop is not loop:
+        # A flush is pending on a live loop: join it. (Not asyncio.get_running_loop() each
+        # time: on Python 3.11 it is a getpid system call, once per frame here.)
+        if self._loop is None or self._loop.is_closed():
+            loop = asyncio.get_running_loop()
             self._dirty = []  # a flush scheduled on a loop that has gone never ran
             self._loop = loop
             loop.call_soon(self._flush)
@@ -245,10 +254,16 @@ class SocketConnection:
         settings: Settings,
         direct: DirectWriter | None = None,
         limits: FrameLimits | None = None,
+        reader: BoundedWebSocket | None = None,
     ) -> None:
         self.ws = ws
         self.settings = settings
         self.limits = limits
+        self.reader = reader
+        """uvicorn's protocol object under tablewire serve: frames can go to :meth:`take`
+        straight from the parser (:meth:`BoundedWebSocket.listen`)."""
+        self.room: Room | None = None
+        self.listening = False
         self.seat: int | None = None
         self.protocol = 1
         """Set from ``hello``: the protocol version of this client's frames."""
@@ -366,6 +381,25 @@ class SocketConnection:
             raise ProtocolError(Code.TEXT_FRAME, "send binary msgpack frames, not text")
         return messages.parse(decode(data, self.settings.max_frame))
 
+    def listen(self, room: Room) -> None:
+        """Take the room's frames straight from the parser from now on, if the server
+        allows it and nothing is still queued (:meth:`BoundedWebSocket.listen`)."""
+        if self.reader is not None and not self.closing:
+            self.room = room
+            self.listening = self.reader.listen(self.take)
+
+    def take(self, data: bytes) -> None:
+        """One binary message, straight from the parser (the sink of :meth:`listen`)."""
+        if self.closing or self.room is None:
+            return
+        try:
+            handle(self, self.room, messages.parse(decode(data, self.settings.max_frame)))
+        except ProtocolError as exc:
+            self.error(exc)
+        except Exception:  # a fault here must not reach the transport's callback
+            log.exception("frame failed", extra=fields(room=self.room.id, seat=self.seat))
+            self.close(Code.INTERNAL_ERROR, "the server failed on this frame; reconnect")
+
     def limited(self, kind: Kind, intent: Intent | None = None) -> bool:
         """True if this frame is over the rate limit: refused (and the connection
         closed once the refusals persist)."""
@@ -439,6 +473,7 @@ class RoomSockets:
             DirectWriter.of(send),
             self.gate,
             transport_of(send),
+            reader_of(send),
         )
 
 
@@ -450,6 +485,7 @@ async def serve(
     direct: DirectWriter | None = None,
     gate: Gate | None = None,
     transport: Abortable | None = None,
+    reader: BoundedWebSocket | None = None,
 ) -> None:
     """The whole life of one WebSocket connection to ``/ws/rooms/{room_id}``.
 
@@ -463,7 +499,7 @@ async def serve(
     if transport is not None:
         _set_send_buffer(transport, settings.socket_send_buffer)
     limits = gate.frame_limits(address) if gate is not None else None
-    conn = SocketConnection(ws, settings, direct, limits)
+    conn = SocketConnection(ws, settings, direct, limits, reader)
     writer = asyncio.create_task(conn.write())
     room = None
     conn.cutoff = cutoff = asyncio.timeout(None)
@@ -554,8 +590,15 @@ async def _join(conn: SocketConnection, room: Room, settings: Settings) -> bool:
 
 
 async def _read(conn: SocketConnection, room: Room) -> None:
-    """Dispatch frames until the client leaves or the connection is closed."""
+    """Dispatch frames until the client leaves or the connection is closed.
+
+    Once nothing is queued, binary frames go straight from the parser to
+    :meth:`SocketConnection.take` (under ``tablewire serve``); this loop then
+    sees only what is left: text frames and the disconnect.
+    """
     while not conn.closing:
+        if not conn.listening:
+            conn.listen(room)
         try:
             message = await conn.receive()
         except ProtocolError as exc:
@@ -563,14 +606,19 @@ async def _read(conn: SocketConnection, room: Room) -> None:
             continue
         if message is None:
             return
-        COUNTS.frames_in += 1
-        if isinstance(message, Intent):
-            COUNTS.intents += 1
-            if conn.limited(Kind.INTENT, message):
-                continue
-        elif isinstance(message, Resync | Legal):
-            if conn.limited(Kind.QUERY):
-                continue
-        elif isinstance(message, Ping) and conn.limited(Kind.PING):
-            continue
-        dispatch(conn, room, message)
+        handle(conn, room, message)
+
+
+def handle(conn: SocketConnection, room: Room, message: ClientMessage) -> None:
+    """One message of a joined connection: counted, rate limited, dispatched."""
+    COUNTS.frames_in += 1
+    if isinstance(message, Intent):
+        COUNTS.intents += 1
+        if conn.limited(Kind.INTENT, message):
+            return
+    elif isinstance(message, Resync | Legal):
+        if conn.limited(Kind.QUERY):
+            return
+    elif isinstance(message, Ping) and conn.limited(Kind.PING):
+        return
+    dispatch(conn, room, message)

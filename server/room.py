@@ -167,7 +167,15 @@ class _Tick:
     """The room's wake-up: do what is due (bots, timeouts, abandonment)."""
 
 
-Command = _Reserve | _Intent | _Call | _Presence | _Tick
+@dataclass
+class _Bookkeep:
+    """What an intent applied at once (:meth:`Room.submit`) leaves to the actor: a
+    snapshot, the record of a game that ended."""
+
+    result: Result | None
+
+
+Command = _Reserve | _Intent | _Call | _Presence | _Tick | _Bookkeep
 
 
 Group = int | None
@@ -176,6 +184,12 @@ Frames = dict[int, bytes]
 
 _COMPACTORS: dict[bytes, compact.Compactor] = {}
 """Key tables by the room's shape (:attr:`Room.keys`): rooms of one shape share one."""
+
+
+def _refuse(conn: Connection, intent: Intent, code: str, message: str) -> None:
+    """Answer ``intent`` with a ``reject``; nothing changed."""
+    metrics.REJECTS.labels(code).inc()
+    conn.send(encode(messages.reject(intent.id, code, message)))
 
 
 def _ack(conn: Connection, intent_id: IntentId, version: int) -> bytes:
@@ -248,6 +262,8 @@ class Room:
         self._arriving: Counter[int] = Counter()
         self._remote: dict[int, dict[str, tuple[int, float]]] = {}
         """Per seat: the connections other processes reported, by node (count, loop time)."""
+        self._idle = False
+        """True while the actor waits for a command (:meth:`submit`'s fast path)."""
         self._owned_since = 0.0
         self._not_before = 0.0
         """After a failed wake-up (store down), the next one waits until then."""
@@ -357,9 +373,19 @@ class Room:
     # -- writes, through the actor's queue ----------------------------------
 
     def submit(self, conn: Connection, intent: Intent) -> None:
-        """Queue an intent (or forward it to the owner); its ack or reject follows on ``conn``."""
+        """Apply an intent (or queue it, or forward it to the owner); its ack or reject
+        follows on ``conn``.
+
+        On a store whose appends do not wait (:attr:`Store.immediate`: the memory
+        store), an intent that finds the actor idle is applied at once, in the
+        caller's turn of the loop: nothing else can run in between, so this is
+        still one writer at a time, in order, and it saves the hop through the
+        actor's queue. Anything that must wait goes through the actor.
+        """
         if self.lease is None and self.forwarder is not None:
             self.forwarder.forward_intent(self, conn, intent)
+        elif self._idle and self.store.immediate and self._queue.empty():
+            self._apply_now(conn, intent, time.perf_counter())
         else:
             self._queue.put_nowait(_Intent(conn, intent, time.perf_counter()))
 
@@ -422,7 +448,7 @@ class Room:
 
     def refresh_presence(self) -> None:
         """Check every seat again (reports of other processes go stale)."""
-        if self.lease is None or self.record.status == "finished":
+        if self.lease is None:
             return
         local = self.local_counts()
         for seat, connected in enumerate(self.table.connected):
@@ -523,7 +549,9 @@ class Room:
 
     async def _run(self) -> None:
         while True:
+            self._idle = True
             command = await self._queue.get()
+            self._idle = False
             try:
                 if isinstance(command, _Call) and command.op == "settle":
                     command.done.set_result(None)
@@ -531,8 +559,8 @@ class Room:
                 if isinstance(command, _Tick):
                     self._ticking = False
                 if self.lease is None:
-                    if isinstance(command, _Presence | _Tick):
-                        continue  # the owner keeps presence and time, not a replica
+                    if isinstance(command, _Presence | _Tick | _Bookkeep):
+                        continue  # the owner keeps presence, time and the record, not a replica
                     raise NotOwner(f"room {self.id} is not owned here")
                 if isinstance(command, _Intent):
                     await self._apply_intent(command.conn, command.intent)
@@ -543,6 +571,8 @@ class Room:
                     command.done.set_result(await self._operate(command))
                 elif isinstance(command, _Presence):
                     await self._presence(command.seat)
+                elif isinstance(command, _Bookkeep):
+                    await self._after_commit(command.result)
                 else:
                     await self._tick()
             except NotOwner:
@@ -605,6 +635,20 @@ class Room:
             metrics.STORE_APPEND.observe(time.perf_counter() - start)
         return version
 
+    def _append_now(self, entry: LogEntry) -> int:
+        """:meth:`_append` on an :attr:`Store.immediate` store: no await (and no store
+        latency to measure)."""
+        if self.lease is None:
+            raise NotOwner(f"room {self.id} is not owned here")
+        version = self.version + 1
+        entry.setdefault("at", self.timers.now())
+        try:
+            self.store.append_now(self.id, version, entry, self.lease)
+        except NotOwner:
+            self.demote()
+            raise
+        return version
+
     def _free_seat(self, seat: int) -> int:
         names = self.record.names
         if self.record.status != "waiting":
@@ -655,7 +699,6 @@ class Room:
             here is None
             or self.record.names[seat] is None
             or table.bots[seat] is not None
-            or self.record.status == "finished"
             or here == table.connected[seat]
         ):
             return
@@ -738,41 +781,78 @@ class Room:
         command.done.set_result((seat, token))
 
     async def _apply_intent(self, conn: Connection, intent: Intent) -> None:
+        decided = self._decide(conn, intent)
+        if decided is None:
+            return
+        entry, state, events = decided
+        try:
+            version = await self._append(entry)
+        except StoreUnavailable as exc:
+            _refuse(conn, intent, Code.STORE_UNAVAILABLE, f"the move was not recorded: {exc}")
+            return
+        conn.send(_ack(conn, intent.id, version))
+        await self._after_commit(self._commit(version, entry, state, events))
+
+    def _apply_now(self, conn: Connection, intent: Intent, received: float) -> None:
+        """:meth:`_apply_intent` without an await, on an :attr:`Store.immediate` store; the
+        bookkeeping that waits (a snapshot, the record at the end) is left to the actor."""
+        try:
+            decided = self._decide(conn, intent)
+            if decided is not None:
+                entry, state, events = decided
+                version = self._append_now(entry)
+                conn.send(_ack(conn, intent.id, version))
+                result = self._commit(version, entry, state, events)
+                if self.record.status == "playing" and self.version >= self.settings.max_moves - 1:
+                    end: LogEntry = {"k": "end", "why": "move_limit"}
+                    result = self._commit(self._append_now(end), end, self.state, [])
+                if result is not None or self.version % self.settings.snapshot_every == 0:
+                    self._queue.put_nowait(_Bookkeep(result))
+        except NotOwner:
+            self._reroute(_Intent(conn, intent, received))
+        except Exception:
+            log.exception("room command failed", extra=fields(room=self.id))
+            _refuse(conn, intent, Code.INTERNAL_ERROR, "the server failed; nothing changed")
+        finally:
+            metrics.INTENT_LATENCY.observe(time.perf_counter() - received)
+            self._schedule()
+
+    def _decide(
+        self, conn: Connection, intent: Intent
+    ) -> tuple[LogEntry, State, list[Event]] | None:
+        """Check and apply an intent to the current state: the log entry, the new state
+        and its events; or None, the intent answered already (a reject, or the ack of
+        a retry)."""
         seat = conn.seat
-
-        def refuse(code: str, message: str) -> None:
-            metrics.REJECTS.labels(code).inc()
-            conn.send(encode(messages.reject(intent.id, code, message)))
-
         if seat is None:
-            return refuse(Code.SPECTATOR, "spectators cannot send intents")
+            _refuse(conn, intent, Code.SPECTATOR, "spectators cannot send intents")
+            return None
         # A retry of an applied intent is acked again, even if it was the last move.
         acked = self._seen[seat].get(intent.id) if seat in self._seen else None
         if acked is not None:
             conn.send(_ack(conn, intent.id, acked))
             return None
         if self.state is None:
-            return refuse(Code.NOT_STARTED, "the game starts when every seat is taken")
+            _refuse(conn, intent, Code.NOT_STARTED, "the game starts when every seat is taken")
+            return None
         if self.record.status == "finished":
-            return refuse(Code.GAME_OVER, "the game is over")
+            _refuse(conn, intent, Code.GAME_OVER, "the game is over")
+            return None
         if self.table.bots[seat] is not None:
-            return refuse(Code.EXPELLED, "this seat timed out too often; a bot plays it now")
+            message = "this seat timed out too often; a bot plays it now"
+            _refuse(conn, intent, Code.EXPELLED, message)
+            return None
         try:
             state, events = self.engine.apply(self.state, seat, intent.action)
         except IllegalAction as exc:
-            return refuse(exc.code, exc.message)
+            _refuse(conn, intent, exc.code, exc.message)
+            return None
         except Exception:
             log.exception("engine failed", extra=fields(room=self.id, action=intent.action))
-            return refuse(Code.INTERNAL_ERROR, "the engine failed; nothing changed")
+            _refuse(conn, intent, Code.INTERNAL_ERROR, "the engine failed; nothing changed")
+            return None
         entry = {"k": "intent", "seat": seat, "id": intent.id, "action": intent.action}
-        try:
-            version = await self._append(entry)
-        except StoreUnavailable as exc:
-            return refuse(Code.STORE_UNAVAILABLE, f"the move was not recorded: {exc}")
-        conn.send(_ack(conn, intent.id, version))
-        result = self._commit(version, entry, state, events)
-        await self._after_commit(result)
-        return None
+        return entry, state, events
 
     async def _after_commit(self, result: Result | None, save: bool = False) -> None:
         """The owner's bookkeeping: a snapshot every ``snapshot_every`` versions (the
@@ -804,6 +884,7 @@ class Room:
         if version != self.version + 1:
             raise RuntimeError(f"room {self.id}: version {version} after {self.version}")
         table, kind, at = self.table, entry["k"], entry.get("at", 0.0)
+        ended = self.record.status == "finished"
         before = self.engine.to_act(self.state) if self.state is not None else frozenset()
         actor = None
         result: Result | None = None
@@ -838,7 +919,7 @@ class Room:
         self.state = state
         self.version = version
         self.record.updated = self.clock()
-        if result is None and kind != "rematch":
+        if result is None and kind != "rematch" and not ended:
             result = self.engine.result(state) if state is not None else None
             if result is not None:
                 self.record.status = "finished"
@@ -847,7 +928,8 @@ class Room:
             table.ended(at)
         elif state is not None:
             table.turn(before, self.engine.to_act(state), actor, at)
-        self._mirror_table()
+        if kind != "intent" or "by" in entry:  # only these change presence or bots
+            self._mirror_table()
         self._publish(events, result)
         return result
 
@@ -874,7 +956,7 @@ class Room:
     def _doc_of(self, state: State | None, group: Group) -> dict[str, Any]:
         return {
             "status": self.record.status,
-            "seats": list(self.record.names),
+            "seats": self.record.names.copy(),
             "to_act": sorted(self.engine.to_act(state)) if state else [],
             "game": self.engine.view(state, group) if state else None,
             "presence": self.table.presence_doc(),
@@ -951,8 +1033,9 @@ class Room:
             extra.append(encode(messages.event(self.version, self._narrated(events))))
         if result is not None:
             extra.append(encode(messages.result(self.version, dict(result))))
+        views_differ = self.engine.seat_views_differ
         for conn in list(self.conns):
-            group = self._group(conn.seat)
+            group = conn.seat if views_differ else None
             patch = frames[group]
             conn.send((patch and patch.get(conn.protocol)) or self._snapshot(group))
             for frame in extra:

@@ -37,6 +37,10 @@ class Settings:
     gc_thresholds: str = ""
     """Garbage-collector thresholds ``"g0,g1,g2"`` (``gc.set_threshold``); empty keeps
     Python's. Higher ones cut pauses but let cyclic garbage pile up (benchmarks/README.md)."""
+    gc_freeze: int = 1
+    """1: after each of the garbage collector's full passes, move everything alive out of
+    its reach (``gc.freeze``), so the next full pass scans only what is new; 0: only at
+    startup. Frozen objects are still freed when nothing refers to them."""
     shutdown_timeout: int = 10
     """Seconds a stopping server waits for its connections to end before closing them."""
     lease_ttl: float = 5.0
@@ -49,6 +53,10 @@ class Settings:
     """Seconds a replica waits for the owner's answer to a forwarded intent or seat request."""
     node: str = ""
     """This process's name in leases and channels; empty: a random one."""
+    trusted_proxies: str = "127.0.0.1"
+    """Addresses of reverse proxies whose ``X-Forwarded-For`` names the client
+    (comma-separated; ``*``: any peer, for a proxy on a private network): the limits
+    per client address then count each player, not the proxy."""
     allowed_origins: str = ""
     """Other web origins (``https://host[:port]``, comma-separated; ``*``: any) whose pages
     may use the lobby and the WebSocket and frame the pages; empty: this server's only."""

@@ -56,6 +56,30 @@ DEFAULTS: dict[str, Any] = {
     "abandon_after": 600.0,
 }
 ROOM_OPTIONS = tuple(DEFAULTS)
+HELP: dict[str, tuple[str, str]] = {
+    "clock": (
+        "none|move:S|fischer:I+N",
+        "The time control: none; S seconds for every decision (5-86400); or a budget of I "
+        "seconds (10-86400) plus N seconds after each decision (0-3600). When a seat's time "
+        "runs out, a bot plays that decision for it.",
+    ),
+    "bot_delay": ("SECONDS", "How long a bot waits before it moves, so people can follow (0-30)."),
+    "grace": (
+        "SECONDS",
+        "How long a player may be away while they must move before a bot plays for them "
+        "(0-3600); they take the seat back by coming back.",
+    ),
+    "expel_after": (
+        "N",
+        "After N decisions played by a bot for a player, the bot keeps the seat for the rest "
+        "of the game (0-100; 0: never).",
+    ),
+    "abandon_after": (
+        "SECONDS",
+        "How long every player may be away before the game ends, abandoned (10-86400).",
+    ),
+}
+"""Each room option's values and what it does, for people (``tablewire games``)."""
 
 _CLOCK_TEXT = re.compile(r"^(none|move:(\d+(?:\.\d+)?)|fischer:(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?))$")
 
@@ -180,6 +204,8 @@ class Table:
         self.remaining: list[float] = list(data["remaining"])
         self.deadline: list[float | None] = list(data["deadline"])
         self.since: list[float | None] = list(data["since"])
+        self._presence: list[dict[str, Any]] | None = None
+        """:meth:`presence_doc` until a seat's presence, bot or timeouts change."""
 
     def dump(self) -> dict[str, Any]:
         """Plain data for a snapshot (see :meth:`__init__`'s ``data``)."""
@@ -191,16 +217,19 @@ class Table:
         """A person (away until their first connection) or a bot sits down."""
         self.bots[seat] = bot
         self.away_since[seat] = None if bot else at
+        self._presence = None
 
     def presence(self, seat: int, connected: bool, at: float) -> None:
         self.connected[seat] = connected
         self.away_since[seat] = None if connected or self.bots[seat] else at
+        self._presence = None
 
     def zombie_played(self, seat: int) -> bool:
         """A decision a zombie played for a person: a timeout, and maybe the
         expulsion (True when this one expelled the player)."""
         if self.bots[seat] is not None:
             return False  # expelled already: the zombie holds the seat
+        self._presence = None
         self.timeouts[seat] += 1
         limit = self.options["expel_after"]
         if limit and self.timeouts[seat] >= limit:
@@ -241,6 +270,8 @@ class Table:
         """The next thing the owner must do by itself, as (when, why, seat):
         ``bot`` (a bot seat acts), ``clock`` (a deadline passed), ``away`` (the
         player has been away past the grace period), or ``abandon`` (seat None)."""
+        if self.clock.kind == "none" and all(self.connected) and not any(self.bots):
+            return None  # every seat a person, here, with no clock: nothing can be due
         options = self.options
         found: list[tuple[float, str, int | None]] = []
         for seat in sorted(to_act):
@@ -267,15 +298,18 @@ class Table:
     # -- the room document ----------------------------------------------------------
 
     def presence_doc(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "connected": self.connected[s],
-                "away_since": self.away_since[s],
-                "bot": self.bots[s],
-                "timeouts": self.timeouts[s],
-            }
-            for s in range(len(self.bots))
-        ]
+        """The document's ``presence``: the same object until it changes (read-only)."""
+        if self._presence is None:
+            self._presence = [
+                {
+                    "connected": self.connected[s],
+                    "away_since": self.away_since[s],
+                    "bot": self.bots[s],
+                    "timeouts": self.timeouts[s],
+                }
+                for s in range(len(self.bots))
+            ]
+        return self._presence
 
     def clock_doc(self) -> dict[str, Any] | None:
         if self.clock.kind == "none":

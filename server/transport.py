@@ -23,6 +23,7 @@ headers arrive.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -125,7 +126,8 @@ def guarded(settings: Settings) -> type[GuardedHttp]:
 
 
 class BoundedWebSocket(WebSocketsSansIOProtocol):
-    """uvicorn's sans-I/O WebSocket protocol, parsing only what the application takes.
+    """uvicorn's sans-I/O WebSocket protocol, parsing only what the application takes,
+    and handing binary messages straight to a *sink* once the application has one.
 
     uvicorn parses every frame of a read (a flood of tiny frames: tens of
     thousands in one call, the loop blocked meanwhile) into the application's
@@ -134,6 +136,15 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     unparsed and reading is paused until the application has taken them. A
     client flooding frames then costs what the connection reads (rate
     limited, :mod:`server.connection`), not what it sends.
+
+    **The sink.** Through the ASGI queue, every message costs a queue hop, a
+    task switch to the application's reader and a pause and resume of the
+    socket's reading. With :meth:`listen`, each binary message is passed to
+    the sink as soon as it is parsed, in the same turn of the loop; the sink
+    must not block. Everything else (text messages, the close, the
+    disconnect) still goes to the queue, so the application's ``receive``
+    sees the end of the connection as before; control frames are answered
+    here as before.
     """
 
     SLICE = 4096
@@ -142,6 +153,35 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._unparsed = b""
+        self._sink: Callable[[bytes], None] | None = None
+
+    def listen(self, sink: Callable[[bytes], None]) -> bool:
+        """Deliver binary messages to ``sink`` from now on. False (and nothing changes)
+        while messages still wait in the queue: take them first, in order."""
+        if not self.queue.empty() or self._unparsed or self.close_sent:
+            return False
+        self._sink = sink
+        if self.read_paused and not self.transport.is_closing():
+            self.read_paused = False
+            self.transport.resume_reading()
+        return True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        # Free the connection at once, not at the collector's next full pass: the sink
+        # refers back to the application's connection, and the websockets parser (a
+        # generator suspended on its own protocol) is a reference cycle until it ends.
+        self._sink = None
+        self.conn.parser.close()
+
+    def send_receive_event_to_app(self) -> None:
+        sink = self._sink
+        if sink is None or self.close_sent or self.curr_msg_data_type != "bytes":
+            super().send_receive_event_to_app()
+            return
+        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        self.frames = []
+        sink(data)
 
     def data_received(self, data: bytes) -> None:
         if self._unparsed or self._full():

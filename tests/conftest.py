@@ -22,6 +22,7 @@ from clients.spawn import SpawnedRedis
 from server.app import create_app
 from server.lobby import Lobby
 from server.settings import Settings
+from server.transport import BoundedWebSocket
 
 # hypothesis is imported above, at collection: its pytest plugin otherwise imports it
 # at session end, and CPython 3.11.7 then intermittently fails in ast.parse with
@@ -97,7 +98,8 @@ async def server(
     app = create_app(settings)
     sock = listening_socket()
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, ws="websockets-sansio", log_config=None, ws_max_size=1 << 20)
+    # As `tablewire serve` runs it: frames straight from the parser to the room.
+    config = uvicorn.Config(app, ws=BoundedWebSocket, log_config=None, ws_max_size=1 << 20)
     instance = uvicorn.Server(config)
     task = asyncio.create_task(instance.serve(sockets=[sock]))
     yield Running(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", app.state.lobby)

@@ -269,6 +269,30 @@ async def _joined(server: Running, room_id: str) -> Any:
     return ws
 
 
+@pytest.mark.parametrize(
+    ("spawned", "separate"),
+    [
+        ({"room_rate": 0.001, "room_burst": 2}, True),
+        ({"room_rate": 0.001, "room_burst": 2, "trusted_proxies": "192.0.2.1"}, False),
+    ],
+    indirect=["spawned"],
+)
+async def test_behind_a_trusted_proxy_each_player_has_the_limits_of_an_address(
+    spawned: SpawnedServer, separate: bool
+) -> None:
+    """nginx forwards every player from one address: the limits count the address in
+    X-Forwarded-For when the proxy is trusted (loopback by default), else the proxy's."""
+    async with httpx.AsyncClient(base_url=spawned.url) as http:
+
+        async def create(player: str) -> int:
+            headers = {"x-forwarded-for": player}
+            answer = await http.post("/api/rooms", json={"engine": "sintra"}, headers=headers)
+            return answer.status_code
+
+        assert [await create("203.0.113.5") for _ in range(3)] == [201, 201, 429]
+        assert await create("203.0.113.6") == (201 if separate else 429)
+
+
 async def test_pings_and_intents_over_the_rate_are_refused_then_the_connection_closed(
     server: Running,
 ) -> None:

@@ -52,6 +52,17 @@ def test_six_players_fit_15_rows_of_80_columns_over_whole_games() -> None:
         assert len(screen(state, 0).splitlines()) <= ROWS
 
 
+def test_the_status_line_names_the_seat_to_act_in_full() -> None:
+    state = chartered.setup(3, {}, 1)
+    seat = min(chartered.to_act(state))
+    names = ["greedy bot 1", "greedy bot 2", "greedy bot 3"]
+    doc = {"status": "playing", "seats": names, "to_act": [seat], "game": chartered.view(state, 0)}
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(RENDERERS["chartered"](doc, 0))
+    (status,) = [line for line in out.getvalue().splitlines() if line.startswith("supply")]
+    assert status.endswith(f"· greedy bot {seat + 1}: to play"), "names cut to 10 look alike"
+
+
 def test_company_letters_and_colours_are_unique_and_the_legend_names_them() -> None:
     assert len({company_label(c) for c in company_ids()}) == len(company_ids())
     assert len({COMPANY_STYLES[c] for c in company_ids()}) == len(company_ids())

@@ -53,7 +53,7 @@ async def test_serve_new_rooms_and_bots(served: str) -> None:
     code, out, err = await run("new", "--server", served, "--seats", "2", "--option", "side=B")
     room = json.loads(out)
     assert code == 0 and room["options"]["side"] == "B"
-    assert f"tablewire play --room={room['id']}" in err
+    assert f"Join it with: tablewire play --server=http://{served} --room={room['id']}" in err
     code, out, _ = await run("rooms", "--server", served)
     assert [r["id"] for r in json.loads(out)] == [room["id"]]
     code, out, _ = await run(
@@ -114,6 +114,31 @@ async def test_play_against_bots_with_one_command(served: str) -> None:
     assert code == 0 and "Seat 1 in room" in out and "1st" in out
 
 
+@pytest.mark.skipif(not SERVER_BOTS, reason="this server has no bots API yet")
+async def test_the_end_of_a_game_prints_the_command_for_a_rematch(served: str) -> None:
+    moves = b"1\n" * 3000
+    quick = ("--option", "bot_delay=0")
+    code, out, _ = await run("play", "--server", served, "--bots", "1", *quick, stdin=moves)
+    assert code == 0
+    first = re.search(r"^Seat 1 in room (\S+)\.$", out, re.MULTILINE)
+    again = re.search(
+        r"^To play again with the same players: tablewire (play .* --rematch)$", out, re.MULTILINE
+    )
+    assert first is not None and again is not None, out
+    assert f"--room={first.group(1)} --token=" in again.group(1)
+    code, out, _ = await run(*again.group(1).split(), stdin=moves)
+    assert code == 0, out
+    second = re.search(r"^Seat 1 in room (\S+)\.$", out, re.MULTILINE)
+    assert second is not None and second.group(1) != first.group(1)
+    assert re.search(r"1st +(player 1|(random|greedy) bot 2)", out), (
+        "played to its end with the bot"
+    )
+    code, _, err = await run(*again.group(1).split(), stdin=moves)
+    assert code == Status.REFUSED and "is taken already" in one_line(err)
+    code, _, err = await run("play", "--server", served, "--room=R", "--rematch")
+    assert code == Status.USAGE and "--rematch needs" in one_line(err)
+
+
 async def test_client_commands_report_refusals_in_one_line(served: str) -> None:
     code, _, err = await run("new", "--server", served, "--game", "chess")
     assert code == Status.REFUSED and "unknown_engine" in one_line(err)
@@ -169,6 +194,8 @@ async def test_games_lists_players_options_and_defaults_even_without_a_server(
             assert f"{game.id}  {game.title}, {game.min_players}-{game.max_players} players" in out
         assert "--option side=A|B  (default A)" in out
         assert "turn-relay" not in out
+        assert "--option clock=none|move:S|fischer:I+N  (default none)" in out
+        assert "--option grace=SECONDS  (default 60.0)" in out
     assert "this copy of tablewire knows" in err
 
 

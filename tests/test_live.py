@@ -154,6 +154,22 @@ async def test_a_seat_that_never_acts_is_played_at_its_deadline_to_the_end(
     assert all("(a bot played for" in e["text"] for e in zombies if "seat" in e)
 
 
+async def test_a_player_who_leaves_after_the_end_shows_away_in_the_document_and_the_lobby(
+    lobby: Lobby, timers: ManualTimers
+) -> None:
+    room = await new_room(lobby, "sintra", 2, clock="move:30")
+    ana, _ = await seated(lobby, room, ["ana", "bo"])
+    watcher = await Player(room, None).join()
+    while room.record.status != "finished":
+        await run(timers, room, 30)
+    ana.leave()
+    await room.settled()
+    assert room.table.connected == [False, True]
+    assert watcher.frames[-1]["t"] == "patch", "everyone at the result sees ana go"
+    listed = await lobby.details(room.id)
+    assert listed["connected"] == [False, True]
+
+
 async def test_a_player_away_past_the_grace_period_is_played_and_gets_the_seat_back(
     lobby: Lobby, timers: ManualTimers
 ) -> None:

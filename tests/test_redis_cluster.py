@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 import httpx
@@ -82,6 +82,19 @@ async def play(players: list[RoomClient], watchers: list[RoomClient], summary: S
             *(w.wait_for(lambda d: d["status"] == "finished") for w in watchers),
         )
         await asyncio.gather(*(c.wait_result() for c in players + watchers))
+
+
+async def during(game: asyncio.Task[None], waiting: Awaitable[Any], within: float = 60) -> Any:
+    """``waiting``'s result while ``game`` plays: if the game fails first its error is raised,
+    and nothing waits longer than ``within`` seconds (a stalled game fails the test)."""
+    wait = asyncio.ensure_future(waiting)
+    async with asyncio.timeout(within):
+        await asyncio.wait([game, wait], return_when=asyncio.FIRST_COMPLETED)
+    if not wait.done():
+        wait.cancel()
+        await game  # raises what stopped the game
+        raise AssertionError("the game ended before the awaited version")
+    return wait.result()
 
 
 async def replay(redis_url: str, prefix: str, room_id: str) -> tuple[list[Any], Any]:
@@ -163,7 +176,7 @@ async def test_killing_the_owner_hands_the_room_to_another_process(
         await client.connect()
     summary = Summary("sintra")
     game = asyncio.create_task(play(players, watchers, summary))
-    await watchers[0].wait_version(30)
+    await during(game, watchers[0].wait_version(30))
     await a.stop(signal.SIGKILL)
     await game
     assert summary.reconnects >= 2, "the clients of a reconnected to b"
@@ -184,7 +197,7 @@ async def test_rooms_resume_after_every_process_restarts(
         await client.connect()
     summary = Summary("sintra")
     game = asyncio.create_task(play(players, [], summary))
-    await players[0].wait_version(25)
+    await during(game, players[0].wait_version(25))
     await asyncio.gather(a.stop(), b.stop())
     restarted = [node_process(str(s.settings["node"]), redis_url, prefix, s.port) for s in (a, b)]
     await asyncio.gather(*(s.start() for s in restarted))
@@ -211,7 +224,7 @@ async def test_a_redis_outage_rejects_moves_loses_nothing_and_play_goes_on(prefi
             await client.connect()
         summary = Summary("sintra")
         game = asyncio.create_task(play(players, [], summary))
-        await probes[0].wait_version(20)
+        await during(game, probes[0].wait_version(20))
         redis.stop()
         for probe in probes:  # whose turn it is, from the server (a mirror may lag a frame)
             if actions := await probe.legal():
@@ -265,7 +278,8 @@ async def test_a_seat_back_on_a_replica_gets_exactly_the_patches_it_missed(
         tokens = [(await lobby.reserve(room["id"]))["token"] for _ in range(2)]
     away = RoomClient(replica.ws, room["id"], tokens[0])  # seat 0's view, on the replica only
     await away.connect()
-    await away.wait_version(2)
+    async with asyncio.timeout(30):
+        await away.wait_version(2)
     await away.close()
     seats = [RoomClient(owner.ws, room["id"], token) for token in tokens]  # other devices
     async with asyncio.timeout(30):
@@ -299,9 +313,10 @@ async def test_a_turn_clock_survives_killing_the_owner(
     for client in [*players, watcher]:
         await client.connect()
     # The players' process reports them to the owner, which logs them connected.
-    doc = await watcher.wait_for(
-        lambda d: d["status"] == "playing" and all(p["connected"] for p in d["presence"])
-    )
+    async with asyncio.timeout(30):
+        doc = await watcher.wait_for(
+            lambda d: d["status"] == "playing" and all(p["connected"] for p in d["presence"])
+        )
     start = watcher.version
     assert start is not None
     (seat,) = doc["to_act"]
@@ -343,6 +358,7 @@ async def test_bots_and_a_rematch_asked_of_a_process_that_does_not_own_the_room(
         again = await http.post(f"/api/rooms/{room_id}/rematch", json={})
     assert first.status_code == again.status_code == 201
     assert first.json()["id"] == again.json()["id"] != room_id
-    doc = await watcher.wait_for(lambda d: d["rematch"] is not None)
+    async with asyncio.timeout(30):
+        doc = await watcher.wait_for(lambda d: d["rematch"] is not None)
     assert doc["rematch"] == first.json()["id"]
     await watcher.close()

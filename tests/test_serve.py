@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
+import httpx
 import pytest
+import uvicorn
 
+from conftest import listening_socket
+from server.app import create_app
 from server.serve import tune_gc
 from server.settings import Settings
+from server.transport import BoundedWebSocket, guarded
 
 
 @pytest.fixture
@@ -32,3 +40,70 @@ def test_the_thresholds_come_from_the_environment() -> None:
     assert Settings().gc_thresholds == ""
     env = {"TABLEWIRE_GC_THRESHOLDS": "10000,10,10"}
     assert Settings.from_env(env).gc_thresholds == "10000,10,10"
+
+
+DROP = """
+import asyncio, sys
+from clients.client import ws_url
+from clients.lean import LeanClient
+
+async def drop(url, room):
+    clients = [LeanClient(ws_url(url), room) for _ in range(3)]
+    for client in clients:
+        await client.connect()
+        await client.wait_version(0)
+        client.close()  # the socket, with no WebSocket close frame
+
+asyncio.run(drop(*sys.argv[1:]))
+"""
+"""Spectators that join a room, then drop their sockets without a close frame."""
+
+
+async def test_a_games_connections_requests_and_moves_leave_no_reference_cycles() -> None:
+    """What ``freeze_after_full_passes`` relies on: nothing of a whole room's life (lobby requests,
+    WebSocket connections, moves, leaving) waits for the collector to be freed."""
+    settings = Settings(room_rate=0, http_rate=0, connect_rate=0, address_factor=0)
+    sock = listening_socket()
+    config = uvicorn.Config(
+        create_app(settings),
+        http=guarded(settings),
+        ws=BoundedWebSocket,
+        log_config=None,
+        ws_max_size=1 << 20,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+    async def one_game() -> None:
+        """Clients in processes of their own (only the server's objects are in this one):
+        bots that play a game and close, spectators that drop without a close frame."""
+        bots = await asyncio.create_subprocess_exec(
+            str(Path(sys.executable).with_name("tablewire")),
+            *("bots", "--server", url, "--game", "sintra", "--players", "2", "--spectators", "1"),
+            stdout=asyncio.subprocess.DEVNULL,
+        )
+        assert await bots.wait() == 0
+        async with httpx.AsyncClient(base_url=url) as http:
+            room = (await http.post("/api/rooms", json={"engine": "sintra"})).json()
+        droppers = await asyncio.create_subprocess_exec(sys.executable, "-c", DROP, url, room["id"])
+        assert await droppers.wait() == 0
+
+    await one_game()  # caches and first-use objects
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        await one_game()
+        async with asyncio.timeout(10):  # every connection's task has ended
+            await asyncio.gather(*server.server_state.tasks, return_exceptions=True)
+        gc.collect()
+        ours = ("server.", "uvicorn.", "starlette.", "websockets.", "protocol.", "engines.")
+        left = {type(o).__module__ + "." + type(o).__qualname__ for o in gc.garbage}
+        left = {name for name in left if name.startswith(ours)}  # not the test's own
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == set(), "freed only by the collector"
+    server.should_exit = True
+    await task
+    sock.close()

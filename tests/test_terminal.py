@@ -8,7 +8,9 @@ import io
 import os
 import pty
 import random
+import re
 import select
+import time
 from typing import Any
 
 import httpx
@@ -28,6 +30,7 @@ from clients.terminal import (
     come_back,
     result_table,
     seat_bots,
+    table_line,
     take_seat,
 )
 from engines import ENGINES
@@ -141,10 +144,43 @@ def test_a_wrong_answer_names_the_valid_range(typed: str) -> None:
     assert isinstance(notice, str) and "1 to 12" in notice
 
 
-def test_long_labels_are_cut_to_the_width() -> None:
+def test_a_word_longer_than_the_width_is_cut() -> None:
     chooser = Chooser(["x" * 200, "y" * 200])
     lines = chooser.lines(80, 5)
     assert all(line.cell_len <= 80 for line in lines) and lines[0].plain.endswith("…")
+
+
+FOUND = (
+    "found a company: HQ here and 2 more warehouses, value ƒ30, you receive ƒ30 and 1 free share"
+)
+MERGE = (
+    "merge Silver ƒ40 + Peper ƒ60: the higher absorbs the lower (its shares are sold at its "
+    "value), together ƒ110; you receive ƒ110"
+)
+
+
+@pytest.mark.parametrize("rows", [20, 6])
+def test_long_labels_wrap_so_that_their_effect_and_price_show(rows: int) -> None:
+    labels = [f"build plot {n}{STEP}{FOUND if n % 2 else MERGE}" for n in range(1, 9)]
+    labels.append("buy a card for ƒ50")
+    chooser = Chooser(labels)
+    shown = []
+    while True:
+        lines = chooser.lines(80, rows)
+        assert len(lines) <= rows and all(line.cell_len <= 80 for line in lines)
+        assert not any(line.plain.endswith("…") for line in lines)
+        shown += [line.plain for line in lines]
+        if chooser.answer("n") is not None or chooser.page == 0:
+            break  # one screen, or back at the first page
+    text = " ".join(" ".join(shown).split())
+    for n, label in enumerate(labels, 1):
+        assert f"{n} {label}" in text
+    assert "  receive ƒ30 and 1 free share" in shown, "the rest is indented under the number"
+
+
+def test_an_entry_longer_than_the_rows_is_cut_to_them() -> None:
+    lines = Chooser(["word " * 100, "short"]).lines(40, 4)
+    assert len(lines) == 4 and lines[-1].plain.endswith("…")
 
 
 # -- the screen --------------------------------------------------------------------
@@ -191,6 +227,31 @@ def test_at_80x24_the_board_and_the_prompt_share_the_screen(labels: str) -> None
         assert "ana (you)" in "\n".join(drawn) and "event 8" in drawn
         assert any(line.startswith("event 9, told at length") for line in drawn)
     assert "999 is not on the list" in out.getvalue()
+
+
+def test_the_screen_says_whose_clock_runs_and_who_is_away() -> None:
+    doc, moves, seat = sintra_position(3)
+    others = [i for i in range(3) if i != seat]
+    now = 1_000_000.0
+    doc["presence"] = [{"connected": True, "away_since": None, "bot": None, "timeouts": 0}] * 3
+    doc["clock"] = {"control": "move:30", "remaining": [30.0] * 3, "deadline": [None] * 3}
+    assert table_line(doc, seat, now) == "", "nothing to say: a clock that is stopped, all here"
+    doc["clock"]["deadline"][seat] = now + 24.2
+    doc["presence"][others[0]] = {"connected": False, "away_since": now - 130, "bot": None}
+    doc["presence"][others[1]] = {"connected": False, "away_since": None, "bot": "zombie"}
+    doc["seats"][others[1]] = "\x1b[31mred"
+    line = table_line(doc, seat, now)
+    assert line.startswith("Your clock: 25 s left, then a bot plays this decision for you")
+    assert f"{doc['seats'][others[0]]} is away (2 min 10 s)" in line
+    assert "a bot plays for [31mred for the rest of the game" in line and "\x1b" not in line
+    assert table_line(doc, None, now).startswith("ana's clock: 25 s"), "a spectator's view"
+
+    console, out = recorded()
+    doc["clock"]["deadline"][seat] = time.time() + 30
+    Screen(console, "sintra", seat, "r").draw(doc, Chooser(moves))
+    drawn = out.getvalue().split("\n")
+    assert len(drawn) <= 24 and "Azul" in drawn[0] and drawn[-1].startswith("Your move")
+    assert any(line.startswith("Your clock: 30 s left") for line in drawn)
 
 
 def test_a_larger_terminal_shows_more_moves() -> None:
@@ -499,6 +560,55 @@ async def test_a_change_that_keeps_the_moves_keeps_the_list_as_narrowed() -> Non
     session = Session("http://x", room, screen, keyboard, 60.0)  # type: ignore[arg-type]
     await _take_turn(session)
     assert room.sent == [{"n": labels.index(f"factory 1{STEP}orange glass{STEP}strip 3")}]
+
+
+async def test_a_connection_lost_at_the_prompt_is_told_on_a_line_of_its_own() -> None:
+    from clients.terminal import Session, _line_or_change
+
+    class Lost(ChangingRoom):
+        async def wait_version(self, version: int) -> dict[str, Any]:
+            raise ConnectionError("lost")
+
+    class Silent:
+        echoes = True
+
+        async def line(self) -> str | None:
+            await asyncio.Future()
+            return None
+
+    room = Lost(["a move"])
+    console, out = recorded()
+    screen = Screen(console, "sintra", 0, "r")
+    session = Session("http://x", room, screen, Silent(), 60.0)  # type: ignore[arg-type]
+    screen.ask("Your move (1, words narrow, ? help): ")
+    with pytest.raises(ConnectionError):
+        await _line_or_change(session, room.version)
+    console.print("Lost the server")
+    assert out.getvalue().endswith("? help): \nLost the server\n")
+
+
+@pytest.mark.parametrize("engine", sorted(render.LEGENDS))
+async def test_the_help_is_shown_a_screenful_at_a_time_at_80x24(engine: str) -> None:
+    from clients.terminal import HELP, Session, _help
+
+    room = ChangingRoom(["a move"])
+    console, out = recorded()
+    keyboard = Script(room, [""] * 9)
+    screen = Screen(console, engine, 0, "r")
+    session = Session("http://x", room, screen, keyboard, 60.0)  # type: ignore[arg-type]
+    await _help(session, room.version)
+    shown = out.getvalue()
+    screens = re.split(r"Press Enter[^\n]*?\. ", shown)
+    assert len(screens) > 2 and screens[-1] == "", "the help takes pages at 80x24"
+    assert all(len(page.split("\n")) <= 24 for page in screens), "a page scrolled away"
+    assert shown.endswith("Press Enter to see the board again. ")
+    whole, whole_out = recorded(80, 1000)
+    whole.print(Text(HELP), render.LEGENDS[engine]())
+    expected = whole_out.getvalue().splitlines()
+    printed = [line for page in screens for line in page.splitlines()]
+    assert [line.rstrip() for line in printed if line] == [
+        line.rstrip() for line in expected if line
+    ]
 
 
 def test_a_game_that_ended_without_a_ranking_says_why() -> None:

@@ -30,8 +30,10 @@ new MutationObserver(() => {
   if (document.querySelector(".o-board .data")) sessionStorage.setItem("fallback-drawn", "1");
 }).observe(document, {subtree: true, childList: true});
 """
-MID_GAME = 24
-RELOAD_AT = 40
+# A game's length varies (public rooms get a random seed): a 3-player game gives the
+# person at least ~30 moves, so both come well before its end.
+MID_GAME = 12
+RELOAD_AT = 20
 
 
 def board_clicks(watched: Watched) -> int:

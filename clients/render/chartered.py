@@ -39,7 +39,8 @@ CELL = 4
 CANAL = " ≈ "
 BRIDGE = "═══"
 NAME = 10
-"""Seat names are cut to this many characters on the board (the log has them whole)."""
+"""Seat names are cut to this many characters in the seats' rows (the status line and
+the log have them whole)."""
 
 
 def _company(company: str, hq: bool = False) -> Text:
@@ -220,7 +221,7 @@ def _status(doc: dict[str, Any]) -> Text:
     if pending and pending["step"] == "sell" and pending.get("count"):
         doing += f" ({pending['count']} to sell)"
     text.append(" · ")
-    text.append(name[:NAME], style="bold")
+    text.append(name, style="bold")
     text.append(f": {doing}")
     text.truncate(WIDTH, overflow="ellipsis")
     return text

@@ -140,6 +140,14 @@ class Store(Protocol):
         The entry is acknowledged only after this returns.
         """
 
+    immediate: bool
+    """True for a store whose :meth:`append_now` is durable as soon as it returns (the
+    memory store): a room then applies an intent in its sender's turn of the event loop,
+    without a hop through the room's actor. False: :meth:`append_now` is never called."""
+
+    def append_now(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+        """:meth:`append` without waiting (stores that are :attr:`immediate` only)."""
+
     async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
         """The entries with a version above ``after``, as (version, entry), in order."""
 

@@ -22,6 +22,8 @@ import bisect
 import copy
 from typing import Any
 
+import msgpack
+
 from server.store.base import (
     LogEntry,
     NotOwner,
@@ -42,7 +44,9 @@ class MemoryStore:
         """Log entries kept before a room's latest snapshot."""
         self._rooms: dict[str, RoomRecord] = {}
         self._tokens: dict[str, dict[str, int]] = {}
-        self._logs: dict[str, list[LogEntry]] = {}
+        self._logs: dict[str, list[bytes]] = {}
+        """Each room's entries, msgpack-encoded: a long log is then a list of byte strings,
+        which the garbage collector does not walk (a dict per entry it would)."""
         self._dropped: dict[str, int] = {}
         """Per room: the log entries dropped from its start (the first kept is this + 1)."""
         self._snapshots: dict[str, tuple[int, dict[str, Any]]] = {}
@@ -96,18 +100,25 @@ class MemoryStore:
     async def seat_of(self, room_id: str, token_hash: str) -> int | None:
         return self._tokens.get(room_id, {}).get(token_hash)
 
+    immediate = True
+
     async def append(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+        self.append_now(room_id, version, entry, lease)
+
+    def append_now(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
         log = self._logs.setdefault(room_id, [])
         last = self._dropped.get(room_id, 0) + len(log)
         if lease != LOCAL_LEASE or version != last + 1:
             raise NotOwner(f"room {room_id}: version {version} after {last}")
-        log.append(entry)
+        log.append(msgpack.packb(entry))
 
     async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
         log = self._logs.get(room_id, [])
         dropped = self._dropped.get(room_id, 0)
         start = max(0, after - dropped)
-        return [(dropped + i + 1, entry) for i, entry in enumerate(log[start:], start)]
+        return [
+            (dropped + i + 1, msgpack.unpackb(data)) for i, data in enumerate(log[start:], start)
+        ]
 
     async def save_snapshot(self, room_id: str, version: int, state: dict[str, Any]) -> None:
         self._snapshots[room_id] = (version, state)

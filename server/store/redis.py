@@ -206,6 +206,11 @@ class RedisStore:
 
     # -- the log and snapshots ---------------------------------------------------
 
+    immediate = False
+
+    def append_now(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+        raise NotImplementedError("a Redis append is awaited (immediate is False)")
+
     async def append(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
         keys = [self.key(room_id, "lease"), self.key(room_id, "log")]
         with _unavailable():
