@@ -2,9 +2,11 @@
 time from navigation to a drawn board, and the frame rate of a spectator's page while
 the room plays 10 moves a second (four server bots, ``bot_delay`` 0.1 s).
 
-    python benchmarks/web_page.py [--game sintra] [--seconds 10]
+    python benchmarks/web_page.py [--game sintra] [--seconds 10] [--port 8205]
 
-Needs Debian's chromium and the dev extra (Playwright); starts its own ``tablewire serve``.
+Needs Debian's chromium and the dev extra (Playwright); starts its own ``tablewire serve``
+(on a free port unless ``--port``). The board counts as drawn when the game's own board
+(not the "Loading the board…" line before it) is in the page, timed in the page itself.
 """
 
 from __future__ import annotations
@@ -18,6 +20,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from browser import DESKTOP, Served, chromium_path
 from playwright.sync_api import sync_playwright
 
+# The root element of each game's own board (static/games/<engine>.js).
+BOARDS = ".o-board .sn-board, .o-board .ch-board, .o-board .cp-board"
+# Stamps, in the page, the moment the game's board first appears.
+STAMP_DRAWN = (
+    "new MutationObserver((_, observer) => {"
+    f"  if (document.querySelector({BOARDS!r})) {{"
+    "    globalThis.boardDrawn = performance.now(); observer.disconnect(); }"
+    "}).observe(document, {subtree: true, childList: true});"
+)
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 FPS = """(seconds) => new Promise((done) => {
   let frames = 0; let worst = 0; let last = performance.now(); const end = last + seconds * 1000;
   const tick = (now) => { frames += 1; worst = Math.max(worst, now - last); last = now;
@@ -30,8 +48,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="sintra")
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--port", type=int, default=None, help="the server's port (default: free)")
     args = parser.parse_args()
-    served = Served().start()
+    served = Served()
+    if args.port is not None:
+        served.port, served.url = args.port, f"http://127.0.0.1:{args.port}"
+    served.start()
     try:
         room = served.api(
             "POST",
@@ -44,11 +66,12 @@ def main() -> None:
             },
         )
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=chromium_path())
+            browser = playwright.chromium.launch(executable_path=chromium_path(), args=FLAGS)
             page = browser.new_context(viewport=DESKTOP).new_page()
+            page.add_init_script(STAMP_DRAWN)
             page.goto(f"{served.url}/rooms/{room['id']}")
-            page.wait_for_selector(".o-board [class]")
-            drawn = page.evaluate("() => performance.now()")
+            page.wait_for_selector(BOARDS)
+            drawn = page.evaluate("() => globalThis.boardDrawn")
             weight = page.evaluate(
                 "() => performance.getEntriesByType('resource').concat("
                 "performance.getEntriesByType('navigation'))"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -34,6 +35,13 @@ DESKTOP = {"width": 1280, "height": 800}
 # What a page offers to click: the move list's buttons and the board's [data-move] parts.
 CLICKABLE = ".moves button:not([disabled]), .o-board [data-move]:not([disabled])"
 FINISHED = ".o-result"
+# While the server is down, Chromium itself logs each refused reconnection attempt of
+# the page's WebSocket as a console error (the SDK cannot silence the browser's own
+# message); the page handles it by reconnecting with backoff. Only this is forgiven.
+REFUSED = re.compile(
+    r"^console: WebSocket connection to 'ws://127\.0\.0\.1:\d+/ws/[^']+' failed: "
+    r"Error in connection establishment: net::ERR_CONNECTION_REFUSED$"
+)
 
 
 def chromium_path() -> str:
@@ -196,6 +204,18 @@ class Watched:
         return bool(
             self.page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
         )
+
+    def ranking(self) -> list[tuple[str, str]]:
+        """The result's table as shown: (player, how it was scored) by rank."""
+        rows = self.page.locator(".o-result .ranking tbody tr")
+        return [
+            (row.locator(".who").inner_text(), row.locator(".how").inner_text())
+            for row in rows.all()
+        ]
+
+    def result(self) -> Any:
+        """The result the page's connection holds."""
+        return self.page.evaluate("() => globalThis.tablewireRoom.result")
 
     def shoot(self, folder: Path, name: str) -> Path:
         path = folder / f"{name}.png"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from browser import PHONE, Served, Watched, play_to_end
+from browser import PHONE, REFUSED, Served, Watched, play_to_end
 
 
 def test_the_lobby_creates_a_room_with_bots_and_seats_this_browser(
@@ -42,3 +42,132 @@ def test_a_spectator_mirror_equals_a_fresh_snapshot_at_the_end(
     fresh.open_room(reservation["room"])
     assert spectator.mirror() == fresh.mirror()
     assert spectator.no_horizontal_scroll()
+
+
+def test_the_lobby_fits_a_phone_and_names_its_choices(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    served.room_with_bots("chartered", seats=3, bots=2)
+    watched = open_page(PHONE)
+    page = watched.page
+    page.goto(served.url + "/")
+    page.wait_for_selector(".rooms a[aria-label^='Watch room']")
+    assert watched.no_horizontal_scroll()
+    # Every room's buttons are inside its card: no column is cut off at phone width.
+    card = page.locator(".rooms").locator("xpath=..").bounding_box()
+    assert card is not None
+    for button in page.locator(".rooms a.button, .rooms button").all():
+        box = button.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= card["x"] + card["width"], box
+    # Rule options wait in a closed group that says they are at their defaults; a
+    # publisher is offered by its name, never by its tile id alone.
+    rules = page.locator("section", has=page.locator("#crystal-palace-title")).locator(
+        "details.rules"
+    )
+    assert "all 2 at their defaults" in rules.locator("summary").inner_text()
+    assert not page.locator("#crystal-palace-opt-publisher").is_visible()
+    rules.locator("summary").click()
+    publisher = page.locator("#crystal-palace-opt-publisher")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#crystal-palace-opt-publisher option')]"
+        ".some((o) => o.text.startsWith('The Times'))"
+    )
+    publisher.select_option("1B")
+    assert "1 of 2 changed (publisher)" in rules.locator("summary").inner_text()
+
+
+def test_a_second_player_keeps_a_seat_in_a_rematch_another_opened(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    room = served.api(
+        "POST",
+        "/api/rooms",
+        {
+            "engine": "sintra",
+            "seats": 3,
+            "options": {"bot_delay": 0, "grace": 0},
+            "bots": {"seats": [2], "kind": "random"},
+        },
+    )
+    ana = served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "Ana"})
+    bea = served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "Bea"})
+    # Bea comes, leaves at once: a bot plays her seat while she is away.
+    second = open_page()
+    second.hold_seat(bea, name="Bea")
+    second.open_room(room["id"])
+    second.page.close()
+    first = open_page()
+    first.hold_seat(ana)
+    first.open_room(room["id"])
+    play_to_end(first, random.Random(5))
+    result = first.page.locator(".o-result").inner_text()
+    assert "You won" in result or "You share the win" in result or "You finished" in result
+    assert "Ana wins" not in result, "the seat's own win is said once, to 'you'"
+    first.page.get_by_role("button", name="Rematch").click()
+    first.page.wait_for_url(lambda url: room["id"] not in url)
+    first.page.wait_for_selector(".o-board")
+    assert "you are Ana, seat 1" in first.page.locator(".room-head").inner_text()
+    # Bea comes back to the finished room: the rematch is open; she gets her seat in it.
+    back = open_page()
+    back.hold_seat(bea, name="Bea")
+    back.open_room(room["id"])
+    back.page.get_by_role("button", name="Go to the rematch").click()
+    back.page.wait_for_url(lambda url: room["id"] not in url)
+    back.page.wait_for_selector(".o-seats")
+    assert "you are Bea, seat 2" in back.page.locator(".room-head").inner_text()
+    # A spectator is offered the way to watch it.
+    watcher = open_page(PHONE)
+    watcher.open_room(room["id"])
+    assert "You " not in watcher.page.locator(".o-result p").first.inner_text()
+    watcher.page.get_by_role("link", name="Watch the rematch").click()
+    watcher.page.wait_for_selector(".o-seats")
+    assert "watching" in watcher.page.locator(".room-head").inner_text()
+
+
+def test_a_running_clock_is_shown_and_counts_down(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """Crystal Palace's first step is everyone's at once, so this seat's clock runs at
+    once: drawn with a stopwatch mark (not a character fonts may lack), read out as
+    running, counting down; the bots' clocks stand still."""
+    reservation = served.room_with_bots(
+        "crystal-palace", seats=3, bots=2, options={"clock": "move:30"}
+    )
+    player = open_page(PHONE)
+    player.hold_seat(reservation)
+    player.open_room(reservation["room"])
+    player.page.wait_for_selector(".moves button")
+    mine = player.page.locator(".o-seats .seat").first.locator(".clock")
+    assert mine.get_attribute("aria-label").startswith("Ana: 0:")  # type: ignore[union-attr]
+    assert mine.get_attribute("aria-label").endswith("left, running")  # type: ignore[union-attr]
+    mark = mine.locator("svg.stopwatch").bounding_box()
+    assert mark is not None and mark["width"] > 5
+    before = mine.inner_text()
+    player.page.wait_for_function(
+        "(text) => document.querySelector('.o-seats .clock').innerText !== text", arg=before
+    )
+    assert mine.inner_text() < before
+    others = player.page.locator(".o-seats .seat").nth(1).locator(".clock")
+    assert others.inner_text() == "0:30" and others.locator("svg").count() == 0
+
+
+def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """The in-memory store forgets its rooms when the server restarts: the page says
+    that the game cannot go on and why, and offers no move. (Last in this module: the
+    restart forgets every room of the module's server.)"""
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    player = open_page()
+    player.hold_seat(reservation)
+    player.open_room(reservation["room"])
+    player.page.wait_for_selector(".moves button")
+    served.restart()
+    player.page.wait_for_function("() => globalThis.tablewireRoom.state === 'closed'")
+    alert = player.page.locator(".banner.bad").inner_text()
+    assert "This game cannot go on: the server no longer has this room" in alert
+    assert "in memory only" in alert and "Back to the lobby" in alert
+    asked = player.page.locator(".o-asked").inner_text()
+    assert "cannot go on here" in asked and "Your turn" not in asked
+    assert player.page.locator(".moves button").count() == 0
+    player.errors[:] = [error for error in player.errors if not REFUSED.match(error)]

@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import CLICKABLE, DESKTOP, FINISHED, PHONE, Served, Watched, play_to_end
+from browser import (
+    CLICKABLE,
+    DESKTOP,
+    FINISHED,
+    PHONE,
+    REFUSED,
+    Served,
+    Watched,
+    play_to_end,
+)
 from playwright.sync_api import Error as PlaywrightError
 
 from clients.web.chartered_data import TARGET, rendered
@@ -21,13 +30,6 @@ from engines.chartered.engine import card_effect, company_name
 
 RESTART_AT = 40
 SHOTS_AT = 25
-# While the server is down, Chromium itself logs each refused reconnection attempt of
-# the page's WebSocket as a console error (the SDK cannot silence the browser's own
-# message); the page handles it by reconnecting with backoff. Only this is forgiven.
-REFUSED = re.compile(
-    r"^console: WebSocket connection to 'ws://127\.0\.0\.1:\d+/ws/[^']+' failed: "
-    r"Error in connection establishment: net::ERR_CONNECTION_REFUSED$"
-)
 # Records, in the page, every click on a board part that makes a move, and every
 # connection state the page shows (its status badge).
 WATCH_PAGE = """() => {
@@ -191,6 +193,15 @@ def test_a_seat_plays_chartered_to_the_end_by_clicking_the_board_through_a_resta
     spectator.errors[:] = [error for error in spectator.errors if not REFUSED.match(error)]
     check_views(player, spectator)
     assert player.mirror()["status"] == "finished"
+    # The result says in words how each score was made, in ƒ as on the board.
+    result = spectator.result()
+    said = {
+        f"{money(d['cash'])} cash, {money(d['hand_penalty'])} for cards left in hand, "
+        f"{money(d['shares'])} for shares and {money(d['flags'])} for flags, sold at their "
+        "companies' values."
+        for d in result["details"]
+    }
+    assert {how for _, how in spectator.ranking()} == said
     player.page.wait_for_selector(".ch-final")
     player.shoot(shots, "chartered-end-desktop")
     player.page.set_viewport_size(PHONE)
@@ -201,6 +212,10 @@ def test_a_seat_plays_chartered_to_the_end_by_clicking_the_board_through_a_resta
     fresh.open_room(reservation["room"])
     assert spectator.mirror() == fresh.mirror()
     assert spectator.no_horizontal_scroll()
+
+
+def money(n: int) -> str:
+    return f"−ƒ{-n}" if n < 0 else f"ƒ{n}"
 
 
 def mid_game_checks(player: Watched, spectator: Watched, shots: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,11 @@ def others_choices_hidden(watched: Watched, me: int | None) -> None:
     assert shown == [], shown
 
 
+def ranked(final: dict[str, Any]) -> tuple[int, int, int]:
+    """The engine's ranking order: VP, then money, then the Westminster step."""
+    return (-final["total"], -final["money"], -final["westminster"])
+
+
 def test_a_whole_game_by_clicking_the_board(
     open_page: Callable[..., Watched], served: Served, shots: Path
 ) -> None:
@@ -98,6 +104,14 @@ def test_a_whole_game_by_clicking_the_board(
             assert "you are Ana, seat 1" in page.locator(".room-head").inner_text()
             page.evaluate(COUNT_BOARD_CLICKS)
         if clicks == 40:
+            # Turn order in words; a placed die keeps its value readable (no fading).
+            players = page.locator(".o-board .cp-player")
+            assert re.search(r"\b\d(st|nd|rd|th) in turn order", players.first.inner_text())
+            faded = page.evaluate(
+                "() => [...document.querySelectorAll('.cp-die.cp-placed')]"
+                ".filter((die) => getComputedStyle(die).opacity !== '1').length"
+            )
+            assert faded == 0
             player.shoot(shots, "crystal-palace-mid-desktop")
             spectator.shoot(shots, "crystal-palace-mid-phone")
             assert spectator.no_horizontal_scroll()
@@ -116,6 +130,16 @@ def test_a_whole_game_by_clicking_the_board(
     assert spectator.no_horizontal_scroll()
     assert all("loan_values" not in p for p in player.mirror()["game"]["seats"][1:])
     assert all("loan_values" not in p for p in spectator.mirror()["game"]["seats"])
+    # The result says in words how each score was made, and what breaks a tie.
+    details = spectator.result()["details"]
+    for (_, how), final in zip(player.ranking(), sorted(details, key=ranked), strict=True):
+        play = str(final["play"]).replace("-", "−")  # the page's minus sign
+        assert how.startswith(f"{play} VP during play") or not final["play"], how
+        assert how.endswith(
+            f"tie-break: £{final['money']} left, then Westminster step {final['westminster']}."
+        ), how
+    placing = r"You (won|share the win|finished \d\w\w( \(tied\))? of 3)"
+    assert re.search(placing, page.inner_text(".o-result"))
     fresh = open_page()
     fresh.open_room(room)
     assert spectator.mirror() == fresh.mirror()

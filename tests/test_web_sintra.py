@@ -6,6 +6,7 @@ the same seat; a spectator on a phone sees the public view, with no moves to mak
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,13 @@ document.addEventListener("click", (event) => {
     sessionStorage.setItem("sintra-board-clicks", String(seen + 1));
   }
 }, true);
+"""
+# Notes, across reloads, whether the fallback's data view was ever drawn in the board
+# (it must not flash while the game's own board module loads).
+WATCH_FALLBACK = """
+new MutationObserver(() => {
+  if (document.querySelector(".o-board .data")) sessionStorage.setItem("fallback-drawn", "1");
+}).observe(document, {subtree: true, childList: true});
 """
 # A game's length varies (public rooms get a random seed): a 3-player game gives the
 # person at least ~30 moves, so both come well before its end.
@@ -49,6 +57,7 @@ def test_a_sintra_seat_plays_to_the_end_on_the_board_and_survives_a_reload(
     room = reservation["room"]
     player = open_page()
     player.page.add_init_script(COUNT_BOARD_CLICKS)
+    player.page.add_init_script(WATCH_FALLBACK)
     player.hold_seat(reservation)
     player.open_room(room)
     spectator = open_page(PHONE)
@@ -62,6 +71,8 @@ def test_a_sintra_seat_plays_to_the_end_on_the_board_and_survives_a_reload(
         if clicks >= MID_GAME and "mid" not in seen:
             seen["mid"] = clicks
             page.wait_for_selector(".sn-board")
+            head = page.locator(".sn-head").inner_text()
+            assert re.search(r"colour bonus:\s+[a-z ]+ \(\+1 for each piece", head), head
             shoot_both(player, shots, "sintra-mid")
             spectator.shoot(shots, "sintra-mid-spectator-phone")
         if clicks >= RELOAD_AT and "before" not in seen:
@@ -76,6 +87,7 @@ def test_a_sintra_seat_plays_to_the_end_on_the_board_and_survives_a_reload(
     clicks = play_to_end(player, random.Random(12), board_first=0.85, on_click=on_click)
 
     assert "before" in seen, "the page was reloaded mid-game"
+    assert player.page.evaluate("() => sessionStorage.getItem('fallback-drawn')") is None
     assert player.version() > seen["before"], "the game went on after the reload"
     on_board = board_clicks(player)
     assert on_board >= 20 and on_board >= clicks // 2, (on_board, clicks)
@@ -83,6 +95,12 @@ def test_a_sintra_seat_plays_to_the_end_on_the_board_and_survives_a_reload(
     assert page.locator(".sn-final").count() == 3
     assert page.locator(".o-board [data-move]").count() == 0
     shoot_both(player, shots, "sintra-end")
+    # The result says in words how each score was made, and what breaks a tie.
+    ranking = player.ranking()
+    assert "Ana (you)" in [who for who, _ in ranking]
+    for _, how in ranking:
+        assert "points before the final scoring" in how and "for broken glass" in how, how
+        assert "to broken glass over the whole game, each −18 at the bottom included" in how, how
 
     print(f"clicks {clicks}, on the board {on_board}")
     # The spectator: the public view (bag and tower as counts only), nothing to click.

@@ -17,6 +17,7 @@ import {
   useState,
   words,
 } from "./common.js";
+import { choiceWords } from "./games/index.js";
 
 const POLL_MS = 3000;
 const CLOCKS = [
@@ -31,8 +32,9 @@ function go(roomId) {
   globalThis.location.assign(roomPath(roomId));
 }
 
-/** A game option as a form control: a checkbox for yes/no, else a select; default marked. */
-function OptionField({ game, name, spec, value, onChange }) {
+/** A game option as a form control: a checkbox for yes/no, else a select; default marked.
+ * `named`: words for choices that are component ids (games/index.js). */
+function OptionField({ game, name, spec, value, onChange, named }) {
   const id = `${game.id}-opt-${name}`;
   const choices = spec.choices || [];
   const isFlag = choices.length === 2 && choices.every((c) => typeof c === "boolean");
@@ -51,7 +53,7 @@ function OptionField({ game, name, spec, value, onChange }) {
     <select id=${id} value=${String(value)}
       onChange=${(e) => onChange(choices[e.currentTarget.selectedIndex])}>
       ${choices.map((choice) => html`<option value=${String(choice)}>
-        ${shown(choice)}${choice === spec.default ? " (default)" : ""}
+        ${(named && named[choice]) || words(shown(choice))}${choice === spec.default ? " (default)" : ""}
       </option>`)}
     </select>
   </div>`;
@@ -68,6 +70,13 @@ function GameCard({ game, name, onError }) {
   const [busy, setBusy] = useState(false);
   const counts = [];
   for (let n = game.min_players; n <= game.max_players; n += 1) counts.push(n);
+  const ruleOptions = Object.entries(game.options);
+  const [named, setNamed] = useState({});
+  useEffect(() => {
+    const load = choiceWords[game.id];
+    if (load) load().then(setNamed, () => {});
+  }, [game.id]);
+  const changed = ruleOptions.filter(([key, spec]) => options[key] !== spec.default).map(([key]) => key);
 
   async function act(how) {
     setBusy(true);
@@ -107,9 +116,16 @@ function GameCard({ game, name, onError }) {
         ${counts.map((n) => html`<option value=${String(n)}>
           ${n}${n === game.max_players ? " (default)" : ""}</option>`)}
       </select>
-      ${Object.entries(game.options).map(([key, spec]) => html`<${OptionField}
-        game=${game} name=${key} spec=${spec} value=${options[key]}
-        onChange=${(v) => setOptions({ ...options, [key]: v })} />`)}
+      ${ruleOptions.length
+        ? html`<details class="rules">
+            <summary>Rule options: ${changed.length
+              ? `${changed.length} of ${ruleOptions.length} changed (${changed.map(words).join(", ")})`
+              : `all ${ruleOptions.length} at their defaults`}</summary>
+            ${ruleOptions.map(([key, spec]) => html`<${OptionField}
+              game=${game} name=${key} spec=${spec} value=${options[key]} named=${named[key]}
+              onChange=${(v) => setOptions({ ...options, [key]: v })} />`)}
+          </details>`
+        : null}
       <label for=${id("clock")}>time control</label>
       <select id=${id("clock")} value=${clock} onChange=${(e) => setClock(e.currentTarget.value)}>
         ${CLOCKS.map(([value, text]) => html`<option value=${value}>
@@ -173,7 +189,7 @@ function RoomRow({ room, title, name, onError }) {
     <td><a href=${roomPath(room.id)}>${title}</a><br /><span class="muted">room ${room.id}</span></td>
     <td><span class=${`badge ${room.status}`}>${room.status}</span></td>
     <td>${room.seats - free} of ${room.seats} seats taken<br /><span class="muted">${names}</span></td>
-    <td class="row">
+    <td><div class="row">
       ${mine
         ? html`<a class="button" href=${roomPath(room.id)}>Back to your seat</a>`
         : waiting && free > 0
@@ -185,7 +201,7 @@ function RoomRow({ room, title, name, onError }) {
         : null}
       <a class="button secondary" href=${roomPath(room.id)}
         aria-label=${`Watch room ${room.id}`}>Watch</a>
-    </td>
+    </div></td>
   </tr>`;
 }
 

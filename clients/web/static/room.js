@@ -77,6 +77,12 @@ function presenceText(presence) {
   return { text: "not here yet", kind: "away" };
 }
 
+/** A running clock's mark, drawn (a stopwatch character is missing from many fonts). */
+function Stopwatch() {
+  return html`<svg class="stopwatch" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+    <circle cx="8" cy="9.5" r="5.5" /><path d="M8 9.5V6.5M6.5 1.8h3M8 1.8V4" /></svg>`;
+}
+
 function Seats({ doc, mySeat, now }) {
   const clock = doc.clock || null;
   return html`<section class="card o-seats" aria-labelledby="seats-title">
@@ -97,15 +103,25 @@ function Seats({ doc, mySeat, now }) {
             ? null
             : html`<span class=${`clock${running && left < 10 ? " low" : ""}`}
                 aria-label=${`${name ?? `seat ${seat + 1}`}: ${clockText(left)} left${running ? ", running" : ""}`}>
-                ${running ? "⏱ " : ""}${clockText(left)}</span>`}
+                ${running ? html`<${Stopwatch} />` : null}${clockText(left)}</span>`}
         </li>`;
       })}
     </ul>
   </section>`;
 }
 
-function asked(doc, mySeat) {
+/** Why the connection ended for good, for a person. */
+function closedText(error) {
+  const code = error && error.code;
+  if (code === "no_such_room") {
+    return "This game cannot go on: the server no longer has this room. It was restarted with its rooms kept in memory only (a server with a Redis store keeps them), or the room expired.";
+  }
+  return `The connection to the server ended: ${problem(error)}.`;
+}
+
+function asked(doc, mySeat, state) {
   if (!doc) return "";
+  if (state === "closed" && doc.status !== "finished") return "The game cannot go on here: the connection is closed.";
   if (doc.status === "waiting") {
     const taken = doc.seats.filter((n) => n !== null).length;
     return `Waiting for players: ${taken} of ${doc.seats.length} seats taken.`;
@@ -162,12 +178,37 @@ function details(value) {
   return Object.entries(value).map(([k, v]) => `${words(k)}: ${details(v)}`).join("; ");
 }
 
-function Result({ doc, result, mySeat, token }) {
+function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
+  return `${n}${suffix}`;
+}
+
+/** The result's first line: who won, and for a seat's page where it finished. */
+function headline(doc, result, mySeat) {
+  const others = result.winners.filter((s) => s !== mySeat).map((s) => seatName(doc, s));
+  if (mySeat !== null && result.winners.includes(mySeat)) {
+    return others.length ? `You share the win with ${listed(others)}: well played!` : "You won: well played!";
+  }
+  const won = others.length > 1 ? `${listed(others)} share the win.` : `${others[0]} wins.`;
+  if (mySeat === null) return won;
+  const place = result.ranks[mySeat];
+  const tied = result.ranks.filter((r) => r === place).length > 1;
+  return `${won} You finished ${ordinal(place)}${tied ? " (tied)" : ""} of ${result.ranks.length}.`;
+}
+
+/** The result: ranks, scores and each seat's score details in words (the board module's
+ * `resultDetails` when it has one), and the way to the rematch. A seat's rematch keeps
+ * its seat, also in a rematch another player opened first. */
+function Result({ doc, result, mySeat, token, describe }) {
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
   const unranked = !result.ranks || result.ranks.length === 0;
   const order = unranked ? [] : doc.seats.map((_, seat) => seat).sort((a, b) => result.ranks[a] - result.ranks[b]);
-  const winners = result.winners.map((s) => seatName(doc, s));
+  const said = (seat) => {
+    const detail = result.details && result.details[seat];
+    return describe ? describe(detail, { doc, seat, score: result.scores[seat] }) : details(detail);
+  };
 
   async function rematch() {
     setBusy(true);
@@ -185,20 +226,21 @@ function Result({ doc, result, mySeat, token }) {
     <h2 id="result-title">Result</h2>
     ${unranked
       ? html`<p><strong>The game ended without a winner: ${result.abandoned ? "everyone left" : "it reached the move limit"}.</strong></p>`
-      : html`<p><strong>${winners.length > 1 ? `${listed(winners)} share the win` : `${winners[0]} wins`}${mySeat !== null && result.winners.includes(mySeat) ? ": well played!" : "."}</strong></p>`}
-    ${unranked ? null : html`<div class="scroll-x"><table>
-      <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Score</th><th scope="col">Details</th></tr></thead>
-      <tbody>${order.map((seat) => html`<tr>
-        <td class="rank">${result.ranks[seat]}</td>
-        <td>${seatName(doc, seat)}${seat === mySeat ? " (you)" : ""}</td>
-        <td>${result.scores[seat]}</td>
-        <td>${details(result.details && result.details[seat])}</td>
+      : html`<p><strong>${headline(doc, result, mySeat)}</strong></p>`}
+    ${unranked ? null : html`<table class="ranking">
+      <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Score</th><th scope="col">How it was scored</th></tr></thead>
+      <tbody>${order.map((seat) => html`<tr class=${seat === mySeat ? "mine" : ""}>
+        <td class="rank">${ordinal(result.ranks[seat])}</td>
+        <td class="who">${seatName(doc, seat)}${seat === mySeat ? " (you)" : ""}</td>
+        <td class="score">${result.scores[seat]}<span class="visually-hidden"> points</span></td>
+        <td class="how">${said(seat)}</td>
       </tr>`)}</tbody>
-    </table></div>`}
+    </table>`}
     <p class="row actions">
-      ${doc.rematch
-        ? html`<a class="button" href=${roomPath(doc.rematch)}>Go to the rematch</a>`
-        : html`<button type="button" disabled=${busy} onClick=${rematch}>Rematch</button>`}
+      ${doc.rematch && !token
+        ? html`<a class="button" href=${roomPath(doc.rematch)}>Watch the rematch</a>`
+        : html`<button type="button" disabled=${busy} onClick=${rematch}>${
+            doc.rematch ? "Go to the rematch" : token ? "Rematch" : "Open a rematch"}</button>`}
       <a class="button secondary" href="/">Back to the lobby</a>
     </p>
     <p class="error" role="alert">${error || ""}</p>
@@ -256,14 +298,22 @@ function FillWithBots() {
   </form>`;
 }
 
+/** The engine's board module: `Board` is null while it loads (the page says so rather
+ * than flash the fallback's data view), the fallback when the engine has none. */
 function useBoard(engine) {
-  const [board, setBoard] = useState({ Board: FallbackBoard, note: null });
+  const [board, setBoard] = useState({ Board: null, note: null, describe: null });
   useEffect(() => {
-    const load = engine && boards[engine];
-    if (!load) return;
+    if (!engine) return;
+    const load = boards[engine];
+    if (!load) {
+      setBoard({ Board: FallbackBoard, note: null, describe: null });
+      return;
+    }
     load().then(
-      (module) => setBoard({ Board: module.Board, note: null }),
-      (error) => setBoard({ Board: FallbackBoard, note: `the board could not be loaded (${problem(error)})` }),
+      (module) => setBoard({ Board: module.Board, note: null, describe: module.resultDetails || null }),
+      (error) => setBoard({
+        Board: FallbackBoard, note: `the board could not be loaded (${problem(error)})`, describe: null,
+      }),
     );
   }, [engine]);
   return board;
@@ -277,7 +327,7 @@ function Room({ conn, held, notice }) {
   const [log, setLog] = useState([]);
   const [moves, setMoves] = useState([]);
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState(conn.lastError && conn.state === "closed" ? problem(conn.lastError) : null);
+  const [error, setError] = useState(conn.lastError && conn.state === "closed" ? closedText(conn.lastError) : null);
   const [games, setGames] = useState([]);
   const [now, setNow] = useState(Date.now());
   const asking = useRef(0);
@@ -288,7 +338,7 @@ function Room({ conn, held, notice }) {
       conn.on("doc", (d) => setDoc(d)),
       conn.on("state", (s) => {
         setState(s);
-        if (s === "closed" && conn.lastError) setError(problem(conn.lastError));
+        if (s === "closed" && conn.lastError) setError(closedText(conn.lastError));
       }),
       conn.on("welcome", (w) => setWelcome(w)),
       conn.on("result", (r) => setResult(r)),
@@ -299,7 +349,7 @@ function Room({ conn, held, notice }) {
   }, [conn]);
 
   const mySeat = welcome ? welcome.seat : null;
-  const myTurn = !!doc && doc.status === "playing" && mySeat !== null && doc.to_act.includes(mySeat);
+  const myTurn = !!doc && doc.status === "playing" && state !== "closed" && mySeat !== null && doc.to_act.includes(mySeat);
   const version = conn.version;
 
   useEffect(() => {
@@ -339,7 +389,7 @@ function Room({ conn, held, notice }) {
   const game = games.find((g) => g.id === engine);
   const title = game ? game.title : engine || "a room";
   useEffect(() => { document.title = `${title} · room ${roomId} · tablewire`; }, [title]);
-  const { Board, note } = useBoard(engine);
+  const { Board, note, describe } = useBoard(engine);
   const link = `${globalThis.location.origin}${roomPath(roomId)}`;
   const linkField = useRef(null);
 
@@ -374,28 +424,34 @@ function Room({ conn, held, notice }) {
       ? html`<p class="banner bad" role="alert">The connection to the server was lost. Reconnecting… your seat is kept.</p>`
       : null}
     ${notice ? html`<p class="banner">${notice}</p>` : null}
-    ${error ? html`<p class="banner bad" role="alert">${error}</p>` : null}
+    ${error
+      ? html`<p class="banner bad" role="alert">${error}${state === "closed"
+          ? html` <a href="/">Back to the lobby</a>` : null}</p>`
+      : null}
     ${doc
       ? html`<div class="layout">
           <div class="side">
             <section class="card o-asked" aria-labelledby="asked-title">
               <h2 id="asked-title" class="visually-hidden">What is being asked</h2>
-              <p class=${myTurn ? "banner" : ""}><strong>${asked(doc, mySeat)}</strong></p>
+              <p class=${myTurn ? "banner" : ""}><strong>${asked(doc, mySeat, state)}</strong></p>
               ${myTurn
                 ? legal.length
                   ? html`<${Moves} moves=${legal} send=${send} busy=${busy} />`
-                  : html`<p class="muted">Finding your moves…</p>`
+                  : html`<p class="muted">${state === "open" ? "Finding your moves…" : "Your moves come back with the connection."}</p>`
                 : null}
             </section>
             ${result && doc.status === "finished"
-              ? html`<${Result} doc=${doc} result=${result} mySeat=${mySeat} token=${held && held.token} />`
+              ? html`<${Result} doc=${doc} result=${result} mySeat=${mySeat} token=${held && held.token}
+                  describe=${describe} />`
               : null}
             <section class="card o-board" aria-labelledby="board-title">
               <h2 id="board-title">Board</h2>
               ${note ? html`<p class="muted">${note}</p>` : null}
-              ${doc.game
-                ? html`<${Board} doc=${doc} seat=${mySeat} legal=${legal} send=${send} />`
-                : html`<p class="muted">The board appears when every seat is taken.</p>`}
+              ${!doc.game
+                ? html`<p class="muted">The board appears when every seat is taken.</p>`
+                : Board
+                  ? html`<${Board} doc=${doc} seat=${mySeat} legal=${legal} send=${send} />`
+                  : html`<p class="loading">Loading the board…</p>`}
             </section>
           </div>
           <aside class="side">

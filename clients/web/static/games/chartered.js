@@ -463,6 +463,13 @@ function Status({ doc }) {
   </div>`;
 }
 
+/** A seat's score details (the result's `details`) in words: see games/README.md. */
+export function resultDetails(final) {
+  if (!final) return "";
+  return `${money(final.cash)} cash, ${money(final.hand_penalty)} for cards left in hand, ${
+    money(final.shares)} for shares and ${money(final.flags)} for flags, sold at their companies' values.`;
+}
+
 /** Board({doc, seat, legal, send}): Chartered's map, stock market, cards and players. */
 export function Board({ doc, seat, legal, send }) {
   const game = doc.game;

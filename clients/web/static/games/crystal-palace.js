@@ -84,6 +84,10 @@ function count(key, n) {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+function ordinal(n) {
+  return `${n}${{ 1: "st", 2: "nd", 3: "rd" }[n] || "th"}`;
+}
+
 function minus(n) {
   return n < 0 ? `−${-n}` : String(n);
 }
@@ -196,7 +200,7 @@ function Move({ entry, send, cls = "", children }) {
 function Die({ seat, value, label, cls = "" }) {
   const hidden = value === null || value === undefined;
   return html`<span class=${`cp-die cp-c${seat} ${hidden ? "cp-back" : ""} ${cls}`} role="img"
-    aria-label=${label}>${hidden ? "" : value}</span>`;
+    aria-label=${label} title=${label}>${hidden ? "" : value}</span>`;
 }
 
 // -- the status line and the secret steps ---------------------------------------------------
@@ -473,7 +477,7 @@ function DiceLine({ doc, game, s, p, mine }) {
     const at = left.indexOf(v);
     if (at >= 0) left.splice(at, 1);
     return html`<${Die} seat=${s} value=${v} cls=${at >= 0 ? "" : "cp-placed"}
-      label=${`${v}${at >= 0 ? ", not placed" : ", placed"}`} />`;
+      label=${`${v}${at >= 0 ? ", not placed yet" : ", placed on the board"}`} />`;
   })} ${p.passed ? html`<span class="muted">passed</span>` : null}</p>`;
 }
 
@@ -496,7 +500,7 @@ function Player({ doc, game, s, seat, legal, send }) {
   return html`<article class=${`cp-player cp-b${s}${acting ? " cp-acting" : ""}`} data-seat=${s}
     aria-label=${`${seatName(doc, s)}, seat ${s + 1}`}>
     <h4><span class=${`cp-token cp-c${s}`} aria-hidden="true"></span> ${seatName(doc, s)}${mine ? " (you)" : ""}
-      <span class="muted cp-small">seat ${s + 1} · ${nation.name}${game.order.includes(s) ? ` · ${game.order.indexOf(s) + 1}. in order` : ""}</span>
+      <span class="muted cp-small">seat ${s + 1} · ${nation.name}${game.order.includes(s) ? ` · ${ordinal(game.order.indexOf(s) + 1)} in turn order` : ""}</span>
       ${acting ? html`<span class="badge waiting">${secretStep ? "choosing" : "to play"}</span>` : null}</h4>
     <dl class="cp-stats">${stats.map(([name, value, tip]) => html`<div title=${tip || name}><dt>${name}</dt><dd>${value}</dd></div>`)}</dl>
     <p class="cp-small">Goal (${nation.name}): level ${p.goal} of ${DATA.limits.goal_levels}, ${DATA.goal_vp[p.goal]} VP
@@ -549,6 +553,13 @@ function Final({ doc, game }) {
       </tbody>
     </table></div>
   </section>`;
+}
+
+/** A seat's score details (the result's `details`) in words: see games/README.md. */
+export function resultDetails(final) {
+  if (!final) return "";
+  const parts = SCORES.filter(([key]) => final[key]).map(([key, text]) => `${minus(final[key])} ${key === "play" ? text : `for ${text}`}`);
+  return `${parts.length ? parts.join(", ") : "no VP"}; tie-break: £${final.money} left, then Westminster step ${final.westminster}.`;
 }
 
 /** Board({doc, seat, legal, send}): Crystal Palace as a player at the table sees it. */

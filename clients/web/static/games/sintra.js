@@ -137,8 +137,7 @@ function Table({ doc, game, names, picks, picked, onPick }) {
   return html`<section class="sn-table" aria-label="The table">
     <div class="sn-head">
       <p><strong>${game.finished ? `Game over after ${game.printed.rounds} rounds` : `Round ${game.round} of ${game.printed.rounds}`}</strong>
-        ${bonus === null ? null : html` · colour bonus: <${Glass} color=${bonus} names=${names} /> <strong>${names[bonus]}</strong>
-          <span class="muted">(+1 for each piece of it on a strip you complete)</span>`}</p>
+        ${bonus === null ? null : html` · colour bonus: <${Glass} color=${bonus} names=${names} /> <strong>${names[bonus]}</strong>${" "}<span class="muted">(+1 for each piece of it on a strip you complete)</span>`}</p>
       <p class="muted">Palace side ${game.options.side} · bag ${plural(game.bag, "piece")} (hidden) ·
         glass tower ${plural(game.tower, "piece")}</p>
     </div>
@@ -314,9 +313,24 @@ function Palace({ doc, game, s, mine, names, pick, reset, onSend }) {
     ${board.final
       ? html`<p class="sn-final">Final scoring: ${board.final.before_final} before,
           leftover glass ${signed(board.final.leftover)}, broken glass ${signed(board.final.broken_glass)},
-          palace bonus ${signed(board.final.palace_bonus)} → <strong>${board.score} pts</strong></p>`
+          palace bonus ${signed(board.final.palace_bonus)} → <strong>${board.score} pts</strong>${
+            floored(board.final, board.score) ? " (a score never drops below 0)" : ""}</p>`
       : null}
   </section>`;
+}
+
+/** Whether the final scoring's steps add up to less than the score: it stopped at 0. */
+function floored(final, score) {
+  return final.before_final + final.leftover + final.broken_glass + final.palace_bonus !== score;
+}
+
+/** A seat's score details (the result's `details`) in words: see games/README.md. */
+export function resultDetails(final, { score }) {
+  if (!final) return "";
+  const steps = `${final.before_final} points before the final scoring, ${signed(final.leftover)} for glass left on
+    the strips, ${signed(final.broken_glass)} for broken glass, ${signed(final.palace_bonus)} palace bonus`;
+  const floor = floored(final, score) ? " (a score never drops below 0)" : "";
+  return `${steps.replace(/\s+/g, " ")}${floor}; tie-break: ${plural(final.glass_lost, "point")} lost to broken glass over the whole game, each −18 at the bottom included (fewer is better).`;
 }
 
 /** Board({doc, seat, legal, send}): see games/README.md. */
