@@ -170,4 +170,6 @@ def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
     asked = player.page.locator(".o-asked").inner_text()
     assert "cannot go on here" in asked and "Your turn" not in asked
     assert player.page.locator(".moves button").count() == 0
+    seats = player.page.locator(".o-seats").inner_text()
+    assert "online" not in seats and "not known while disconnected" in seats
     player.errors[:] = [error for error in player.errors if not REFUSED.match(error)]

@@ -65,8 +65,9 @@ function secondsLeft(clock, seat, now) {
   return remaining === null || remaining === undefined ? null : remaining;
 }
 
-function presenceText(presence) {
+function presenceText(presence, live) {
   if (!presence) return null;
+  if (!live && !presence.bot) return { text: "not known while disconnected", kind: "away" };
   if (presence.bot === "zombie") return { text: "a bot plays for this player", kind: "away" };
   if (presence.bot) return { text: `${presence.bot} bot`, kind: "connected" };
   if (presence.connected) return { text: "online", kind: "connected" };
@@ -83,14 +84,14 @@ function Stopwatch() {
     <circle cx="8" cy="9.5" r="5.5" /><path d="M8 9.5V6.5M6.5 1.8h3M8 1.8V4" /></svg>`;
 }
 
-function Seats({ doc, mySeat, now }) {
+function Seats({ doc, mySeat, now, live }) {
   const clock = doc.clock || null;
   return html`<section class="card o-seats" aria-labelledby="seats-title">
     <h2 id="seats-title">Players</h2>
     <ul class="seats">
       ${doc.seats.map((name, seat) => {
         const acting = doc.status === "playing" && doc.to_act.includes(seat);
-        const presence = presenceText(doc.presence && doc.presence[seat]);
+        const presence = presenceText(doc.presence && doc.presence[seat], live);
         const left = secondsLeft(clock, seat, now);
         const running = clock && clock.deadline && clock.deadline[seat] != null;
         return html`<li class=${`seat${acting ? " to-act" : ""}`}>
@@ -455,7 +456,7 @@ function Room({ conn, held, notice }) {
             </section>
           </div>
           <aside class="side">
-            <${Seats} doc=${doc} mySeat=${mySeat} now=${now} />
+            <${Seats} doc=${doc} mySeat=${mySeat} now=${now} live=${state === "open"} />
             ${mySeat === null && doc.status === "waiting" && doc.seats.includes(null)
               ? html`<${TakeSeat} doc=${doc} />`
               : null}
