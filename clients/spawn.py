@@ -33,6 +33,7 @@ UNLIMITED: dict[str, object] = {
     "connect_rate": 0,
     "room_rate": 0,
     "max_rooms": 1_000_000,
+    "max_benchmark_rooms": 1_000_000,
 }
 """Settings that turn the per-connection and per-address rate limits off and raise the
 cap on rooms: load generators run thousands of clients from one address
