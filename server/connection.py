@@ -149,10 +149,13 @@ def reader_of(send: Any) -> BoundedWebSocket | None:
     return protocol if isinstance(protocol, BoundedWebSocket) else None
 
 
+_SHORT_HEADERS = [bytes((0x82, length)) for length in range(126)]
+
+
 def frame_header(length: int) -> bytes:
     """The header of an unmasked, unfragmented binary WebSocket frame (RFC 6455 §5.2)."""
     if length < 126:
-        return bytes((0x82, length))
+        return _SHORT_HEADERS[length]
     if length < 1 << 16:
         return struct.pack("!BBH", 0x82, 126, length)
     return struct.pack("!BBQ", 0x82, 127, length)
