@@ -803,7 +803,7 @@ class Room:
                 version = self._append_now(entry)
                 conn.send(_ack(conn, intent.id, version))
                 result = self._commit(version, entry, state, events)
-                if self.record.status == "playing" and self.version >= self.settings.max_moves - 1:
+                if self._at_move_limit():
                     end: LogEntry = {"k": "end", "why": "move_limit"}
                     result = self._commit(self._append_now(end), end, self.state, [])
                 if result is not None or self.version % self.settings.snapshot_every == 0:
@@ -854,12 +854,16 @@ class Room:
         entry = {"k": "intent", "seat": seat, "id": intent.id, "action": intent.action}
         return entry, state, events
 
+    def _at_move_limit(self) -> bool:
+        """Whether the game must end now: its next entry would be the log's last allowed."""
+        return self.record.status == "playing" and self.version >= self.settings.max_moves - 1
+
     async def _after_commit(self, result: Result | None, save: bool = False) -> None:
         """The owner's bookkeeping: a snapshot every ``snapshot_every`` versions (the
         engine's state and the table's), the record when the game ends or ``save``;
         and the end of a game whose next entry would be the log's last allowed one."""
         try:
-            if self.record.status == "playing" and self.version >= self.settings.max_moves - 1:
+            if self._at_move_limit():
                 entry: LogEntry = {"k": "end", "why": "move_limit"}
                 result = self._commit(await self._append(entry), entry, self.state, [])
         except (StoreUnavailable, NotOwner) as exc:  # the next commit tries again
