@@ -181,3 +181,19 @@ def test_labels_say_effect_and_price_in_choice_steps() -> None:
     assert cp.describe(state, 0, build) == (
         "build Beer Glass Counter for 1 gear, 1 energy (+8 VP) → effect on seat 2: lose £3"
     )
+
+
+def test_server_bots_are_told_apart_in_the_seats_table() -> None:
+    """Every server bot's name starts alike ("greedy bot 2"): cut to five letters they all
+    read "greed"; they show as "bot N"."""
+    state = game(3)
+    doc = {
+        "status": "playing",
+        "seats": ["ana", "greedy bot 2", "random bot 3"],
+        "to_act": [0],
+        "game": cp.view(state, 0),
+    }
+    text = io.StringIO()
+    render(Console(file=text, width=80, color_system=None), cp.id, doc, 0)
+    screen = text.getvalue()
+    assert "bot 2" in screen and "bot 3" in screen and "greed" not in screen

@@ -10,6 +10,7 @@ Names are data: they go into :class:`rich.text.Text`, never into markup.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -217,6 +218,13 @@ COLUMNS = [
 ]
 
 
+def _seat_name(name: str | None, seat: int) -> str:
+    """A name in :data:`NAME` letters; a server bot's as ``bot N`` (its kind is in the
+    legend of presence, and every bot's name starts alike)."""
+    bot = re.fullmatch(r"\w+ bot (\d+)", name or "")
+    return f"bot {bot.group(1)}" if bot else str(name or f"seat {seat + 1}")[:NAME]
+
+
 def _seats(doc: dict[str, Any], game: dict[str, Any], seat: int | None) -> Table:
     table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0), show_edge=False)
     for header in COLUMNS:
@@ -229,9 +237,7 @@ def _seats(doc: dict[str, Any], game: dict[str, Any], seat: int | None) -> Table
         p = game["seats"][i]
         mark = "◀" if i in doc["to_act"] else " "
         who = Text(f"{mark}{LETTERS[i]} ", style=f"bold {COLOURS[i]}")
-        who.append(
-            Text(str(name or f"seat {i + 1}")[:NAME], style="underline" if i == seat else "")
-        )
+        who.append(Text(_seat_name(name, i), style="underline" if i == seat else ""))
         nation = NATIONS.get(nations[p["nation"]], nations[p["nation"]])
         cards = (p["patents"], p["prototypes"], p["characters"], p["research"])
         table.add_row(
