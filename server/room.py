@@ -307,6 +307,9 @@ class Room:
             # turned into a connection error, which the actor survives.
             task.cancel()
             await asyncio.wait([task], timeout=1.0)
+        # A cancelled task keeps its CancelledError, whose traceback holds the actor's
+        # frame, which holds this room: let go of the task, or that is a reference cycle.
+        self._task = None
         for conn in list(self.conns):
             conn.close(code, message)
         self.conns.clear()

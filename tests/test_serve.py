@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,9 +14,13 @@ import pytest
 import uvicorn
 
 from conftest import listening_socket
+from engines.turn_relay.engine import client_move
+from protocol.messages import Intent
 from server.app import create_app
+from server.lobby import Lobby
 from server.serve import tune_gc
 from server.settings import Settings
+from server.store import MemoryStore
 from server.transport import BoundedWebSocket, guarded
 
 
@@ -107,3 +112,48 @@ async def test_a_games_connections_requests_and_moves_leave_no_reference_cycles(
     server.should_exit = True
     await task
     sock.close()
+
+
+async def test_a_room_removed_after_its_game_is_freed_without_the_collector() -> None:
+    """A room whose actor was cancelled leaves no cycle behind (the cancelled task's
+    traceback held the actor's frame, and with it the room): frozen, it would never go."""
+
+    class Seat:
+        def __init__(self, seat: int) -> None:
+            self.seat, self.protocol = seat, 2
+
+        def send(self, frame: bytes) -> None:
+            pass
+
+        def close(self, code: str, message: str) -> None:
+            pass
+
+    lobby = Lobby(MemoryStore(), Settings())
+    room_id = (await lobby.create({"engine": "turn-relay", "seats": 4}))["id"]
+    room = lobby.rooms[room_id]
+    for _ in range(4):
+        await lobby.reserve(room_id, {})
+    seats = [Seat(seat) for seat in range(4)]
+    for seat in seats:
+        await room.arrive(seat.seat)
+        room.attach(seat, None)
+    for k in range(20):
+        assert room.state is not None
+        turn = room.state["turn"]
+        room.submit(seats[turn], Intent(k, client_move(room.engine.view(room.state, None))))
+        await room.settled()
+    for seat in seats:
+        room.detach(seat)
+    freed = weakref.ref(room)
+    del room
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        await lobby._remove(room_id)
+        gc.collect()
+        left = [type(o).__name__ for o in gc.garbage if type(o).__module__.startswith("server.")]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == [] and freed() is None
+    await lobby.close()
