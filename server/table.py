@@ -269,11 +269,16 @@ class Table:
     def due(self, to_act: frozenset[int]) -> tuple[float, str, int | None] | None:
         """The next thing the owner must do by itself, as (when, why, seat):
         ``bot`` (a bot seat acts), ``clock`` (a deadline passed), ``away`` (the
-        player has been away past the grace period), or ``abandon`` (seat None)."""
+        player has been away past the grace period), or ``abandon`` (seat None).
+        A zombie plays (``clock``, ``away``) only while a player is at the table:
+        for players who all left, nothing is played until they come back or the
+        room is abandoned."""
         if self.clock.kind == "none" and all(self.connected) and not any(self.bots):
             return None  # every seat a person, here, with no clock: nothing can be due
         options = self.options
         found: list[tuple[float, str, int | None]] = []
+        people = [s for s, bot in enumerate(self.bots) if bot is None]
+        here = any(self.connected[s] for s in people)
         for seat in sorted(to_act):
             since = self.since[seat]
             if since is None:
@@ -281,6 +286,8 @@ class Table:
             if self.bots[seat] is not None:
                 found.append((since + options["bot_delay"], "bot", seat))
                 continue
+            if not here:
+                continue  # nobody plays for players who all left: the room waits for them
             deadline = self.deadline[seat]
             if deadline is not None:
                 found.append((deadline, "clock", seat))
@@ -288,7 +295,6 @@ class Table:
             if not self.connected[seat] and away is not None:
                 when = max(away + options["grace"], since + options["bot_delay"])
                 found.append((when, "away", seat))
-        people = [s for s, bot in enumerate(self.bots) if bot is None]
         aways = [self.away_since[s] for s in people if not self.connected[s]]
         if people and len(aways) == len(people) and None not in aways:
             last = max(a for a in aways if a is not None)

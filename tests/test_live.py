@@ -225,6 +225,23 @@ async def test_a_room_every_player_left_ends_abandoned(lobby: Lobby, timers: Man
     assert room.id in await lobby.sweep(), "swept like finished rooms"
 
 
+async def test_nobody_plays_for_players_who_all_left_the_room_waits_for_them(
+    lobby: Lobby, timers: ManualTimers
+) -> None:
+    """Zombies keep a game moving for the players still there; with every player gone
+    (past the grace period, clocks running out) nothing is played until abandonment."""
+    room = await new_room(lobby, "sintra", 2, clock="move:30", grace=10, abandon_after=600)
+    players = await seated(lobby, room, ["ana", "bo"])
+    for player in players:
+        player.leave()
+    await room.settled()
+    version = room.version
+    await run(timers, room, 599)
+    assert (room.version, room.record.status) == (version, "playing"), "no zombie moves"
+    await run(timers, room, 2)
+    assert room.record.result is not None and room.record.result["abandoned"] is True
+
+
 async def test_a_simultaneous_step_resolves_at_the_deadline_when_one_seat_never_acts(
     lobby: Lobby, timers: ManualTimers
 ) -> None:
