@@ -510,8 +510,11 @@ class Lobby:
         """Open every unfinished room that no process owns, so that it runs again
         (after all processes restarted, or an owner died with nobody following).
         Several processes adopting at once split the rooms: the lease decides. A
-        process that holds ``max_rooms`` rooms adopts no more (others will)."""
-        adopted = []
+        process that holds ``max_rooms`` rooms adopts no more (others will). A single
+        process (no forwarder: the memory store) has every room loaded already."""
+        adopted: list[str] = []
+        if self.forwarder is None:
+            return adopted
         async for records in self._walk():
             for record in records:
                 if len(self.rooms) >= self.settings.max_rooms:
