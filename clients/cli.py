@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import sys
+import textwrap
 import traceback
 from collections.abc import Sequence
 from enum import IntEnum
@@ -20,7 +21,6 @@ from typing import Any, NoReturn
 import httpx
 import uvloop
 from rich.console import Console, Group, RenderableType
-from rich.padding import Padding
 from rich.text import Text
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
@@ -402,7 +402,13 @@ def _offered(game: dict[str, Any]) -> bool:
     return bool(kind == "game")
 
 
-def games_text(games: list[dict[str, Any]]) -> Group:
+def _described(meaning: str, width: int) -> list[Text]:
+    """``meaning`` wrapped under its option, six columns in, no trailing blanks."""
+    wrapped = textwrap.wrap(meaning, max(20, width - 6))
+    return [Text("      " + line, style="dim") for line in wrapped]
+
+
+def games_text(games: list[dict[str, Any]], width: int = 80) -> Group:
     """Every game with its players and options (choices, default, what each does)."""
     lines: list[RenderableType] = []
     for game in filter(_offered, games):
@@ -417,13 +423,13 @@ def games_text(games: list[dict[str, Any]]) -> Group:
             default = json.dumps(spec["default"]).strip('"')
             lines.append(Text(f"  --option {name}={choices}  (default {default})"))
             if spec.get("description"):
-                lines.append(Padding(Text(spec["description"], style="dim"), (0, 0, 0, 6)))
+                lines.extend(_described(spec["description"], width))
         lines.append(Text())
     lines.append(Text("room options (every game; with tablewire new or play --bots)", style="bold"))
     for name, (values, meaning) in ROOM_OPTION_HELP.items():
         default = json.dumps(ROOM_OPTION_DEFAULTS[name]).strip('"')
         lines.append(Text(f"  --option {name}={values}  (default {default})"))
-        lines.append(Padding(Text(meaning, style="dim"), (0, 0, 0, 6)))
+        lines.extend(_described(meaning, width))
     return Group(*lines)
 
 
@@ -441,7 +447,8 @@ async def _games(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(games))
     else:
-        Console().print(games_text(games))
+        console = Console()
+        console.print(games_text(games, console.width))
     return Status.OK
 
 

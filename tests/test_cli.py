@@ -196,6 +196,7 @@ async def test_games_lists_players_options_and_defaults_even_without_a_server(
         assert "turn-relay" not in out
         assert "--option clock=none|move:S|fischer:I+N  (default none)" in out
         assert "--option grace=SECONDS  (default 60.0)" in out
+        assert all(line == line.rstrip() and len(line) <= 80 for line in out.splitlines())
     assert "this copy of tablewire knows" in err
 
 
