@@ -20,6 +20,7 @@ import logging
 import math
 import secrets
 import time
+import unicodedata
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
@@ -39,6 +40,9 @@ from server.timers import Timers, WallTimers
 log = logging.getLogger("tablewire.lobby")
 
 MAX_NAME = 32
+MAX_MARKS = 4
+"""Combining marks allowed in a row in a name (enough for any script's accents,
+not for 'zalgo' text that spills over the lines around it)."""
 MAX_SEED = 2**63 - 1
 """Seeds are ints in 0…2⁶³−1 (they are stored as msgpack ints)."""
 KINDS = ("game", "benchmark", "all")
@@ -88,13 +92,35 @@ def _int(body: Mapping[str, Any], key: str, default: int | None) -> int | None:
     return value
 
 
+def _shown_as_typed(name: str) -> bool:
+    """No control, format, private-use, unassigned or surrogate character, no line
+    or paragraph separator, and at most ``MAX_MARKS`` combining marks in a row."""
+    marks = 0
+    for c in name:
+        category = unicodedata.category(c)
+        if category[0] == "C" or category in ("Zl", "Zp"):
+            return False
+        marks = marks + 1 if category[0] == "M" else 0
+        if marks > MAX_MARKS:
+            return False
+    return True
+
+
 def _name(body: Mapping[str, Any]) -> str | None:
     name = body.get("name")
     if name is None:
         return None
     if not isinstance(name, str) or not 1 <= len(name.strip()) <= MAX_NAME:
         raise ApiError(400, "bad_name", f"name must be a string of 1-{MAX_NAME} characters")
-    return name.strip()
+    name = unicodedata.normalize("NFC", name.strip())
+    if not _shown_as_typed(name):
+        raise ApiError(
+            400,
+            "bad_name",
+            "name may not hold control or invisible characters, line breaks "
+            f"or more than {MAX_MARKS} accents on one letter",
+        )
+    return name
 
 
 def _bots(engine: Engine, body: Any, seats: int) -> tuple[str, list[int] | None]:

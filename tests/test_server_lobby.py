@@ -244,6 +244,40 @@ async def test_joining_a_finished_room_is_game_over_not_room_full() -> None:
     await lobby.close()
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\x1b[31mred",  # an ANSI escape
+        "two\nlines",
+        "a\u2028b",  # line separator
+        "evil\u202egnp.exe",  # right-to-left override
+        "in\u200bvisible",  # zero-width space
+        "\ue000private",
+        "q" + "\u0301" * 5,  # "zalgo": five accents on one letter
+    ],
+)
+async def test_names_that_would_not_show_as_typed_are_refused(
+    http: httpx.AsyncClient, name: str
+) -> None:
+    room = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 2})).json()
+    refused = await http.post(f"/api/rooms/{room['id']}/seats", json={"name": name})
+    assert (refused.status_code, error_code(refused)) == (400, "bad_name")
+    assert (await http.get(f"/api/rooms/{room['id']}")).json()["names"] == [None, None]
+
+
+async def test_names_with_markup_accents_and_any_script_are_data(http: httpx.AsyncClient) -> None:
+    room = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 4})).json()
+    names = ["[/]<b>&amp;", "Zoë", "Nguyễn", "ana\u0301", "  李小龍  "]
+    for name in names[:4]:
+        answer = await http.post(f"/api/rooms/{room['id']}/seats", json={"name": name})
+        assert answer.status_code == 201, name
+    kept = (await http.get(f"/api/rooms/{room['id']}")).json()["names"]
+    assert kept == ["[/]<b>&amp;", "Zoë", "Nguyễn", "aná"]  # NFC: a + U+0301 is á
+    quick = await http.post("/api/quickplay", json={"engine": "chartered", "name": names[4]})
+    shown = (await http.get(f"/api/rooms/{quick.json()['room']}")).json()["names"]
+    assert "李小龍" in shown
+
+
 async def test_bad_seat_requests_are_refused(http: httpx.AsyncClient) -> None:
     room = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 2})).json()
     seats = f"/api/rooms/{room['id']}/seats"
