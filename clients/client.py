@@ -40,6 +40,9 @@ from protocol.codec import decode, encode
 from protocol.messages import IntentId
 from protocol.mirror import Mirror
 
+ANSWERS = {"legal": "legal", "ping": "pong"}
+"""The ``of`` of an ``error`` frame (the refused request) → the answer it stands for."""
+
 
 class LobbyError(Exception):
     """The lobby refused a request; ``code`` is the API's stable error code."""
@@ -444,8 +447,8 @@ class RoomClient:
             self.errors.append(frame)
             if frame.get("fatal"):
                 self.closed = ServerError(frame)
-            elif frame.get("code") == "spectator":
-                self._resolve("legal", frame)
+            elif frame.get("of") in ANSWERS:  # a refused request: its wait ends
+                self._resolve(ANSWERS[frame["of"]], frame)
         version = self.mirror.version
         if self.arrivals is not None and version is not None and version not in self.arrivals:
             self.arrivals[version] = time.monotonic()

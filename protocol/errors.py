@@ -74,10 +74,15 @@ class ProtocolError(Exception):
     ``intent_id`` is the ``id`` of a refused intent frame when it has a scalar
     one (valid or not): such a refusal is answered with a ``reject`` carrying it,
     so a client waiting for that id hears back. None: the frame has no id.
+    ``of`` is the ``t`` of a refused request a client waits on (``legal``,
+    ``resync``, ``ping``): the ``error`` frame names it, so that wait ends.
     """
 
-    def __init__(self, code: Code, message: str, *, intent_id: Any = None) -> None:
+    def __init__(
+        self, code: Code, message: str, *, intent_id: Any = None, of: str | None = None
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.intent_id = intent_id
+        self.of = of

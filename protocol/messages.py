@@ -199,8 +199,12 @@ def legal(
     return {"t": "legal", "v": version, "seat": seat, "actions": actions, "labels": labels}
 
 
-def error(code: str, message: str, *, fatal: bool = False) -> dict[str, Any]:
-    return {"t": "error", "code": code, "message": message, "fatal": fatal}
+def error(code: str, message: str, *, fatal: bool = False, of: str | None = None) -> dict[str, Any]:
+    """An ``error`` frame; ``of``: the ``t`` of the refused request it answers, if any."""
+    frame = {"t": "error", "code": code, "message": message, "fatal": fatal}
+    if of is not None:
+        frame["of"] = of
+    return frame
 
 
 def pong(data: Any) -> dict[str, Any]:

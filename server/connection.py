@@ -403,9 +403,9 @@ class SocketConnection:
             log.exception("frame failed", extra=fields(room=self.room.id, seat=self.seat))
             self.close(Code.INTERNAL_ERROR, "the server failed on this frame; reconnect")
 
-    def limited(self, kind: Kind, intent: Intent | None = None) -> bool:
+    def limited(self, kind: Kind, intent: Intent | None = None, of: str | None = None) -> bool:
         """True if this frame is over the rate limit: refused (and the connection
-        closed once the refusals persist)."""
+        closed once the refusals persist). ``of``: the refused request's ``t``."""
         if self.limits is None or self.limits.allow(kind):
             return False
         RATE_LIMITED.labels(kind).inc()
@@ -416,7 +416,7 @@ class SocketConnection:
         if intent is not None:
             self.send(encode(messages.reject(intent.id, Code.RATE_LIMITED, message)))
         else:
-            self.error(ProtocolError(Code.RATE_LIMITED, message))
+            self.error(ProtocolError(Code.RATE_LIMITED, message, of=of))
         return True
 
 
@@ -425,7 +425,7 @@ def refusal(exc: ProtocolError) -> bytes:
     intent that has an id, else a non-fatal ``error``."""
     if exc.intent_id is not None:
         return encode(messages.reject(exc.intent_id, exc.code, exc.message))
-    return encode(messages.error(exc.code, exc.message))
+    return encode(messages.error(exc.code, exc.message, of=exc.of))
 
 
 def dispatch(conn: Connection, room: Room, message: ClientMessage) -> None:
@@ -621,8 +621,8 @@ def handle(conn: SocketConnection, room: Room, message: ClientMessage) -> None:
         if conn.limited(Kind.INTENT, message):
             return
     elif isinstance(message, Resync | Legal):
-        if conn.limited(Kind.QUERY):
+        if conn.limited(Kind.QUERY, of="legal" if isinstance(message, Legal) else "resync"):
             return
-    elif isinstance(message, Ping) and conn.limited(Kind.PING):
+    elif isinstance(message, Ping) and conn.limited(Kind.PING, of="ping"):
         return
     dispatch(conn, room, message)

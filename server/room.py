@@ -366,7 +366,8 @@ class Room:
 
     def send_legal(self, conn: Connection) -> None:
         if conn.seat is None:
-            conn.send(encode(messages.error(Code.SPECTATOR, "spectators have no actions")))
+            refused = messages.error(Code.SPECTATOR, "spectators have no actions", of="legal")
+            conn.send(encode(refused))
             return
         state, seat = self.state, conn.seat
         actions = self.engine.legal_actions(state, seat) if state else []

@@ -22,7 +22,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from clients.client import LobbyClient
+from clients import bots
+from clients.client import LobbyClient, RoomClient, ServerError, ws_url
 from clients.lean import LeanClient
 from clients.rude import NonReader, RelayMover, server_closed, slowloris
 from clients.spawn import SpawnedServer
@@ -354,6 +355,7 @@ async def test_pings_and_intents_over_the_rate_are_refused_then_the_connection_c
     answers = [decode(await ws.recv(decode=False)) for _ in range(3)]
     assert [a["t"] for a in answers] == ["pong", "pong", "error"]
     assert answers[2]["code"] == "rate_limited" and not answers[2]["fatal"]
+    assert answers[2]["of"] == "ping"
     await ws.send(encode({"t": "intent", "id": 7, "action": {}}))
     await ws.send(encode({"t": "intent", "id": 8, "action": {}}))
     await ws.send(encode({"t": "intent", "id": 9, "action": {}}))
@@ -371,6 +373,31 @@ async def test_pings_and_intents_over_the_rate_are_refused_then_the_connection_c
         while True:
             frames.append(decode(await ws.recv(decode=False)))
     assert frames[-1]["code"] == "rate_limited" and frames[-1]["fatal"]
+
+
+@pytest.mark.parametrize(
+    "spawned", [{"query_rate": 20, "query_burst": 3, "address_factor": 0}], indirect=True
+)
+async def test_bots_asking_legal_over_the_limit_wait_and_finish_their_game(
+    spawned: SpawnedServer,
+) -> None:
+    """A refused `legal` is an error naming it (`of`): the client's wait ends with
+    ServerError and the bot asks again later (it used to wait for an answer forever)."""
+    async with LobbyClient(spawned.url) as lobby:
+        room = await lobby.create_room("sintra", seats=2)
+        token = (await lobby.reserve(room["id"]))["token"]
+    async with RoomClient(ws_url(spawned.url), room["id"], token) as client:
+        refused = None
+        for _ in range(10):
+            try:
+                await client.legal()
+            except ServerError as exc:
+                refused = exc.frame
+                break
+        assert refused is not None and (refused["code"], refused["of"]) == ("rate_limited", "legal")
+    summary = await bots.run(spawned.url, "sintra", rooms=1, players=2, time_limit=60)
+    assert (summary.games_finished, summary.errors, summary.reconnects) == (1, 0, 0)
+    assert summary.intents > 2 * 3  # more `legal` than one burst per seat
 
 
 async def test_a_room_admits_its_spectators_up_to_the_limit(server: Running) -> None:

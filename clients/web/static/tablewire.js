@@ -598,7 +598,7 @@ export class RoomConnection {
       }
       case "error":
         if (frame.fatal) this.lastError = new ServerError(frame);
-        else if (frame.code === "spectator" && this.legalQueue.length) {
+        else if (frame.of === "legal" && this.legalQueue.length) {
           this.legalQueue.shift().reject(new ServerError(frame));
         }
         this.emit("error", frame);
