@@ -173,3 +173,24 @@ def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
     seats = player.page.locator(".o-seats").inner_text()
     assert "online" not in seats and "not known while disconnected" in seats
     player.errors[:] = [error for error in player.errors if not REFUSED.match(error)]
+
+
+LATE_EFFECTS = """
+window.requestAnimationFrame = undefined;
+const later = window.setTimeout.bind(window);
+window.setTimeout = (f, ms, ...rest) => later(f, ms === 100 ? 1500 : ms, ...rest);
+"""
+"""Preact runs effects after a paint (requestAnimationFrame, or a 100 ms timer without
+it): this makes them run 1.5 s late, after the connection's welcome and snapshot."""
+
+
+def test_a_room_page_whose_effects_run_late_still_shows_the_room(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)  # seat 1 moves first
+    player = open_page()
+    player.hold_seat(reservation)
+    player.page.context.add_init_script(LATE_EFFECTS)
+    player.open_room(reservation["room"])  # nothing changes in the room until this seat moves
+    assert "connected" in player.page.locator(".room-head .badge").all_inner_texts()
+    player.page.wait_for_selector("[aria-label='Legal moves'] button", timeout=10_000)

@@ -345,6 +345,12 @@ function Room({ conn, held, notice }) {
       conn.on("result", (r) => setResult(r)),
       conn.on("event", (event) => setLog((old) => [...old.slice(1 - LOG_SIZE), event.text])),
     ];
+    // Effects run after the first paint: what the connection received before these
+    // subscriptions (its welcome, snapshot, result) is taken from it now.
+    setDoc(conn.doc);
+    setState(conn.state);
+    setWelcome(conn.welcome);
+    if (conn.result) setResult(conn.result);
     lobby.games().then(setGames, () => {});
     return () => offs.forEach((off) => off());
   }, [conn]);
