@@ -1017,6 +1017,8 @@ def card_effect(game: State | View, card: Mapping[str, Any]) -> str:
     if card["kind"] == "level":
         level = card["level"]
         return f"level {level} (+ƒ{level * step} to a company, on a height-{level - 1} plot)"
+    if game["finished"]:
+        return f"plot {card['plot']} (not built: the game is over)"
     outcome, companies = card_outcome(game, card)
     if outcome in ("stack", "expand"):
         effect = f"would {outcome} {_names(companies)}, +ƒ{step}"

@@ -97,6 +97,7 @@ function cardEffect(game, geo, closed, card) {
     return { kind: "level", text: `+ƒ${card.level * step} to a company, on a height-${card.level - 1} plot` };
   }
   const plot = card.plot;
+  if (game.finished) return { kind: "blocked", text: "not built: the game is over" };
   if (!geo.byPlot[plot]) return { kind: "blocked", text: "cannot be built now" };
   const held = game.plots[plot];
   if (held) {

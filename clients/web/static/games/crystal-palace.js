@@ -491,7 +491,8 @@ function Player({ doc, game, s, seat, legal, send }) {
   const abilities = mine ? matching(legal, { type: "ability" }) : [];
   const builds = mine ? matching(legal, { type: "build" }) : [];
   const stats = [
-    ["£", p.money, "money"], ["loans", p.loans, "loans: +£10 each, VP lost at the end"],
+    ["£", p.money, "money"],
+    ["loans", game.finished && p.repaid ? `${p.loans} (${p.repaid} repaid)` : p.loans, "loans: +£10 each, VP lost at the end"],
     ["gears", p.gears], ["energy", p.energy], ["newspapers", `${p.newspapers}/${DATA.limits.newspapers}`],
     ["income", p.income, "income step"], ["buzz", p.buzz], ["VP", p.vp, "victory points so far"],
     ["Westminster", p.westminster, "Westminster step"], ["assistants", p.assistants, "assistants in hand"],
@@ -505,7 +506,7 @@ function Player({ doc, game, s, seat, legal, send }) {
     <dl class="cp-stats">${stats.map(([name, value, tip]) => html`<div title=${tip || name}><dt>${name}</dt><dd>${value}</dd></div>`)}</dl>
     <p class="cp-small">Goal (${nation.name}): level ${p.goal} of ${DATA.limits.goal_levels}, ${DATA.goal_vp[p.goal]} VP
       · next: ${goalText(nation, p.goal)}${p.goal < DATA.limits.goal_levels ? ` (${DATA.goal_vp[p.goal + 1]} VP)` : ""}</p>
-    ${mine && p.loan_values && p.loan_values.length ? html`<p class="cp-small">Your loans score ${p.loan_values.map(minus).join(", ")} VP at the end <span class="muted">(others see only how many)</span></p>` : null}
+    ${mine && !game.finished && p.loan_values && p.loan_values.length ? html`<p class="cp-small">Your loans score ${p.loan_values.map(minus).join(", ")} VP at the end <span class="muted">(others see only how many)</span></p>` : null}
     <${DiceLine} doc=${doc} game=${game} s=${s} p=${p} mine=${mine} />
     ${game.step.kind === "repay" && !game.finished ? html`<p class="cp-small muted">${mine ? `repaid: ${p.repaid}` : "what they repay stays hidden until everyone is ready"}</p>` : null}
     ${p.patents.length ? html`<div class="cp-chips"><span class="muted">Patents to build:</span>
