@@ -27,6 +27,7 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 from clients import bots, loadtest, terminal
 from clients.client import LobbyClient, LobbyError, ServerError, Unreachable, server_url
 from engines import ENGINES, GAMES
+from server.ids import ROOM_ID
 from server.table import DEFAULTS as ROOM_OPTION_DEFAULTS
 from server.table import HELP as ROOM_OPTION_HELP
 
@@ -107,6 +108,15 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be 1 or more")
     return value
+
+
+def _room(text: str) -> str:
+    """A room id as the server makes them (protocol §9); anything else names no room."""
+    if not ROOM_ID.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a room id (letters, digits, '-' and '_'; see `tablewire rooms`)"
+        )
+    return text
 
 
 def _games_line() -> str:
@@ -270,7 +280,9 @@ def _parser() -> argparse.ArgumentParser:
         "open room of the game or open one (quick play); with --bots N, open a room for you and "
         "N computer players.",
     )
-    play.add_argument("--room", default=None, help="the room to join (default: quick play)")
+    play.add_argument(
+        "--room", type=_room, default=None, help="the room to join (default: quick play)"
+    )
     play.add_argument("--token", default=None, help="your seat token, to come back to your seat")
     play.add_argument(
         "--rematch",
@@ -309,7 +321,7 @@ def _parser() -> argparse.ArgumentParser:
         help_text="watch a room",
         description="Watch a room until its game ends; a finished room shows its result.",
     )
-    spectate.add_argument("--room", required=True, help="the room to watch")
+    spectate.add_argument("--room", type=_room, required=True, help="the room to watch")
     spectate.add_argument(
         "--reconnect-for",
         type=float,
@@ -329,7 +341,9 @@ def _parser() -> argparse.ArgumentParser:
     bot.add_argument("--rooms", type=_positive, default=1, help="rooms to create (default 1)")
     bot.add_argument("--players", type=_positive, default=4, help="bots per room (default 4)")
     bot.add_argument("--spectators", type=int, default=0, help="spectators per room (default 0)")
-    bot.add_argument("--room", default=None, help="fill the free seats of this room instead")
+    bot.add_argument(
+        "--room", type=_room, default=None, help="fill the free seats of this room instead"
+    )
     options(bot)
     bot.add_argument(
         "--seed",

@@ -182,6 +182,9 @@ async def test_an_unknown_host_and_a_bad_address_are_one_line_each() -> None:
     assert code == Status.USAGE and "host:port" in one_line(err)
     code, _, err = await run("play", "--token", "T")
     assert code == Status.USAGE and "--token needs --room" in one_line(err)
+    for command in ("play", "spectate", "bots"):
+        code, _, err = await run(command, "--room=a/b")
+        assert code == Status.USAGE and "'a/b' is not a room id" in one_line(err)
 
 
 async def test_games_lists_players_options_and_defaults_even_without_a_server(
