@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
 import os
+import socket
 import sys
 import textwrap
 import traceback
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 import httpx
 import uvloop
@@ -52,9 +55,9 @@ EXIT_STATUSES = """\
 exit status:
   0    done (a game played to its end, or you left with Ctrl-D)
   1    a bot or load run had errors or unfinished games; or an unexpected error
-  2    the command line is wrong (usage)
+  2    the command line (or, for serve, a TABLEWIRE_* setting) is wrong
   3    the server cannot be reached (not running, unknown host, no answer,
-       or gone too long during a game)
+       or gone too long during a game); serve: its address cannot be listened on
   4    the server refused (no such room, room full, bad token, unknown game, ...)
   5    a paced load run (loadtest --workload) completed fewer than 99 % of the
        moves it offered, with no errors: saturated; its JSON line's "limit"
@@ -70,7 +73,7 @@ HINTS = {
     "seat_taken": "leave out the seat to take any free one",
     "game_over": "that game has ended; `tablewire spectate --room=ID` shows its result",
     "bad_token": "use the --room and --token printed when you took the seat",
-    "bad_name": "a name has 1-32 characters",
+    "bad_name": "a name has 1-32 letters, digits, spaces or signs",
     "not_tablewire": "check --server: it should be the address `tablewire serve` listens on",
     "server_failed": "the server failed: its log says why; try again, or report it",
 }
@@ -98,6 +101,20 @@ def _server(text: str) -> str:
 def _servers(text: str) -> str:
     """One server address or several, comma-separated."""
     return ",".join(_server(part) for part in text.split(","))
+
+
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+"""The URL schemes the Redis client takes."""
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError("the port must be a number from 1 to 65535")
+    return value
 
 
 def _positive(text: str) -> int:
@@ -152,7 +169,7 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run the server (in-memory store)")
     serve.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    serve.add_argument("--port", type=_port, default=None, help="port (default 8000)")
     serve.add_argument("--log-level", default=None, help="debug, info, warning, error")
     serve.add_argument(
         "--redis-url",
@@ -641,23 +658,50 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
     )
 
 
+def _serve(args: argparse.Namespace) -> int:
+    """``tablewire serve``: its settings and address checked first, each failure one line."""
+    from server.serve import run
+    from server.settings import Settings
+
+    try:
+        settings = Settings.from_env(
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level,
+            redis_url=args.redis_url,
+            allowed_origins=args.allowed_origins,
+        )
+        if settings.redis_url and urlsplit(settings.redis_url).scheme not in REDIS_SCHEMES:
+            raise ValueError(
+                f"--redis-url {settings.redis_url!r} is not redis://host:port/db "
+                "(or rediss://, unix://)"
+            )
+    except ValueError as exc:
+        print(f"tablewire serve: {exc}.", file=sys.stderr)
+        return Status.USAGE
+    where = f"{settings.host}:{settings.port}"
+    try:
+        socket.getaddrinfo(settings.host, settings.port)
+        socket.create_server((settings.host, settings.port)).close()
+    except OSError as exc:
+        if isinstance(exc, socket.gaierror):
+            why = f"{settings.host!r} is not a known address. Check --host."
+        elif exc.errno == errno.EADDRINUSE:
+            why = "the port is in use. Is a server running there? Choose another with --port."
+        else:
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            why = f"{reason}. Check --host (an address of this machine, or 0.0.0.0)."
+        print(f"tablewire serve: cannot listen on {where}: {why}", file=sys.stderr)
+        return Status.UNREACHABLE
+    run(settings)
+    return Status.OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "serve":
-        from server.serve import run
-        from server.settings import Settings
-
-        run(
-            Settings.from_env(
-                host=args.host,
-                port=args.port,
-                log_level=args.log_level,
-                redis_url=args.redis_url,
-                allowed_origins=args.allowed_origins,
-            )
-        )
-        return Status.OK
+        return _serve(args)
     try:
         default_server = _servers(os.environ.get(SERVER_ENV, DEFAULT_SERVER))
     except argparse.ArgumentTypeError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -132,8 +133,27 @@ class Settings:
         environ = dict(os.environ if environ is None else environ)
         values: dict[str, Any] = {}
         for f in fields(cls):
-            raw = environ.get(f"TABLEWIRE_{f.name.upper()}")
+            name = f"TABLEWIRE_{f.name.upper()}"
+            raw = environ.get(name)
             if raw is not None:
-                values[f.name] = type(getattr(cls, f.name))(raw)
+                values[f.name] = _parsed(name, type(getattr(cls, f.name)), raw)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return replace(cls(), **values)
+
+
+class SettingsError(ValueError):
+    """A ``TABLEWIRE_*`` variable that is not a value of its setting."""
+
+
+def _parsed(name: str, kind: type, raw: str) -> Any:
+    """``raw`` as a setting of type ``kind``: numbers finite and not negative."""
+    if kind is str:
+        return raw
+    what = "a whole number" if kind is int else "a number"
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be {what} of 0 or more, not {raw!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise SettingsError(f"{name} must be {what} of 0 or more, not {raw!r}")
+    return value

@@ -19,14 +19,16 @@ from engines import GAMES
 from server.lobby import Lobby
 
 
-async def run(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
+async def run(
+    *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
+) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(
         TABLEWIRE,
         *args,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "COLUMNS": "80", "LINES": "24"},
+        env={**os.environ, "COLUMNS": "80", "LINES": "24", **(env or {})},
     )
     out, err = await process.communicate(stdin)
     assert process.returncode is not None
@@ -185,6 +187,21 @@ async def test_an_unknown_host_and_a_bad_address_are_one_line_each() -> None:
     for command in ("play", "spectate", "bots"):
         code, _, err = await run(command, "--room=a/b")
         assert code == Status.USAGE and "'a/b' is not a room id" in one_line(err)
+
+
+async def test_serve_says_in_one_line_why_it_cannot_start(served: str) -> None:
+    port = served.rsplit(":", 1)[1]
+    code, _, err = await run("serve", "--port", port)
+    assert code == Status.UNREACHABLE and "the port is in use" in one_line(err)
+    code, _, err = await run("serve", "--host", "nosuchhost.invalid", "--port", port)
+    assert code == Status.UNREACHABLE and "not a known address" in one_line(err)
+    code, _, err = await run("serve", "--port", "70000")
+    assert code == Status.USAGE and "1 to 65535" in one_line(err)
+    code, _, err = await run("serve", "--port", str(free_port()), "--redis-url", "localhost")
+    assert code == Status.USAGE and "is not redis://host:port/db" in one_line(err)
+    for variable, value in (("TABLEWIRE_MAX_ROOMS", "lots"), ("TABLEWIRE_SEND_TIMEOUT", "-1")):
+        code, _, err = await run("serve", "--port", str(free_port()), env={variable: value})
+        assert code == Status.USAGE and f"{variable} must be" in one_line(err)
 
 
 async def test_games_lists_players_options_and_defaults_even_without_a_server(
