@@ -117,14 +117,7 @@ async def play_seat(
                 summary.intents += 1
             started = time.monotonic()
             reply = await client.intent(pending[1], pending[0])
-        except ServerError as refused:
-            if refused.code in RETRYABLE and not refused.frame.get("fatal"):
-                await asyncio.sleep(RETRY_PAUSE)  # a refused `legal`: ask again later
-                continue
-            summary.reconnects += 1
-            await client.failover()
-            continue
-        except ConnectionClosed:
+        except (ConnectionClosed, ServerError):
             summary.reconnects += 1
             await client.failover()
             continue

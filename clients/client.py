@@ -42,6 +42,8 @@ from protocol.mirror import Mirror
 
 ANSWERS = {"legal": "legal", "ping": "pong"}
 """The ``of`` of an ``error`` frame (the refused request) → the answer it stands for."""
+QUERY_RETRY = 0.2
+"""Seconds before a ``legal`` refused as ``rate_limited`` is asked again."""
 
 
 class LobbyError(Exception):
@@ -355,9 +357,17 @@ class RoomClient:
         return [action for action, _ in await self.moves()]
 
     async def moves(self) -> list[tuple[dict[str, Any], str]]:
-        """This seat's legal actions now, each with the server's label for a person."""
-        reply = await self._request("legal", {"t": "legal"})
-        return list(zip(reply["actions"], reply["labels"], strict=True))
+        """This seat's legal actions now, each with the server's label for a person.
+        A request refused by the rate limit is asked again ``QUERY_RETRY`` seconds later."""
+        while True:
+            try:
+                reply = await self._request("legal", {"t": "legal"})
+            except ServerError as refused:
+                if refused.code != "rate_limited" or refused.frame.get("fatal"):
+                    raise
+                await asyncio.sleep(QUERY_RETRY)
+                continue
+            return list(zip(reply["actions"], reply["labels"], strict=True))
 
     async def ping(self, data: Any = None) -> Any:
         return (await self._request("pong", {"t": "ping", "data": data}))["data"]

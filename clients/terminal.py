@@ -688,13 +688,7 @@ async def _take_turn(session: Session) -> None:
         doc = client.doc
         if doc["status"] != "playing" or client.seat not in doc["to_act"]:
             return
-        try:
-            moves = await client.moves()
-        except ServerError as refused:
-            if refused.code != "rate_limited" or refused.frame.get("fatal"):
-                raise
-            await asyncio.sleep(1)  # the address asked too often: ask again in a moment
-            continue
+        moves = await client.moves()
         if not moves:  # the position moved on since the document said it was our turn
             await client.wait_version(version + 1)
             continue

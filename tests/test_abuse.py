@@ -23,7 +23,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from clients import bots
-from clients.client import LobbyClient, RoomClient, ServerError, ws_url
+from clients.client import LobbyClient, RoomClient, ws_url
 from clients.lean import LeanClient
 from clients.rude import NonReader, RelayMover, server_closed, slowloris
 from clients.spawn import SpawnedServer
@@ -381,20 +381,31 @@ async def test_pings_and_intents_over_the_rate_are_refused_then_the_connection_c
 async def test_bots_asking_legal_over_the_limit_wait_and_finish_their_game(
     spawned: SpawnedServer,
 ) -> None:
-    """A refused `legal` is an error naming it (`of`): the client's wait ends with
-    ServerError and the bot asks again later (it used to wait for an answer forever)."""
+    """A refused `legal` is an error naming it (`of`); the client library asks again
+    later, so its callers (bots, the terminal) get their moves (they used to wait for an
+    answer forever)."""
     async with LobbyClient(spawned.url) as lobby:
         room = await lobby.create_room("sintra", seats=2)
-        token = (await lobby.reserve(room["id"]))["token"]
+        tokens = [(await lobby.reserve(room["id"]))["token"] for _ in range(2)]  # it starts
+    async with RoomClient(ws_url(spawned.url), room["id"]) as watching:
+        first = (await watching.wait_for(lambda doc: doc["to_act"]))["to_act"][0]
+    token = tokens[first]  # the seat with moves
+    ws = await connect(f"{ws_url(spawned.url)}/ws/rooms/{room['id']}", max_size=None)
+    await ws.send(encode({"t": "hello", "protocol": 2, "token": token}))
+    for _ in range(4):
+        await ws.send(encode({"t": "legal"}))
+    frames: list[dict[str, Any]] = []
+    while len(frames) < 4:  # answers, among the welcome, snapshot and presence patches
+        frame = decode(await ws.recv(decode=False))
+        if isinstance(frame, dict) and frame.get("t") in ("legal", "error"):
+            frames.append(frame)
+    refused = frames[-1]
+    assert [f["t"] for f in frames] == ["legal", "legal", "legal", "error"]
+    assert (refused["code"], refused["of"], refused["fatal"]) == ("rate_limited", "legal", False)
+    await ws.close()
     async with RoomClient(ws_url(spawned.url), room["id"], token) as client:
-        refused = None
-        for _ in range(10):
-            try:
-                await client.legal()
-            except ServerError as exc:
-                refused = exc.frame
-                break
-        assert refused is not None and (refused["code"], refused["of"]) == ("rate_limited", "legal")
+        answers = [await client.legal() for _ in range(10)]  # more than a burst
+    assert all(answers)
     summary = await bots.run(spawned.url, "sintra", rooms=1, players=2, time_limit=60)
     assert (summary.games_finished, summary.errors, summary.reconnects) == (1, 0, 0)
     assert summary.intents > 2 * 3  # more `legal` than one burst per seat

@@ -308,3 +308,33 @@ describe("a server restart", { skip: haveRedis() ? false : "redis-server is not 
     for (const conn of [...conns, watcher, fresh]) conn.close();
   });
 });
+
+describe("the rate limit", () => {
+  let server;
+
+  before(async () => {
+    const env = { TABLEWIRE_QUERY_RATE: "20", TABLEWIRE_QUERY_BURST: "2", TABLEWIRE_ADDRESS_FACTOR: "0" };
+    server = await new Server({ env }).start();
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test("a legal() the limit refuses is asked again and resolves", async () => {
+    const lobby = new Lobby(server.url);
+    const room = await lobby.createRoom({ engine: "turn-relay", options: { moves: 12 } });
+    const tokens = [];
+    for (let i = 0; i < 4; i += 1) tokens.push((await lobby.reserve(room.id)).token);
+    const conns = await Promise.all(tokens.map((token) => connect(room.id, { token, base: server.url })));
+    try {
+      const seat = conns.find((c) => c.myTurn);
+      const refused = [];
+      seat.on("error", (frame) => refused.push(frame));
+      const answers = await Promise.all([1, 2, 3, 4, 5].map(() => seat.legal()));
+      assert.ok(answers.every((moves) => moves.length > 0));
+      assert.ok(refused.some((f) => f.code === "rate_limited" && f.of === "legal"), JSON.stringify(refused));
+    } finally {
+      for (const conn of conns) conn.close();
+    }
+  });
+});

@@ -363,16 +363,10 @@ function Room({ conn, held, notice }) {
     setMoves([]);
     if (!myTurn || state !== "open") return;
     const ask = ++asking.current;
-    let retry = null;
-    const fetchMoves = () => conn.legal().then(
+    conn.legal().then(
       (found) => { if (ask === asking.current) setMoves(found); },
-      (e) => {
-        // Over the rate limit (many tabs of one address): ask again in a moment.
-        if (e && e.code === "rate_limited" && ask === asking.current) retry = setTimeout(fetchMoves, 1000);
-      },
+      () => {},
     );
-    fetchMoves();
-    return () => clearTimeout(retry);
   }, [myTurn, version, state]);
 
   const ticking = !!(doc && doc.clock && doc.clock.deadline && doc.clock.deadline.some((d) => d != null));

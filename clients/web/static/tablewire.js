@@ -15,6 +15,7 @@ import { decode, encode } from "./vendor/msgpack/index.mjs";
 export const PROTOCOL = 2;
 
 const RESYNC_DONE = "tablewire:resync-done";
+const LEGAL_RETRY_MS = 500;
 
 const SET = 0;
 const REMOVE = 1;
@@ -599,7 +600,9 @@ export class RoomConnection {
       case "error":
         if (frame.fatal) this.lastError = new ServerError(frame);
         else if (frame.of === "legal" && this.legalQueue.length) {
-          this.legalQueue.shift().reject(new ServerError(frame));
+          const waiter = this.legalQueue.shift();
+          if (frame.code === "rate_limited") this.askAgain(waiter);
+          else waiter.reject(new ServerError(frame));
         }
         this.emit("error", frame);
         break;
@@ -666,16 +669,30 @@ export class RoomConnection {
     });
   }
 
-  /** This seat's legal actions now: `[{action, label}]` (a spectator's call rejects). */
+  /** This seat's legal actions now: `[{action, label}]` (a spectator's call rejects; one
+   * over the rate limit is asked again `LEGAL_RETRY_MS` later). */
   legal() {
     return new Promise((resolve, reject) => {
       if (this.state !== "open") {
         reject(new Error("not connected"));
         return;
       }
-      this.legalQueue.push({ resolve, reject });
-      this.sendFrame({ t: "legal" });
+      this.askLegal({ resolve, reject });
     });
+  }
+
+  askLegal(waiter) {
+    this.legalQueue.push(waiter);
+    this.sendFrame({ t: "legal" });
+  }
+
+  /** A `legal` the rate limit refused: asked again later on this connection (answers come
+   * in the order asked, so the waiter joins the end of the queue then). */
+  askAgain(waiter) {
+    setTimeout(() => {
+      if (this.state === "open") this.askLegal(waiter);
+      else waiter.reject(new Error("connection lost"));
+    }, LEGAL_RETRY_MS);
   }
 
   /** Ask for a snapshot (or the patches after the version held, with `fromVersion`). */
