@@ -107,22 +107,27 @@ REDIS_SCHEMES = ("redis", "rediss", "unix")
 """The URL schemes the Redis client takes."""
 
 
-def _port(text: str) -> int:
+def _whole(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 1 <= value <= 65535:
+
+
+def _port(text: str) -> int:
+    if not 1 <= (value := _whole(text)) <= 65535:
         raise argparse.ArgumentTypeError("the port must be a number from 1 to 65535")
     return value
 
 
+def _count(text: str) -> int:
+    if (value := _whole(text)) < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
 def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
+    if (value := _whole(text)) < 1:
         raise argparse.ArgumentTypeError("must be 1 or more")
     return value
 
@@ -357,7 +362,7 @@ def _parser() -> argparse.ArgumentParser:
     bot.add_argument("--game", default="sintra", metavar="GAME", help=games_help)
     bot.add_argument("--rooms", type=_positive, default=1, help="rooms to create (default 1)")
     bot.add_argument("--players", type=_positive, default=4, help="bots per room (default 4)")
-    bot.add_argument("--spectators", type=int, default=0, help="spectators per room (default 0)")
+    bot.add_argument("--spectators", type=_count, default=0, help="spectators per room (default 0)")
     bot.add_argument(
         "--room", type=_room, default=None, help="fill the free seats of this room instead"
     )
@@ -386,7 +391,7 @@ def _parser() -> argparse.ArgumentParser:
     what.add_argument("--game", metavar="GAME", help="full games of this engine with bots")
     load.add_argument("--rooms", type=_positive, default=10, help="rooms at once (default 10)")
     load.add_argument("--players", type=_positive, default=4, help="seats per room (--game)")
-    load.add_argument("--spectators", type=int, default=0, help="spectators per room")
+    load.add_argument("--spectators", type=_count, default=0, help="spectators per room")
     load.add_argument(
         "--interval-ms", type=float, default=100.0, help="turn-relay: ms between moves (T)"
     )

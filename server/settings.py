@@ -149,11 +149,11 @@ def _parsed(name: str, kind: type, raw: str) -> Any:
     """``raw`` as a setting of type ``kind``: numbers finite and not negative."""
     if kind is str:
         return raw
-    what = "a whole number" if kind is int else "a number"
     try:
         value = kind(raw)
     except ValueError:
-        raise SettingsError(f"{name} must be {what} of 0 or more, not {raw!r}") from None
+        value = math.nan
     if not math.isfinite(value) or value < 0:
+        what = "a whole number" if kind is int else "a number"
         raise SettingsError(f"{name} must be {what} of 0 or more, not {raw!r}")
     return value

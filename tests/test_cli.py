@@ -187,6 +187,8 @@ async def test_an_unknown_host_and_a_bad_address_are_one_line_each() -> None:
     for command in ("play", "spectate", "bots"):
         code, _, err = await run(command, "--room=a/b")
         assert code == Status.USAGE and "'a/b' is not a room id" in one_line(err)
+    code, _, err = await run("bots", "--spectators", "-3")
+    assert code == Status.USAGE and "must be 0 or more" in one_line(err)
 
 
 async def test_serve_says_in_one_line_why_it_cannot_start(served: str) -> None:
