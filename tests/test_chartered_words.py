@@ -9,11 +9,11 @@ from __future__ import annotations
 import random
 import re
 
-from test_chartered_rules import build, company, play, plot_card, table
+from test_chartered_rules import build, company, level_card, play, plot_card, table
 
 from engines.base import STEP, Event, State
 from engines.chartered import ENGINE as chartered
-from engines.chartered.engine import company_ids, company_name
+from engines.chartered.engine import card_effect, cards, company_ids, company_name
 from support import HIDDEN
 
 EVENT_TYPES = {
@@ -191,3 +191,13 @@ def test_every_event_a_game_produces_is_narrated_and_a_face_down_buy_names_nothi
                 assert "ƒ" not in text, "a price could single the company out"
     assert kinds <= EVENT_TYPES
     assert kinds >= EVENT_TYPES - {"refund", "pass", "flag"}
+
+
+def test_after_the_end_a_plot_card_says_it_was_not_built_and_a_level_card_what_it_does() -> None:
+    state = table()
+    company(state, "gold", 29, [30, 28], 30)
+    plot, level = cards()[plot_card(31)], cards()[level_card(2)]
+    assert card_effect(state, plot) == "plot 31 (would expand Goud, +ƒ10)"
+    state["finished"] = True
+    assert card_effect(state, plot) == "plot 31 (not built: the game is over)"
+    assert card_effect(state, level) == "level 2 (+ƒ20 to a company, on a height-1 plot)"

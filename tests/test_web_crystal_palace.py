@@ -130,6 +130,17 @@ def test_a_whole_game_by_clicking_the_board(
     assert spectator.no_horizontal_scroll()
     assert all("loan_values" not in p for p in player.mirror()["game"]["seats"][1:])
     assert all("loan_values" not in p for p in spectator.mirror()["game"]["seats"])
+    # At the end each panel's loans say how many were repaid (they score -2, not their tile).
+    for seat, panel in enumerate(spectator.mirror()["game"]["seats"]):
+        loans = spectator.page.locator(
+            f".cp-player[data-seat='{seat}'] .cp-stats div[title^='loans'] dd"
+        )
+        shown = (
+            f"{panel['loans']} ({panel['repaid']} repaid)"
+            if panel["repaid"]
+            else str(panel["loans"])
+        )
+        assert loans.inner_text() == shown
     # The result says in words how each score was made, and what breaks a tie.
     details = spectator.result()["details"]
     for (_, how), final in zip(player.ranking(), sorted(details, key=ranked), strict=True):
