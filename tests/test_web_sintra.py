@@ -41,11 +41,17 @@ def board_clicks(watched: Watched) -> int:
 
 
 def shoot_both(watched: Watched, shots: Path, name: str) -> None:
-    """Screenshots at desktop and phone width; the phone page must not scroll sideways."""
+    """Screenshots at desktop and phone width; the phone page must not scroll sideways,
+    and no ornament's points are cut off."""
     watched.shoot(shots, f"{name}-desktop")
     watched.page.set_viewport_size(PHONE)
     watched.page.wait_for_function("() => document.documentElement.scrollWidth <= 390")
     assert watched.no_horizontal_scroll()
+    cut = watched.page.evaluate(
+        "() => [...document.querySelectorAll('.sn-orn')]"
+        ".filter((pill) => pill.scrollWidth > pill.clientWidth).map((pill) => pill.innerText)"
+    )
+    assert cut == []
     watched.shoot(shots, f"{name}-phone")
     watched.page.set_viewport_size(DESKTOP)
 

@@ -306,7 +306,7 @@ function Palace({ doc, game, s, mine, names, pick, reset, onSend }) {
         ? ornaments.map(({ pair, filled, points }, i) => html`<div key=${`o${i}`} class=${`sn-orn${filled >= 2 ? " sn-lit" : ""}`}
             style=${{ gridColumn: `${Math.min(...pair) + 1} / ${Math.max(...pair) + 2}` }}
             aria-label=${`ornament between windows ${pair.map((w) => w + 1).join(" and ")}: ${filled} of 4 spaces, ${points} points at the end`}
-            title=${`ornament: ${filled} of 4 spaces filled, ${points} points at the end`}>◆ ${filled}/4 · ${points} pt</div>`)
+            title=${`ornament: ${filled} of 4 spaces filled, ${points} points at the end`}>◆ ${filled}/4 · ${points}\u00a0pt</div>`)
         : null}
     </div>
     ${b ? html`<p class="muted">End bonus (side B): ${plural(b.full, "full window")} × ${b.best} ${b.name} = ${b.points} pt</p>` : null}
