@@ -28,6 +28,8 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import apply_mask
+from websockets.protocol import OPEN
 
 from server.settings import Settings
 
@@ -145,6 +147,16 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     disconnect) still goes to the queue, so the application's ``receive``
     sees the end of the connection as before; control frames are answered
     here as before.
+
+    **Whole binary frames.** What a client sends most (an intent: one
+    masked, unfragmented binary frame, whole in one read) skips the
+    websockets parser too: while that parser waits at a frame boundary (its
+    buffer empty, no fragmented message begun) and no extension is in use,
+    :meth:`_take_frames` unmasks such frames at the start of a read and
+    hands them to the sink. The first byte that is anything else (a control
+    frame, a text or fragmented or compressed frame, a frame cut by the
+    read, one over the size limit, an unmasked one) and all after it go to
+    the parser as before, which answers or refuses them as it always did.
     """
 
     SLICE = 4096
@@ -188,7 +200,46 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
             self._unparsed += data
             self._hold()
             return
+        if self._sink is not None:
+            start = self._take_frames(data)
+            if start:
+                if start == len(data):
+                    return
+                data = data[start:]
         self._parse(data)
+
+    def _take_frames(self, data: bytes) -> int:
+        """Hand the whole masked binary frames at the start of ``data`` to the sink;
+        the offset of the first byte left for the parser."""
+        conn = self.conn
+        if (
+            conn.reader.buffer
+            or conn.current_size is not None
+            or conn.extensions
+            or conn.state is not OPEN
+            or self.frames
+            or self.close_sent
+        ):
+            return 0
+        limit = conn.max_message_size
+        start, end = 0, len(data)
+        while end - start >= 6 and data[start] == 0x82:  # FIN, no RSV bits, binary
+            length = data[start + 1] ^ 0x80  # the mask bit must be set: then < 128
+            head = start + 2
+            if length == 126:
+                length = int.from_bytes(data[head : head + 2], "big")
+                head += 2
+            elif length > 126:
+                break  # a 64-bit length, or no mask: the parser's to take or refuse
+            stop = head + 4 + length
+            if stop > end or (limit is not None and length > limit):
+                break
+            sink = self._sink
+            if sink is None or self.close_sent or self.transport.is_closing():
+                break
+            sink(apply_mask(data[head + 4 : stop], data[head : head + 4]))
+            start = stop
+        return start
 
     async def receive(self) -> Any:
         message = await super().receive()

@@ -11,6 +11,7 @@ import uvicorn
 from uvicorn.server import ServerState
 from websockets.asyncio.client import connect
 from websockets.client import ClientProtocol
+from websockets.protocol import OPEN
 from websockets.uri import parse_uri
 
 from conftest import listening_socket
@@ -210,3 +211,71 @@ async def test_an_upgraded_http_protocol_leaves_no_cyclic_garbage() -> None:
     server.should_exit = True
     await task
     sock.close()
+
+
+async def _listening(taken: list[bytes]) -> tuple[BoundedWebSocket, PausableTransport]:
+    """A BoundedWebSocket after its handshake, handing binary messages to ``taken``."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await asyncio.Event().wait()
+
+    config = uvicorn.Config(app, ws=BoundedWebSocket, lifespan="off", log_config=None)
+    config.load()
+    protocol = BoundedWebSocket(config=config, server_state=ServerState(), app_state={})
+    transport = PausableTransport()
+    protocol.connection_made(transport)  # type: ignore[arg-type]
+    client = ClientProtocol(parse_uri("ws://127.0.0.1/ws/rooms/r"))
+    client.send_request(client.connect())
+    protocol.data_received(b"".join(client.data_to_send()))
+    await protocol.send({"type": "websocket.accept"})
+    assert (await protocol.receive())["type"] == "websocket.connect"
+    assert protocol.listen(taken.append)
+    transport.written = b""
+    return protocol, transport
+
+
+async def _stop(protocol: BoundedWebSocket) -> None:
+    protocol.connection_lost(None)
+    for task in list(protocol.tasks):
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_binary_messages_reach_the_sink_whole_and_in_order_however_reads_cut_them() -> None:
+    """Whole binary frames skip the websockets parser; everything else goes through it
+    (pings answered, text queued, fragments joined), and the order is kept."""
+    big = bytes(range(256)) * 2  # a 16-bit length
+    client = ClientProtocol(parse_uri("ws://127.0.0.1/ws/rooms/r"))
+    client.state = OPEN  # frames only
+    client.send_binary(b"one")
+    client.send_binary(b"")
+    client.send_ping(b"are you there")
+    client.send_binary(big)
+    client.send_text(b"words")
+    client.send_binary(b"frag", fin=False)
+    client.send_continuation(b"ment", fin=True)
+    client.send_binary(b"last")
+    stream = b"".join(client.data_to_send())
+    for size in (len(stream), 1, 2, 5, 7, 64):
+        taken: list[bytes] = []
+        protocol, transport = await _listening(taken)
+        for start in range(0, len(stream), size):
+            protocol.data_received(stream[start : start + size])
+        assert taken == [b"one", b"", big, b"fragment", b"last"], size
+        assert (await protocol.receive()) == {"type": "websocket.receive", "text": "words"}
+        assert transport.written == b"\x8a\x0dare you there", "the ping answered"
+        await _stop(protocol)
+
+
+async def test_an_unmasked_or_oversized_frame_is_refused_by_the_parser_as_before() -> None:
+    for frame, code in ((b"\x82\x02hi", 1002), (b"\x82\xff" + (1 << 40).to_bytes(8, "big"), 1009)):
+        taken: list[bytes] = []
+        protocol, transport = await _listening(taken)
+        client = ClientProtocol(parse_uri("ws://127.0.0.1/ws/rooms/r"))
+        client.state = OPEN
+        client.send_binary(b"ok")
+        protocol.data_received(b"".join(client.data_to_send()) + frame + b"\x00" * 8)
+        assert taken == [b"ok"]
+        close = transport.written
+        assert close[0] == 0x88 and close[2:4] == code.to_bytes(2, "big"), frame
+        await _stop(protocol)
