@@ -28,7 +28,11 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.frames import apply_mask
+
+try:  # websockets' C unmasking, as its own frame parser uses (pure Python without it)
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover
+    from websockets.utils import apply_mask
 from websockets.protocol import OPEN
 
 from server.settings import Settings
