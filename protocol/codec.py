@@ -41,22 +41,20 @@ def _no_ext(code: int, data: bytes) -> Any:
 def _check(value: Any, max_depth: int) -> None:
     """Refuse extension values (msgpack decodes the timestamp type itself) and deep nesting.
 
-    Iterative, so a hostile frame cannot exhaust the Python stack here either.
+    Iterative, so a hostile frame cannot exhaust the Python stack here either;
+    only containers are put on its stack.
     """
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        elif isinstance(item, SCALARS):
-            continue
-        else:
-            raise ProtocolError(Code.MALFORMED_FRAME, "msgpack extension types are not allowed")
         if depth > max_depth:
             raise ProtocolError(Code.MALFORMED_FRAME, f"nested deeper than {max_depth} levels")
-        stack.extend((child, depth + 1) for child in children)
+        for child in item.values() if type(item) is dict else item:
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append((child, depth + 1))
+            elif not isinstance(child, SCALARS):
+                raise ProtocolError(Code.MALFORMED_FRAME, "msgpack extension types are not allowed")
 
 
 def _intent_id(value: Any) -> Any:
@@ -89,7 +87,10 @@ def decode(
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         raise ProtocolError(Code.MALFORMED_FRAME, f"not valid msgpack: {exc}") from None
     try:
-        _check(value, max_depth)
+        if type(value) is dict or type(value) is list:
+            _check(value, max_depth)
+        elif not isinstance(value, SCALARS):
+            raise ProtocolError(Code.MALFORMED_FRAME, "msgpack extension types are not allowed")
     except ProtocolError as exc:
         raise ProtocolError(exc.code, exc.message, intent_id=_intent_id(value)) from None
     if not isinstance(value, dict) and not (arrays and isinstance(value, list) and value):

@@ -285,7 +285,7 @@ class SocketConnection:
             return
         COUNTS.frames_out += 1
         COUNTS.bytes_out += len(frame)
-        if self._direct is not None and self._queue.empty():
+        if self._direct is not None:  # (its queue takes only the closing frames)
             if not self._pending:
                 FLUSHER.add(self)
             self._pending.append(frame)

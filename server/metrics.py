@@ -2,7 +2,8 @@
 
 Counted where the events happen, kept cheap on the hot path: frames and bytes
 out and intents in are plain integers in :data:`COUNTS` (an attribute
-increment per frame), turned into counters only when scraped; rarer events
+increment per frame), and the intent latency a :class:`Tallied` histogram,
+turned into metrics only when scraped; rarer events
 (rejects, closes, store calls, lease changes) use ``prometheus_client``
 metrics directly. Rooms and connections are read from the live objects at
 scrape time.
@@ -16,6 +17,7 @@ collector of its own rooms and connections, so several apps in one process
 from __future__ import annotations
 
 import asyncio
+from bisect import bisect_left
 from collections import Counter as Tally
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
@@ -30,7 +32,12 @@ from prometheus_client import (
     disable_created_metrics,
     generate_latest,
 )
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from prometheus_client.registry import Collector
 from starlette.requests import Request
 from starlette.responses import Response
@@ -81,11 +88,38 @@ ABORTS = Counter(
     "Closing connections aborted after close_timeout without taking their last frames",
     registry=None,
 )
-INTENT_LATENCY = Histogram(
+
+
+class Tallied:
+    """A histogram kept as plain integers (one list item and a float per observation,
+    no lock), exported as a Prometheus histogram at scrape time: for once a move."""
+
+    def __init__(self, name: str, documentation: str, buckets: tuple[float, ...]) -> None:
+        self.name = name
+        self.documentation = documentation
+        self.bounds = buckets
+        self.counts = [0] * (len(buckets) + 1)
+        """Observations per bucket, not cumulative; the last one is above every bound."""
+        self.sum = 0.0
+
+    def observe(self, value: float) -> None:
+        self.counts[bisect_left(self.bounds, value)] += 1
+        self.sum += value
+
+    def family(self) -> HistogramMetricFamily:
+        cumulative, buckets = 0, []
+        for bound, count in zip((*map(repr, self.bounds), "+Inf"), self.counts, strict=True):
+            cumulative += count
+            buckets.append((bound, cumulative))
+        return HistogramMetricFamily(
+            self.name, self.documentation, buckets=buckets, sum_value=self.sum
+        )
+
+
+INTENT_LATENCY = Tallied(
     "tablewire_intent_patch_seconds",
     "From an intent's arrival at its room to its patch queued on every connection",
-    buckets=LATENCY_BUCKETS,
-    registry=None,
+    LATENCY_BUCKETS,
 )
 STORE_LATENCY = Histogram(
     "tablewire_store_seconds",
@@ -156,6 +190,7 @@ class LiveCollector(Collector):
             ("tablewire_bytes_out", "Bytes of frames sent to clients", COUNTS.bytes_out),
         ):
             yield CounterMetricFamily(name, help_text, value=value)
+        yield INTENT_LATENCY.family()
 
 
 def registry(lobby: Lobby, gate: Gate) -> CollectorRegistry:
@@ -167,7 +202,6 @@ def registry(lobby: Lobby, gate: Gate) -> CollectorRegistry:
         RATE_LIMITED,
         SLOW_CLOSES,
         ABORTS,
-        INTENT_LATENCY,
         STORE_LATENCY,
         STORE_ERRORS,
         LEASES,

@@ -1033,7 +1033,12 @@ class Room:
     def _publish(self, events: list[dict[str, Any]], result: Result | None) -> None:
         # Every group seen here advances, connected or not, in every protocol its
         # connections have spoken: its history stays whole.
-        groups = set(self._docs) | {self._group(conn.seat) for conn in self.conns}
+        views_differ = self.engine.seat_views_differ
+        groups: set[Group] = set(self._docs)
+        if views_differ:
+            groups.update([conn.seat for conn in self.conns])
+        elif self.conns:
+            groups.add(None)
         self._snapshots.clear()  # cached snapshots are of the previous version
         frames = {group: self._advance(group, self._spoken[group]) for group in groups}
         extra = []
@@ -1041,7 +1046,6 @@ class Room:
             extra.append(encode(messages.event(self.version, self._narrated(events))))
         if result is not None:
             extra.append(encode(messages.result(self.version, dict(result))))
-        views_differ = self.engine.seat_views_differ
         for conn in list(self.conns):
             group = conn.seat if views_differ else None
             patch = frames[group]

@@ -30,6 +30,7 @@ from clients.spawn import SpawnedServer
 from conftest import Running
 from protocol.codec import decode, encode
 from server.app import create_app
+from server.metrics import Tallied
 from server.settings import Settings
 
 GUARD = 60.0
@@ -444,6 +445,17 @@ async def test_metrics_count_rooms_connections_intents_and_rejects(server: Runni
     assert "tablewire_event_loop_lag_seconds_count" in samples
     assert "process_resident_memory_bytes" in samples
     await ws.close()
+
+
+def test_a_tallied_histogram_is_exported_as_prometheus_cumulative_buckets() -> None:
+    tallied = Tallied("t_seconds", "test", (0.001, 0.01))
+    for value in (0.0005, 0.001, 0.005, 3.0):
+        tallied.observe(value)
+    samples = {(s.name, s.labels.get("le")): s.value for s in tallied.family().samples}
+    assert samples[("t_seconds_bucket", "0.001")] == 2, "a bound is inclusive (le)"
+    assert samples[("t_seconds_bucket", "0.01")] == 3
+    assert samples[("t_seconds_bucket", "+Inf")] == samples[("t_seconds_count", None)] == 4
+    assert samples[("t_seconds_sum", None)] == 3.0065
 
 
 def test_every_setting_is_in_the_operations_table() -> None:
