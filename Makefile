@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: serve test lint check bench bench-load clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py protocol/_speedups.c
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "tablewire needs Python 3.11 or newer")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'

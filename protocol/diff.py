@@ -17,6 +17,10 @@ kind   op                        meaning
 
 Ops apply in order. Values are compared strictly: ``True`` is not ``1`` and
 ``1.0`` is not ``1``, because they encode to different msgpack bytes.
+
+:func:`diff` runs once per move per view on the server, the largest part of a
+move's cost in Python: it is compiled from ``protocol/_speedups.c`` where a C
+compiler was there at install time (:func:`diff_python` otherwise).
 """
 
 from __future__ import annotations
@@ -35,12 +39,23 @@ class PatchError(ValueError):
     """A patch that does not fit the document it is applied to."""
 
 
-def diff(old: Any, new: Any) -> list[Op]:
-    """The ops that turn ``old`` into ``new`` (an empty list when they are equal)."""
+def diff_python(old: Any, new: Any) -> list[Op]:
+    """The ops that turn ``old`` into ``new`` (an empty list when they are equal).
+
+    The reference version: :func:`diff` is the C extension's when it was built
+    (``protocol/_speedups.c``, the same algorithm step for step: tests check
+    that both give the same ops), else this one.
+    """
     ops: list[Op] = []
     if old is not new:
         _diff(old, new, [], ops)
     return ops
+
+
+try:
+    from protocol._speedups import diff as diff
+except ImportError:  # built without a C compiler
+    diff = diff_python
 
 
 def _diff(old: Any, new: Any, path: Path, ops: list[Op]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import sysconfig
 from typing import Any
 
 import msgpack
@@ -11,7 +13,7 @@ from hypothesis import strategies as st
 
 from protocol import compact
 from protocol.codec import MAX_DEPTH, decode, encode
-from protocol.diff import PatchError, apply_patch, diff
+from protocol.diff import PatchError, apply_patch, diff, diff_python
 from protocol.errors import Code, ProtocolError
 from protocol.messages import Hello, Intent, Legal, Ping, Resync, parse
 from protocol.mirror import Mirror
@@ -199,6 +201,39 @@ def test_patch_of_diff_turns_a_into_b(a: Any, b: Any) -> None:
 @given(documents)
 def test_equal_documents_have_an_empty_diff(a: Any) -> None:
     assert diff(a, msgpack.unpackb(packed(a))) == []
+
+
+any_floats = st.floats(allow_nan=True)
+loose = st.recursive(
+    scalars | any_floats,
+    lambda inner: (
+        st.lists(inner, max_size=10) | st.dictionaries(st.text(max_size=2), inner, max_size=5)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=1000)
+@given(loose, loose, st.lists(st.sampled_from("ab"), min_size=1, max_size=6))
+def test_the_compiled_diff_gives_the_python_diffs_ops(a: Any, b: Any, shape: list[str]) -> None:
+    """Same ops, in the same order, for any two documents: with and without shared
+    parts (the identity shortcut), NaN, bool against int, any list lengths."""
+    if diff is diff_python:
+        pytest.skip("protocol._speedups was not built (no C compiler at install)")
+    both = {"a": a, "b": b}
+    old = [both[k] for k in shape]  # shares a and b between the two documents
+    new = [both["b" if k == "a" else "a"] for k in shape]
+    for x, y in ((a, b), (b, a), (old, new), ({"x": old}, {"x": new, "y": a}), (a, a)):
+        assert diff(x, y) == diff_python(x, y)
+        twin = msgpack.unpackb(packed(y))  # equal, nothing shared
+        assert diff(x, twin) == diff_python(x, twin)
+
+
+def test_diff_is_the_compiled_one_where_a_compiler_was_there() -> None:
+    compiler = sysconfig.get_config_var("CC")
+    if not compiler or shutil.which(compiler.split()[0]) is None:
+        pytest.skip("no C compiler here: the Python diff is the one in use")
+    assert diff is not diff_python, "make test installs protocol._speedups (setup.py)"
 
 
 def test_diff_ops_are_small_and_typed() -> None:
