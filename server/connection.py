@@ -221,15 +221,31 @@ class Flusher:
 
     A move sends its mover the ``ack`` and the ``patch`` in the same turn of
     the loop: one ``send`` system call instead of two. The frames wait only
-    until the loop's next turn (one callback for all connections).
+    until the loop's next turn (one callback for all connections), or, for
+    what a client's frame caused (:meth:`hold`), until that frame is handled:
+    no callback at all.
     """
 
     def __init__(self) -> None:
         self._dirty: list[SocketConnection] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         """The loop a flush is scheduled on, if any."""
+        self._held = False
+
+    def hold(self) -> None:
+        """Until :meth:`release`, connections sent to wait for it, not for a callback."""
+        self._held = True
+
+    def release(self) -> None:
+        """Write what every connection was sent (and anything a callback would)."""
+        self._held = False
+        if self._dirty:
+            self._flush()
 
     def add(self, conn: SocketConnection) -> None:
+        if self._held:
+            self._dirty.append(conn)
+            return
         # A flush is pending on a live loop: join it. (Not asyncio.get_running_loop() each
         # time: on Python 3.11 it is a getpid system call, once per frame here.)
         if self._loop is None or self._loop.is_closed():
@@ -395,6 +411,7 @@ class SocketConnection:
         """One binary message, straight from the parser (the sink of :meth:`listen`)."""
         if self.closing or self.room is None:
             return
+        FLUSHER.hold()
         try:
             handle(self, self.room, messages.parse(decode(data, self.settings.max_frame)))
         except ProtocolError as exc:
@@ -402,6 +419,8 @@ class SocketConnection:
         except Exception:  # a fault here must not reach the transport's callback
             log.exception("frame failed", extra=fields(room=self.room.id, seat=self.seat))
             self.close(Code.INTERNAL_ERROR, "the server failed on this frame; reconnect")
+        finally:
+            FLUSHER.release()
 
     def limited(self, kind: Kind, intent: Intent | None = None, of: str | None = None) -> bool:
         """True if this frame is over the rate limit: refused (and the connection
