@@ -55,11 +55,10 @@ static int emit(PyObject *ops, long kind, PyObject *path, PyObject *key, PyObjec
 
 static int diff_into(PyObject *old, PyObject *new, PyObject *path, PyObject *ops);
 
-/* One child: skipped if identical, compared if an equal-typed scalar, else entered. */
-static int child(PyObject *previous, PyObject *value, PyObject *key, PyObject *path, PyObject *ops)
+/* One child, at path + [key]: compared if an equal-typed scalar, else entered.
+ * Borrowed references: held here while a comparison may run Python code. */
+static int visit(PyObject *previous, PyObject *value, PyObject *key, PyObject *path, PyObject *ops)
 {
-    if (previous == value)
-        return 0;
     PyTypeObject *kind = Py_TYPE(value);
     if (kind != &PyDict_Type && kind != &PyList_Type && kind == Py_TYPE(previous)) {
         int differ = PyObject_RichCompareBool(previous, value, Py_NE);
@@ -75,6 +74,18 @@ static int child(PyObject *previous, PyObject *value, PyObject *key, PyObject *p
     return failed;
 }
 
+static int child(PyObject *previous, PyObject *value, PyObject *key, PyObject *path, PyObject *ops)
+{
+    Py_INCREF(key);
+    Py_INCREF(previous);
+    Py_INCREF(value);
+    int failed = visit(previous, value, key, path, ops);
+    Py_DECREF(key);
+    Py_DECREF(previous);
+    Py_DECREF(value);
+    return failed;
+}
+
 static int diff_dict(PyObject *old, PyObject *new, PyObject *path, PyObject *ops)
 {
     Py_ssize_t pos = 0, matched = 0;
@@ -87,14 +98,7 @@ static int diff_dict(PyObject *old, PyObject *new, PyObject *path, PyObject *ops
             continue;
         }
         matched++;
-        Py_INCREF(key);
-        Py_INCREF(previous);
-        Py_INCREF(value);
-        int failed = child(previous, value, key, path, ops);
-        Py_DECREF(key);
-        Py_DECREF(previous);
-        Py_DECREF(value);
-        if (failed < 0)
+        if (previous != value && child(previous, value, key, path, ops) < 0)
             return -1;
     }
     if (matched < PyDict_GET_SIZE(old)) {
@@ -131,12 +135,8 @@ static int diff_list(PyObject *old, PyObject *new, PyObject *path, PyObject *ops
         PyObject *index = PyLong_FromSsize_t(i);
         if (index == NULL)
             return -1;
-        Py_INCREF(previous);
-        Py_INCREF(value);
         int failed = child(previous, value, index, path, ops);
         Py_DECREF(index);
-        Py_DECREF(previous);
-        Py_DECREF(value);
         if (failed < 0)
             return -1;
     }

@@ -151,7 +151,9 @@ class PausableTransport:
         pass
 
 
-async def test_a_flood_of_frames_is_parsed_only_as_the_application_takes_them() -> None:
+async def _accepted() -> tuple[BoundedWebSocket, PausableTransport, ClientProtocol]:
+    """A BoundedWebSocket whose handshake a client has made and the app accepted."""
+
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await asyncio.Event().wait()
 
@@ -165,6 +167,11 @@ async def test_a_flood_of_frames_is_parsed_only_as_the_application_takes_them() 
     protocol.data_received(b"".join(client.data_to_send()))
     await protocol.send({"type": "websocket.accept"})
     client.receive_data(transport.written)
+    return protocol, transport, client
+
+
+async def test_a_flood_of_frames_is_parsed_only_as_the_application_takes_them() -> None:
+    protocol, transport, client = await _accepted()
     for _ in range(10_000):
         client.send_binary(encode({"t": "ping"}))
     protocol.data_received(b"".join(client.data_to_send()))  # one read, 10,000 frames
@@ -215,19 +222,7 @@ async def test_an_upgraded_http_protocol_leaves_no_cyclic_garbage() -> None:
 
 async def _listening(taken: list[bytes]) -> tuple[BoundedWebSocket, PausableTransport]:
     """A BoundedWebSocket after its handshake, handing binary messages to ``taken``."""
-
-    async def app(scope: Any, receive: Any, send: Any) -> None:
-        await asyncio.Event().wait()
-
-    config = uvicorn.Config(app, ws=BoundedWebSocket, lifespan="off", log_config=None)
-    config.load()
-    protocol = BoundedWebSocket(config=config, server_state=ServerState(), app_state={})
-    transport = PausableTransport()
-    protocol.connection_made(transport)  # type: ignore[arg-type]
-    client = ClientProtocol(parse_uri("ws://127.0.0.1/ws/rooms/r"))
-    client.send_request(client.connect())
-    protocol.data_received(b"".join(client.data_to_send()))
-    await protocol.send({"type": "websocket.accept"})
+    protocol, transport, _ = await _accepted()
     assert (await protocol.receive())["type"] == "websocket.connect"
     assert protocol.listen(taken.append)
     transport.written = b""
