@@ -161,7 +161,13 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     frame, a text or fragmented or compressed frame, a frame cut by the
     read, one over the size limit, an unmasked one) and all after it go to
     the parser as before, which answers or refuses them as it always did.
+    It needs to read the parser's state (websockets 16 and later name it as
+    :data:`PARSER_STATE` does); with an older websockets every frame goes
+    through the parser.
     """
+
+    PARSER_STATE = ("current_size", "max_message_size")
+    """The websockets protocol attributes :meth:`_take_frames` reads (websockets ≥ 16)."""
 
     SLICE = 4096
     PENDING = 16
@@ -170,6 +176,8 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         super().__init__(*args, **kwargs)
         self._unparsed = b""
         self._sink: Callable[[bytes], None] | None = None
+        self._whole_frames = False
+        """Whether :meth:`_take_frames` can read this websockets version's parser state."""
 
     def listen(self, sink: Callable[[bytes], None]) -> bool:
         """Deliver binary messages to ``sink`` from now on. False (and nothing changes)
@@ -177,6 +185,10 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         if not self.queue.empty() or self._unparsed or self.close_sent:
             return False
         self._sink = sink
+        conn = self.conn
+        self._whole_frames = all(hasattr(conn, name) for name in self.PARSER_STATE) and hasattr(
+            conn.reader, "buffer"
+        )
         if self.read_paused and not self.transport.is_closing():
             self.read_paused = False
             self.transport.resume_reading()
@@ -204,7 +216,7 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
             self._unparsed += data
             self._hold()
             return
-        if self._sink is not None:
+        if self._whole_frames and self._sink is not None:
             start = self._take_frames(data)
             if start:
                 if start == len(data):
@@ -222,7 +234,6 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
             or conn.extensions
             or conn.state is not OPEN
             or self.frames
-            or self.close_sent
         ):
             return 0
         limit = conn.max_message_size

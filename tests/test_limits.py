@@ -7,6 +7,7 @@ import asyncio
 import gc
 from typing import Any
 
+import pytest
 import uvicorn
 from uvicorn.server import ServerState
 from websockets.asyncio.client import connect
@@ -236,9 +237,16 @@ async def _stop(protocol: BoundedWebSocket) -> None:
         await asyncio.gather(task, return_exceptions=True)
 
 
-async def test_binary_messages_reach_the_sink_whole_and_in_order_however_reads_cut_them() -> None:
+@pytest.mark.parametrize("websockets_16", [True, False])
+async def test_binary_messages_reach_the_sink_whole_and_in_order_however_reads_cut_them(
+    websockets_16: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Whole binary frames skip the websockets parser; everything else goes through it
-    (pings answered, text queued, fragments joined), and the order is kept."""
+    (pings answered, text queued, fragments joined), and the order is kept. With a
+    websockets whose parser state has other names (before 16: ``cur_size``,
+    ``max_size``) every frame goes through the parser, with the same result."""
+    if not websockets_16:
+        monkeypatch.setattr(BoundedWebSocket, "PARSER_STATE", ("cur_size", "max_size"))
     big = bytes(range(256)) * 2  # a 16-bit length
     client = ClientProtocol(parse_uri("ws://127.0.0.1/ws/rooms/r"))
     client.state = OPEN  # frames only
@@ -254,6 +262,7 @@ async def test_binary_messages_reach_the_sink_whole_and_in_order_however_reads_c
     for size in (len(stream), 1, 2, 5, 7, 64):
         taken: list[bytes] = []
         protocol, transport = await _listening(taken)
+        assert protocol._whole_frames is websockets_16
         for start in range(0, len(stream), size):
             protocol.data_received(stream[start : start + size])
         assert taken == [b"one", b"", big, b"fragment", b"last"], size
