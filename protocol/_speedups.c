@@ -19,7 +19,7 @@
 #define REMOVE 1
 #define TRUNCATE 2
 #define EXTEND 3
-#define WHOLE_LIST 8 /* protocol.diff.WHOLE_LIST */
+#define WHOLE_LIST 8 /* protocol.diff.WHOLE_LIST; the module exports it, a test compares */
 
 /* [kind, path + [key], value]: value NULL leaves it out; key NULL copies path. */
 static int emit(PyObject *ops, long kind, PyObject *path, PyObject *key, PyObject *value)
@@ -217,4 +217,12 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "protocol._speedups", "protocol.diff.diff in C.", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__speedups(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__speedups(void)
+{
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddIntConstant(m, "WHOLE_LIST", WHOLE_LIST) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

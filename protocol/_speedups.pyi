@@ -2,4 +2,6 @@
 
 from typing import Any
 
+WHOLE_LIST: int
+
 def diff(old: Any, new: Any, /) -> list[list[Any]]: ...

@@ -42,9 +42,10 @@ def _check(value: Any, max_depth: int) -> None:
     """Refuse extension values (msgpack decodes the timestamp type itself) and deep nesting.
 
     Iterative, so a hostile frame cannot exhaust the Python stack here either;
-    only containers are put on its stack.
+    only containers are put on its stack, the frame's value first as the one
+    child of a depth-0 tuple.
     """
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    stack: list[tuple[Any, int]] = [((value,), 0)]
     while stack:
         item, depth = stack.pop()
         if depth > max_depth:
@@ -87,10 +88,7 @@ def decode(
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         raise ProtocolError(Code.MALFORMED_FRAME, f"not valid msgpack: {exc}") from None
     try:
-        if type(value) is dict or type(value) is list:
-            _check(value, max_depth)
-        elif not isinstance(value, SCALARS):
-            raise ProtocolError(Code.MALFORMED_FRAME, "msgpack extension types are not allowed")
+        _check(value, max_depth)
     except ProtocolError as exc:
         raise ProtocolError(exc.code, exc.message, intent_id=_intent_id(value)) from None
     if not isinstance(value, dict) and not (arrays and isinstance(value, list) and value):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from protocol import compact
 from protocol.codec import MAX_DEPTH, decode, encode
-from protocol.diff import PatchError, apply_patch, diff, diff_python
+from protocol.diff import WHOLE_LIST, PatchError, apply_patch, diff, diff_python
 from protocol.errors import Code, ProtocolError
 from protocol.messages import Hello, Intent, Legal, Ping, Resync, parse
 from protocol.mirror import Mirror
@@ -234,6 +234,9 @@ def test_diff_is_the_compiled_one_where_a_compiler_was_there() -> None:
     if not compiler or shutil.which(compiler.split()[0]) is None:
         pytest.skip("no C compiler here: the Python diff is the one in use")
     assert diff is not diff_python, "make test installs protocol._speedups (setup.py)"
+    from protocol import _speedups
+
+    assert _speedups.WHOLE_LIST == WHOLE_LIST, "short lists are set whole at the same length"
 
 
 def test_diff_ops_are_small_and_typed() -> None:
