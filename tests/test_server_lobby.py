@@ -13,7 +13,7 @@ from websockets.server import ServerProtocol
 from conftest import Running
 from protocol.codec import decode, encode
 from server.app import create_app
-from server.connection import DirectWriter, SocketConnection
+from server.connection import FLUSHER, DirectWriter, SocketConnection
 from server.errors import ApiError
 from server.lobby import Lobby
 from server.settings import Settings
@@ -454,6 +454,27 @@ async def test_frames_sent_in_one_turn_of_the_loop_go_out_in_one_write() -> None
     for frame in (ack, update, big):
         framing.send_binary(frame)
     assert protocol.transport.writes == [b"".join(framing.data_to_send())]
+
+
+async def test_what_a_client_frame_causes_is_written_when_it_is_handled() -> None:
+    """Between FLUSHER.hold and release (around each client frame) nothing waits for the
+    loop's next turn: every connection's frames go out in one write at the release."""
+    protocol, other = FakeProtocol(), FakeProtocol()
+    mover = SocketConnection(StalledSocket(), Settings(), DirectWriter.of(protocol.send))  # type: ignore[arg-type]
+    watcher = SocketConnection(StalledSocket(), Settings(), DirectWriter.of(other.send))  # type: ignore[arg-type]
+    ack, update = encode({"t": "ack"}), encode({"t": "patch"})
+    FLUSHER.hold()
+    mover.send(ack)
+    mover.send(update)
+    watcher.send(update)
+    assert protocol.transport.writes == other.transport.writes == []
+    FLUSHER.release()
+    assert protocol.transport.writes == [
+        bytes((0x82, len(ack))) + ack + bytes((0x82, len(update))) + update
+    ]
+    assert other.transport.writes == [bytes((0x82, len(update))) + update]
+    await asyncio.sleep(0)  # and no callback writes anything again
+    assert len(protocol.transport.writes) == len(other.transport.writes) == 1
 
 
 async def test_frames_sent_before_a_close_go_out_before_it() -> None:
