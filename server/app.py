@@ -18,8 +18,9 @@ import os
 import re
 import secrets
 import socket
+import sys
 from collections.abc import AsyncIterator, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from starlette.applications import Starlette
@@ -32,14 +33,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server import connection, metrics, web
 from server.errors import ApiError
-from server.hub import RedisHub
 from server.limits import Gate, HttpLimits, client_address
 from server.lobby import Lobby, engine_info, engines_of
 from server.logs import fields
 from server.origins import OriginPolicy, parse_origins
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
-from server.store.redis import RedisStore
+
+if TYPE_CHECKING:
+    from server.store.redis import RedisStore
 
 log = logging.getLogger("tablewire.app")
 
@@ -108,6 +110,16 @@ def _node_name(settings: Settings) -> str:
     return settings.node or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
 
 
+def _redis_store(store: Store) -> RedisStore | None:
+    """``store`` if it is the Redis store. Its module, and the Redis client with it, is
+    imported only where one is made: the embedded default never loads them (5 MiB)."""
+    module = sys.modules.get("server.store.redis")
+    if module is None or not isinstance(store, module.RedisStore):
+        return None
+    redis: RedisStore = store
+    return redis
+
+
 def create_app(
     settings: Settings | None = None,
     store: Store | None = None,
@@ -119,6 +131,8 @@ def create_app(
     settings = settings or Settings.from_env()
     allowed = parse_origins(settings.allowed_origins)
     if store is None and settings.redis_url:
+        from server.store.redis import RedisStore
+
         store = RedisStore(
             settings.redis_url,
             prefix=settings.redis_prefix,
@@ -129,8 +143,11 @@ def create_app(
     store = store or MemoryStore(settings.memory_log)
     lobby = Lobby(store, settings, node=_node_name(settings))
     hub = None
-    if isinstance(store, RedisStore):
-        hub = RedisHub(store, settings, lobby.node, lobby.rooms, lobby.claim)
+    redis = _redis_store(store)
+    if redis is not None:
+        from server.hub import RedisHub
+
+        hub = RedisHub(redis, settings, lobby.node, lobby.rooms, lobby.claim)
         lobby.forwarder = hub
 
     async def games(request: Request) -> Response:
@@ -223,8 +240,8 @@ def create_app(
         await lobby.close()
         if hub is not None:
             await hub.close()
-        if isinstance(store, RedisStore):
-            await store.close()
+        if redis is not None:
+            await redis.close()
 
     gate = Gate(settings)
     app = Starlette(
