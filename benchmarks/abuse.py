@@ -39,7 +39,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from clients.client import LobbyClient, ws_url
+from clients.addresses import ws_url
+from clients.client import LobbyClient
 from clients.rude import NonReader, RelayMover, slowloris
 from clients.spawn import SpawnedServer
 from clients.stats import tree_rss_mib

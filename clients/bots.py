@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 
 from websockets.exceptions import ConnectionClosed
 
-from clients.client import LobbyClient, RoomClient, ServerError, ws_url
+from clients.addresses import ws_url
+from clients.client import LobbyClient, RoomClient, ServerError
 from engines import ENGINES
 from engines.bots import Bot, make_bot
 

@@ -3,36 +3,28 @@
 Client commands never show a traceback: every failure is one line on stderr
 saying what is wrong and what to do, and the exit status says which kind of
 failure it was (:class:`Status`, listed in ``tablewire --help``).
+
+This module parses the command line and serves; the client commands are in
+:mod:`clients.commands`, imported only when one runs, so that a server process
+does not hold the clients' modules in memory.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import errno
 import json
 import os
 import socket
 import sys
-import textwrap
-import traceback
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
-import httpx
-import uvloop
-from rich.console import Console, Group, RenderableType
-from rich.text import Text
-from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
-
-from clients import bots, loadtest, terminal
-from clients.client import LobbyClient, LobbyError, ServerError, Unreachable, server_url
-from engines import ENGINES, GAMES
+from clients.addresses import server_url
+from engines import GAMES
 from server.ids import ROOM_ID
-from server.table import DEFAULTS as ROOM_OPTION_DEFAULTS
-from server.table import HELP as ROOM_OPTION_HELP
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 SERVER_ENV = "TABLEWIRE_SERVER"
@@ -63,20 +55,6 @@ exit status:
        moves it offered, with no errors: saturated; its JSON line's "limit"
        says which side
   130  interrupted with Ctrl-C"""
-
-HINTS = {
-    "no_such_room": "check the room id; `tablewire rooms` lists the public rooms",
-    "unknown_engine": "`tablewire games` lists the games",
-    "bad_seats": "`tablewire games` shows how many players each game takes",
-    "bad_options": "`tablewire games` lists every game's options and their values",
-    "room_full": "leave out --room to be seated in an open room, or watch: tablewire spectate",
-    "seat_taken": "leave out the seat to take any free one",
-    "game_over": "that game has ended; `tablewire spectate --room=ID` shows its result",
-    "bad_token": "use the --room and --token printed when you took the seat",
-    "bad_name": "a name has 1-32 letters, digits, spaces or signs",
-    "not_tablewire": "check --server: it should be the address `tablewire serve` listens on",
-    "server_failed": "the server failed: its log says why; try again, or report it",
-}
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -414,255 +392,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-# -- commands -----------------------------------------------------------------------
-
-
-def local_games() -> list[dict[str, Any]]:
-    """The games this copy of tablewire knows, as ``GET /api/games`` lists them."""
-    return [
-        {
-            "id": e.id,
-            "title": e.title,
-            "min_players": e.min_players,
-            "max_players": e.max_players,
-            "options": {name: dict(spec) for name, spec in e.options.items()},
-        }
-        for e in GAMES.values()
-    ]
-
-
-def _offered(game: dict[str, Any]) -> bool:
-    """A game for players, not a benchmark workload (by the server's word, or ours)."""
-    local = ENGINES.get(game["id"])
-    kind = game.get("kind", local.kind if local else "game")
-    return bool(kind == "game")
-
-
-def _described(meaning: str, width: int) -> list[Text]:
-    """``meaning`` wrapped under its option, six columns in, no trailing blanks."""
-    wrapped = textwrap.wrap(meaning, max(20, width - 6))
-    return [Text("      " + line, style="dim") for line in wrapped]
-
-
-def games_text(games: list[dict[str, Any]], width: int = 80) -> Group:
-    """Every game with its players and options (choices, default, what each does)."""
-    lines: list[RenderableType] = []
-    for game in filter(_offered, games):
-        head = Text(game["id"], style="bold")
-        head.append(
-            f"  {game['title']}, {game['min_players']}-{game['max_players']} players "
-            f"(new rooms: {game['max_players']} seats)"
-        )
-        lines.append(head)
-        for name, spec in game["options"].items():
-            choices = "|".join(json.dumps(c).strip('"') for c in spec["choices"])
-            default = json.dumps(spec["default"]).strip('"')
-            lines.append(Text(f"  --option {name}={choices}  (default {default})"))
-            if spec.get("description"):
-                lines.extend(_described(spec["description"], width))
-        lines.append(Text())
-    lines.append(Text("room options (every game; with tablewire new or play --bots)", style="bold"))
-    for name, (values, meaning) in ROOM_OPTION_HELP.items():
-        default = json.dumps(ROOM_OPTION_DEFAULTS[name]).strip('"')
-        lines.append(Text(f"  --option {name}={values}  (default {default})"))
-        lines.extend(_described(meaning, width))
-    return Group(*lines)
-
-
-async def _games(args: argparse.Namespace) -> int:
-    try:
-        async with LobbyClient(args.server) as lobby:
-            games = await lobby.games()
-    except Unreachable as exc:
-        games = local_games()
-        print(
-            f"tablewire: {exc.url} cannot be reached ({exc.reason}): "
-            "listing the games this copy of tablewire knows.",
-            file=sys.stderr,
-        )
-    if args.json:
-        print(json.dumps(games))
-    else:
-        console = Console()
-        console.print(games_text(games, console.width))
-    return Status.OK
-
-
-async def _seats_of(lobby: LobbyClient, game: str) -> int:
-    """The default room size of ``game`` (its most players), as the server says."""
-    for info in await lobby.games():
-        if info["id"] == game:
-            seats: int = info["max_players"]
-            return seats
-    raise LobbyError(400, "unknown_engine", f"the server has no game {game!r}")
-
-
-async def create_room(lobby: LobbyClient, args: argparse.Namespace) -> dict[str, Any]:
-    """``tablewire new``: the room, with bots in its last ``--bots`` seats."""
-    bots_wanted = None
-    seats = args.seats
-    if args.bots:
-        seats = seats or await _seats_of(lobby, args.game)
-        if args.bots > seats:
-            raise Usage(f"--bots {args.bots} does not fit in a room of {seats} seats")
-        bots_wanted = terminal.bots_body(
-            terminal.bot_seats(seats, args.bots, seats - args.bots), args.bot_kind
-        )
-    return await lobby.create_room(
-        args.game, seats, dict(args.option), args.private, args.seed, bots=bots_wanted
-    )
-
-
-def seat_request(args: argparse.Namespace) -> terminal.SeatRequest:
-    """What ``tablewire play`` asks the lobby for; raises :class:`Usage` on a bad mix."""
-    if args.room == "":
-        raise Usage("--room needs a room id")
-    if args.token and not args.room:
-        raise Usage("--token needs --room: give both, as printed when you took the seat")
-    if args.option and not args.bots:
-        raise Usage("--option sets up a new room: use it with --bots (or with tablewire new)")
-    if args.bots and args.token:
-        raise Usage("--bots takes new seats: leave out --token")
-    if args.rematch and not args.token:
-        raise Usage("--rematch needs the --room and --token of the finished game")
-    engine = ENGINES.get(args.game)
-    if args.bots and not args.room and engine is not None:
-        seats = args.seats or args.bots + 1
-        if args.bots + 1 > seats or not engine.min_players <= seats <= engine.max_players:
-            raise Usage(
-                f"{engine.id} takes {engine.min_players}-{engine.max_players} players: "
-                f"you and {args.bots} bots make {args.bots + 1}"
-                + (f" in {seats} seats" if args.seats else "")
-            )
-    return terminal.SeatRequest(
-        room=args.room,
-        token=args.token,
-        name=args.name,
-        game=args.game,
-        seats=args.seats,
-        bots=args.bots,
-        bot_kind=args.bot_kind,
-        options=dict(args.option),
-        rematch=args.rematch,
-    )
-
-
-class Usage(Exception):
-    """A command line that cannot work; exits with :attr:`Status.USAGE`."""
-
-
-async def _client_command(args: argparse.Namespace, default_server: str) -> int:
-    if args.command == "games":
-        return await _games(args)
-    if args.command == "new":
-        async with LobbyClient(args.server) as lobby:
-            room = await create_room(lobby, args)
-        print(json.dumps(room))
-        where = terminal.server_option(args.server, default_server)
-        print(f"Join it with: tablewire play{where} --room={room['id']}", file=sys.stderr)
-    elif args.command == "rooms":
-        async with LobbyClient(args.server) as lobby:
-            page, cursor = await lobby.rooms_page(args.game, args.status, args.limit, args.after)
-        print(json.dumps(page))
-        if cursor is not None:
-            given = {"game": args.game, "status": args.status, "limit": args.limit}
-            again = "".join(f" --{k}={v}" for k, v in given.items() if v is not None)
-            where = terminal.server_option(args.server, default_server)
-            print(f"More: tablewire rooms{where}{again} --after={cursor}", file=sys.stderr)
-    elif args.command == "play":
-        await terminal.play(
-            args.server,
-            seat_request(args),
-            reconnect_for=args.reconnect_for,
-            default_server=default_server,
-        )
-    elif args.command == "spectate":
-        await terminal.spectate(
-            args.server, args.room, reconnect_for=args.reconnect_for, default_server=default_server
-        )
-    elif args.command == "bots":
-        summary = await bots.run(
-            args.server,
-            args.game,
-            args.rooms,
-            args.players,
-            args.spectators,
-            dict(args.option),
-            args.seed,
-            args.room,
-            args.timeout,
-            args.check,
-            args.bot,
-        )
-        print(json.dumps(summary.as_dict()))
-        return Status.OK if summary.ok else Status.FAILED
-    elif args.command == "loadtest":
-        config = loadtest.Config(
-            workload=args.workload,
-            game=args.game,
-            rooms=args.rooms,
-            players=args.players,
-            spectators=args.spectators,
-            interval_ms=args.interval_ms,
-            duration_s=args.duration_s,
-            bot=args.bot,
-            server=None if args.spawn else args.server,
-            server_pid=args.server_pid,
-            spawn=args.spawn,
-            store=args.store,
-            pin=not args.no_pin,
-            seed=args.seed,
-            timeout=args.timeout,
-            options=dict(args.option),
-        )
-        result = await loadtest.loadtest(config)
-        print(json.dumps(result), flush=True)
-        if result["errors"]:
-            return Status.FAILED
-        return Status.SATURATED if result.get("saturated") else Status.OK
-    return Status.OK
-
-
-# -- failures -----------------------------------------------------------------------
-
-
-def explain(exc: BaseException, server: str) -> tuple[Status, str]:
-    """The exit status and the one line for a failure of a client command."""
-    if isinstance(exc, Usage):
-        return Status.USAGE, f"{exc}."
-    if isinstance(exc, Unreachable):
-        advice = (
-            "Check the host name in --server."
-            if exc.reason == "unknown host"
-            else "Is it running? Start one with `tablewire serve`, or pass --server HOST:PORT."
-        )
-        return Status.UNREACHABLE, f"cannot reach the server at {exc.url}: {exc.reason}. {advice}"
-    if isinstance(exc, LobbyError | ServerError):
-        code = exc.code
-        message = exc.message if isinstance(exc, LobbyError) else exc.frame.get("message", "")
-        hint = HINTS.get(code)
-        line = f"the server refused: {message} ({code})" if code else f"the server refused: {exc}"
-        return Status.REFUSED, f"{line}." + (f" {hint[0].upper()}{hint[1:]}." if hint else "")
-    if isinstance(exc, InvalidStatus):
-        status = exc.response.status_code
-        return Status.REFUSED, (
-            f"{server} refused the game connection with HTTP {status}; is it a tablewire server?"
-        )
-    if isinstance(exc, InvalidURI | InvalidHandshake):
-        return Status.UNREACHABLE, f"no game connection to {server}: {exc}."
-    if isinstance(exc, TimeoutError):
-        return Status.UNREACHABLE, f"{server} did not answer in time. Is it overloaded?"
-    if isinstance(exc, httpx.HTTPError):
-        return Status.UNREACHABLE, (
-            f"cannot reach the server at {server}: {exc or type(exc).__name__}. "
-            "Is it running? Start one with `tablewire serve`, or pass --server HOST:PORT."
-        )
-    return Status.FAILED, (
-        f"unexpected error: {type(exc).__name__}: {exc}. "
-        "Set TABLEWIRE_DEBUG=1 to see where, and please report it."
-    )
-
-
 def _serve(args: argparse.Namespace) -> int:
     """``tablewire serve``: its settings and address checked first, each failure one line."""
     from server.serve import run
@@ -707,22 +436,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    from clients.commands import run  # not for serve: see clients.commands
+
     try:
         default_server = _servers(os.environ.get(SERVER_ENV, DEFAULT_SERVER))
     except argparse.ArgumentTypeError:
         default_server = ""  # argparse has refused it already if it was used
-    try:
-        if args.command == "loadtest":
-            return uvloop.run(_client_command(args, default_server))  # the generator's speed
-        return asyncio.run(_client_command(args, default_server))
-    except KeyboardInterrupt:
-        return Status.INTERRUPTED
-    except BrokenPipeError:  # the reader of our output left (`tablewire games | head`)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return Status.FAILED
-    except Exception as exc:
-        status, line = explain(exc, args.server)
-        if os.environ.get("TABLEWIRE_DEBUG"):
-            traceback.print_exc()
-        print(f"tablewire: {line}", file=sys.stderr)
-        return status
+    return run(args, default_server)

@@ -503,37 +503,3 @@ def _base(url: str) -> str:
     """``http(s)://host:port`` of a URL (``ws`` → ``http``)."""
     parts = urlsplit(url)
     return f"{ {'ws': 'http', 'wss': 'https'}.get(parts.scheme, parts.scheme) }://{parts.netloc}"
-
-
-def server_url(text: str) -> str:
-    """A server address as a user may type it → ``http(s)://host:port``.
-
-    ``host:port`` and ``host`` mean ``http://``, ``:port`` means this machine; ``ws://``
-    and ``wss://`` are read as ``http://`` and ``https://``. Raises ``ValueError``
-    saying what is wrong.
-    """
-    text = text.strip()
-    if text.startswith(":"):
-        text = "127.0.0.1" + text
-    if "://" not in text:
-        text = "http://" + text
-    parts = urlsplit(text)
-    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme.lower(), parts.scheme.lower())
-    if scheme not in ("http", "https"):
-        raise ValueError(f"{parts.scheme}:// is not a server address; use host:port or http://")
-    if not parts.hostname:
-        raise ValueError("the address has no host name")
-    try:
-        parts.port  # noqa: B018  (reading it checks it)
-    except ValueError:
-        raise ValueError("the port must be a number from 1 to 65535") from None
-    if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise ValueError("give only the host and port, no path")
-    return f"{scheme}://{parts.netloc}"
-
-
-def ws_url(http_url: str) -> str:
-    """``http://host:port`` → ``ws://host:port`` (and https → wss)."""
-    if http_url.startswith("https://"):
-        return "wss://" + http_url[len("https://") :]
-    return "ws://" + http_url.removeprefix("http://")

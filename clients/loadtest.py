@@ -50,7 +50,8 @@ from rich.live import Live
 from rich.table import Table
 
 from clients import bots
-from clients.client import LobbyClient, ws_url
+from clients.addresses import ws_url
+from clients.client import LobbyClient
 from clients.lean import LeanClient
 from clients.spawn import SpawnedRedis, SpawnedServer
 from clients.stats import LoopDelay, percentile, tree_cpu_seconds, tree_rss_mib

@@ -23,7 +23,8 @@ from websockets.client import ClientProtocol
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
-from clients.client import LobbyClient, ws_url
+from clients.addresses import ws_url
+from clients.client import LobbyClient
 from clients.lean import LeanClient
 from engines.turn_relay.engine import client_move
 from protocol import PROTOCOL_VERSION

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Self
 
-from clients.client import ws_url
+from clients.addresses import ws_url
 
 TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
 

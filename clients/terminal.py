@@ -41,7 +41,8 @@ from rich.table import Table
 from rich.text import Text
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from clients.client import LobbyClient, LobbyError, RoomClient, ServerError, Unreachable, ws_url
+from clients.addresses import ws_url
+from clients.client import LobbyClient, LobbyError, RoomClient, ServerError, Unreachable
 from clients.render import LEGENDS, as_printed, clean, safe_name
 from clients.render import lines as board_lines
 from engines.base import STEP

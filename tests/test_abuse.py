@@ -23,7 +23,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from clients import bots
-from clients.client import LobbyClient, RoomClient, ws_url
+from clients.addresses import ws_url
+from clients.client import LobbyClient, RoomClient
 from clients.lean import LeanClient
 from clients.rude import NonReader, RelayMover, server_closed, slowloris
 from clients.spawn import SpawnedServer

@@ -52,7 +52,7 @@ def test_the_thresholds_come_from_the_environment() -> None:
 
 DROP = """
 import asyncio, sys
-from clients.client import ws_url
+from clients.addresses import ws_url
 from clients.lean import LeanClient
 
 async def drop(url, room):

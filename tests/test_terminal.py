@@ -19,8 +19,9 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from clients import render
-from clients.cli import _parser, create_room, local_games
+from clients.cli import _parser
 from clients.client import LobbyClient, LobbyError, RoomClient
+from clients.commands import create_room, local_games
 from clients.render import safe_name
 from clients.terminal import (
     Chooser,
