@@ -292,7 +292,14 @@ class SocketConnection:
         self._direct = direct
         self._pending: list[bytes] = []
         """Frames for the direct writer, written together by :data:`FLUSHER`."""
-        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=settings.send_queue)
+        self._queue: asyncio.Queue[bytes | None] | None = None
+        """Frames for :attr:`writer`: every frame without a direct writer, only the closing
+        ones with it. Made on first use: most connections never close from this side."""
+        self.writer: asyncio.Task[None] | None = None
+        """The task writing the queue (:meth:`write`): :func:`serve` starts it without a
+        direct writer, a close with one."""
+        self._ended = False
+        """Set once :func:`serve` is over: no writer starts any more."""
         self._written = 0
         self._watch: asyncio.TimerHandle | None = None
 
@@ -307,7 +314,7 @@ class SocketConnection:
             self._pending.append(frame)
             return
         try:
-            self._queue.put_nowait(frame)
+            self._queued().put_nowait(frame)
         except asyncio.QueueFull:
             self.too_slow("too many frames waiting; reconnect and resync")
             return
@@ -344,10 +351,12 @@ class SocketConnection:
         if self._watch is not None:
             self._watch.cancel()
             self._watch = None
-        while not self._queue.empty():
-            self._queue.get_nowait()
-        self._queue.put_nowait(encode(messages.error(code, message, fatal=True)))
-        self._queue.put_nowait(None)
+        queue = self._queued()
+        while not queue.empty():
+            queue.get_nowait()
+        queue.put_nowait(encode(messages.error(code, message, fatal=True)))
+        queue.put_nowait(None)
+        self.start_writer()
         if self.cutoff is not None:
             self.cutoff.reschedule(asyncio.get_running_loop().time() + self.settings.close_timeout)
 
@@ -359,7 +368,7 @@ class SocketConnection:
     def _backlog(self) -> bool:
         if self._direct is not None and self._direct.buffered():
             return True
-        return not self._queue.empty()
+        return self._queue is not None and not self._queue.empty()
 
     def _progress(self) -> int:
         """Grows whenever the client takes something: bytes taken by the socket
@@ -383,9 +392,27 @@ class SocketConnection:
         else:
             self._watch_progress()
 
+    def _queued(self) -> asyncio.Queue[bytes | None]:
+        if self._queue is None:
+            self._queue = asyncio.Queue(maxsize=self.settings.send_queue)
+        return self._queue
+
+    def start_writer(self) -> None:
+        """Start :meth:`write` (once, and only while :func:`serve` runs)."""
+        if self.writer is None and not self._ended:
+            self.writer = asyncio.get_running_loop().create_task(self.write())
+
+    async def stop_writer(self) -> None:
+        """The end of :func:`serve`: the writer is cancelled, and no other starts."""
+        self._ended = True
+        if self.writer is not None:
+            self.writer.cancel()
+            await asyncio.gather(self.writer, return_exceptions=True)
+
     async def write(self) -> None:
         """Send queued frames until the close sentinel; then close the socket."""
-        while (frame := await self._queue.get()) is not None:
+        queue = self._queued()
+        while (frame := await queue.get()) is not None:
             await self.ws.send_bytes(frame)
             self._written += 1
         await self.ws.close(POLICY_VIOLATION)
@@ -523,7 +550,8 @@ async def serve(
         _set_send_buffer(transport, settings.socket_send_buffer)
     limits = gate.frame_limits(address, loading) if gate is not None else None
     conn = SocketConnection(ws, settings, direct, limits, reader)
-    writer = asyncio.create_task(conn.write())
+    if direct is None:
+        conn.start_writer()
     room = None
     conn.cutoff = cutoff = asyncio.timeout(None)
     try:
@@ -534,8 +562,8 @@ async def serve(
                 room = await _open(conn, lobby, room_id)
             if room is not None and await _join(conn, room, settings):
                 await _read(conn, room)
-            if conn.closing:
-                await writer  # the last frames, within close_timeout
+            if conn.closing and conn.writer is not None:
+                await conn.writer  # the last frames, within close_timeout
     except WebSocketDisconnect:
         pass
     except TimeoutError:
@@ -545,8 +573,7 @@ async def serve(
         conn.cutoff = None
         if room is not None:
             room.detach(conn)
-        writer.cancel()
-        await asyncio.gather(writer, return_exceptions=True)
+        await conn.stop_writer()
         if admitted and gate is not None:
             gate.leave()
         if conn.closing and transport is not None:

@@ -185,6 +185,10 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         if not self.queue.empty() or self._unparsed or self.close_sent:
             return False
         self._sink = sink
+        # The handshake's request and response (their headers are most of what a
+        # connection holds) are read only until the accept: a long-lived connection
+        # lets go of them.
+        del self.request, self.response
         conn = self.conn
         self._whole_frames = all(hasattr(conn, name) for name in self.PARSER_STATE) and hasattr(
             conn.reader, "buffer"
