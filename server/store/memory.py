@@ -24,6 +24,7 @@ from typing import Any
 
 import msgpack
 
+from protocol.codec import encode
 from server.store.base import (
     LogEntry,
     NotOwner,
@@ -110,7 +111,7 @@ class MemoryStore:
         last = self._dropped.get(room_id, 0) + len(log)
         if lease != LOCAL_LEASE or version != last + 1:
             raise NotOwner(f"room {room_id}: version {version} after {last}")
-        log.append(msgpack.packb(entry))
+        log.append(encode(entry))
 
     async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
         log = self._logs.get(room_id, [])
