@@ -173,6 +173,10 @@ class DirectWriter:
 
     def __init__(self, protocol: Any) -> None:
         self._protocol = protocol
+        self._transport = protocol.transport
+        self._conn = protocol.conn
+        """The protocol's transport and websockets connection: set before the app runs,
+        never replaced."""
         self.sent = 0
         """Bytes handed to the transport so far."""
 
@@ -187,9 +191,7 @@ class DirectWriter:
     def write(self, frames: list[bytes]) -> int | None:
         """Send binary frames in one write; the bytes still unsent, or None if the
         socket is closing."""
-        protocol = self._protocol
-        transport = protocol.transport
-        conn = protocol.conn
+        protocol, conn, transport = self._protocol, self._conn, self._transport
         if (
             protocol.disconnected
             or protocol.close_sent
@@ -202,7 +204,9 @@ class DirectWriter:
                 conn.send_binary(frame)
             data = b"".join(conn.data_to_send())
         elif len(frames) == 1:
-            data = frame_header(len(frames[0])) + frames[0]
+            frame = frames[0]
+            size = len(frame)
+            data = (_SHORT_HEADERS[size] if size < 126 else frame_header(size)) + frame
         else:
             data = b"".join([frame_header(len(frame)) + frame for frame in frames])
         transport.write(data)
@@ -212,7 +216,7 @@ class DirectWriter:
 
     def buffered(self) -> int:
         """Bytes written but not yet taken by the socket."""
-        buffered: int = self._protocol.transport.get_write_buffer_size()
+        buffered: int = self._transport.get_write_buffer_size()
         return buffered
 
 
