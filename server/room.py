@@ -262,6 +262,8 @@ class Room:
         self._arriving: Counter[int] = Counter()
         self._remote: dict[int, dict[str, tuple[int, float]]] = {}
         """Per seat: the connections other processes reported, by node (count, loop time)."""
+        self._acting: tuple[State, frozenset[int]] | None = None
+        """The last state :meth:`_to_act` was asked about, and its answer."""
         self._idle = False
         """True while the actor waits for a command (:meth:`submit`'s fast path)."""
         self._owned_since = 0.0
@@ -713,7 +715,7 @@ class Room:
     async def _tick(self) -> None:
         """Do everything due by now: bot moves, zombie moves, abandonment."""
         while self.record.status == "playing" and self.state is not None:
-            due = self.table.due(self.engine.to_act(self.state))
+            due = self.table.due(self._to_act(self.state))
             if due is None or due[0] > self.timers.now():
                 return
             _, why, seat = due
@@ -740,7 +742,7 @@ class Room:
         """Keep one wake-up at the table's next due time (owner only)."""
         due = None
         if self.lease is not None and self.record.status == "playing" and self.state:
-            due = self.table.due(self.engine.to_act(self.state))
+            due = self.table.due(self._to_act(self.state))
         if due is None:
             self._sleep()
             return
@@ -893,7 +895,7 @@ class Room:
             raise RuntimeError(f"room {self.id}: version {version} after {self.version}")
         table, kind, at = self.table, entry["k"], entry.get("at", 0.0)
         ended = self.record.status == "finished"
-        before = self.engine.to_act(self.state) if self.state is not None else frozenset()
+        before = self._to_act(self.state)
         actor = None
         result: Result | None = None
         if kind == "seat":
@@ -935,11 +937,24 @@ class Room:
         if self.record.status == "finished":
             table.ended(at)
         elif state is not None:
-            table.turn(before, self.engine.to_act(state), actor, at)
+            table.turn(before, self._to_act(state), actor, at)
         if kind != "intent" or "by" in entry:  # only these change presence or bots
             self._mirror_table()
         self._publish(events, result)
         return result
+
+    def _to_act(self, state: State | None) -> frozenset[int]:
+        """The engine's ``to_act`` of ``state``, remembered for the last state asked: a
+        move asks it of the same state for the clocks, the document and the wake-up.
+        (States are never changed in place, so the same object has the same answer.)"""
+        if state is None:
+            return frozenset()
+        last = self._acting
+        if last is not None and last[0] is state:
+            return last[1]
+        seats = self.engine.to_act(state)
+        self._acting = (state, seats)
+        return seats
 
     def _mirror_table(self) -> None:
         """The lobby reads presence and bots from the record (any process's rooms)."""
@@ -965,7 +980,7 @@ class Room:
         return {
             "status": self.record.status,
             "seats": self.record.names.copy(),
-            "to_act": sorted(self.engine.to_act(state)) if state else [],
+            "to_act": sorted(self._to_act(state)),
             "game": self.engine.view(state, group) if state else None,
             "presence": self.table.presence_doc(),
             "clock": self.table.clock_doc(),
