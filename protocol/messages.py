@@ -181,7 +181,9 @@ def ack(intent_id: IntentId, version: int) -> dict[str, Any]:
     return {"t": "ack", "id": intent_id, "v": version}
 
 
-def reject(intent_id: IntentId | None, code: str, message: str) -> dict[str, Any]:
+def reject(intent_id: Any, code: str, message: str) -> dict[str, Any]:
+    """``intent_id``: the refused intent's ``id`` as the client sent it (a valid id, or
+    any scalar a malformed intent carried; None when it had none)."""
     return {"t": "reject", "id": intent_id, "code": code, "message": message}
 
 

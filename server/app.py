@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Coroutine
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -244,6 +245,12 @@ def create_app(
             await redis.close()
 
     gate = Gate(settings)
+    collectors = metrics.registry(lobby, gate)
+
+    async def exposition(request: Request) -> Response:
+        """``GET /metrics``: Prometheus's text format."""
+        return Response(generate_latest(collectors), media_type=CONTENT_TYPE_LATEST)
+
     app = Starlette(
         routes=[
             Route("/api/games", games),
@@ -255,7 +262,7 @@ def create_app(
             Route("/api/quickplay", quickplay, methods=["POST"]),
             Route("/healthz", health),
             *web.routes(list(allowed)),
-            Route("/metrics", metrics.endpoint(metrics.registry(lobby, gate))),
+            Route("/metrics", exposition),
         ],
         exception_handlers={
             ApiError: api_error,

@@ -19,18 +19,16 @@ from __future__ import annotations
 import asyncio
 from bisect import bisect_left
 from collections import Counter as Tally
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from prometheus_client import (
-    CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Counter,
     Gauge,
     Histogram,
     ProcessCollector,
     disable_created_metrics,
-    generate_latest,
 )
 from prometheus_client.core import (
     CounterMetricFamily,
@@ -39,8 +37,6 @@ from prometheus_client.core import (
     Metric,
 )
 from prometheus_client.registry import Collector
-from starlette.requests import Request
-from starlette.responses import Response
 
 if TYPE_CHECKING:
     from server.limits import Gate
@@ -212,15 +208,6 @@ def registry(lobby: Lobby, gate: Gate) -> CollectorRegistry:
     built.register(LiveCollector(lobby, gate))
     ProcessCollector(registry=built)
     return built
-
-
-def endpoint(collectors: CollectorRegistry) -> Callable[[Request], Awaitable[Response]]:
-    """The ``GET /metrics`` handler: the text exposition format."""
-
-    async def metrics(request: Request) -> Response:
-        return Response(generate_latest(collectors), media_type=CONTENT_TYPE_LATEST)
-
-    return metrics
 
 
 async def watch_loop_lag(interval: float = LAG_INTERVAL) -> None:

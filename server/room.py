@@ -559,28 +559,7 @@ class Room:
             command = await self._queue.get()
             self._idle = False
             try:
-                if isinstance(command, _Call) and command.op == "settle":
-                    command.done.set_result(None)
-                    continue
-                if isinstance(command, _Tick):
-                    self._ticking = False
-                if self.lease is None:
-                    if isinstance(command, _Presence | _Tick | _Bookkeep):
-                        continue  # the owner keeps presence, time and the record, not a replica
-                    raise NotOwner(f"room {self.id} is not owned here")
-                if isinstance(command, _Intent):
-                    await self._apply_intent(command.conn, command.intent)
-                    metrics.INTENT_LATENCY.observe(time.perf_counter() - command.received)
-                elif isinstance(command, _Reserve):
-                    await self._reserve(command)
-                elif isinstance(command, _Call):
-                    command.done.set_result(await self._operate(command))
-                elif isinstance(command, _Presence):
-                    await self._presence(command.seat)
-                elif isinstance(command, _Bookkeep):
-                    await self._after_commit(command.result)
-                else:
-                    await self._tick()
+                await self._do(command)
             except NotOwner:
                 self._reroute(command)
             except Exception as exc:
@@ -592,6 +571,31 @@ class Room:
                     command.done.set_exception(exc)
             finally:
                 self._schedule()
+
+    async def _do(self, command: Command) -> None:
+        """One command of the actor."""
+        if isinstance(command, _Call) and command.op == "settle":
+            command.done.set_result(None)
+            return
+        if isinstance(command, _Tick):
+            self._ticking = False
+        if self.lease is None:
+            if isinstance(command, _Presence | _Tick | _Bookkeep):
+                return  # the owner keeps presence, time and the record, not a replica
+            raise NotOwner(f"room {self.id} is not owned here")
+        if isinstance(command, _Intent):
+            await self._apply_intent(command.conn, command.intent)
+            metrics.INTENT_LATENCY.observe(time.perf_counter() - command.received)
+        elif isinstance(command, _Reserve):
+            await self._reserve(command)
+        elif isinstance(command, _Call):
+            command.done.set_result(await self._operate(command))
+        elif isinstance(command, _Presence):
+            await self._presence(command.seat)
+        elif isinstance(command, _Bookkeep):
+            await self._after_commit(command.result)
+        else:
+            await self._tick()
 
     def _reroute(self, command: Command) -> None:
         """The one place a command meets a room this process does not own (any more):

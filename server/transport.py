@@ -23,8 +23,9 @@ headers arrive.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar, cast
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -47,16 +48,11 @@ HEADERS_TOO_LARGE = _response(b"431 Request Header Fields Too Large")
 
 
 class GuardedHttp(HttpToolsProtocol):
-    """:class:`HttpToolsProtocol` with header and body deadlines and a header size cap.
+    """:class:`HttpToolsProtocol` with header and body deadlines and a header size cap."""
 
-    ``settings`` is set on the class by :func:`guarded` (uvicorn builds the
-    protocol itself, with its own arguments).
-    """
-
-    settings: Settings = Settings()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, settings: Settings | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.settings = settings or Settings()
         self._deadline: asyncio.TimerHandle | None = None
         self._header_bytes: int | None = None
         """Bytes of the request line and headers so far; None once they are complete."""
@@ -127,8 +123,10 @@ class GuardedHttp(HttpToolsProtocol):
 
 
 def guarded(settings: Settings) -> type[GuardedHttp]:
-    """A :class:`GuardedHttp` class bound to ``settings``, for ``uvicorn.run(http=...)``."""
-    return type("GuardedHttp", (GuardedHttp,), {"settings": settings})
+    """For ``uvicorn.run(http=...)``: makes :class:`GuardedHttp` protocols bound to
+    ``settings``. uvicorn makes each protocol itself, with its own arguments, so it is
+    given a factory; not a subclass, which a compiled class does not allow."""
+    return cast(type[GuardedHttp], functools.partial(GuardedHttp, settings=settings))
 
 
 class BoundedWebSocket(WebSocketsSansIOProtocol):
@@ -166,11 +164,11 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     through the parser.
     """
 
-    PARSER_STATE = ("current_size", "max_message_size")
+    PARSER_STATE: ClassVar[tuple[str, ...]] = ("current_size", "max_message_size")
     """The websockets protocol attributes :meth:`_take_frames` reads (websockets ≥ 16)."""
 
-    SLICE = 4096
-    PENDING = 16
+    SLICE: ClassVar[int] = 4096
+    PENDING: ClassVar[int] = 16
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

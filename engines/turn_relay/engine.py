@@ -110,8 +110,10 @@ class TurnRelay:
             for c in sorted(set(factory))
         ]
 
-    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        """§2.4: validate, then take, spill to the centre, refill, next turn."""
+    def apply(self, state: State, seat: int, action: Any) -> tuple[State, list[Event]]:
+        """§2.4: validate, then take, spill to the centre, refill, next turn. ``action``
+        may be anything (a compiled module checks declared types on the way in): what
+        is not an action is ``bad_action``."""
         if state["moveCount"] >= state["limit"]:
             raise IllegalAction("game_over", "the game is over")
         if seat != state["turn"]:
