@@ -4,26 +4,44 @@ VENV ?= .venv
 HOST ?= 127.0.0.1
 PORT ?= 8000
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-stamp
+PIP := $(BIN)/python -m pip --quiet --disable-pip-version-check
+DEPS := $(VENV)/.installed-stamp
+BUILT := $(VENV)/.built-stamp
+# The modules setup.py compiles with mypyc (its NATIVE list):
+NATIVE := $(shell sed -n 's/^    "\(.*\.py\)",$$/\1/p' setup.py)
 
-.PHONY: serve test lint check bench bench-load clean
+.PHONY: serve test lint check bench bench-load pure clean
 
-$(STAMP): pyproject.toml setup.py protocol/_speedups.c
+$(DEPS): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "tablewire needs Python 3.11 or newer")'
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(PIP) install 'setuptools>=70.1' wheel
+	$(PIP) install -e '.[dev]'
+	@touch $@
+
+# The compiled parts: the C diff, and setup.py's NATIVE modules through mypyc (the
+# .venv's mypy), again whenever one of their sources changes. Without a C compiler the
+# source runs. The compiled files are touched: server/native.py dates the build by them.
+$(BUILT): $(DEPS) setup.py protocol/_speedups.c $(NATIVE)
+	$(PIP) install --no-build-isolation --no-deps -e .
+	@find server protocol engines -name '*.so' -exec touch {} +
 	@touch $@
 
 ## serve: run the server with the in-memory store (HOST=127.0.0.1 PORT=8000)
-serve: $(STAMP)
+serve: $(BUILT)
 	$(BIN)/tablewire serve --host $(HOST) --port $(PORT)
 
 ## test: run the whole test suite
-test: $(STAMP)
+test: $(BUILT)
 	$(BIN)/pytest
 
+## pure: run the Python source of the compiled modules (until the next make test or serve)
+pure:
+	find server protocol engines -name '*.so' ! -name '_speedups*' -delete
+	rm -f $(BUILT)
+
 ## lint: ruff (lint and format) and mypy
-lint: $(STAMP)
+lint: $(DEPS)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -32,7 +50,7 @@ lint: $(STAMP)
 check: lint test
 
 ## bench: print the benchmark figures
-bench: $(STAMP)
+bench: $(BUILT)
 	$(BIN)/python benchmarks/engine_throughput.py
 	$(BIN)/python benchmarks/intent_cost.py
 	$(BIN)/python benchmarks/store_latency.py
@@ -40,7 +58,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bot_winrate.py --game crystal-palace
 
 ## bench-load: the turn-relay matrix, spectator fan-out and connection memory (~10 min)
-bench-load: $(STAMP)
+bench-load: $(BUILT)
 	$(BIN)/python benchmarks/turn_relay_matrix.py
 	$(BIN)/python benchmarks/fanout.py
 	$(BIN)/python benchmarks/connection_memory.py

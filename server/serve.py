@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 
 import uvicorn
 
-from server import logs
+from server import logs, native
 from server.app import create_app
 from server.settings import Settings
 from server.transport import BoundedWebSocket, guarded
+
+log = logging.getLogger("tablewire.serve")
 
 WS_MAX_SIZE = 1024 * 1024
 """Frames above this are refused by the WebSocket layer (close 1009); frames
@@ -64,6 +67,14 @@ async def freeze_after_full_passes() -> None:
 def run(settings: Settings) -> None:
     """Serve until interrupted."""
     logs.configure(settings.log_level)
+    compiled = [str(source.relative_to(native.ROOT)) for source in native.compiled()]
+    log.info("code", extra=logs.fields(compiled=compiled))
+    for source in native.stale():
+        where = str(source.relative_to(native.ROOT))
+        log.warning(
+            "edited since it was compiled: the compiled module runs; `make serve` rebuilds it",
+            extra=logs.fields(source=where),
+        )
     background = [freeze_after_full_passes()] if settings.gc_freeze else []
     app = create_app(settings, background=background)
     tune_gc(settings)

@@ -19,6 +19,7 @@ from browser import DESKTOP, Served, Watched, chromium_path, screenshots_dir
 from playwright.sync_api import Browser, sync_playwright
 
 from clients.spawn import SpawnedRedis
+from server import native
 from server.app import create_app
 from server.lobby import Lobby
 from server.settings import Settings
@@ -27,6 +28,17 @@ from server.transport import BoundedWebSocket
 # hypothesis is imported above, at collection: its pytest plugin otherwise imports it
 # at session end, and CPython 3.11.7 then intermittently fails in ast.parse with
 # "SystemError: AST constructor recursion depth mismatch" (CPython gh-106905).
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse to test old code: a compiled module older than its source (server.native)."""
+    if old := native.stale():
+        names = ", ".join(str(source.relative_to(native.ROOT)) for source in old)
+        pytest.exit(
+            f"{names}: edited since compiled, and the compiled module would run. "
+            "`make test` rebuilds it (or `make pure`, then the source runs)",
+            returncode=4,
+        )
 
 
 @dataclass

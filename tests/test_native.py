@@ -1,0 +1,86 @@
+"""The compiled modules (setup.py's NATIVE, mypyc): what is compiled, what is stale."""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from server import native
+
+SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
+
+
+def _tree(tmp_path: Path, *files: str) -> Path:
+    for name in ("setup.py", *files):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    return tmp_path
+
+
+def _age(path: Path, seconds: float) -> None:
+    stat = path.stat()
+    os.utime(path, (stat.st_atime - seconds, stat.st_mtime - seconds))
+
+
+def test_a_module_with_an_extension_beside_it_is_compiled(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        "server/room.py",
+        f"server/room{SUFFIX}",
+        "server/lobby.py",
+        f"server/_native__mypyc{SUFFIX}",  # the library, with no source of its own
+        f"protocol/_speedups{SUFFIX}",  # C, with no Python source
+    )
+    assert native.compiled(root) == [root / "server/room.py"]
+
+
+def test_a_source_edited_after_the_build_is_stale(tmp_path: Path) -> None:
+    root = _tree(tmp_path, "server/room.py", f"server/room{SUFFIX}", "server/table.py")
+    (root / f"server/table{SUFFIX}").write_text("")
+    for built in (f"server/room{SUFFIX}", f"server/table{SUFFIX}"):
+        _age(root / built, 60)
+    _age(root / "server/table.py", 120)  # table.py was built from; room.py edited since
+    assert native.stale(root) == [root / "server/room.py"]
+
+
+def test_the_build_is_dated_by_its_newest_extension(tmp_path: Path) -> None:
+    """A build can leave an unchanged module's file as it was: only a source newer than
+    the whole build is stale."""
+    root = _tree(tmp_path, "server/room.py", f"server/room{SUFFIX}")
+    (root / f"server/_native__mypyc{SUFFIX}").write_text("")
+    _age(root / f"server/room{SUFFIX}", 120)
+    _age(root / "server/room.py", 60)
+    assert native.stale(root) == []
+
+
+def test_an_installed_package_is_never_stale(tmp_path: Path) -> None:
+    root = _tree(tmp_path, "server/room.py", f"server/room{SUFFIX}")
+    (root / "setup.py").unlink()  # site-packages: no source checkout
+    _age(root / f"server/room{SUFFIX}", 60)
+    assert native.stale(root) == []
+
+
+def _listed() -> list[str]:
+    """setup.py's NATIVE list, read from its source."""
+    tree = ast.parse((native.ROOT / "setup.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "NATIVE":
+            return [element.value for element in node.value.elts]  # type: ignore[attr-defined]
+    raise AssertionError("setup.py has no NATIVE list")
+
+
+def test_make_compiles_every_module_setup_py_lists() -> None:
+    if not (native.ROOT / "setup.py").exists():
+        pytest.skip("an installed package: its build is not this checkout's")
+    compiler = sysconfig.get_config_var("CC")
+    if not compiler or shutil.which(compiler.split()[0]) is None:
+        pytest.skip("no C compiler here: the Python source runs")
+    if not native.compiled() and not os.environ.get("CI"):
+        pytest.skip("nothing compiled (make pure, or an install without mypy)")
+    compiled = [str(source.relative_to(native.ROOT)) for source in native.compiled()]
+    assert compiled == sorted(_listed())
