@@ -49,7 +49,6 @@ player left must survive a failover for the grace period to hold.
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import logging
 import time
@@ -262,6 +261,8 @@ class Room:
         self._arriving: Counter[int] = Counter()
         self._remote: dict[int, dict[str, tuple[int, float]]] = {}
         """Per seat: the connections other processes reported, by node (count, loop time)."""
+        self._compacting: compact.Compactor | None = None
+        """:attr:`_compactor` once made."""
         self._acting: tuple[State, frozenset[int]] | None = None
         """The last state :meth:`_to_act` was asked about, and its answer."""
         self._idle = False
@@ -282,12 +283,19 @@ class Room:
         """Protocol 2's key table for this room (``welcome.keys``)."""
         return self._compactor.table
 
-    @functools.cached_property
+    @property
     def _compactor(self) -> compact.Compactor:
         """The room's key table depends only on the engine, the seat count and the
         options, so every process builds the same one for a room (and replicas the
         same bytes): it is read from sample documents of a game set up with seed 0,
-        as each viewer would see it."""
+        as each viewer would see it. Made on first use, then kept (an attribute, not
+        ``functools.cached_property``: a compiled Room has no ``__dict__`` to keep it
+        in, and would build the shape's key every time)."""
+        if self._compacting is None:
+            self._compacting = self._key_table()
+        return self._compacting
+
+    def _key_table(self) -> compact.Compactor:
         record = self.record
         shape = encode(
             {"e": self.engine.id, "s": record.seats, "o": record.options, "r": record.room_options}
