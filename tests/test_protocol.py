@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import sysconfig
+from enum import IntEnum
 from typing import Any
 
 import msgpack
@@ -175,6 +176,27 @@ def test_encode_is_msgpack_with_binary_type() -> None:
     assert encode({"t": "pong", "data": None}) == b"\x82\xa1t\xa4pong\xa4data\xc0"
 
 
+class Seat(IntEnum):
+    FIRST = 0
+
+
+def test_encode_packs_subclasses_and_tuples_as_msgpack_does() -> None:
+    """The strict packer hands anything not exactly a plain type to a hook: the bytes
+    are still those of msgpack's own packing."""
+    odd = {
+        "code": Code.GAME_OVER,
+        "seat": Seat.FIRST,
+        "path": ("board", 3, ("x",)),
+        "raw": bytearray(b"\x01"),
+        "view": memoryview(b"\x02"),
+        "ok": True,
+    }
+    assert encode(odd) == msgpack.packb(odd, use_bin_type=True)
+    with pytest.raises(TypeError):
+        encode({"x": object()})
+    assert encode({"t": "pong"}) == msgpack.packb({"t": "pong"})  # the packer is intact after
+
+
 # -- diff and patch -------------------------------------------------------------
 
 scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=5)
@@ -186,6 +208,11 @@ documents = st.recursive(
     ),
     max_leaves=30,
 )
+
+
+@given(documents)
+def test_encode_is_msgpack_for_any_document(document: Any) -> None:
+    assert encode([document]) == msgpack.packb([document], use_bin_type=True)
 
 
 @settings(max_examples=500)
