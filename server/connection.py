@@ -192,14 +192,15 @@ class DirectWriter:
         """Send binary frames in one write; the bytes still unsent, or None if the
         socket is closing."""
         protocol, conn, transport = self._protocol, self._conn, self._transport
-        if (
-            protocol.disconnected
-            or protocol.close_sent
-            or conn.state is not OPEN
-            or transport.is_closing()
-        ):
+        if protocol.disconnected or protocol.close_sent or transport.is_closing():
             return None
         if conn.extensions or conn.writes:
+            # websockets compresses, or has frames of its own waiting (the answer to a
+            # close or a ping just read): the frames go through it, if it is still open.
+            # (With nothing of its own waiting it is open: a close it read has its answer
+            # waiting, and one uvicorn or the peer began shows in the checks above.)
+            if conn.state is not OPEN:
+                return None
             for frame in frames:
                 conn.send_binary(frame)
             data = b"".join(conn.data_to_send())
