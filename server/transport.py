@@ -214,16 +214,17 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         sink(data)
 
     def data_received(self, data: bytes) -> None:
-        if self._unparsed or self._full():
-            self._unparsed += data
-            self._hold()
-            return
-        if self._whole_frames and self._sink is not None:
+        if self._whole_frames and self._sink is not None and not self._unparsed:
+            # (Before the queue's check: the sink's frames never go to the queue.)
             start = self._take_frames(data)
             if start:
                 if start == len(data):
                     return
                 data = data[start:]
+        if self._unparsed or self._full():
+            self._unparsed += data
+            self._hold()
+            return
         self._parse(data)
 
     def _take_frames(self, data: bytes) -> int:
