@@ -186,7 +186,9 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         # The handshake's request and response (their headers are most of what a
         # connection holds) are read only until the accept: a long-lived connection
         # lets go of them.
-        del self.request, self.response
+        for name in ("request", "response"):
+            if hasattr(self, name):
+                delattr(self, name)
         conn = self.conn
         self._whole_frames = all(hasattr(conn, name) for name in self.PARSER_STATE) and hasattr(
             conn.reader, "buffer"
