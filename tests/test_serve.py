@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,6 +49,25 @@ def test_the_thresholds_come_from_the_environment() -> None:
     assert Settings.from_env({"TABLEWIRE_GC_THRESHOLDS": ""}).gc_thresholds == ""
     env = {"TABLEWIRE_GC_THRESHOLDS": "10000,10,10"}
     assert Settings.from_env(env).gc_thresholds == "10000,10,10"
+
+
+SERVER_ONLY = """
+import sys
+from clients import cli
+from server import app, serve
+app.create_app()
+print(sorted(name for name in sys.modules if name.split(".")[0] in ("httpx", "rich", "redis")
+             or name in ("clients.commands", "clients.client", "clients.terminal", "clients.bots")))
+"""
+
+
+def test_the_server_process_loads_no_client_or_redis_code() -> None:
+    """Memory: ``tablewire serve`` with the embedded store imports neither the client
+    commands (an HTTP client, the terminal interface, bots) nor the Redis client."""
+    out = subprocess.run(
+        [sys.executable, "-c", SERVER_ONLY], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
 
 
 DROP = """
