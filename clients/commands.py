@@ -13,9 +13,11 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import sys
 import textwrap
 import traceback
+from collections.abc import Coroutine
 from typing import Any
 
 import httpx
@@ -292,12 +294,45 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
     )
 
 
+async def _interruptible(command: Coroutine[Any, Any, int]) -> int:
+    """Run ``command``; Ctrl-C (SIGINT) cancels it, so that what it holds is let go
+    (a seat says how to come back, a connection closes), and then raises
+    KeyboardInterrupt.
+
+    The cancel comes from a callback of the event loop, between two of its steps.
+    asyncio.run's own handler cancels from inside whatever Python code the signal
+    interrupts, a future's callback included, where Python 3.11 can fail with
+    ``InvalidStateError`` (a traceback on the terminal) as a task completes at that
+    instant. A second Ctrl-C, while the first is still letting go, ends at once.
+    """
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(command)
+    interrupted = False
+
+    def interrupt() -> None:
+        nonlocal interrupted
+        if interrupted:
+            os._exit(Status.INTERRUPTED)
+        interrupted = True
+        task.cancel()
+
+    loop.add_signal_handler(signal.SIGINT, interrupt)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if interrupted:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
 def run(args: argparse.Namespace, default_server: str) -> int:
     """Run a client command; its exit status (a failure printed as one line)."""
     try:
-        if args.command == "loadtest":
-            return uvloop.run(_command(args, default_server))  # the generator's speed
-        return asyncio.run(_command(args, default_server))
+        if args.command == "loadtest":  # uvloop: the generator's speed
+            return uvloop.run(_interruptible(_command(args, default_server)))
+        return asyncio.run(_interruptible(_command(args, default_server)))
     except KeyboardInterrupt:
         return Status.INTERRUPTED
     except BrokenPipeError:  # the reader of our output left (`tablewire games | head`)

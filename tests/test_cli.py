@@ -266,6 +266,7 @@ class Terminal:
             *args,
             stdin=slave,
             stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
             env={**os.environ, "COLUMNS": "80", "LINES": "24"},
         )
         os.close(slave)
@@ -280,12 +281,47 @@ class Terminal:
                 self.out += chunk
 
     async def finish(self) -> int:
-        assert self.process.stdout is not None
-        async with asyncio.timeout(10):  # leaving never waits for Enter
-            self.out += await self.process.stdout.read()
-            code = await self.process.wait()
-        os.close(self.master)
+        """The exit status; nothing may have gone to stderr (no traceback, no warning)."""
+        assert self.process.stdout is not None and self.process.stderr is not None
+        try:
+            async with asyncio.timeout(10):  # leaving never waits for Enter
+                self.out += await self.process.stdout.read()
+                errors = await self.process.stderr.read()
+                code = await self.process.wait()
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+            shown = self.out.decode()
+            raise AssertionError(f"still running 10 s after; it printed:\n{shown}") from None
+        finally:
+            os.close(self.master)
+        assert not errors, errors.decode()
         return code
+
+
+async def test_ctrl_c_cancels_the_command_from_the_loop_then_raises_keyboardinterrupt() -> None:
+    from clients.commands import _interruptible
+
+    started, let_go = asyncio.Event(), []
+
+    async def command() -> int:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            let_go.append("what it held")
+        return Status.OK
+
+    async def press_ctrl_c() -> None:
+        await started.wait()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    pressed = asyncio.ensure_future(press_ctrl_c())
+    with pytest.raises(KeyboardInterrupt):
+        await _interruptible(command())
+    await pressed
+    assert let_go == ["what it held"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 async def test_ctrl_c_and_ctrl_d_at_the_prompt_leave_at_once_and_the_printed_command_comes_back(
