@@ -9,6 +9,7 @@ import os
 import pty
 import re
 import signal
+import sys
 from collections.abc import AsyncIterator
 
 import pytest
@@ -282,12 +283,9 @@ class Terminal:
 
     async def finish(self) -> int:
         """The exit status; nothing may have gone to stderr (no traceback, no warning)."""
-        assert self.process.stdout is not None and self.process.stderr is not None
         try:
             async with asyncio.timeout(10):  # leaving never waits for Enter
-                self.out += await self.process.stdout.read()
-                errors = await self.process.stderr.read()
-                code = await self.process.wait()
+                out, errors = await self.process.communicate()
         except TimeoutError:
             self.process.kill()
             await self.process.wait()
@@ -295,11 +293,13 @@ class Terminal:
             raise AssertionError(f"still running 10 s after; it printed:\n{shown}") from None
         finally:
             os.close(self.master)
+        self.out += out
         assert not errors, errors.decode()
-        return code
+        assert self.process.returncode is not None
+        return self.process.returncode
 
 
-async def test_ctrl_c_cancels_the_command_from_the_loop_then_raises_keyboardinterrupt() -> None:
+async def test_ctrl_c_cancels_the_command_lets_it_let_go_then_raises_keyboardinterrupt() -> None:
     from clients.commands import _interruptible
 
     started, let_go = asyncio.Event(), []
@@ -322,6 +322,50 @@ async def test_ctrl_c_cancels_the_command_from_the_loop_then_raises_keyboardinte
     await pressed
     assert let_go == ["what it held"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+NEVER_LETS_GO = """
+import asyncio
+from clients.commands import _interruptible
+
+async def command() -> int:
+    print("running", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        print("letting go", flush=True)
+        await asyncio.Event().wait()
+    return 0
+
+asyncio.run(_interruptible(command()))
+"""
+
+
+async def test_a_second_ctrl_c_ends_a_command_that_does_not_let_go() -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", NEVER_LETS_GO, stdout=asyncio.subprocess.PIPE
+    )
+    assert process.stdout is not None
+    async with asyncio.timeout(30):
+        assert await process.stdout.readline() == b"running\n"
+        process.send_signal(signal.SIGINT)
+        assert await process.stdout.readline() == b"letting go\n"
+        process.send_signal(signal.SIGINT)
+        assert await process.wait() == Status.INTERRUPTED
+
+
+async def test_ctrl_c_while_spectating_leaves_at_once_and_says_how_to_come_back(
+    served: str,
+) -> None:
+    _, out, _ = await run("new", "--server", served, "--seats", "2")
+    room_id = json.loads(out)["id"]
+    watcher = await Terminal.start("spectate", "--server", served, f"--room={room_id}")
+    await watcher.until(b"Waiting for players")
+    watcher.process.send_signal(signal.SIGINT)
+    assert await watcher.finish() == Status.INTERRUPTED
+    shown = watcher.out.decode()
+    assert "Interrupted." in shown
+    assert f"To come back: tablewire spectate --server=http://{served} --room={room_id}" in shown
 
 
 async def test_ctrl_c_and_ctrl_d_at_the_prompt_leave_at_once_and_the_printed_command_comes_back(
