@@ -40,6 +40,7 @@ from server.logs import fields
 from server.origins import OriginPolicy, parse_origins
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
+from server.tasks import finish
 
 if TYPE_CHECKING:
     from server.store.redis import RedisStore
@@ -236,8 +237,7 @@ def create_app(
         ]
         log.info("started", extra=fields(node=lobby.node, store=type(store).__name__))
         yield
-        for task in tasks:
-            task.cancel()
+        await finish(tasks)
         await lobby.close()
         if hub is not None:
             await hub.close()

@@ -57,6 +57,7 @@ from server.room import OPS, Connection, Room
 from server.settings import Settings
 from server.store import StoreUnavailable
 from server.store.redis import REDIS_DOWN, RedisStore, entry_version
+from server.tasks import finish
 
 log = logging.getLogger("tablewire.hub")
 
@@ -112,6 +113,8 @@ class RedisHub:
         self._inbox_lock = asyncio.Lock()
         self._pubsub: PubSub | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._closing = False
+        """Set by :meth:`close`: the loops end even where a cancellation was swallowed."""
 
     def node_channel(self, node: str) -> str:
         return f"{self.store.prefix}:node:{node}"
@@ -128,9 +131,8 @@ class RedisHub:
         ]
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._closing = True
+        await finish(self._tasks)
         await self._drop_pubsub()
 
     # -- forwarding (the replica's side) ---------------------------------------
@@ -251,7 +253,7 @@ class RedisHub:
     # -- the four tasks ------------------------------------------------------------
 
     async def _keep(self) -> None:
-        while True:
+        while not self._closing:
             await asyncio.sleep(self.settings.lease_ttl / 3)
             for room in list(self.rooms.values()):
                 try:
@@ -286,7 +288,7 @@ class RedisHub:
                 self._inboxes = wanted
 
     async def _follow(self) -> None:
-        while True:
+        while not self._closing:
             followed = {
                 self.store.key(r.id, "log"): r
                 for r in list(self.rooms.values())
@@ -313,13 +315,13 @@ class RedisHub:
 
     async def _listen(self) -> None:
         node_channel = self.node_channel(self.node)
-        while True:
+        while not self._closing:
             try:
                 self._pubsub = self.redis.pubsub()
                 self._inboxes = set()
                 await self._pubsub.subscribe(node_channel)
                 await self._sync_inboxes()
-                while True:
+                while not self._closing:
                     message = await self._pubsub.get_message(
                         ignore_subscribe_messages=True, timeout=1.0
                     )
@@ -343,7 +345,7 @@ class RedisHub:
                 await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def _publish(self) -> None:
-        while True:
+        while not self._closing:
             channel, data = await self._outbox.get()
             try:
                 await self.redis.publish(channel, data)

@@ -69,6 +69,7 @@ from server.logs import fields
 from server.settings import Settings
 from server.store import LogEntry, NotOwner, RoomRecord, Store, StoreUnavailable
 from server.table import Table
+from server.tasks import finish
 from server.timers import Handle, Timers, WallTimers
 
 log = logging.getLogger("tablewire.room")
@@ -311,12 +312,8 @@ class Room:
     async def close(self, code: str = Code.ROOM_CLOSED, message: str = "room closed") -> None:
         """Stop the actor and close every connection."""
         self._sleep()
-        task = self._task
-        while task is not None and not task.done():
-            # Again if need be: a cancellation that lands inside a Redis call can be
-            # turned into a connection error, which the actor survives.
-            task.cancel()
-            await asyncio.wait([task], timeout=1.0)
+        if self._task is not None:
+            await finish([self._task])
         # A cancelled task keeps its CancelledError, whose traceback holds the actor's
         # frame, which holds this room: let go of the task, or that is a reference cycle.
         self._task = None

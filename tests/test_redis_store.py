@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
+from redis import exceptions as redis_errors
+from redis.asyncio.client import PubSub
 
 from clients.spawn import free_port
+from server.hub import RedisHub
+from server.room import Room
+from server.settings import Settings
 from server.store import NotOwner, RoomRecord, StoreUnavailable
 from server.store.base import ALL
 from server.store.redis import RedisStore
@@ -119,3 +126,38 @@ async def test_an_unreachable_redis_raises_store_unavailable(prefix: str) -> Non
     with pytest.raises(StoreUnavailable):
         await down.append("a", 1, {"k": "seat"}, "lease")
     await down.close()
+
+
+async def test_the_hub_stops_when_a_cancellation_comes_out_of_redis_as_an_error(
+    store: RedisStore,
+) -> None:
+    """A cancellation that lands inside a Redis call can come out of the client as a
+    connection error, which the hub's loops are built to survive: closing must still
+    end them (a server that hangs on SIGTERM holds its port and its operator)."""
+    listening = asyncio.Event()
+    open_pubsub = store.redis.pubsub
+
+    def pubsub() -> PubSub:
+        channel = open_pubsub()
+        get_message = channel.get_message
+
+        async def turned(**kwargs: Any) -> Any:
+            listening.set()
+            try:
+                return await get_message(**kwargs)
+            except asyncio.CancelledError:
+                raise redis_errors.ConnectionError("cancelled mid-read") from None
+
+        channel.get_message = turned  # type: ignore[method-assign]
+        return channel
+
+    store.redis.pubsub = pubsub  # type: ignore[method-assign]
+
+    async def claim(room: Room) -> bool:
+        return False
+
+    hub = RedisHub(store, Settings(), "node-1", {}, claim)
+    await hub.start()
+    await listening.wait()
+    async with asyncio.timeout(10):
+        await hub.close()
