@@ -109,11 +109,24 @@ class SpawnedServer:
         assert self.process is not None
         return self.process.pid
 
-    async def stop(self, sig: int = signal.SIGTERM) -> None:
-        """Send ``sig`` (SIGKILL for a crash) and wait for the process to end."""
+    async def stop(self, sig: int = signal.SIGTERM, within: float = 60.0) -> None:
+        """Send ``sig`` (SIGKILL for a crash) and wait for the process to end. One still
+        running ``within`` seconds later is killed, and that is an error showing its log
+        (a server ends itself 10 s after its ``shutdown_timeout``: server/serve.py)."""
         if self.process is not None and self.process.returncode is None:
             self.process.send_signal(sig)
-            await self.process.wait()
+            try:
+                async with asyncio.timeout(within):
+                    await self.process.wait()
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+                if self._drain is not None:
+                    await self._drain
+                raise RuntimeError(
+                    f"tablewire serve was still running {within:g} s after signal {sig}:\n"
+                    + "".join(self.log[-40:])
+                ) from None
         if self._drain is not None:
             await self._drain
 

@@ -4,10 +4,17 @@ implementation and the bounded HTTP protocol of :mod:`server.transport`."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import faulthandler
 import gc
 import logging
+import os
+import socket
+import sys
+import threading
 
 import uvicorn
+from uvicorn.config import STARTUP_FAILURE
 
 from server import logs, native
 from server.app import create_app
@@ -19,6 +26,9 @@ log = logging.getLogger("tablewire.serve")
 WS_MAX_SIZE = 1024 * 1024
 """Frames above this are refused by the WebSocket layer (close 1009); frames
 between ``Settings.max_frame`` and this get a ``frame_too_large`` error frame."""
+STOP_MARGIN = 10.0
+"""Seconds a stopping server has, after ``shutdown_timeout``, to close its rooms
+and give up its leases before :func:`_watchdog` ends it."""
 
 
 def tune_gc(settings: Settings) -> None:
@@ -64,6 +74,43 @@ async def freeze_after_full_passes() -> None:
         gc.callbacks.remove(after)
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, whose stopping is bounded: see :func:`_watchdog`."""
+
+    def __init__(self, config: uvicorn.Config, settings: Settings) -> None:
+        super().__init__(config)
+        self.settings = settings
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        _watchdog(self.settings.shutdown_timeout + STOP_MARGIN)
+        await super().shutdown(sockets)
+
+
+def _watchdog(seconds: float) -> None:
+    """End the process ``seconds`` from now if it is still stopping then.
+
+    A server told to stop waits up to ``shutdown_timeout`` for its connections,
+    then closes its rooms and gives up its leases; whatever it might wait on
+    after that (a task that does not end, a store that does not answer), an
+    operator's SIGTERM ends it. What was still running is logged first.
+    """
+    loop = asyncio.get_running_loop()
+
+    def stuck() -> None:
+        running: list[str] = []
+        with contextlib.suppress(RuntimeError):  # the loop's set of tasks changed meanwhile
+            running = [repr(task) for task in asyncio.all_tasks(loop)]
+        why = f"still stopping after {seconds:g} s: exiting now"
+        log.error(why, extra=logs.fields(tasks=running))
+        faulthandler.dump_traceback(all_threads=True)
+        logging.shutdown()
+        os._exit(1)
+
+    timer = threading.Timer(seconds, stuck)
+    timer.daemon = True
+    timer.start()
+
+
 def run(settings: Settings) -> None:
     """Serve until interrupted."""
     logs.configure(settings.log_level)
@@ -78,7 +125,7 @@ def run(settings: Settings) -> None:
     background = [freeze_after_full_passes()] if settings.gc_freeze else []
     app = create_app(settings, background=background)
     tune_gc(settings)
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
@@ -93,3 +140,8 @@ def run(settings: Settings) -> None:
         log_level=settings.log_level,
         timeout_graceful_shutdown=settings.shutdown_timeout,
     )
+    server = _Server(config, settings)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
+    if not server.started:
+        sys.exit(STARTUP_FAILURE)

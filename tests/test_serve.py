@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,6 +14,8 @@ import httpx
 import pytest
 import uvicorn
 
+from clients.client import LobbyClient
+from clients.spawn import SpawnedServer
 from conftest import listening_socket
 from engines.turn_relay.engine import client_move
 from protocol.messages import Intent
@@ -67,6 +70,37 @@ def test_the_server_process_loads_no_client_or_redis_code() -> None:
     out = subprocess.run([sys.executable, "-c", SERVER_ONLY], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+STUCK = """
+import asyncio
+from server import logs
+from server.serve import _watchdog
+
+async def stopping():
+    _watchdog(0.2)
+    await asyncio.Event().wait()  # a stop that never ends
+
+logs.configure("info")
+asyncio.run(stopping())
+"""
+
+
+def test_a_server_whose_stopping_hangs_ends_itself_saying_what_still_ran() -> None:
+    out = subprocess.run([sys.executable, "-c", STUCK], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert "still stopping after 0.2 s: exiting now" in out.stderr
+    assert "stopping()" in out.stderr, "the task still running is named"
+    assert "Current thread" in out.stderr, "and every thread's stack is shown"
+
+
+async def test_a_server_told_to_stop_ends_at_once_with_the_signal() -> None:
+    server = await SpawnedServer().start()
+    async with LobbyClient(server.url) as lobby:
+        await lobby.create_room("sintra", seats=2)
+    await server.stop(within=30)
+    assert server.process is not None and server.process.returncode == -signal.SIGTERM
+    assert not [line for line in server.log if "still stopping" in line]
 
 
 DROP = """
