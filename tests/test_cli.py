@@ -252,6 +252,10 @@ async def test_spectating_a_finished_room_prints_the_result_and_exits(served: st
 # -- leaving at the prompt --------------------------------------------------------------
 
 
+LEAVING = 30
+"""Seconds a command told to leave (Ctrl-C, Ctrl-D, the game's end) may take to end."""
+
+
 class Terminal:
     """``tablewire play`` with a pseudo-terminal as its standard input."""
 
@@ -284,13 +288,15 @@ class Terminal:
     async def finish(self) -> int:
         """The exit status; nothing may have gone to stderr (no traceback, no warning)."""
         try:
-            async with asyncio.timeout(10):  # leaving never waits for Enter
+            # Leaving never waits for Enter: a bound far above what leaving takes, so a
+            # loaded CI machine does not fail it, and a command that waits does.
+            async with asyncio.timeout(LEAVING):
                 out, errors = await self.process.communicate()
         except TimeoutError:
             self.process.kill()
             await self.process.wait()
             shown = self.out.decode()
-            raise AssertionError(f"still running 10 s after; it printed:\n{shown}") from None
+            raise AssertionError(f"still running {LEAVING} s after; it printed:\n{shown}") from None
         finally:
             os.close(self.master)
         self.out += out
