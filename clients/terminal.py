@@ -937,7 +937,9 @@ async def play(
     leaves (None)."""
     console = console or Console()
     room_id, token = request.room, request.token
-    if token is None or request.rematch:
+    # Back to a seat with its token: the command is printed again once the seat is there.
+    returning = token is not None and not request.rematch
+    if not returning:
         async with LobbyClient(server) as lobby:
             seat = await take_seat(lobby, request)
             room_id, token = seat["room"], seat["token"]
@@ -948,8 +950,9 @@ async def play(
     else:
         assert room_id is not None
         command = come_back(server, room_id, token, default_server)
-        _print_come_back(console, command)
     async with RoomClient(ws_url(server), room_id, token) as client:
+        if returning:
+            _print_come_back(console, command)
         session = Session(
             server,
             client,

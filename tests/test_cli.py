@@ -148,8 +148,14 @@ async def test_client_commands_report_refusals_in_one_line(served: str) -> None:
     assert "tablewire games" in err
     code, _, err = await run("spectate", "--server", served, "--room", "nope")
     assert code == Status.REFUSED and "no_such_room" in one_line(err)
-    code, _, err = await run("play", "--server", served, "--room", "nope", "--token", "t")
+    code, out, err = await run("play", "--server", served, "--room", "nope", "--token", "t")
     assert code == Status.REFUSED and "no_such_room" in one_line(err)
+    assert "come back" not in out, "no way back to a seat that is not there"
+    _, made, _ = await run("new", "--server", served, "--seats", "2")
+    room_id = json.loads(made)["id"]
+    code, out, err = await run("play", "--server", served, f"--room={room_id}", "--token=t")
+    assert code == Status.REFUSED and "bad_token" in one_line(err)
+    assert "come back" not in out
     code, _, err = await run("new", "--server", served, "--seats", "9")
     assert code == Status.REFUSED and "bad_seats" in one_line(err)
 
