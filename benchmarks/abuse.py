@@ -4,6 +4,7 @@
     python benchmarks/abuse.py slowloris [--connections 1200] [--wait-s 30]
     python benchmarks/abuse.py big-body [--mib 256]
     python benchmarks/abuse.py legal-flood [--rooms 20] [--duration-s 10]
+    python benchmarks/abuse.py idle-flood [--connections 2000]
 
 * ``slow-readers``: (a) ``--sockets`` spectators that never read, each asking
   for ~1.2 MB of pongs: the server's RSS before, once they are connected and
@@ -18,6 +19,10 @@
   ``--rooms`` rooms (T = 100 ms), alone, then while one client floods
   ``legal`` (reconnecting whenever it is closed), with the default limits and
   with the rate limits off (the attack as it was).
+* ``idle-flood``: one address opens ``--connections`` idle spectator
+  WebSockets (each says ``hello``, then nothing) as fast as the server takes
+  them: how many it holds, how many were refused and why, and whether a
+  player from another address still gets in.
 
 Servers run with their default settings except where a line says otherwise.
 """
@@ -44,9 +49,15 @@ from clients.client import LobbyClient
 from clients.rude import NonReader, RelayMover, slowloris
 from clients.spawn import SpawnedServer
 from clients.stats import tree_rss_mib
-from protocol.codec import encode
+from protocol.codec import decode, encode
 
-NO_RATE_LIMITS = {"address_factor": 0, "intent_rate": 0, "query_rate": 0, "ping_rate": 0}
+NO_RATE_LIMITS = {
+    "address_factor": 0,
+    "intent_rate": 0,
+    "query_rate": 0,
+    "ping_rate": 0,
+    "address_connections": 0,
+}
 
 
 async def metrics(url: str, *names: str) -> dict[str, float]:
@@ -263,6 +274,47 @@ async def legal_flood(rooms: int, duration: float) -> None:
             await server.stop()
 
 
+# -- idle connections from one address ---------------------------------------------------
+
+
+async def spectator(url: str, local: str) -> tuple[Any, str]:
+    """A spectator WebSocket from ``local``: it and its first frame's type (or error code)."""
+    ws = await connect(url, max_size=None, local_addr=(local, 0))
+    hello = encode({"t": "hello", "protocol": 2, "token": None, "since": None})
+    with contextlib.suppress(ConnectionClosed):  # a refusal does not wait for hello
+        await ws.send(hello)
+    frame = decode(await ws.recv(decode=False))
+    return ws, frame.get("code", frame["t"])
+
+
+async def idle_flood(connections: int) -> None:
+    server = await SpawnedServer().start()
+    held: list[Any] = []
+    try:
+        async with LobbyClient(server.url) as lobby:
+            room = await lobby.create_room("sintra", seats=2)
+        url = f"{ws_url(server.url)}/ws/rooms/{room['id']}"
+        answers: dict[str, int] = {}
+        started = time.perf_counter()
+        for _ in range(connections):
+            ws, answer = await spectator(url, "127.0.0.1")
+            answers[answer] = answers.get(answer, 0) + 1
+            if answer == "welcome":
+                held.append(ws)
+            else:
+                await ws.close()
+        seconds = time.perf_counter() - started
+        counts = await metrics(server.url, "tablewire_connections")
+        print(f"one address, {connections} attempts in {seconds:.1f} s: {answers}; {counts}")
+        ws, answer = await spectator(url, "127.0.0.2")
+        await ws.close()
+        print(f"then a client from another address: {answer}")
+    finally:
+        for ws in held:
+            await ws.close()
+        await server.stop()
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -277,6 +329,8 @@ if __name__ == "__main__":
     four = commands.add_parser("legal-flood")
     four.add_argument("--rooms", type=int, default=20)
     four.add_argument("--duration-s", type=float, default=10)
+    five = commands.add_parser("idle-flood")
+    five.add_argument("--connections", type=int, default=2000)
     args = parser.parse_args()
     print(machine())
     if args.command == "slow-readers":
@@ -285,5 +339,7 @@ if __name__ == "__main__":
         asyncio.run(slowloris_run(args.connections, args.wait_s))
     elif args.command == "big-body":
         asyncio.run(big_body(args.mib))
-    else:
+    elif args.command == "legal-flood":
         asyncio.run(legal_flood(args.rooms, args.duration_s))
+    else:
+        asyncio.run(idle_flood(args.connections))

@@ -31,6 +31,7 @@ UNLIMITED: dict[str, object] = {
     "ping_rate": 0,
     "http_rate": 0,
     "connect_rate": 0,
+    "address_connections": 0,
     "room_rate": 0,
     "max_rooms": 1_000_000,
     "max_benchmark_rooms": 1_000_000,

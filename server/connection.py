@@ -580,7 +580,7 @@ async def serve(
             room.detach(conn)
         await conn.stop_writer()
         if admitted and gate is not None:
-            gate.leave()
+            gate.leave(address)
         if conn.closing and transport is not None:
             # Whatever the socket has not taken by then is dropped with it.
             delay = 0.0 if cutoff.expired() else settings.close_timeout

@@ -186,6 +186,8 @@ class Gate:
         self.addresses = AddressLimits(settings)
         self.open = 0
         """WebSocket connections open now."""
+        self.by_address: dict[str, int] = {}
+        """Of those, how many each client address holds (load tests' included)."""
 
     def frame_limits(self, address: str, load_test: bool = False) -> FrameLimits:
         """The connection's limits; a ``load_test`` connection (:func:`load_test`) has
@@ -194,16 +196,27 @@ class Gate:
         return FrameLimits(self.settings, address, addresses, self.clock)
 
     def admit(self, address: str, load_test: bool = False) -> str | None:
-        """Why a new connection from ``address`` is refused, or None to admit it (counted)."""
-        if self.open >= self.settings.max_connections:
-            return f"this server holds {self.settings.max_connections} connections; retry later"
-        if not load_test and not self.addresses.connects.take(address, self.clock()):
-            return "too many connections from your address; slow down"
+        """Why a new connection from ``address`` is refused, or None to admit it (counted:
+        :meth:`leave` when it ends)."""
+        settings = self.settings
+        if self.open >= settings.max_connections:
+            return f"this server holds {settings.max_connections} connections; retry later"
+        held = self.by_address.get(address, 0)
+        if not load_test:
+            cap = settings.address_connections
+            if cap and held >= cap:
+                return f"your address holds {cap} connections to this server; close some first"
+            if not self.addresses.connects.take(address, self.clock()):
+                return "too many connections from your address; slow down"
         self.open += 1
+        self.by_address[address] = held + 1
         return None
 
-    def leave(self) -> None:
+    def leave(self, address: str) -> None:
         self.open -= 1
+        held = self.by_address.pop(address) - 1
+        if held:
+            self.by_address[address] = held
 
 
 def client_address(scope: Scope) -> str:

@@ -68,6 +68,10 @@ class Settings:
     max_connections: int = 10_000
     """WebSocket connections one process serves; more are refused with
     ``too_many_connections``. Also uvicorn's ``limit_concurrency`` (HTTP 503 above it)."""
+    address_connections: int = 256
+    """WebSocket connections one client address may hold open at once (benchmark rooms
+    from the server's own machine aside); more are refused with ``too_many_connections``,
+    so that one address cannot take the whole ``max_connections``. 0: no cap."""
     max_room_connections: int = 2_000
     """Spectators one room admits (seat holders always get in)."""
     socket_send_buffer: int = 64 * 1024

@@ -58,8 +58,25 @@ def test_the_gate_counts_connections_and_refuses_above_the_cap() -> None:
     gate = Gate(Settings(max_connections=1))
     assert gate.admit("a") is None and gate.open == 1
     assert gate.admit("b") is not None and gate.open == 1
-    gate.leave()
+    gate.leave("a")
     assert gate.admit("b") is None
+
+
+def test_one_address_holds_at_most_address_connections() -> None:
+    gate = Gate(Settings(address_connections=2))
+    assert gate.admit("198.51.100.1") is None and gate.admit("198.51.100.1") is None
+    refusal = gate.admit("198.51.100.1")
+    assert refusal is not None and "holds 2 connections" in refusal
+    assert gate.admit("198.51.100.2") is None, "another address is not held back"
+    assert gate.admit("127.0.0.1", load_test=True) is None
+    assert gate.admit("127.0.0.1", load_test=True) is None
+    assert gate.admit("127.0.0.1", load_test=True) is None, "a load generator is not capped"
+    gate.leave("198.51.100.1")
+    assert gate.admit("198.51.100.1") is None, "a connection that ended frees its place"
+    for _ in range(3):
+        gate.leave("127.0.0.1")
+    assert gate.open == 3 and "127.0.0.1" not in gate.by_address
+    assert Gate(Settings(address_connections=0)).admit("x") is None
 
 
 async def test_a_client_that_takes_nothing_for_send_timeout_is_too_slow() -> None:
