@@ -36,6 +36,7 @@ import json
 import socket
 import subprocess
 import time
+from collections import Counter
 from typing import Any
 
 import httpx
@@ -46,10 +47,10 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from clients.addresses import ws_url
 from clients.client import LobbyClient
-from clients.rude import NonReader, RelayMover, slowloris
+from clients.rude import NonReader, RelayMover, idle_spectator, slowloris
 from clients.spawn import SpawnedServer
 from clients.stats import tree_rss_mib
-from protocol.codec import decode, encode
+from protocol.codec import encode
 
 NO_RATE_LIMITS = {
     "address_factor": 0,
@@ -277,16 +278,6 @@ async def legal_flood(rooms: int, duration: float) -> None:
 # -- idle connections from one address ---------------------------------------------------
 
 
-async def spectator(url: str, local: str) -> tuple[Any, str]:
-    """A spectator WebSocket from ``local``: it and its first frame's type (or error code)."""
-    ws = await connect(url, max_size=None, local_addr=(local, 0))
-    hello = encode({"t": "hello", "protocol": 2, "token": None, "since": None})
-    with contextlib.suppress(ConnectionClosed):  # a refusal does not wait for hello
-        await ws.send(hello)
-    frame = decode(await ws.recv(decode=False))
-    return ws, frame.get("code", frame["t"])
-
-
 async def idle_flood(connections: int) -> None:
     server = await SpawnedServer().start()
     held: list[Any] = []
@@ -294,21 +285,21 @@ async def idle_flood(connections: int) -> None:
         async with LobbyClient(server.url) as lobby:
             room = await lobby.create_room("sintra", seats=2)
         url = f"{ws_url(server.url)}/ws/rooms/{room['id']}"
-        answers: dict[str, int] = {}
+        answers: Counter[str] = Counter()
         started = time.perf_counter()
         for _ in range(connections):
-            ws, answer = await spectator(url, "127.0.0.1")
-            answers[answer] = answers.get(answer, 0) + 1
-            if answer == "welcome":
+            ws, frame = await idle_spectator(url, "127.0.0.1")
+            answers[frame.get("code", frame["t"])] += 1
+            if frame["t"] == "welcome":
                 held.append(ws)
             else:
                 await ws.close()
         seconds = time.perf_counter() - started
         counts = await metrics(server.url, "tablewire_connections")
-        print(f"one address, {connections} attempts in {seconds:.1f} s: {answers}; {counts}")
-        ws, answer = await spectator(url, "127.0.0.2")
+        print(f"one address, {connections} attempts in {seconds:.1f} s: {dict(answers)}; {counts}")
+        ws, frame = await idle_spectator(url, "127.0.0.2")
         await ws.close()
-        print(f"then a client from another address: {answer}")
+        print(f"then a client from another address: {frame.get('code', frame['t'])}")
     finally:
         for ws in held:
             await ws.close()

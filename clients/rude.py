@@ -7,9 +7,11 @@
 * :func:`server_closed`: whether the server has closed (or reset) a socket.
 * :class:`RelayMover`: a turn-relay room whose four seats move as fast as the
   server answers, counting moves.
+* :func:`idle_spectator`: a spectator from a chosen local address that says
+  ``hello`` and nothing more (one address holding many connections).
 
-Everything runs on raw sockets and websockets' sans-I/O client, so nothing
-reads behind the caller's back.
+Everything but :func:`idle_spectator` runs on raw sockets and websockets'
+sans-I/O client, so nothing reads behind the caller's back.
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+from typing import Any
 from urllib.parse import urlsplit
 
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.client import ClientProtocol
+from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
@@ -28,7 +33,7 @@ from clients.client import LobbyClient
 from clients.lean import LeanClient
 from engines.turn_relay.engine import client_move
 from protocol import PROTOCOL_VERSION
-from protocol.codec import encode
+from protocol.codec import decode, encode
 
 SEATS = 4
 
@@ -149,3 +154,15 @@ class RelayMover:
     def close(self) -> None:
         for player in self.players:
             player.close()
+
+
+async def idle_spectator(url: str, local: str) -> tuple[ClientConnection, dict[str, Any]]:
+    """A spectator of the room at WebSocket ``url``, connected from the local address
+    ``local`` (any 127.x.y.z on Linux), that sends ``hello`` and nothing more: its
+    connection and the server's first frame (``welcome``, or an ``error`` that a
+    refused connection gets before its ``hello``)."""
+    ws = await connect(url, max_size=None, local_addr=(local, 0))
+    with contextlib.suppress(ConnectionClosed):  # refused: already closed
+        await ws.send(encode({"t": "hello", "protocol": 2, "token": None, "since": None}))
+    frame: dict[str, Any] = decode(await ws.recv(decode=False))
+    return ws, frame

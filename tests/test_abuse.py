@@ -10,7 +10,6 @@ through settings, and no test asserts on time.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
 from collections.abc import AsyncIterator
 from dataclasses import fields
@@ -27,7 +26,7 @@ from clients import bots
 from clients.addresses import ws_url
 from clients.client import LobbyClient, RoomClient
 from clients.lean import LeanClient
-from clients.rude import NonReader, RelayMover, server_closed, slowloris
+from clients.rude import NonReader, RelayMover, idle_spectator, server_closed, slowloris
 from clients.spawn import SpawnedServer
 from conftest import Running
 from protocol.codec import decode, encode
@@ -426,36 +425,27 @@ async def test_a_room_admits_its_spectators_up_to_the_limit(server: Running) -> 
         await ws.close()
 
 
-async def test_one_address_holds_at_most_address_connections_and_others_still_get_in() -> None:
-    spawned = await SpawnedServer(address_connections=2).start()
-    try:
-        async with LobbyClient(spawned.url) as lobby:
-            room = await lobby.create_room("sintra", seats=2)
-        url = f"{spawned.ws}/ws/rooms/{room['id']}"
-        hello = encode({"t": "hello", "protocol": 2, "token": None, "since": None})
-
-        async def first_frame(local: str) -> Any:
-            ws = await connect(url, max_size=None, local_addr=(local, 0))
-            with contextlib.suppress(ConnectionClosed):  # a refusal does not wait for hello
-                await ws.send(hello)
-            return ws, decode(await ws.recv(decode=False))
-
-        held = [await first_frame("127.0.0.1") for _ in range(2)]
-        assert [frame["t"] for _, frame in held] == ["welcome", "welcome"]
-        refused, frame = await first_frame("127.0.0.1")
-        assert (frame["t"], frame["fatal"]) == ("error", True)
-        assert frame["code"] == "too_many_connections" and "holds 2" in frame["message"]
-        await refused.close()
-        other, frame = await first_frame("127.0.0.2")
-        assert frame["t"] == "welcome", "another address gets in"
-        await held[0][0].close()
-        await until(spawned.url, lambda samples: samples["tablewire_connections"] == 2)
-        again, frame = await first_frame("127.0.0.1")
-        assert frame["t"] == "welcome", "a connection that ended frees its place"
-        for ws in (held[1][0], other, again):
-            await ws.close()
-    finally:
-        await spawned.stop()
+@pytest.mark.parametrize("spawned", [{"address_connections": 2}], indirect=True)
+async def test_one_address_holds_at_most_address_connections_and_others_still_get_in(
+    spawned: SpawnedServer,
+) -> None:
+    async with LobbyClient(spawned.url) as lobby:
+        room = await lobby.create_room("sintra", seats=2)
+    url = f"{spawned.ws}/ws/rooms/{room['id']}"
+    held = [await idle_spectator(url, "127.0.0.1") for _ in range(2)]
+    assert [frame["t"] for _, frame in held] == ["welcome", "welcome"]
+    refused, frame = await idle_spectator(url, "127.0.0.1")
+    assert (frame["t"], frame["fatal"]) == ("error", True)
+    assert frame["code"] == "too_many_connections" and "holds 2" in frame["message"]
+    await refused.close()
+    other, frame = await idle_spectator(url, "127.0.0.2")
+    assert frame["t"] == "welcome", "another address gets in"
+    await held[0][0].close()
+    await until(spawned.url, lambda samples: samples["tablewire_connections"] == 2)
+    again, frame = await idle_spectator(url, "127.0.0.1")
+    assert frame["t"] == "welcome", "a connection that ended frees its place"
+    for ws in (held[1][0], other, again):
+        await ws.close()
 
 
 # -- 12. metrics -----------------------------------------------------------------------
