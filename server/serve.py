@@ -10,11 +10,9 @@ import gc
 import logging
 import os
 import socket
-import sys
 import threading
 
 import uvicorn
-from uvicorn.config import STARTUP_FAILURE
 
 from server import logs, native
 from server.app import create_app
@@ -75,7 +73,8 @@ async def freeze_after_full_passes() -> None:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn's server, whose stopping is bounded: see :func:`_watchdog`."""
+    """uvicorn's server, whose stopping is bounded: see :func:`_watchdog`. (Its own
+    startup exits with status 3 when the address or the application cannot start.)"""
 
     def __init__(self, config: uvicorn.Config, settings: Settings) -> None:
         super().__init__(config)
@@ -140,8 +139,5 @@ def run(settings: Settings) -> None:
         log_level=settings.log_level,
         timeout_graceful_shutdown=settings.shutdown_timeout,
     )
-    server = _Server(config, settings)
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run()
-    if not server.started:
-        sys.exit(STARTUP_FAILURE)
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn raises it once stopped
+        _Server(config, settings).run()

@@ -117,6 +117,48 @@ async def test_a_server_told_to_stop_ends_by_the_signal_not_the_watchdog() -> No
     assert not [line for line in server.log if "still stopping" in line]
 
 
+SERVE_SETTINGS = "from server.serve import run; from server.settings import Settings"
+
+
+def test_a_port_taken_after_the_command_line_checked_it_ends_with_status_3() -> None:
+    """``tablewire serve`` checks its address first; one taken between that check and
+    uvicorn's bind still ends with the status for an address it cannot listen on."""
+    with listening_socket() as taken:
+        port = taken.getsockname()[1]
+        script = f"{SERVE_SETTINGS}; run(Settings(port={port}))"
+        out = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+        )
+    assert out.returncode == 3, out.stderr
+    assert "address already in use" in out.stderr.lower()
+    assert "Traceback" not in out.stderr
+
+
+FAILS_TO_START = """
+import contextlib, uvicorn
+from starlette.applications import Starlette
+from server import serve
+from server.settings import Settings
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    raise RuntimeError("cannot start")
+    yield
+
+config = uvicorn.Config(Starlette(lifespan=lifespan), port=0, log_config=None)
+serve._Server(config, Settings()).run()
+"""
+
+
+def test_a_server_whose_startup_fails_ends_with_status_3() -> None:
+    """The status uvicorn's startup gives (``tablewire serve`` documents 3), pinned."""
+    out = subprocess.run(
+        [sys.executable, "-c", FAILS_TO_START], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 3, out.stderr
+    assert "cannot start" in out.stderr
+
+
 DROP = """
 import asyncio, sys
 from clients.addresses import ws_url
