@@ -184,7 +184,7 @@ async def post(url: str, mib: int, chunked: bool) -> tuple[str, int]:
     size = mib << 20
     framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {size}"
     await loop.sock_sendall(
-        sock, f"POST /api/rooms HTTP/1.1\r\nHost: x\r\n{framing}\r\n\r\n".encode()
+        sock, f"POST /api/rooms HTTP/1.1\r\nHost: localhost\r\n{framing}\r\n\r\n".encode()
     )
     piece = b" " * (1 << 16)
     if chunked:

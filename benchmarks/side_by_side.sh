@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The shared side-by-side harness (../shared/peers/colyseus, README there) against
 # this checkout: Colyseus 0.18 (immediate patches) and tablewire with default
-# settings, driven by one and the same Node load generator, alternating run by run.
+# settings (the load generator's address named in load_test_clients), driven by one and the same Node load generator, alternating run by run.
 #
 #   benchmarks/side_by_side.sh [side-by-side.sh arguments: --reps 3 --rooms "100 250 500 1000" ...]
 #
@@ -29,6 +29,10 @@ if [ ! -f "$peers/colyseus/.tablewire2-patched" ]; then
   touch "$peers/colyseus/.tablewire2-patched"
 fi
 cd "$peers/colyseus"
+# The load generator runs its thousands of clients from this machine: the operator's
+# exemption for benchmark rooms (docs/operations.md, "Load tests"), inherited by the
+# server run.sh starts. Every other setting is the default.
+export TABLEWIRE_LOAD_TEST_CLIENTS=127.0.0.1
 TABLEWIRE_DIR=$here ./side-by-side.sh --no-tw-loadtest "$@"
 latest=$(ls -t results/side-by-side-*.jsonl | head -1)
 node summarize-sbs.js "$latest" | tee "${latest%.jsonl}.md"

@@ -413,20 +413,25 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablewire serve: {exc}.", file=sys.stderr)
         return Status.USAGE
-    where = f"{settings.host}:{settings.port}"
-    try:
-        socket.getaddrinfo(settings.host, settings.port)
-        socket.create_server((settings.host, settings.port)).close()
-    except OSError as exc:
-        if isinstance(exc, socket.gaierror):
-            why = f"{settings.host!r} is not a known address. Check --host."
-        elif exc.errno == errno.EADDRINUSE:
-            why = "the port is in use. Is a server running there? Choose another with --port."
-        else:
-            reason = os.strerror(exc.errno) if exc.errno else str(exc)
-            why = f"{reason}. Check --host (an address of this machine, or 0.0.0.0)."
-        print(f"tablewire serve: cannot listen on {where}: {why}", file=sys.stderr)
-        return Status.UNREACHABLE
+    listeners = [(settings.host, settings.port, "--host", "--port")]
+    if settings.metrics_port:
+        metrics = (settings.metrics_host, settings.metrics_port)
+        listeners.append((*metrics, "TABLEWIRE_METRICS_HOST", "TABLEWIRE_METRICS_PORT"))
+    for host, port, host_flag, port_flag in listeners:
+        try:
+            socket.getaddrinfo(host, port)
+            socket.create_server((host, port)).close()
+        except OSError as exc:
+            if isinstance(exc, socket.gaierror):
+                why = f"{host!r} is not a known address. Check {host_flag}."
+            elif exc.errno == errno.EADDRINUSE:
+                why = "the port is in use. Is a server running there? "
+                why += f"Choose another with {port_flag}."
+            else:
+                reason = os.strerror(exc.errno) if exc.errno else str(exc)
+                why = f"{reason}. Check {host_flag} (an address of this machine, or 0.0.0.0)."
+            print(f"tablewire serve: cannot listen on {host}:{port}: {why}", file=sys.stderr)
+            return Status.UNREACHABLE
     run(settings)
     return Status.OK
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
 import os
@@ -19,7 +20,7 @@ import re
 import secrets
 import socket
 import sys
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -38,6 +39,7 @@ from server.limits import Gate, HttpLimits, client_address
 from server.lobby import Lobby, engine_info, engines_of
 from server.logs import fields
 from server.origins import OriginPolicy, parse_origins
+from server.proxies import PEER, ClientAddress, HostPolicy, Networks, allowed_host_names
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
 from server.tasks import finish
@@ -108,6 +110,48 @@ class ApiFaults:
             await JSONResponse(body, status_code=500)(scope, receive, send)
 
 
+def on_metrics_listener(scope: Scope, settings: Settings) -> bool:
+    """Whether a request came in on the metrics listener (``metrics_port``)."""
+    server = scope.get("server") or ("", 0)
+    return bool(settings.metrics_port) and server[1] == settings.metrics_port
+
+
+def _local_peer(scope: Scope) -> bool:
+    """Whether the TCP peer (not a forwarded address) is on this machine."""
+    try:
+        return ipaddress.ip_address(scope.get(PEER, "")).is_loopback
+    except ValueError:
+        return False
+
+
+class MetricsListener:
+    """ASGI middleware: the metrics listener serves ``GET /metrics`` (``render``'s
+    text) and nothing else, with no ``Host`` check (Prometheus names the replica it
+    scrapes by its own address)."""
+
+    def __init__(self, app: ASGIApp, settings: Settings, render: Callable[[], bytes]) -> None:
+        self.app = app
+        self.settings = settings
+        self.render = render
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket") or not on_metrics_listener(
+            scope, self.settings
+        ):
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await receive()
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["path"] != "/metrics" or scope["method"] not in ("GET", "HEAD"):
+            body = ApiError(404, "not_found", "this listener serves GET /metrics only").body()
+            await JSONResponse(body, status_code=404)(scope, receive, send)
+            return
+        response = Response(self.render(), media_type=CONTENT_TYPE_LATEST)
+        await response(scope, receive, send)
+
+
 def _node_name(settings: Settings) -> str:
     return settings.node or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
 
@@ -132,6 +176,8 @@ def create_app(
     ``background``: tasks of the process that runs the app, run while it serves."""
     settings = settings or Settings.from_env()
     allowed = parse_origins(settings.allowed_origins)
+    hosts = allowed_host_names(settings.allowed_hosts, settings.host)
+    proxies = Networks(settings.trusted_proxies, "trusted_proxies")
     if store is None and settings.redis_url:
         from server.store.redis import RedisStore
 
@@ -247,9 +293,16 @@ def create_app(
     gate = Gate(settings)
     collectors = metrics.registry(lobby, gate)
 
+    def render() -> bytes:
+        return generate_latest(collectors)
+
     async def exposition(request: Request) -> Response:
-        """``GET /metrics``: Prometheus's text format."""
-        return Response(generate_latest(collectors), media_type=CONTENT_TYPE_LATEST)
+        """``GET /metrics`` on the public port: Prometheus's text format, to a peer on this
+        machine only (and rate limited as the lobby is); ``metrics_port`` gives a
+        listener of its own (:class:`MetricsListener`)."""
+        if not _local_peer(request.scope):
+            raise HTTPException(404, "Not Found")
+        return Response(render(), media_type=CONTENT_TYPE_LATEST)
 
     app = Starlette(
         routes=[
@@ -270,6 +323,9 @@ def create_app(
             HTTPException: http_error,
         },
         middleware=[
+            Middleware(MetricsListener, settings=settings, render=render),
+            Middleware(HostPolicy, names=hosts),
+            Middleware(ClientAddress, trusted=proxies),
             Middleware(ApiFaults),
             Middleware(HttpLimits, settings=settings, benchmark=lobby.benchmark),
             Middleware(OriginPolicy, allowed=allowed),

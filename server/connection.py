@@ -547,7 +547,7 @@ async def serve(
     writer's last frames are awaited that long, then the transport is aborted.
     """
     address = client_address(ws.scope)
-    loading = load_test(address, lobby.benchmark(room_id))
+    loading = gate is not None and load_test(address, lobby.benchmark(room_id), gate.load_testers)
     refusal = gate.admit(address, loading) if gate is not None else None
     admitted = gate is not None and refusal is None
     await ws.accept()

@@ -23,7 +23,6 @@ here starts a task or a timer.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
 import time
@@ -34,6 +33,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.errors import ApiError
+from server.proxies import Networks
 from server.settings import Settings
 
 Clock = Callable[[], float]
@@ -184,6 +184,8 @@ class Gate:
         self.settings = settings
         self.clock = clock
         self.addresses = AddressLimits(settings)
+        self.load_testers = Networks(settings.load_test_clients, "load_test_clients")
+        """The load generators' addresses (``load_test_clients``)."""
         self.open = 0
         """WebSocket connections open now."""
         self.by_address: dict[str, int] = {}
@@ -224,23 +226,15 @@ def client_address(scope: Scope) -> str:
     return str(client[0]) if client else "?"
 
 
-def on_this_machine(address: str) -> bool:
-    """A loopback address: a client on the server's own machine (through a trusted proxy,
-    the client's own address is given instead)."""
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return False
-
-
 ROOM_PATH = re.compile(r"^/api/rooms/([^/]+)(?:/|$)")
 
 
-def load_test(address: str, benchmark: bool) -> bool:
-    """Whether a client's request concerns a benchmark room from the server's own
-    machine: a load generator's, exempt from the limits per client address (never for
-    a game; ``max_benchmark_rooms`` caps such rooms)."""
-    return benchmark and on_this_machine(address)
+def load_test(address: str, benchmark: bool, testers: Networks) -> bool:
+    """Whether a client's request concerns a benchmark room and comes from an address the
+    operator named a load generator's (``load_test_clients``): exempt from the limits
+    per client address (never for a game; ``max_benchmark_rooms`` caps such rooms). No
+    address is exempt by default, and none by what a client writes in a header."""
+    return benchmark and bool(testers) and address in testers
 
 
 class HttpLimits:
@@ -248,8 +242,9 @@ class HttpLimits:
 
     ``benchmark(room_id)`` says whether a room is a benchmark room: a load
     generator's requests about one (:func:`load_test`) do not count against its
-    address. Creating a room is left to the lobby's own per-address limit for a
-    client on this machine (the lobby knows the engine, this middleware does not).
+    address. A load generator's room creations are left to the lobby's own
+    per-address limit (the lobby knows the engine, this middleware does not).
+    ``GET /metrics`` on the public port counts like a lobby request.
     """
 
     def __init__(
@@ -263,17 +258,21 @@ class HttpLimits:
         self.max_body = settings.max_body
         self.clock = clock
         self.benchmark = benchmark
+        self.testers = Networks(settings.load_test_clients, "load_test_clients")
         self.requests = Buckets(settings.http_rate, settings.http_burst)
 
     def _exempt(self, scope: Scope, address: str) -> bool:
+        if not self.testers or address not in self.testers:
+            return False
         path = scope.get("path", "")
         if path == "/api/rooms" and scope.get("method") == "POST":
-            return on_this_machine(address)
+            return True
         room = ROOM_PATH.match(path)
-        return room is not None and load_test(address, self.benchmark(room.group(1)))
+        return room is not None and self.benchmark(room.group(1))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope.get("path", "").startswith("/api/"):
+        path = scope.get("path", "")
+        if scope["type"] != "http" or not (path.startswith("/api/") or path == "/metrics"):
             await self.app(scope, receive, send)
             return
         address = client_address(scope)

@@ -10,6 +10,7 @@ import gc
 import logging
 import os
 import socket
+import sys
 import threading
 
 import uvicorn
@@ -80,6 +81,33 @@ class _Server(uvicorn.Server):
         super().__init__(config)
         self.settings = settings
 
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's startup, then the metrics listener (``metrics_port``): the same
+        application on a second address, closed with the first."""
+        await super().startup(sockets)
+        settings = self.settings
+        if not self.started or not settings.metrics_port:
+            return
+        config = self.config
+        where = f"{settings.metrics_host}:{settings.metrics_port}"
+
+        def protocol() -> asyncio.Protocol:
+            made: asyncio.Protocol = config.http_protocol_class(  # type: ignore[call-arg]
+                config=config, server_state=self.server_state, app_state=self.lifespan.state
+            )
+            return made
+
+        try:
+            listener = await asyncio.get_running_loop().create_server(
+                protocol, host=settings.metrics_host, port=settings.metrics_port
+            )
+        except OSError as exc:
+            log.error("cannot listen for metrics", extra=logs.fields(listen=where, error=str(exc)))
+            await self.lifespan.shutdown()
+            sys.exit(3)
+        self.servers.append(listener)
+        log.info("metrics listener", extra=logs.fields(url=f"http://{where}/metrics"))
+
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         _watchdog(self.settings.shutdown_timeout + STOP_MARGIN)
         await super().shutdown(sockets)
@@ -133,11 +161,25 @@ def run(settings: Settings) -> None:
         ws_max_size=max(WS_MAX_SIZE, settings.max_frame),
         timeout_keep_alive=settings.keepalive_timeout,
         limit_concurrency=settings.max_connections,
-        proxy_headers=True,
-        forwarded_allow_ips=settings.trusted_proxies,
+        proxy_headers=False,  # the app reads X-Forwarded-For itself (server/proxies.py)
         log_config=None,
         log_level=settings.log_level,
         timeout_graceful_shutdown=settings.shutdown_timeout,
     )
+    _warn_of_exposure(settings)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn raises it once stopped
         _Server(config, settings).run()
+
+
+def _warn_of_exposure(settings: Settings) -> None:
+    """Log the settings that leave the limits or the host check open."""
+    if "*" in (part.strip() for part in settings.trusted_proxies.split(",")):
+        log.warning(
+            "trusted_proxies is *: every client can choose its address in X-Forwarded-For "
+            "and escape the limits per address; name the proxy's address or network instead"
+        )
+    if settings.host in ("0.0.0.0", "::") and not settings.allowed_hosts:
+        log.warning(
+            "listening on every address, but only requests for localhost are served: set "
+            "allowed_hosts to the names clients use (TABLEWIRE_ALLOWED_HOSTS)"
+        )

@@ -57,9 +57,25 @@ class Settings:
     node: str = ""
     """This process's name in leases and channels; empty: a random one."""
     trusted_proxies: str = "127.0.0.1"
-    """Addresses of reverse proxies whose ``X-Forwarded-For`` names the client
-    (comma-separated; ``*``: any peer, for a proxy on a private network): the limits
-    per client address then count each player, not the proxy."""
+    """Addresses and networks (``10.0.0.2``, ``172.28.0.0/16``; comma-separated) of the
+    reverse proxies in front of this server. For a request from one of them, the client
+    is the rightmost ``X-Forwarded-For`` entry that is not itself a trusted proxy
+    (server/proxies.py): what a client writes in the header is never believed. ``*``
+    trusts every peer, so that every client can choose its address: never on a server
+    that clients reach directly."""
+    allowed_hosts: str = ""
+    """Names this server answers to in ``Host`` (comma-separated, port not included;
+    ``*``: any). Empty: the bound address, ``localhost``, ``127.0.0.1`` and ``::1``. A
+    request for another host gets 400 ``bad_host`` (a rebinding page's own name)."""
+    load_test_clients: str = ""
+    """Addresses and networks whose benchmark rooms (turn-relay) are exempt from the limits
+    per client address, for a load generator that runs thousands of clients from one
+    address; ``max_benchmark_rooms`` caps such rooms. Empty: nobody is exempt."""
+    metrics_port: int = 0
+    """A listener of its own for ``GET /metrics`` (Prometheus), on ``metrics_host``; 0:
+    none. On the public port ``/metrics`` answers only a peer on this machine."""
+    metrics_host: str = "127.0.0.1"
+    """The address of the metrics listener (``metrics_port``)."""
     allowed_origins: str = ""
     """Other web origins (``https://host[:port]``, comma-separated; ``*``: any) whose pages
     may use the lobby and the WebSocket and frame the pages; empty: this server's only."""

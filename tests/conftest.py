@@ -110,8 +110,11 @@ async def server(
     app = create_app(settings)
     sock = listening_socket()
     port = sock.getsockname()[1]
-    # As `tablewire serve` runs it: frames straight from the parser to the room.
-    config = uvicorn.Config(app, ws=BoundedWebSocket, log_config=None, ws_max_size=1 << 20)
+    # As `tablewire serve` runs it: frames straight from the parser to the room, and the
+    # client's address found by the app (server/proxies.py), not by uvicorn.
+    config = uvicorn.Config(
+        app, ws=BoundedWebSocket, log_config=None, ws_max_size=1 << 20, proxy_headers=False
+    )
     instance = uvicorn.Server(config)
     task = asyncio.create_task(instance.serve(sockets=[sock]))
     yield Running(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", app.state.lobby)

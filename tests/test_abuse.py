@@ -141,10 +141,10 @@ async def test_silent_and_half_sent_connections_are_closed(spawned: SpawnedServe
     half = [await slowloris(spawned.url, half=True) for _ in range(20)]
     body = await slowloris(spawned.url, half=False)
     await loop.sock_sendall(
-        body, b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{}"
+        body, b"POST /api/rooms HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{}"
     )
     idle = await slowloris(spawned.url, half=False)
-    await loop.sock_sendall(idle, b"GET /api/games HTTP/1.1\r\nHost: x\r\n\r\n")
+    await loop.sock_sendall(idle, b"GET /api/games HTTP/1.1\r\nHost: localhost\r\n\r\n")
     try:
         async with asyncio.timeout(GUARD):
             closes = [await server_closed(sock) for sock in [*silent, *half, body, idle]]
@@ -186,7 +186,9 @@ async def test_a_256_mib_content_length_gets_413_before_any_body(spawned: Spawne
     loop = asyncio.get_running_loop()
     sock = await slowloris(spawned.url, half=False)
     try:
-        request = b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Length: 268435456\r\n\r\n"
+        request = (
+            b"POST /api/rooms HTTP/1.1\r\nHost: localhost\r\nContent-Length: 268435456\r\n\r\n"
+        )
         await loop.sock_sendall(sock, request)  # and not one byte of the body
         status, body = await _http_answer(sock)
         assert status.startswith(b"HTTP/1.1 413")
@@ -202,7 +204,8 @@ async def test_a_chunked_body_past_the_limit_gets_413(spawned: SpawnedServer) ->
     chunk = b"2000\r\n" + b" " * 0x2000 + b"\r\n"  # 8 KiB
     try:
         await loop.sock_sendall(
-            sock, b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            sock,
+            b"POST /api/rooms HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n",
         )
         await loop.sock_sendall(sock, chunk * 3)  # 24 KiB, and no end: the server stops reading
         status, body = await _http_answer(sock)
@@ -222,7 +225,7 @@ async def test_a_streamed_body_is_not_read_past_the_limit() -> None:
             yield b" " * 4096
 
     transport = httpx.ASGITransport(app=create_app(Settings(max_body=16384)))
-    async with httpx.AsyncClient(transport=transport, base_url="http://tablewire") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         response = await client.post("/api/rooms", content=endless())
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "body_too_large"
@@ -235,7 +238,7 @@ async def test_a_streamed_body_is_not_read_past_the_limit() -> None:
 async def test_lobby_requests_over_the_rate_get_429() -> None:
     app = create_app(Settings(http_rate=0.001, http_burst=2))
     transport = httpx.ASGITransport(app=app, client=("203.0.113.9", 1234))
-    async with httpx.AsyncClient(transport=transport, base_url="http://tablewire") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         codes = [(await client.get("/api/games")).status_code for _ in range(3)]
         refused = await client.get("/api/games")
         health = await client.get("/healthz")
@@ -281,15 +284,16 @@ LOAD_TEST = {
     "connect_rate": 0.001,
     "connect_burst": 2,
     "max_benchmark_rooms": 7,
+    "load_test_clients": "127.0.0.1",
 }
 
 
 @pytest.mark.parametrize("spawned", [LOAD_TEST], indirect=True)
-async def test_a_load_generator_on_this_machine_is_limited_only_by_the_benchmark_cap(
+async def test_a_load_generator_named_by_the_operator_is_limited_only_by_the_benchmark_cap(
     spawned: SpawnedServer,
 ) -> None:
-    """Benchmark rooms from loopback skip the limits per address (the shared harness runs
-    a thousand rooms from one address against default settings); games never do, and
+    """Benchmark rooms from a ``load_test_clients`` address skip the limits per address
+    (the shared harness runs a thousand rooms from one address); games never do, and
     the same requests through a proxy from elsewhere are limited."""
     async with httpx.AsyncClient(base_url=spawned.url) as http:
 
@@ -320,6 +324,18 @@ async def test_a_load_generator_on_this_machine_is_limited_only_by_the_benchmark
         assert (refused.status_code, refused.json()["error"]["code"]) == (503, "too_many_rooms")
         for client in clients:
             client.close()
+
+
+@pytest.mark.parametrize("spawned", [{**LOAD_TEST, "load_test_clients": ""}], indirect=True)
+async def test_without_the_setting_a_load_generator_on_this_machine_is_limited_like_anyone(
+    spawned: SpawnedServer,
+) -> None:
+    """No address is exempt by default, loopback included: an exemption is the operator's
+    word (``load_test_clients``), never where a request comes from."""
+    async with httpx.AsyncClient(base_url=spawned.url) as http:
+        body = {"engine": "turn-relay", "private": True, "seed": 1}
+        created = [(await http.post("/api/rooms", json=body)).status_code for _ in range(3)]
+        assert created == [201, 201, 429]
 
 
 @pytest.mark.parametrize(

@@ -266,7 +266,7 @@ requests = st.tuples(
 
 async def one_request(method_path: str, body: bytes, text: str) -> httpx.Response:
     transport = httpx.ASGITransport(app=create_app(Settings()))
-    async with httpx.AsyncClient(transport=transport, base_url="http://tablewire") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         room = (await client.post("/api/rooms", json={"engine": "sintra", "seats": 2})).json()
         if method_path == "GET":
             for path in (f"/api/rooms/{quote(text, safe='')}", "/api/rooms", "/api/games"):

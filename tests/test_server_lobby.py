@@ -213,7 +213,7 @@ async def test_an_unexpected_exception_answers_json_500_and_is_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     transport = httpx.ASGITransport(app=create_app(Settings(), BrokenStore()))
-    async with httpx.AsyncClient(transport=transport, base_url="http://tablewire") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         for response in (
             await client.get("/api/rooms"),
             await client.post("/api/quickplay", json={"engine": "sintra"}),
@@ -495,7 +495,7 @@ class DownStore(MemoryStore):
 
 async def test_an_unreachable_store_answers_503_and_creates_nothing() -> None:
     transport = httpx.ASGITransport(app=create_app(Settings(), DownStore()))
-    async with httpx.AsyncClient(transport=transport, base_url="http://tablewire") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         response = await client.post("/api/rooms", json={"engine": "sintra"})
         assert (response.status_code, error_code(response)) == (503, "store_unavailable")
         assert (await client.get("/api/rooms")).json() == []
@@ -591,7 +591,7 @@ async def test_room_creation_is_limited_per_client_address() -> None:
 async def test_room_creation_over_http_answers_429_with_retry_after() -> None:
     app = create_app(Settings(room_rate=1 / 60, room_burst=1))
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://tablewire") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         assert (await client.post("/api/rooms", json={"engine": "sintra"})).status_code == 201
         refused = await client.post("/api/rooms", json={"engine": "sintra"})
         assert (refused.status_code, error_code(refused)) == (429, "rate_limited")

@@ -14,7 +14,7 @@ from server.settings import Settings
 @pytest.fixture
 async def http() -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=create_app(Settings()))
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         yield client
 
 

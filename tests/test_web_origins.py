@@ -23,7 +23,7 @@ ROOM = {"engine": "sintra", "seats": 2}
 
 def lobby(allowed: str = "") -> httpx.AsyncClient:
     app = create_app(Settings(allowed_origins=allowed))
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://localhost")
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ async def rooms(http: httpx.AsyncClient) -> int:
 async def test_the_servers_own_pages_and_non_browser_clients_may_post(
     http: httpx.AsyncClient,
 ) -> None:
-    own = await http.post("/api/rooms", json=ROOM, headers={"origin": "http://testserver"})
+    own = await http.post("/api/rooms", json=ROOM, headers={"origin": "http://localhost"})
     assert own.status_code == 201
     assert "access-control-allow-origin" not in own.headers
     assert (await http.post("/api/rooms", json=ROOM)).status_code == 201

@@ -1,0 +1,168 @@
+"""Who a request comes from, and which host it is for (docs/operations.md, "Behind a proxy").
+
+Every limit per client address counts the address this module gives, so it
+must be one a client cannot choose:
+
+* :class:`Networks` — a set of addresses and networks from a setting
+  (``trusted_proxies``, ``load_test_clients``): ``127.0.0.1, 10.0.0.0/8, ::1``;
+  ``*`` is every address.
+* :class:`ClientAddress` — ASGI middleware. When the TCP peer is a trusted proxy,
+  ``X-Forwarded-For`` is read from the right: each proxy appends the address it
+  got the request from, so the rightmost entry that is not itself a trusted
+  proxy is the client; everything left of it was written by the client and is
+  ignored. Anything else (a peer that is not trusted, a header that is not a
+  list of addresses) leaves the client at the last address a trusted hop
+  vouched for. The TCP peer itself is kept in the scope under :data:`PEER`.
+* :class:`HostPolicy` — ASGI middleware: a request whose ``Host`` names none of
+  the server's names (``allowed_hosts``) is refused before anything else sees
+  it, so a page of another site that made its own name resolve to this server
+  (DNS rebinding) cannot use it: HTTP 400 ``bad_host``, a WebSocket handshake
+  closed before it is accepted (HTTP 403).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from server.logs import fields
+
+log = logging.getLogger("tablewire.proxies")
+
+PEER = "tablewire.peer"
+"""The scope key of the TCP peer's address (the client's may be a forwarded one)."""
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text.strip().strip("[]"))
+    except ValueError:
+        return None
+
+
+class Networks:
+    """Addresses and networks (``a.b.c.d``, ``a.b.c.d/n``, IPv6 alike; ``*``: all)."""
+
+    def __init__(self, setting: str, name: str) -> None:
+        self.any = False
+        self.networks: list[Network] = []
+        for item in (part.strip() for part in setting.split(",")):
+            if item == "*":
+                self.any = True
+            elif item:
+                try:
+                    self.networks.append(ipaddress.ip_network(item, strict=False))
+                except ValueError:
+                    raise ValueError(
+                        f"{name}: {item!r} is not an address or a network (a.b.c.d/n)"
+                    ) from None
+
+    def __contains__(self, address: str) -> bool:
+        if self.any:
+            return True
+        ip = _ip(address)
+        return ip is not None and any(ip in network for network in self.networks)
+
+    def __bool__(self) -> bool:
+        return self.any or bool(self.networks)
+
+
+def forwarded_client(peer: str, forwarded: Iterable[str], trusted: Networks) -> str:
+    """The client of a request from ``peer`` carrying the ``X-Forwarded-For`` values
+    ``forwarded``: the rightmost hop that ``trusted`` does not hold (see the module
+    docstring)."""
+    client = peer
+    if client not in trusted:
+        return client
+    hops = [hop for value in forwarded for hop in value.split(",")]
+    for hop in reversed(hops):
+        ip = _ip(hop)
+        if ip is None:  # not an address: nothing left of it can be believed
+            return client
+        client = str(ip)
+        if client not in trusted:
+            return client
+    return client
+
+
+class ClientAddress:
+    """ASGI middleware: ``scope["client"]`` becomes the client's address as
+    :func:`forwarded_client` finds it; the peer is kept under :data:`PEER`."""
+
+    def __init__(self, app: ASGIApp, trusted: Networks) -> None:
+        self.app = app
+        self.trusted = trusted
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            client = scope.get("client")
+            peer = str(client[0]) if client else "?"
+            forwarded = [
+                value.decode("latin-1")
+                for name, value in scope.get("headers", ())
+                if name == b"x-forwarded-for"
+            ]
+            address = forwarded_client(peer, forwarded, self.trusted) if forwarded else peer
+            scope = {**scope, PEER: peer}
+            if address != peer:
+                scope["client"] = (address, 0)
+        await self.app(scope, receive, send)
+
+
+def host_name(host_header: str) -> str:
+    """The name of a ``Host`` header, port and brackets dropped, lower case."""
+    return (urlsplit(f"//{host_header}").hostname or "").lower()
+
+
+def allowed_host_names(setting: str, bind_host: str) -> frozenset[str]:
+    """``allowed_hosts`` as a set of names (``*`` among them: any); by default the
+    address the server is bound to (unless it is every address) and the names of
+    this machine's loopback."""
+    names = {part.strip().lower().strip("[]") for part in setting.split(",") if part.strip()}
+    if not names:
+        names = {"localhost", "127.0.0.1", "::1"}
+        if bind_host not in ("0.0.0.0", "::", ""):
+            names.add(bind_host.lower().strip("[]"))
+    return frozenset(names)
+
+
+class HostPolicy:
+    """ASGI middleware refusing requests for a host that is not one of ``names``."""
+
+    def __init__(self, app: ASGIApp, names: frozenset[str]) -> None:
+        self.app = app
+        self.names = names
+        self.any = "*" in names
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.any or scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        host = ""
+        for name, value in scope.get("headers", ()):
+            if name == b"host":
+                host = value.decode("latin-1")
+                break
+        if host_name(host) in self.names:
+            await self.app(scope, receive, send)
+            return
+        log.info("host refused", extra=fields(host=host[:100], path=scope.get("path")))
+        if scope["type"] == "websocket":
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        message = f"this server does not serve the host {host[:100]!r} (allowed_hosts)"
+        body = json.dumps({"error": {"code": "bad_host", "message": message}}).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        await send({"type": "http.response.start", "status": 400, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
