@@ -31,12 +31,13 @@ from websockets.server import ServerProtocol
 
 from protocol.codec import encode
 from server import native
-from server.connection import DirectWriter, SocketConnection
+from server.connection import SocketConnection
 from server.limits import Gate
 from server.lobby import Lobby
 from server.room import Room
 from server.settings import Settings
 from server.store import MemoryStore
+from server.transport import DirectWriter
 
 
 class Transport:

@@ -13,11 +13,12 @@ from websockets.server import ServerProtocol
 from conftest import Running
 from protocol.codec import decode, encode
 from server.app import create_app
-from server.connection import FLUSHER, DirectWriter, SocketConnection
+from server.connection import SocketConnection
 from server.errors import ApiError
 from server.lobby import Lobby
 from server.settings import Settings
 from server.store import MemoryStore, StoreUnavailable
+from server.transport import FLUSHER, DirectWriter
 from support import Mover
 
 
