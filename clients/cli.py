@@ -394,7 +394,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _serve(args: argparse.Namespace) -> int:
     """``tablewire serve``: its settings and address checked first, each failure one line."""
-    from server.proxies import Networks
+    from server.proxies import load_testers, trusted_proxies
     from server.serve import run
     from server.settings import Settings
 
@@ -406,8 +406,8 @@ def _serve(args: argparse.Namespace) -> int:
             redis_url=args.redis_url,
             allowed_origins=args.allowed_origins,
         )
-        Networks(settings.trusted_proxies, "trusted_proxies")
-        Networks(settings.load_test_clients, "load_test_clients")
+        trusted_proxies(settings)
+        load_testers(settings)
         if settings.redis_url and urlsplit(settings.redis_url).scheme not in REDIS_SCHEMES:
             raise ValueError(
                 f"--redis-url {settings.redis_url!r} is not redis://host:port/db "

@@ -39,7 +39,7 @@ from server.limits import Gate, HttpLimits, client_address
 from server.lobby import Lobby, engine_info, engines_of
 from server.logs import fields
 from server.origins import OriginPolicy, parse_origins
-from server.proxies import PEER, ClientAddress, HostPolicy, Networks, allowed_host_names
+from server.proxies import PEER, ClientAddress, HostPolicy, allowed_host_names, trusted_proxies
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
 from server.tasks import finish
@@ -177,7 +177,7 @@ def create_app(
     settings = settings or Settings.from_env()
     allowed = parse_origins(settings.allowed_origins)
     hosts = allowed_host_names(settings.allowed_hosts, settings.host)
-    proxies = Networks(settings.trusted_proxies, "trusted_proxies")
+    proxies = trusted_proxies(settings)
     if store is None and settings.redis_url:
         from server.store.redis import RedisStore
 

@@ -33,7 +33,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.errors import ApiError
-from server.proxies import Networks
+from server.proxies import Networks, load_testers
 from server.settings import Settings
 
 Clock = Callable[[], float]
@@ -184,7 +184,7 @@ class Gate:
         self.settings = settings
         self.clock = clock
         self.addresses = AddressLimits(settings)
-        self.load_testers = Networks(settings.load_test_clients, "load_test_clients")
+        self.load_testers = load_testers(settings)
         """The load generators' addresses (``load_test_clients``)."""
         self.open = 0
         """WebSocket connections open now."""
@@ -258,7 +258,7 @@ class HttpLimits:
         self.max_body = settings.max_body
         self.clock = clock
         self.benchmark = benchmark
-        self.testers = Networks(settings.load_test_clients, "load_test_clients")
+        self.testers = load_testers(settings)
         self.requests = Buckets(settings.http_rate, settings.http_burst)
 
     def _exempt(self, scope: Scope, address: str) -> bool:

@@ -30,7 +30,7 @@ from server import ids, robots
 from server.errors import ApiError
 from server.limits import Buckets, load_test
 from server.logs import fields
-from server.proxies import Networks
+from server.proxies import load_testers
 from server.room import Forwarder, Room, hash_token
 from server.settings import Settings
 from server.store import RoomRecord, Store, StoreUnavailable
@@ -194,7 +194,7 @@ class Lobby:
         self.rooms: dict[str, Room] = {}
         """The rooms loaded in this process, owned or followed."""
         self.creations = Buckets(settings.room_rate, settings.room_burst)
-        self.load_testers = Networks(settings.load_test_clients, "load_test_clients")
+        self.load_testers = load_testers(settings)
         """Rooms created per client address (``room_rate``, ``room_burst``)."""
         self._opening: dict[str, asyncio.Task[Room | None]] = {}
         self._benchmarks: set[str] = set()

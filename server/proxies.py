@@ -22,6 +22,7 @@ must be one a client cannot choose:
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 import logging
@@ -31,6 +32,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.logs import fields
+from server.settings import Settings
 
 log = logging.getLogger("tablewire.proxies")
 
@@ -72,6 +74,19 @@ class Networks:
 
     def __bool__(self) -> bool:
         return self.any or bool(self.networks)
+
+
+@functools.cache
+def trusted_proxies(settings: Settings) -> Networks:
+    """``settings.trusted_proxies`` parsed (once per settings)."""
+    return Networks(settings.trusted_proxies, "trusted_proxies")
+
+
+@functools.cache
+def load_testers(settings: Settings) -> Networks:
+    """``settings.load_test_clients`` parsed (once per settings: the gate, the lobby and
+    the HTTP limits share it)."""
+    return Networks(settings.load_test_clients, "load_test_clients")
 
 
 def forwarded_client(peer: str, forwarded: Iterable[str], trusted: Networks) -> str:
