@@ -342,7 +342,7 @@ class RedisHub:
         pubsub, self._pubsub = self._pubsub, None
         if pubsub is not None:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
+                await pubsub.aclose()
 
     async def _publish(self) -> None:
         while not self._closing:
