@@ -181,10 +181,16 @@ def ack(intent_id: IntentId, version: int) -> dict[str, Any]:
     return {"t": "ack", "id": intent_id, "v": version}
 
 
-def reject(intent_id: Any, code: str, message: str) -> dict[str, Any]:
+def reject(
+    intent_id: Any, code: str, message: str, *, retry_after: float | None = None
+) -> dict[str, Any]:
     """``intent_id``: the refused intent's ``id`` as the client sent it (a valid id, or
-    any scalar a malformed intent carried; None when it had none)."""
-    return {"t": "reject", "id": intent_id, "code": code, "message": message}
+    any scalar a malformed intent carried; None when it had none). ``retry_after``:
+    seconds until the same intent may be served (``rate_limited``)."""
+    frame = {"t": "reject", "id": intent_id, "code": code, "message": message}
+    if retry_after is not None:
+        frame["retry_after"] = retry_after
+    return frame
 
 
 def event(version: int, events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -201,11 +207,21 @@ def legal(
     return {"t": "legal", "v": version, "seat": seat, "actions": actions, "labels": labels}
 
 
-def error(code: str, message: str, *, fatal: bool = False, of: str | None = None) -> dict[str, Any]:
-    """An ``error`` frame; ``of``: the ``t`` of the refused request it answers, if any."""
-    frame = {"t": "error", "code": code, "message": message, "fatal": fatal}
+def error(
+    code: str,
+    message: str,
+    *,
+    fatal: bool = False,
+    of: str | None = None,
+    retry_after: float | None = None,
+) -> dict[str, Any]:
+    """An ``error`` frame; ``of``: the ``t`` of the refused request it answers, if any;
+    ``retry_after``: seconds until it may be served (``rate_limited``)."""
+    frame: dict[str, Any] = {"t": "error", "code": code, "message": message, "fatal": fatal}
     if of is not None:
         frame["of"] = of
+    if retry_after is not None:
+        frame["retry_after"] = retry_after
     return frame
 
 

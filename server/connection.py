@@ -22,7 +22,9 @@ writing to a connection the moment it closes.
 After ``hello``, intents, queries (``legal``, ``resync``) and pings are rate
 limited per connection and per client address (:mod:`server.limits`): a frame
 over the limit gets ``rate_limited`` (a ``reject`` for an intent) and is not
-served; ``rate_strikes`` of them in a row close the connection.
+served, and says when to retry (``retry_after``); ``rate_strikes`` of them in
+a row close the connection. The first ``FREE_LEGAL`` ``legal`` requests at each
+room version are not counted: a client may ask after every patch.
 
 Before ``hello`` every error is fatal (error frame, then close); after it, a
 bad frame gets an error frame (a ``reject`` if it is an intent with an id) and
@@ -41,6 +43,7 @@ from protocol import PROTOCOLS, messages
 from protocol.codec import decode, encode
 from protocol.errors import Code, ProtocolError
 from protocol.messages import ClientMessage, Hello, Intent, Legal, Ping, Resync
+from server.errors import retry_delay
 from server.limits import FrameLimits, Gate, Kind, client_address, load_test
 from server.lobby import Lobby
 from server.logs import fields
@@ -62,6 +65,8 @@ from server.transport import (
 log = logging.getLogger("tablewire.connection")
 
 POLICY_VIOLATION = 1008
+FREE_LEGAL = 4
+"""``legal`` requests per connection and room version that no rate limit counts."""
 
 
 class SocketConnection:
@@ -102,6 +107,9 @@ class SocketConnection:
         """Set once :func:`serve` is over: no writer starts any more."""
         self._written = 0
         self._watch: asyncio.TimerHandle | None = None
+        self._legal_at = -1
+        """The room version of the last ``legal`` asked (:meth:`free_legal`)."""
+        self._legal_asked = 0
 
     def send(self, frame: bytes) -> None:
         if self.closing:
@@ -249,6 +257,15 @@ class SocketConnection:
         finally:
             FLUSHER.release()
 
+    def free_legal(self, version: int) -> bool:
+        """Whether this ``legal`` is one of the first :data:`FREE_LEGAL` asked at this room
+        version: those are not rate limited, so a client asking after every patch (or
+        every frame) never waits; asking again and again at one version is."""
+        if version != self._legal_at:
+            self._legal_at, self._legal_asked = version, 0
+        self._legal_asked += 1
+        return self._legal_asked <= FREE_LEGAL
+
     def limited(self, kind: Kind, intent: Intent | None = None, of: str | None = None) -> bool:
         """True if this frame is over the rate limit: refused (and the connection
         closed once the refusals persist). ``of``: the refused request's ``t``."""
@@ -258,11 +275,15 @@ class SocketConnection:
         if self.limits.exhausted:
             self.close(Code.RATE_LIMITED, "too many frames over the rate limit; slow down")
             return True
-        message = f"too many {kind} frames; slow down"
+        wait = retry_delay(self.limits.wait(kind))
+        message = f"too many {kind} frames; retry in {wait:g} s"
         if intent is not None:
-            self.send(encode(messages.reject(intent.id, Code.RATE_LIMITED, message)))
+            self.send(
+                encode(messages.reject(intent.id, Code.RATE_LIMITED, message, retry_after=wait))
+            )
         else:
-            self.error(ProtocolError(Code.RATE_LIMITED, message, of=of))
+            ERRORS.labels(Code.RATE_LIMITED).inc()
+            self.send(encode(messages.error(Code.RATE_LIMITED, message, of=of, retry_after=wait)))
         return True
 
 
@@ -466,8 +487,11 @@ def handle(conn: SocketConnection, room: Room, message: ClientMessage) -> None:
         COUNTS.intents += 1
         if conn.limited(Kind.INTENT, message):
             return
-    elif isinstance(message, Resync | Legal):
-        if conn.limited(Kind.QUERY, of="legal" if isinstance(message, Legal) else "resync"):
+    elif isinstance(message, Legal):
+        if not conn.free_legal(room.version) and conn.limited(Kind.QUERY, of="legal"):
+            return
+    elif isinstance(message, Resync):
+        if conn.limited(Kind.QUERY, of="resync"):
             return
     elif isinstance(message, Ping) and conn.limited(Kind.PING, of="ping"):
         return

@@ -2,19 +2,41 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
+
+def retry_delay(seconds: float) -> float:
+    """A wait as clients are told it: seconds, rounded up to the millisecond, never 0."""
+    return max(0.001, math.ceil(seconds * 1000) / 1000)
+
 
 class ApiError(Exception):
-    """A refused request: HTTP ``status``, stable ``code`` and a human message."""
+    """A refused request: HTTP ``status``, stable ``code`` and a human message.
+
+    ``retry_after`` (seconds): when the same request may succeed; sent as the body's
+    ``retry_after`` and as a ``Retry-After`` header (whole seconds, rounded up)."""
 
     def __init__(
-        self, status: int, code: str, message: str, headers: dict[str, str] | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        headers: dict[str, str] | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(f"{code}: {message}")
         self.status = status
         self.code = code
         self.message = message
-        self.headers = headers or {}
+        self.headers = dict(headers or {})
         """HTTP headers of the answer (``Retry-After``)."""
+        self.retry_after = None if retry_after is None else retry_delay(retry_after)
+        if self.retry_after is not None:
+            self.headers["retry-after"] = str(math.ceil(self.retry_after))
 
-    def body(self) -> dict[str, dict[str, str]]:
-        return {"error": {"code": self.code, "message": self.message}}
+    def body(self) -> dict[str, dict[str, Any]]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.retry_after is not None:
+            error["retry_after"] = self.retry_after
+        return {"error": error}

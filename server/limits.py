@@ -160,6 +160,15 @@ class FrameLimits:
         self.strikes = 0
         self.strikes_allowed = settings.rate_strikes
 
+    def wait(self, kind: Kind) -> float:
+        """Seconds until a frame of ``kind`` would be served (after a refusal)."""
+        now = self.clock()
+        mine = self._mine[kind]
+        wait = 0.0 if mine is None else mine.wait(now)
+        if self._addresses is not None:
+            wait = max(wait, self._addresses.frames[kind].wait(self._address, now))
+        return wait
+
     def allow(self, kind: Kind) -> bool:
         now = self.clock()
         mine = self._mine[kind]
@@ -276,9 +285,16 @@ class HttpLimits:
             await self.app(scope, receive, send)
             return
         address = client_address(scope)
-        if not self._exempt(scope, address) and not self.requests.take(address, self.clock()):
-            error = ApiError(429, "rate_limited", "too many requests from your address; slow down")
-            await _refuse(send, error, {"retry-after": "1"})
+        now = self.clock()
+        if not self._exempt(scope, address) and not self.requests.take(address, now):
+            wait = self.requests.wait(address, now)
+            error = ApiError(
+                429,
+                "rate_limited",
+                "too many requests from your address; slow down",
+                retry_after=wait,
+            )
+            await _refuse(send, error, error.headers)
             return
         length = _content_length(scope)
         if length is not None and length > self.max_body:

@@ -336,18 +336,18 @@ class Lobby:
                 503,
                 "too_many_rooms",
                 f"this server holds {cap} {what}; retry later",
-                {"retry-after": str(max(1, int(self.settings.sweep_interval)))},
+                retry_after=max(1.0, self.settings.sweep_interval),
             )
         now = self.clock()
         if client is not None and load_test(client, benchmark, self.load_testers):
             return
         if client is not None and not self.creations.take(client, now):
-            wait = math.ceil(self.creations.wait(client, now))
+            wait = self.creations.wait(client, now)
             raise ApiError(
                 429,
                 "rate_limited",
-                f"too many rooms created from your address; retry in {wait} s",
-                {"retry-after": str(wait)},
+                f"too many rooms created from your address; retry in {math.ceil(wait)} s",
+                retry_after=wait,
             )
 
     async def add_bots(self, room_id: str, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from clients.spawn import SpawnedServer
 from conftest import Running
 from protocol.codec import decode, encode
 from server.app import create_app
+from server.connection import FREE_LEGAL
 from server.metrics import Tallied
 from server.settings import Settings
 
@@ -373,7 +374,7 @@ async def test_pings_and_intents_over_the_rate_are_refused_then_the_connection_c
     answers = [decode(await ws.recv(decode=False)) for _ in range(3)]
     assert [a["t"] for a in answers] == ["pong", "pong", "error"]
     assert answers[2]["code"] == "rate_limited" and not answers[2]["fatal"]
-    assert answers[2]["of"] == "ping"
+    assert answers[2]["of"] == "ping" and answers[2]["retry_after"] > 0
     await ws.send(encode({"t": "intent", "id": 7, "action": {}}))
     await ws.send(encode({"t": "intent", "id": 8, "action": {}}))
     await ws.send(encode({"t": "intent", "id": 9, "action": {}}))
@@ -384,6 +385,7 @@ async def test_pings_and_intents_over_the_rate_are_refused_then_the_connection_c
         8: ("reject", "spectator"),
         9: ("reject", "rate_limited"),
     }
+    assert next(a for a in answers if a["id"] == 9)["retry_after"] > 0
     for i in range(3):
         await ws.send(encode({"t": "ping", "data": i}))
     frames = []
@@ -410,16 +412,18 @@ async def test_bots_asking_legal_over_the_limit_wait_and_finish_their_game(
     token = tokens[first]  # the seat with moves
     ws = await connect(f"{ws_url(spawned.url)}/ws/rooms/{room['id']}", max_size=None)
     await ws.send(encode({"t": "hello", "protocol": 2, "token": token}))
-    for _ in range(4):
+    asks = FREE_LEGAL + 4  # the free ones at this version, a burst of 3, one too many
+    for _ in range(asks):
         await ws.send(encode({"t": "legal"}))
     frames: list[dict[str, Any]] = []
-    while len(frames) < 4:  # answers, among the welcome, snapshot and presence patches
+    while len(frames) < asks:  # answers, among the welcome, snapshot and presence patches
         frame = decode(await ws.recv(decode=False))
         if isinstance(frame, dict) and frame.get("t") in ("legal", "error"):
             frames.append(frame)
     refused = frames[-1]
-    assert [f["t"] for f in frames] == ["legal", "legal", "legal", "error"]
+    assert [f["t"] for f in frames] == ["legal"] * (asks - 1) + ["error"]
     assert (refused["code"], refused["of"], refused["fatal"]) == ("rate_limited", "legal", False)
+    assert 0 < refused["retry_after"] <= 1 / 20
     await ws.close()
     async with RoomClient(ws_url(spawned.url), room["id"], token) as client:
         answers = [await client.legal() for _ in range(10)]  # more than a burst
