@@ -1,15 +1,33 @@
-"""The clients wait out the server's limits (clients/retry.py): the Python SDK's lobby
-and room clients."""
+"""The clients wait out the server's limits (clients/retry.py): ``tablewire bots`` and
+``loadtest`` against a server with a tiny room limit, the Python SDK's lobby and room
+clients, and a server that keeps refusing (one line, exit status 4)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator
+
 import httpx
 import pytest
+from test_cli import one_line, run
 
+from clients.cli import Status
 from clients.client import LobbyClient, LobbyError, RoomClient
 from clients.retry import DEFAULT_WAIT, Patience, Wait, frame_refusal, http_refusal
+from clients.spawn import SpawnedServer
 from conftest import Running
 from server.settings import Settings
+
+TINY_ROOM_LIMIT = {"room_rate": 1, "room_burst": 2}
+"""Two rooms at once, then one a second: a client creating four waits about 2 s."""
+
+
+@pytest.fixture
+async def limited() -> AsyncIterator[str]:
+    """``tablewire serve`` with :data:`TINY_ROOM_LIMIT`: its ``host:port``."""
+    server = await SpawnedServer(**TINY_ROOM_LIMIT).start()
+    yield f"127.0.0.1:{server.port}"
+    await server.stop()
 
 
 @pytest.fixture
@@ -21,6 +39,42 @@ def settings() -> Settings:
 @pytest.fixture
 def store_kind() -> str:
     return "memory"
+
+
+async def test_bots_wait_for_the_room_limit_and_finish_every_game(limited: str) -> None:
+    code, out, err = await run(
+        "bots", "--server", limited, "--rooms", "4", "--players", "2", "--timeout", "120"
+    )
+    summary = json.loads(out)
+    assert code == Status.OK, err
+    assert (summary["rooms"], summary["games_finished"], summary["errors"]) == (4, 4, 0)
+    assert "tablewire: server busy (rate_limited): waiting 1 s" in err.splitlines()
+    assert "Traceback" not in err
+
+
+async def test_loadtest_waits_for_the_room_limit(limited: str) -> None:
+    code, out, err = await run(
+        "loadtest", "--server", limited, "--game", "sintra", "--rooms", "3", "--players", "2"
+    )
+    result = json.loads(out)
+    assert code == Status.OK, err
+    assert (result["games_finished"], result["errors"]) == (3, 0)
+    assert "tablewire: server busy (rate_limited): waiting 1 s" in err
+
+
+async def test_a_server_that_keeps_refusing_is_one_line_and_exit_status_4() -> None:
+    # Retry-After 600 s is past the clients' patience: no wait, one clear line.
+    server = await SpawnedServer(room_rate=1 / 600, room_burst=1).start()
+    try:
+        served = f"127.0.0.1:{server.port}"
+        assert (await run("new", "--server", served))[0] == Status.OK
+        code, out, err = await run("bots", "--server", served, "--players", "2")
+    finally:
+        await server.stop()
+    assert code == Status.REFUSED and out == ""
+    line = one_line(err)
+    assert line.startswith("tablewire: the server refused: too many rooms created")
+    assert "(rate_limited). The server's limit holds longer than tablewire waits" in line
 
 
 async def test_the_lobby_client_waits_and_creates_the_room(server: Running) -> None:
