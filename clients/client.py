@@ -145,7 +145,7 @@ class LobbyClient:
             message = error.get("message", "")
             if waits:
                 waited = sum(w.seconds for w in waits)
-                message += f" (still refused after {len(waits)} waits, {waited:.3g} s)"
+                message += f" (still refused after {len(waits)} waits, {round(waited, 1):g} s)"
             raise LobbyError(response.status_code, error.get("code", ""), message)
         return data, response
 

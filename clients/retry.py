@@ -52,7 +52,7 @@ class Wait:
     """The try that was refused (1: the first)."""
 
     def __str__(self) -> str:
-        return f"server busy ({self.code}): waiting {self.seconds:.3g} s"
+        return f"server busy ({self.code}): waiting {round(self.seconds, 1):g} s"
 
 
 OnWait = Callable[[Wait], None]

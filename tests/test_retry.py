@@ -4,6 +4,7 @@ clients, and a server that keeps refusing (one line, exit status 4)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 
@@ -101,6 +102,21 @@ async def test_the_lobby_client_gives_up_past_its_patience(server: Running) -> N
                 await lobby.create_room("sintra")
             assert (refused.value.status, refused.value.code) == (429, "rate_limited")
     assert waits == [], "neither allows a wait of 1 s"
+
+
+async def test_a_refusal_after_waiting_says_how_long_it_waited(server: Running) -> None:
+    waits: list[Wait] = []
+    async with LobbyClient(
+        server.url, patience=Patience(attempts=2), on_wait=waits.append
+    ) as lobby:
+        await lobby.create_room("sintra")
+        # Both wait a second; one room is allowed then: the other is refused a second time.
+        both = [lobby.create_room("sintra"), lobby.create_room("sintra")]
+        outcomes = await asyncio.gather(*both, return_exceptions=True)
+    refused = [o for o in outcomes if isinstance(o, LobbyError)]
+    assert len(refused) == 1 and len(waits) == 2
+    assert refused[0].code == "rate_limited"
+    assert refused[0].message.endswith("(still refused after 1 waits, 1 s)")
 
 
 async def test_the_room_client_sends_a_rate_limited_intent_again(server: Running) -> None:
