@@ -20,12 +20,14 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.addresses import ws_url
 from clients.client import LobbyClient, RoomClient, ServerError
+from clients.retry import OnWait
 from engines import ENGINES
 from engines.bots import Bot, make_bot
 
 MAX_REJECTS_IN_A_ROW = 20
-RETRYABLE = {"store_unavailable", "owner_unavailable", "rate_limited"}
-"""Reject codes after which the same intent is sent again (nothing was applied)."""
+RETRYABLE = {"store_unavailable", "owner_unavailable"}
+"""Reject codes after which the same intent is sent again (nothing was applied);
+:class:`~clients.client.RoomClient` waits out ``rate_limited`` itself."""
 RETRY_PAUSE = 0.2
 RECOVERABLE = {"too_slow", "room_closed", "store_unavailable", "rate_limited"}
 """Fatal connection errors a bot survives by failing over."""
@@ -201,7 +203,12 @@ async def _run_room(
         rotated = servers[i % len(servers) :] + servers[: i % len(servers)]
         timed = summary.timing is not None
         return RoomClient(
-            ",".join(ws_url(s) for s in rotated), room_id, token, record=check, timed=timed
+            ",".join(ws_url(s) for s in rotated),
+            room_id,
+            token,
+            record=check,
+            timed=timed,
+            on_wait=lobby.on_wait,
         )
 
     players = [client(i, s["token"]) for i, s in enumerate(seats)]
@@ -250,6 +257,7 @@ async def run(
     check: bool = False,
     bot: str = "random",
     summary: Summary | None = None,
+    on_wait: OnWait | None = None,
 ) -> Summary:
     """Create ``rooms`` rooms (or fill ``room_id``) and play them all to the end.
 
@@ -259,12 +267,14 @@ async def run(
     versions it held and clients sharing a view must agree at each version.
     With a ``seed``, room ``i`` gets the seed ``seed + i`` (and is private, protocol
     §9); without, the rooms are public with seeds of the server's choice.
+    A request refused by one of the server's limits is sent again once the wait
+    the server gives is over (:mod:`clients.retry`); ``on_wait`` is told of each.
     """
     summary = summary or Summary(game=game)
     summary.spectators = spectators
     started = time.perf_counter()
     servers = server.split(",")
-    async with LobbyClient(servers[0]) as lobby:
+    async with LobbyClient(servers[0], on_wait=on_wait) as lobby:
         if room_id is not None:
             room = await lobby.room(room_id)
             room_ids = [room_id]

@@ -50,7 +50,8 @@ exit status:
   2    the command line (or, for serve, a TABLEWIRE_* setting) is wrong
   3    the server cannot be reached (not running, unknown host, no answer,
        or gone too long during a game); serve: its address cannot be listened on
-  4    the server refused (no such room, room full, bad token, unknown game, ...)
+  4    the server refused (no such room, room full, bad token, unknown game, ...),
+       or stayed over its limits (rate_limited) while tablewire waited and retried
   5    a paced load run (loadtest --workload) completed fewer than 99 % of the
        moves it offered, with no errors: saturated; its JSON line's "limit"
        says which side

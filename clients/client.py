@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import itertools
 import secrets
 import socket
@@ -35,6 +36,7 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
+from clients.retry import PATIENCE, OnWait, Patience, Wait, frame_refusal, http_refusal, retrying
 from protocol import PROTOCOL_VERSION, compact
 from protocol.codec import decode, encode
 from protocol.messages import IntentId
@@ -42,8 +44,6 @@ from protocol.mirror import Mirror
 
 ANSWERS = {"legal": "legal", "ping": "pong"}
 """The ``of`` of an ``error`` frame (the refused request) → the answer it stands for."""
-QUERY_RETRY = 0.2
-"""Seconds before a ``legal`` refused as ``rate_limited`` is asked again."""
 
 
 class LobbyError(Exception):
@@ -72,12 +72,26 @@ class ServerError(Exception):
 
 
 class LobbyClient:
-    """The HTTP JSON lobby of a server at ``base_url`` (``http://host:port``)."""
+    """The HTTP JSON lobby of a server at ``base_url`` (``http://host:port``).
+
+    A request the server refuses for a while (429, or 503 with ``Retry-After``:
+    a limit) is sent again once the wait it gives is over, within ``patience``
+    (:mod:`clients.retry`); ``on_wait`` is told of each wait. Past it, the
+    refusal is raised as a :class:`LobbyError`.
+    """
 
     TIMEOUT = 30.0
 
-    def __init__(self, base_url: str, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        transport: httpx.AsyncBaseTransport | None = None,
+        patience: Patience = PATIENCE,
+        on_wait: OnWait | None = None,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.patience = patience
+        self.on_wait = on_wait
         self._http = httpx.AsyncClient(
             base_url=self.base_url, timeout=self.TIMEOUT, transport=transport
         )
@@ -100,10 +114,20 @@ class LobbyClient:
     ) -> tuple[Any, httpx.Response]:
         """The JSON answer and the response (for its headers)."""
         query = {k: v for k, v in params.items() if v is not None}
-        try:
-            response = await self._http.request(method, path, json=body, params=query)
-        except httpx.TransportError as exc:
-            raise Unreachable(self.base_url, _reason(exc)) from None
+        waits: list[Wait] = []
+
+        async def send() -> httpx.Response:
+            try:
+                return await self._http.request(method, path, json=body, params=query)
+            except httpx.TransportError as exc:
+                raise Unreachable(self.base_url, _reason(exc)) from None
+
+        def waiting(wait: Wait) -> None:
+            waits.append(wait)
+            if self.on_wait is not None:
+                self.on_wait(wait)
+
+        response = await retrying(f"{method} {path}", send, http_refusal, self.patience, waiting)
         try:
             data = response.json()
         except ValueError:
@@ -118,7 +142,11 @@ class LobbyClient:
                     f"{self.base_url} answered {method} {path} with HTTP {status} "
                     "and no tablewire JSON",
                 )
-            raise LobbyError(response.status_code, error.get("code", ""), error.get("message", ""))
+            message = error.get("message", "")
+            if waits:
+                waited = sum(w.seconds for w in waits)
+                message += f" (still refused after {len(waits)} waits, {round(waited, 1):g} s)"
+            raise LobbyError(response.status_code, error.get("code", ""), message)
         return data, response
 
     async def games(self) -> list[dict[str, Any]]:
@@ -212,6 +240,9 @@ class RoomClient:
     ``ws_base`` is one server (``ws://host:port``) or several, comma-separated:
     the client connects to the first and :meth:`failover` moves to the next.
     With ``record=True`` it keeps every (version, document) it held, in order.
+    An intent or a ``legal`` refused as ``rate_limited`` is sent again once the
+    frame's ``retry_after`` is over, within ``patience`` (:mod:`clients.retry`);
+    ``on_wait`` is told of each wait.
     """
 
     def __init__(
@@ -221,7 +252,11 @@ class RoomClient:
         token: str | None = None,
         record: bool = False,
         timed: bool = False,
+        patience: Patience = PATIENCE,
+        on_wait: OnWait | None = None,
     ) -> None:
+        self.patience = patience
+        self.on_wait = on_wait
         self.urls = [f"{base.rstrip('/')}/ws/rooms/{room_id}" for base in ws_base.split(",")]
         self.url = self.urls[0]
         self.token = token
@@ -346,11 +381,20 @@ class RoomClient:
         """Send an action; return the server's ``ack`` or ``reject`` frame.
 
         Resending with the ``intent_id`` of an unanswered intent is safe: the
-        server applies an id once and acks it again.
+        server applies an id once and acks it again. A ``rate_limited`` reject is
+        waited out and the intent sent again with its id; past ``patience`` that
+        reject is returned.
         """
         if intent_id is None:
             intent_id = self.new_intent_id()
-        return await self._request(intent_id, {"t": "intent", "id": intent_id, "action": action})
+        message = {"t": "intent", "id": intent_id, "action": action}
+        return await retrying(
+            "intent",
+            functools.partial(self._request, intent_id, message),
+            frame_refusal,
+            self.patience,
+            self.on_wait,
+        )
 
     async def legal(self) -> list[dict[str, Any]]:
         """This seat's legal actions now."""
@@ -358,16 +402,20 @@ class RoomClient:
 
     async def moves(self) -> list[tuple[dict[str, Any], str]]:
         """This seat's legal actions now, each with the server's label for a person.
-        A request refused by the rate limit is asked again ``QUERY_RETRY`` seconds later."""
-        while True:
+        A request refused by the rate limit is asked again once its wait is over."""
+
+        async def ask() -> dict[str, Any]:
             try:
-                reply = await self._request("legal", {"t": "legal"})
+                return await self._request("legal", {"t": "legal"})
             except ServerError as refused:
-                if refused.code != "rate_limited" or refused.frame.get("fatal"):
+                if frame_refusal(refused.frame) is None:
                     raise
-                await asyncio.sleep(QUERY_RETRY)
-                continue
-            return list(zip(reply["actions"], reply["labels"], strict=True))
+                return refused.frame
+
+        reply = await retrying("legal", ask, frame_refusal, self.patience, self.on_wait)
+        if reply["t"] == "error":
+            raise ServerError(reply)
+        return list(zip(reply["actions"], reply["labels"], strict=True))
 
     async def ping(self, data: Any = None) -> Any:
         return (await self._request("pong", {"t": "ping", "data": data}))["data"]

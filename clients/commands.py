@@ -29,6 +29,7 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 from clients import bots, loadtest, terminal
 from clients.cli import Status
 from clients.client import LobbyClient, LobbyError, ServerError, Unreachable
+from clients.retry import Wait
 from engines import ENGINES, GAMES
 from server.table import DEFAULTS as ROOM_OPTION_DEFAULTS
 from server.table import HELP as ROOM_OPTION_HELP
@@ -45,7 +46,15 @@ HINTS = {
     "bad_name": "a name has 1-32 letters, digits, spaces or signs",
     "not_tablewire": "check --server: it should be the address `tablewire serve` listens on",
     "server_failed": "the server failed: its log says why; try again, or report it",
+    "rate_limited": "the server's limit holds longer than tablewire waits (two minutes); "
+    "try again later, or raise the limit if the server is yours (docs/operations.md)",
+    "too_many_rooms": "the server holds all the rooms it may; try again later",
 }
+
+
+def show_wait(wait: Wait) -> None:
+    """One line on stderr for each wait a limit of the server imposes (clients.retry)."""
+    print(f"tablewire: {wait}", file=sys.stderr, flush=True)
 
 
 def local_games() -> list[dict[str, Any]]:
@@ -224,6 +233,7 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
             args.timeout,
             args.check,
             args.bot,
+            on_wait=show_wait,
         )
         print(json.dumps(summary.as_dict()))
         return Status.OK if summary.ok else Status.FAILED

@@ -53,6 +53,7 @@ from clients import bots
 from clients.addresses import ws_url
 from clients.client import LobbyClient
 from clients.lean import LeanClient
+from clients.retry import OnWait, Wait
 from clients.spawn import SpawnedRedis, SpawnedServer
 from clients.stats import LoopDelay, percentile, tree_cpu_seconds, tree_rss_mib
 from engines.turn_relay.engine import SEATS, client_move, simulate
@@ -227,7 +228,7 @@ async def _join(lobby: LobbyClient, ws: str, index: int, spectators: int) -> Rel
 
 
 async def _join_all(
-    config: Config, server: Server, live: Progress, errors: Counter[str]
+    config: Config, server: Server, live: Progress, errors: Counter[str], on_wait: OnWait | None
 ) -> list[RelayRoom]:
     gate = asyncio.Semaphore(JOIN_AT_ONCE)
     ws = ws_url(server.url)
@@ -244,7 +245,8 @@ async def _join_all(
             errors["rooms_failed_to_join"] += 1
             return None
 
-    async with LobbyClient(server.url) as lobby, asyncio.timeout(JOIN_DEADLINE):
+    lobby = LobbyClient(server.url, on_wait=on_wait)
+    async with lobby, asyncio.timeout(JOIN_DEADLINE):
         joined = await asyncio.gather(*(one(lobby, i) for i in range(config.rooms)))
     return [room for room in joined if room is not None]
 
@@ -287,16 +289,20 @@ def _frames(rooms: list[RelayRoom]) -> tuple[Counter[str], Counter[str]]:
     return frames, sizes
 
 
-async def run_turn_relay(config: Config, server: Server, live: Progress) -> dict[str, Any]:
+async def run_turn_relay(
+    config: Config, server: Server, live: Progress, on_wait: OnWait | None = None
+) -> dict[str, Any]:
     with quiet_gc():
-        return await _turn_relay(config, server, live)
+        return await _turn_relay(config, server, live, on_wait)
 
 
-async def _turn_relay(config: Config, server: Server, live: Progress) -> dict[str, Any]:
+async def _turn_relay(
+    config: Config, server: Server, live: Progress, on_wait: OnWait | None = None
+) -> dict[str, Any]:
     errors: Counter[str] = Counter()
     join_started = time.monotonic()
     live.phase = "joining"
-    rooms = await _join_all(config, server, live, errors)
+    rooms = await _join_all(config, server, live, errors, on_wait)
     join_s = time.monotonic() - join_started
     live.phase = "settling"
     await asyncio.sleep(SETTLE)
@@ -449,7 +455,9 @@ async def _turn_relay(config: Config, server: Server, live: Progress) -> dict[st
 # -- full games ---------------------------------------------------------------------
 
 
-async def run_games(config: Config, server: Server, live: Progress) -> dict[str, Any]:
+async def run_games(
+    config: Config, server: Server, live: Progress, on_wait: OnWait | None = None
+) -> dict[str, Any]:
     assert config.game is not None
     summary = bots.Summary(game=config.game, timing=bots.Timing())
     live.phase = "playing"
@@ -469,6 +477,7 @@ async def run_games(config: Config, server: Server, live: Progress) -> dict[str,
             time_limit=config.timeout,
             bot=config.bot,
             summary=summary,
+            on_wait=on_wait,
         )
     finally:
         watch.cancel()
@@ -562,19 +571,25 @@ def _panel(config: Config, live: Progress) -> Table:
 
 
 async def loadtest(config: Config, console: Console | None = None) -> dict[str, Any]:
-    """Run one load test and return its result (one JSON object)."""
+    """Run one load test and return its result (one JSON object). Each wait for a
+    limit of the server (:mod:`clients.retry`) is a line on ``console``."""
     if (config.workload is None) == (config.game is None):
         raise ValueError("give either --workload turn-relay or --game ENGINE")
     if config.workload not in (None, "turn-relay"):
         raise ValueError(f"unknown workload {config.workload!r}")
     live = Progress()
     console = console or Console(stderr=True)
+    show = console.print  # above the live panel, which stays at the bottom
+
+    def on_wait(wait: Wait) -> None:
+        show(f"tablewire: {wait}", markup=False, highlight=False)
+
     async with asyncio.timeout(config.timeout), server_under_test(config) as server:
         runner = run_turn_relay if config.workload else run_games
         if not console.is_terminal:
-            return await runner(config, server, live)
+            return await runner(config, server, live, on_wait)
         with Live(_panel(config, live), console=console, refresh_per_second=4) as display:
-            task = asyncio.create_task(runner(config, server, live))
+            task = asyncio.create_task(runner(config, server, live, on_wait))
             while not task.done():
                 display.update(_panel(config, live))
                 await asyncio.wait({task}, timeout=0.25)

@@ -45,6 +45,7 @@ from clients.addresses import ws_url
 from clients.client import LobbyClient, LobbyError, RoomClient, ServerError, Unreachable
 from clients.render import LEGENDS, as_printed, clean, safe_name
 from clients.render import lines as board_lines
+from clients.retry import Wait
 from engines.base import STEP
 
 RECOVERABLE = {"too_slow", "room_closed", "store_unavailable", "owner_unavailable", "closed"}
@@ -940,7 +941,12 @@ async def play(
     # Back to a seat with its token: the command is printed again once the seat is there.
     returning = token is not None and not request.rematch
     if not returning:
-        async with LobbyClient(server) as lobby:
+        show = console.print
+
+        def waiting(wait: Wait) -> None:
+            show(Text(f"{wait}.", style="dim"))
+
+        async with LobbyClient(server, on_wait=waiting) as lobby:
             seat = await take_seat(lobby, request)
             room_id, token = seat["room"], seat["token"]
             command = come_back(server, room_id, token, default_server)

@@ -338,3 +338,58 @@ describe("the rate limit", () => {
     }
   });
 });
+
+describe("the server's limits are waited out", () => {
+  let server;
+
+  before(async () => {
+    // One room, then one a second; one intent a second per connection.
+    const env = {
+      TABLEWIRE_ROOM_RATE: "1",
+      TABLEWIRE_ROOM_BURST: "1",
+      TABLEWIRE_INTENT_RATE: "1",
+      TABLEWIRE_INTENT_BURST: "1",
+    };
+    server = await new Server({ env }).start();
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test("a room refused with 429 is created after the wait, and onWait shows it", async () => {
+    const waits = [];
+    const lobby = new Lobby(server.url, { onWait: (wait) => waits.push(wait) });
+    const first = await lobby.createRoom({ engine: "sintra", seats: 2 });
+    const second = await lobby.createRoom({ engine: "sintra", seats: 2 });
+    assert.notEqual(first.id, second.id);
+    assert.deepEqual(waits.map((w) => [w.what, w.code, w.attempt]), [["POST /api/rooms", "rate_limited", 1]]);
+    assert.ok(waits[0].seconds > 0);
+    const impatient = new Lobby(server.url, { patience: { attempts: 1, within: 120 } });
+    await assert.rejects(impatient.createRoom({ engine: "sintra" }), (error) => {
+      assert.ok(error instanceof LobbyError);
+      assert.equal(error.code, "rate_limited");
+      return true;
+    });
+  });
+
+  test("an intent refused as rate_limited is sent again after a wait event", async () => {
+    const lobby = new Lobby(server.url);
+    const room = await lobby.createRoom({ engine: "sintra", seats: 2 }); // may wait too
+    const { token } = await lobby.reserve(room.id);
+    const seat = await connect(room.id, { token, base: server.url });
+    try {
+      const waits = [];
+      const rejects = [];
+      seat.on("wait", (wait) => waits.push(wait));
+      seat.on("reject", (frame) => rejects.push(frame.code));
+      const refusedTwice = [seat.send({ not: "an action" }), seat.send({ not: "an action" })];
+      for (const sent of refusedTwice) {
+        await assert.rejects(sent, (error) => error.code === "not_started");
+      }
+      assert.deepEqual(waits.map((w) => [w.what, w.code]), [["intent", "rate_limited"]]);
+      assert.deepEqual(rejects, ["not_started", "not_started"], "a wait is no reject");
+    } finally {
+      seat.close();
+    }
+  });
+});

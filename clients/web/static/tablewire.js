@@ -5,6 +5,9 @@
 //                  snapshots and patches (§6, §7), resync on a gap, reconnection with
 //                  backoff (token and `since`), intents with ids that make retries safe,
 //                  legal moves with their labels, and events for everything that happens.
+//   Both wait out the server's limits (§8): a 429 (or a 503 with Retry-After), a
+//                  `rate_limited` reject or error is sent again once the wait the server
+//                  gives is over, within a patience; `onWait` / the "wait" event show it.
 //   applyPatch / Mirror  the patch semantics of §6, usable on their own; expandOps and
 //                  readFrame: protocol 2's compact frames (§6.2) in protocol 1's terms.
 //
@@ -15,7 +18,51 @@ import { decode, encode } from "./vendor/msgpack/index.mjs";
 export const PROTOCOL = 2;
 
 const RESYNC_DONE = "tablewire:resync-done";
-const LEGAL_RETRY_MS = 500;
+
+/** Seconds to wait when a refusal does not say how long (an older server). */
+export const DEFAULT_WAIT_S = 1;
+/** How long a refused request is sent again: at most `attempts` tries in all, and no wait
+ * that would take the time spent waiting past `within` seconds. */
+export const PATIENCE = Object.freeze({ attempts: 30, within: 120 });
+
+function waitSeconds(value) {
+  const seconds = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
+}
+
+/** The `{code, seconds}` of a lobby answer that asks to come back later (a 429, or a 503
+ * with Retry-After), else null: the body's `retry_after`, else the header, else 1 s. */
+export function httpRefusal(status, headers, data) {
+  if (status !== 429 && status !== 503) return null;
+  const error = (isMap(data) && isMap(data.error) && data.error) || {};
+  const header = headers.get("retry-after");
+  if (status === 503 && header === null && error.retry_after === undefined) return null;
+  const seconds = waitSeconds(error.retry_after) ?? waitSeconds(header) ?? DEFAULT_WAIT_S;
+  return { code: error.code || (status === 429 ? "rate_limited" : "busy"), seconds };
+}
+
+/** The `{code, seconds}` of a non-fatal `reject` or `error` frame `rate_limited` (its
+ * `retry_after`, else 1 s), else null. */
+export function frameRefusal(frame) {
+  if (frame.code !== "rate_limited" || frame.fatal) return null;
+  return { code: frame.code, seconds: waitSeconds(frame.retry_after) ?? DEFAULT_WAIT_S };
+}
+
+/**
+ * The one retry rule: whether a request refused with `refusal` may wait and be sent again,
+ * given its `tally` (`{tries, waited}`, counted here) and `patience`. Returns the wait
+ * (`{what, code, seconds, attempt}`, what `onWait` and the "wait" event get) or null.
+ */
+function nextWait(what, refusal, tally, patience) {
+  if (refusal === null) return null;
+  tally.tries = (tally.tries || 0) + 1;
+  tally.waited = tally.waited || 0;
+  if (tally.tries >= patience.attempts || tally.waited + refusal.seconds > patience.within) {
+    return null;
+  }
+  tally.waited += refusal.seconds;
+  return { what, code: refusal.code, seconds: refusal.seconds, attempt: tally.tries };
+}
 
 const SET = 0;
 const REMOVE = 1;
@@ -203,11 +250,24 @@ export class ServerError extends Error {
   }
 }
 
-/** The HTTP JSON lobby of docs/protocol.md §9, at `base` ("" = this page's server). */
+/**
+ * The HTTP JSON lobby of docs/protocol.md §9, at `base` ("" = this page's server).
+ *
+ * A request the server refuses for a while (429, or 503 with Retry-After: one of its
+ * limits) is sent again once the wait it gives is over, within `patience` (`PATIENCE`);
+ * `onWait({what, code, seconds, attempt})` is called before each wait, so a page can
+ * show it. Past the patience, the refusal is thrown as a LobbyError.
+ */
 export class Lobby {
-  constructor(base = "", { fetch: fetcher = globalThis.fetch.bind(globalThis) } = {}) {
+  constructor(base = "", {
+    fetch: fetcher = globalThis.fetch.bind(globalThis),
+    patience = PATIENCE,
+    onWait = null,
+  } = {}) {
     this.base = base.replace(/\/$/, "");
     this.fetch = fetcher;
+    this.patience = patience;
+    this.onWait = onWait;
   }
 
   async call(method, path, body) {
@@ -216,13 +276,20 @@ export class Lobby {
       init.headers["content-type"] = "application/json";
       init.body = JSON.stringify(body);
     }
-    const response = await this.fetch(this.base + path, init);
-    const data = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      const error = data.error || {};
-      throw new LobbyError(response.status, error.code || "http_error", error.message || "");
+    const tally = {};
+    for (;;) {
+      const response = await this.fetch(this.base + path, init);
+      const data = await response.json().catch(() => ({}));
+      if (response.ok) return data;
+      const refusal = httpRefusal(response.status, response.headers, data);
+      const wait = nextWait(`${method} ${path}`, refusal, tally, this.patience);
+      if (wait === null) {
+        const error = data.error || {};
+        throw new LobbyError(response.status, error.code || "http_error", error.message || "");
+      }
+      if (this.onWait) this.onWait(wait);
+      await new Promise((resolve) => setTimeout(resolve, wait.seconds * 1000));
     }
-    return data;
   }
 
   /** Every engine: `[{id, title, kind, min_players, max_players, options}]`. */
@@ -311,6 +378,10 @@ function randomId() {
  *   "result"  (result)        the game's result (also fetched for a room that ended before)
  *   "reject"  (frame)         an intent was refused
  *   "error"   (frame)         an error frame (fatal ones end or restart the connection)
+ *   "wait"    (wait)          a limit of the server: an intent or legal refused as
+ *                             `rate_limited`, or a lobby call (429), is sent again after
+ *                             `wait.seconds` (`{what, code, seconds, attempt}`), within
+ *                             `patience`; past it, the intent's promise rejects
  */
 export class RoomConnection {
   constructor(roomId, {
@@ -321,13 +392,16 @@ export class RoomConnection {
     backoff = { first: 250, max: 5000 },
     heartbeat = 15000,
     handshakeTimeout = 10000,
+    patience = PATIENCE,
   } = {}) {
     this.roomId = roomId;
     this.token = token;
     this.base = base;
     this.url = `${wsBase(base)}/ws/rooms/${encodeURIComponent(roomId)}`;
     this.Socket = Socket;
-    this.lobby = new Lobby(base, fetcher ? { fetch: fetcher } : {});
+    this.patience = patience;
+    const onWait = (wait) => this.emit("wait", wait);
+    this.lobby = new Lobby(base, { ...(fetcher ? { fetch: fetcher } : {}), patience, onWait });
     this.backoff = backoff;
     this.heartbeat = heartbeat;
     this.handshakeTimeout = handshakeTimeout;
@@ -580,6 +654,16 @@ export class RoomConnection {
       }
       case "reject": {
         const intent = this.pending.get(frame.id);
+        const wait = intent ? nextWait("intent", frameRefusal(frame), intent, this.patience) : null;
+        if (wait !== null) {
+          this.emit("wait", wait);
+          this.later(() => {
+            if (this.pending.get(frame.id) === intent) {
+              this.sendFrame({ t: "intent", id: frame.id, action: intent.action });
+            }
+          }, wait.seconds * 1000);
+          break; // a reconnect meanwhile sends it again as well: the same id, applied once
+        }
         this.pending.delete(frame.id);
         this.emit("reject", frame);
         if (intent) intent.reject(new ServerError(frame));
@@ -601,7 +685,8 @@ export class RoomConnection {
         if (frame.fatal) this.lastError = new ServerError(frame);
         else if (frame.of === "legal" && this.legalQueue.length) {
           const waiter = this.legalQueue.shift();
-          if (frame.code === "rate_limited") this.askAgain(waiter);
+          const wait = nextWait("legal", frameRefusal(frame), waiter, this.patience);
+          if (wait !== null) this.askAgain(waiter, wait);
           else waiter.reject(new ServerError(frame));
         }
         this.emit("error", frame);
@@ -670,7 +755,7 @@ export class RoomConnection {
   }
 
   /** This seat's legal actions now: `[{action, label}]` (a spectator's call rejects; one
-   * over the rate limit is asked again `LEGAL_RETRY_MS` later). */
+   * over the rate limit is asked again once its wait is over: a "wait" event). */
   legal() {
     return new Promise((resolve, reject) => {
       if (this.state !== "open") {
@@ -686,13 +771,14 @@ export class RoomConnection {
     this.sendFrame({ t: "legal" });
   }
 
-  /** A `legal` the rate limit refused: asked again later on this connection (answers come
-   * in the order asked, so the waiter joins the end of the queue then). */
-  askAgain(waiter) {
+  /** A `legal` the rate limit refused: asked again after `wait` on this connection
+   * (answers come in the order asked, so the waiter joins the end of the queue then). */
+  askAgain(waiter, wait) {
+    this.emit("wait", wait);
     setTimeout(() => {
       if (this.state === "open") this.askLegal(waiter);
       else waiter.reject(new Error("connection lost"));
-    }, LEGAL_RETRY_MS);
+    }, wait.seconds * 1000);
   }
 
   /** Ask for a snapshot (or the patches after the version held, with `fromVersion`). */

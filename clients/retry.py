@@ -1,0 +1,128 @@
+"""Waiting out the server's limits: the one retry loop of every Python client.
+
+A server over one of its limits says how long to wait (docs/protocol.md §8):
+an HTTP 429, or a 503 ``too_many_rooms``, carries ``Retry-After`` (whole
+seconds) and ``retry_after`` in its error body; a WebSocket ``reject`` or
+``error`` frame with the code ``rate_limited`` carries ``retry_after``. A
+request refused so was not served, so the same request is sent again once
+the wait is over. :func:`retrying` does this for the lobby's HTTP calls and
+the room's intents and queries alike; :class:`Patience` bounds it, so that a
+server that keeps refusing ends the call with its last refusal, and
+``on_wait`` lets the caller show each wait (``tablewire`` prints a line).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import httpx
+
+DEFAULT_WAIT = 1.0
+"""Seconds to wait when a refusal does not say (an older server)."""
+BUSY_STATUSES = {429, 503}
+"""HTTP statuses retried when the answer says when to come back (``Retry-After``)."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Patience:
+    """How long a request is sent again: at most ``attempts`` tries in all, and no wait
+    that would take the time spent waiting past ``within`` seconds."""
+
+    attempts: int = 30
+    within: float = 120.0
+
+
+@dataclass(frozen=True)
+class Wait:
+    """One wait before a request is sent again: what was refused, why, for how long."""
+
+    what: str
+    """The request: ``POST /api/rooms``, ``intent``, ``legal``."""
+    code: str
+    """The refusal's code: ``rate_limited``, ``too_many_rooms``."""
+    seconds: float
+    attempt: int
+    """The try that was refused (1: the first)."""
+
+    def __str__(self) -> str:
+        return f"server busy ({self.code}): waiting {round(self.seconds, 1):g} s"
+
+
+OnWait = Callable[[Wait], None]
+PATIENCE = Patience()
+"""The default: up to 30 tries and two minutes of waiting."""
+
+
+def _seconds(value: Any) -> float | None:
+    """A wait the server gave (a number, or the text of a header), if it is one."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def http_refusal(response: httpx.Response) -> tuple[str, float] | None:
+    """The code and the wait of a lobby answer that asks to come back later (a 429, or
+    a 503 with ``Retry-After``); None for any other answer. The wait is the body's
+    ``retry_after``, else the ``Retry-After`` header, else :data:`DEFAULT_WAIT`."""
+    if response.status_code not in BUSY_STATUSES:
+        return None
+    header = response.headers.get("retry-after")
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    error = data.get("error") if isinstance(data, dict) else None
+    error = error if isinstance(error, dict) else {}
+    body = error.get("retry_after")
+    if response.status_code == 503 and header is None and body is None:
+        return None  # a failure that does not say it will pass
+    wait = _seconds(body)
+    if wait is None:
+        wait = _seconds(header)
+    code = error.get("code") or ("rate_limited" if response.status_code == 429 else "busy")
+    return str(code), DEFAULT_WAIT if wait is None else wait
+
+
+def frame_refusal(frame: dict[str, Any]) -> tuple[str, float] | None:
+    """The code and the wait of a ``reject`` or non-fatal ``error`` frame ``rate_limited``
+    (its ``retry_after``, else :data:`DEFAULT_WAIT`); None for any other frame."""
+    if frame.get("t") not in ("reject", "error") or frame.get("code") != "rate_limited":
+        return None
+    if frame.get("fatal"):
+        return None
+    wait = _seconds(frame.get("retry_after"))
+    return "rate_limited", DEFAULT_WAIT if wait is None else wait
+
+
+async def retrying(
+    what: str,
+    attempt: Callable[[], Awaitable[T]],
+    refusal: Callable[[T], tuple[str, float] | None],
+    patience: Patience = PATIENCE,
+    on_wait: OnWait | None = None,
+) -> T:
+    """Run ``attempt`` until ``refusal`` finds no wait to make in its outcome, waiting
+    as the server says between tries; past ``patience``, the last outcome (a refusal)."""
+    waited = 0.0
+    for tries in itertools.count(1):
+        outcome = await attempt()
+        refused = refusal(outcome)
+        if refused is None or tries >= patience.attempts or waited + refused[1] > patience.within:
+            return outcome
+        wait = Wait(what, refused[0], refused[1], tries)
+        if on_wait is not None:
+            on_wait(wait)
+        await asyncio.sleep(wait.seconds)
+        waited += wait.seconds
+    raise AssertionError("unreachable")
