@@ -258,6 +258,7 @@ async def run(
     bot: str = "random",
     summary: Summary | None = None,
     on_wait: OnWait | None = None,
+    invite: str | None = None,
 ) -> Summary:
     """Create ``rooms`` rooms (or fill ``room_id``) and play them all to the end.
 
@@ -269,6 +270,7 @@ async def run(
     §9); without, the rooms are public with seeds of the server's choice.
     A request refused by one of the server's limits is sent again once the wait
     the server gives is over (:mod:`clients.retry`); ``on_wait`` is told of each.
+    ``invite``: a private ``room_id``'s invitation.
     """
     summary = summary or Summary(game=game)
     summary.spectators = spectators
@@ -276,6 +278,8 @@ async def run(
     servers = server.split(",")
     async with LobbyClient(servers[0], on_wait=on_wait) as lobby:
         if room_id is not None:
+            if invite is not None:
+                lobby.credentials[room_id] = {"invite": invite}
             room = await lobby.room(room_id)
             room_ids = [room_id]
             summary.game, players = room["engine"], room["seats"]

@@ -286,6 +286,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--token", default=None, help="your seat token, to come back to your seat")
     play.add_argument(
+        "--invite", default=None, help="a private --room's invitation (from its invite link)"
+    )
+    play.add_argument(
         "--rematch",
         action="store_true",
         help="with the --room and --token of a finished game: your seat in its rematch (the "
@@ -345,6 +348,7 @@ def _parser() -> argparse.ArgumentParser:
     bot.add_argument(
         "--room", type=_room, default=None, help="fill the free seats of this room instead"
     )
+    bot.add_argument("--invite", default=None, help="the --room's invitation, if it is private")
     options(bot)
     bot.add_argument(
         "--seed",

@@ -78,6 +78,10 @@ class LobbyClient:
     a limit) is sent again once the wait it gives is over, within ``patience``
     (:mod:`clients.retry`); ``on_wait`` is told of each wait. Past it, the
     refusal is raised as a :class:`LobbyError`.
+
+    The credentials a room's creation answers (``owner_token``, a private room's
+    ``invite``) are kept in :attr:`credentials`: this client's later requests about
+    that room (bots, seats) send them.
     """
 
     TIMEOUT = 30.0
@@ -92,6 +96,8 @@ class LobbyClient:
         self.base_url = base_url.rstrip("/")
         self.patience = patience
         self.on_wait = on_wait
+        self.credentials: dict[str, dict[str, str]] = {}
+        """Per room created here: ``owner_token`` and (private rooms) ``invite``."""
         self._http = httpx.AsyncClient(
             base_url=self.base_url, timeout=self.TIMEOUT, transport=transport
         )
@@ -173,14 +179,26 @@ class LobbyClient:
         if bots is not None:
             body["bots"] = bots
         result: dict[str, Any] = await self._call("POST", "/api/rooms", body)
+        self.credentials[result["id"]] = {
+            key: str(result[key]) for key in ("owner_token", "invite") if key in result
+        }
         return result
 
     async def add_bots(
-        self, room_id: str, kind: str | None = None, seats: list[int] | None = None
+        self,
+        room_id: str,
+        kind: str | None = None,
+        seats: list[int] | None = None,
+        token: str | None = None,
     ) -> dict[str, Any]:
         """``POST /api/rooms/{id}/bots``: server-side bots of ``kind`` (None: the server's
-        choice) in ``seats`` (0-based; None: every free seat)."""
-        body: dict[str, Any] = {}
+        choice) in ``seats`` (0-based; None: every free seat). The room's owner asks
+        (the ``owner_token`` of a room this client created), or, in a room without an
+        owner (quick play's), a seated player (``token``)."""
+        body: dict[str, Any] = dict(self.credentials.get(room_id, {}))
+        body.pop("invite", None)
+        if token is not None:
+            body["token"] = token
         if kind is not None:
             body["kind"] = kind
         if seats is not None:
@@ -212,17 +230,26 @@ class LobbyClient:
         return result
 
     async def reserve(
-        self, room_id: str, name: str | None = None, seat: int | None = None
+        self,
+        room_id: str,
+        name: str | None = None,
+        seat: int | None = None,
+        invite: str | None = None,
     ) -> dict[str, Any]:
-        body = {k: v for k, v in {"name": name, "seat": seat}.items() if v is not None}
+        """``POST /api/rooms/{id}/seats``; a private room's seat needs its ``invite`` (or,
+        for a room this client created, the invitation it kept)."""
+        invite = invite or self.credentials.get(room_id, {}).get("invite")
+        fields = {"name": name, "seat": seat, "invite": invite}
+        body = {k: v for k, v in fields.items() if v is not None}
         result: dict[str, Any] = await self._call("POST", f"/api/rooms/{room_id}/seats", body)
         return result
 
-    async def rematch(self, room_id: str, token: str | None = None) -> dict[str, Any]:
+    async def rematch(self, room_id: str, token: str) -> dict[str, Any]:
         """``POST /api/rooms/{id}/rematch``: the finished room's rematch (opened by the
-        first request); with the token of one of its seats, that seat in the new room
-        (``seat`` and ``token`` in the answer, unless it was taken already)."""
-        body = {} if token is None else {"token": token}
+        first of its players to ask) with the same seat, held for them a while, taken
+        for the player of ``token`` (a seat token of the finished room): ``seat`` and
+        ``token`` in the answer."""
+        body = {"token": token}
         result: dict[str, Any] = await self._call("POST", f"/api/rooms/{room_id}/rematch", body)
         return result
 

@@ -43,6 +43,10 @@ HINTS = {
     "seat_taken": "leave out the seat to take any free one",
     "game_over": "that game has ended; `tablewire spectate --room=ID` shows its result",
     "bad_token": "use the --room and --token printed when you took the seat",
+    "invite_required": "a private room: add the --invite of the link its creator shared",
+    "owner_required": "only the room's creator adds bots to it: leave out --bots",
+    "seat_held": "a rematch holds its seats for the last game's players for a while: "
+    "retry later, or play another room",
     "bad_name": "a name has 1-32 letters, digits, spaces or signs",
     "not_tablewire": "check --server: it should be the address `tablewire serve` listens on",
     "server_failed": "the server failed: its log says why; try again, or report it",
@@ -163,6 +167,8 @@ def seat_request(args: argparse.Namespace) -> terminal.SeatRequest:
         raise Usage("--option sets up a new room: use it with --bots (or with tablewire new)")
     if args.bots and args.token:
         raise Usage("--bots takes new seats: leave out --token")
+    if args.invite and not args.room:
+        raise Usage("--invite needs the --room it invites to")
     if args.rematch and not args.token:
         raise Usage("--rematch needs the --room and --token of the finished game")
     engine = ENGINES.get(args.game)
@@ -184,6 +190,7 @@ def seat_request(args: argparse.Namespace) -> terminal.SeatRequest:
         bot_kind=args.bot_kind,
         options=dict(args.option),
         rematch=args.rematch,
+        invite=args.invite,
     )
 
 
@@ -199,7 +206,8 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
             room = await create_room(lobby, args)
         print(json.dumps(room))
         where = terminal.server_option(args.server, default_server)
-        print(f"Join it with: tablewire play{where} --room={room['id']}", file=sys.stderr)
+        invite = f" --invite={room['invite']}" if "invite" in room else ""
+        print(f"Join it with: tablewire play{where} --room={room['id']}{invite}", file=sys.stderr)
     elif args.command == "rooms":
         async with LobbyClient(args.server) as lobby:
             page, cursor = await lobby.rooms_page(args.game, args.status, args.limit, args.after)
@@ -234,6 +242,7 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
             args.check,
             args.bot,
             on_wait=show_wait,
+            invite=args.invite,
         )
         print(json.dumps(summary.as_dict()))
         return Status.OK if summary.ok else Status.FAILED

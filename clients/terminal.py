@@ -825,6 +825,8 @@ class SeatRequest:
     options: dict[str, Any] = field(default_factory=dict)
     rematch: bool = False
     """A seat in the rematch of ``room``, a finished room where ``token`` holds a seat."""
+    invite: str | None = None
+    """A private ``room``'s invitation (the ``invite`` of the link its creator shared)."""
 
 
 def bots_body(seats: list[int], kind: str | None) -> dict[str, Any]:
@@ -846,13 +848,6 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
     if request.rematch:
         assert request.room is not None and request.token is not None
         again = await lobby.rematch(request.room, request.token)
-        if "token" not in again:
-            raise LobbyError(
-                409,
-                "seat_taken",
-                f"your seat in the rematch, room {again['id']}, is taken already: come back "
-                "to it with the command printed when you took it",
-            )
         return {"room": again["id"], "seat": again["seat"], "token": again["token"]}
     if request.bots and request.room is None:
         seats = request.seats or 1 + request.bots
@@ -874,7 +869,7 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
                 f"room {request.room} has {free} free seats, not one for you "
                 f"and {request.bots} for bots",
             )
-    return await lobby.reserve(request.room, name=request.name)
+    return await lobby.reserve(request.room, name=request.name, invite=request.invite)
 
 
 async def seat_bots(lobby: LobbyClient, request: SeatRequest) -> None:

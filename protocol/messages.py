@@ -152,8 +152,11 @@ def welcome(
     seat: int | None,
     version: int,
     keys: list[list[str]] | None = None,
+    seed_chosen: bool = False,
 ) -> dict[str, Any]:
-    """``keys``: protocol 2's key table (:mod:`protocol.compact`), sent only under it."""
+    """``keys``: protocol 2's key table (:mod:`protocol.compact`), sent only under it;
+    ``seed_chosen``: the room's creator chose its seed (and can know the hidden cards);
+    sent only when true."""
     message = {
         "t": "welcome",
         "protocol": protocol,
@@ -166,6 +169,8 @@ def welcome(
     }
     if keys is not None:
         message["keys"] = keys
+    if seed_chosen:
+        message["seed_chosen"] = True
     return message
 
 

@@ -19,12 +19,12 @@ One hub per server process. It runs four tasks:
 Channels carry msgpack maps::
 
     {p}:room:{id}:inbox   {"k": "intent", "node", "conn", "seat", "id", "action", "protocol"}
-                          {"k": "reserve", "node", "req", "name", "seat"}
+                          {"k": "reserve", "node", "req", "name", "seat", "claim"}
                           {"k": "call", "node", "req", "op", "args"}    bots, rematch link
                           {"k": "presence", "node", "seat", "count"}   connections here
     {p}:node:{node}       {"conn", "frame": bytes}               an ack or reject frame
                           {"req", "seat", "token"} | {"req", "value"}
-                          | {"req", "error": [status, code, message]}
+                          | {"req", "error": [status, code, message, None, retry_after]}
 
 Presence: a replica reports each change of its connections per seat to the
 owner, and again at every keeper pass (a report older than three lease
@@ -168,9 +168,10 @@ class RedisHub:
             conn.send(encode(reject))
 
     async def forward_reserve(
-        self, room: Room, name: str | None, seat: int | None
+        self, room: Room, name: str | None, seat: int | None, claim: bool = False
     ) -> tuple[int, str]:
-        answer = await self._request(room, {"k": "reserve", "name": name, "seat": seat})
+        request = {"k": "reserve", "name": name, "seat": seat, "claim": claim}
+        answer = await self._request(room, request)
         return answer["seat"], answer["token"]
 
     async def forward_call(self, room: Room, op: str, args: dict[str, Any]) -> Any:
@@ -220,7 +221,8 @@ class RedisHub:
             )
             room.submit(client, Intent(message["id"], message["action"]))
         elif message["k"] == "reserve":
-            task = asyncio.create_task(room.reserve(message["name"], message["seat"]))
+            claim = message.get("claim", False)  # absent from a process of an earlier version
+            task = asyncio.create_task(room.reserve(message["name"], message["seat"], claim))
             task.add_done_callback(lambda t: self._answer_reserve(reply_to, message["req"], t))
         elif message["k"] == "call" and message["op"] in OPS:
             call = asyncio.create_task(getattr(room, message["op"])(**message["args"]))
@@ -231,7 +233,8 @@ class RedisHub:
     def _answer_reserve(self, channel: str, key: str, task: asyncio.Task[Any]) -> None:
         exc = task.exception()
         if isinstance(exc, ApiError):
-            self.post(channel, {"req": key, "error": [exc.status, exc.code, exc.message]})
+            error = [exc.status, exc.code, exc.message, None, exc.retry_after]
+            self.post(channel, {"req": key, "error": error})
         elif exc is not None:
             self.post(channel, {"req": key, "error": [503, Code.STORE_UNAVAILABLE, str(exc)]})
         elif isinstance(task.result(), tuple):

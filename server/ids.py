@@ -36,6 +36,12 @@ def seat_token() -> str:
     return urlsafe(32)
 
 
+def secret() -> str:
+    """An owner credential or an invitation: 43 characters (256 random bits), stored
+    only hashed, like a seat token."""
+    return urlsafe(32)
+
+
 def is_room_id(text: str) -> bool:
     """True if ``text`` can be a room id (checked before any store is asked)."""
     return ROOM_ID.fullmatch(text) is not None

@@ -23,6 +23,7 @@ import time
 import unicodedata
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
+from urllib.parse import urlencode
 
 from engines import BENCHMARK, ENGINES, GAMES, Engine
 from engines.base import OptionError, resolve_options
@@ -255,14 +256,26 @@ class Lobby:
             record, engine, self.store, self.settings, self.clock, self.forwarder, self.timers
         )
 
-    async def create(self, body: Mapping[str, Any], client: str | None = None) -> dict[str, Any]:
+    async def create(
+        self,
+        body: Mapping[str, Any],
+        client: str | None = None,
+        *,
+        owned: bool = True,
+        heir: RoomRecord | None = None,
+    ) -> dict[str, Any]:
         """``POST /api/rooms``: ``{engine, seats?, options?, private?, seed?, bots?}``.
 
         ``options`` holds engine options and room options (server/table.py) side
         by side; ``bots`` is ``{"seats": [...], "kind": ...}``, checked before
         anything is created. A valid request is then refused if this process holds
         ``max_rooms`` rooms (503), or if ``client`` (an address; None: the server
-        itself) has created rooms faster than ``room_rate`` (429)."""
+        itself) has created rooms faster than ``room_rate`` (429).
+
+        The answer, given once, holds the owner credential (``owner_token``; none if
+        not ``owned``: a quick play room) and a private room's invitation (``invite``,
+        ``invite_url``). A rematch names the finished room as ``heir``: it keeps that
+        room's owner and invitation, and holds its people's seats (``rematch_hold``)."""
         engine = _engine(body)
         seats = _int(body, "seats", engine.max_players)
         assert seats is not None
@@ -300,6 +313,8 @@ class Lobby:
             )
         self._admit(client, engine.kind == BENCHMARK)
         now = self.clock()
+        owner = ids.secret() if owned and heir is None else None
+        invite = ids.secret() if private and heir is None else None
         record = RoomRecord(
             id=self._new_id(),
             engine=engine.id,
@@ -314,14 +329,26 @@ class Lobby:
             bots=[None] * seats,
             connected=[False] * seats,
             away_since=[None] * seats,
+            seed_chosen=seed is not None,
+            owner=hash_token(owner) if owner else heir.owner if heir else None,
+            invite=hash_token(invite) if invite else heir.invite if heir else None,
         )
+        if heir is not None:
+            record.held = [heir.bots[s] in (None, "zombie") for s in range(seats)]
+            record.held_until = now + self.settings.rematch_hold
         await self.store.save_room(record)
         room = self._new_room(record)
         await self._activate(room)
         log.info("room created", extra=fields(room=record.id, engine=engine.id, seats=seats))
         if bots is not None:
             await room.seat_bots(bot_kind, bot_seats)
-        return self._show(room.record)
+        answer = self._show(room.record)
+        if owner is not None:
+            answer["owner_token"] = owner
+        if invite is not None:
+            answer["invite"] = invite
+            answer["invite_url"] = f"/rooms/{record.id}?{urlencode({'invite': invite})}"
+        return answer
 
     def _admit(self, client: str | None, benchmark: bool = False) -> None:
         """Refuse a new room above the process's caps or the client's creation rate
@@ -357,18 +384,68 @@ class Lobby:
         if room is None:
             raise ApiError(404, "no_such_room", f"no room {room_id!r}")
         kind, seats = _bots(room.engine, body, room.record.seats)
+        await self._owner(room.record, body)
         await room.seat_bots(kind, seats)
         # A replica folds the owner's entries a moment later; the owner saved the record.
         fresh = None if room.lease is not None else await self.store.load_room(room_id)
         return self._show(fresh or room.record)
 
-    async def rematch(self, room_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
-        """``POST /api/rooms/{id}/rematch``: ``{token?}`` → the rematch room (opened by
-        the first request, the same for every later one). With the token of a seat
-        of the finished room, the same seat of the new room is taken for its player
-        and ``seat`` and ``token`` are added to the answer."""
+    async def _owner(self, record: RoomRecord, body: Mapping[str, Any]) -> None:
+        """Refuse a request that needs the room's owner: ``owner_token`` must be the owner
+        credential; a room without an owner (quick play's) takes a seated player's
+        ``token`` instead."""
+        owner_token = body.get("owner_token")
+        if record.owner is not None:
+            if isinstance(owner_token, str) and hash_token(owner_token) == record.owner:
+                return
+            raise ApiError(
+                403,
+                "owner_required",
+                "only the room's creator may do this: send the owner_token "
+                "the room's creation answered",
+            )
         token = body.get("token")
-        if token is not None and not isinstance(token, str):
+        if (
+            isinstance(token, str)
+            and await self.store.seat_of(record.id, hash_token(token)) is not None
+        ):
+            return
+        raise ApiError(
+            403, "owner_required", "only a player seated in this room may do this: send your token"
+        )
+
+    def _invited(self, record: RoomRecord, body: Mapping[str, Any]) -> None:
+        """Refuse a seat of a private room to a request without its invitation (or the
+        owner credential)."""
+        if record.invite is None:
+            return
+        for key, digest in (("invite", record.invite), ("owner_token", record.owner)):
+            given = body.get(key)
+            if isinstance(given, str) and digest is not None and hash_token(given) == digest:
+                return
+        raise ApiError(
+            403,
+            "invite_required",
+            "this room is private: a seat needs the invitation its creator shares "
+            "(the invite of its link)",
+        )
+
+    async def rematch(self, room_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        """``POST /api/rooms/{id}/rematch``: ``{token}`` → the rematch room, with the seat
+        of the token's player in the finished room taken for them (``seat``, ``token``).
+        The first player to ask opens it, every later one joins the same room. It keeps
+        the finished room's engine, seats, options, privacy, owner and bots; each former
+        player's seat is held for them for ``rematch_hold`` seconds (``seat_held`` to
+        anyone else), then open to anyone."""
+        token = body.get("token")
+        if token is None:
+            raise ApiError(
+                403,
+                "player_required",
+                "a rematch is for the finished game's players: send your seat's token "
+                "(anyone can watch it: the finished room's `rematch` names it)",
+            )
+        if not isinstance(token, str):
             raise ApiError(400, "bad_token", "token must be a string")
         old = await self.open(room_id)
         if old is None:
@@ -376,23 +453,20 @@ class Lobby:
         record = old.record
         if record.status != "finished":
             raise ApiError(409, "not_finished", "a rematch opens once the game is over")
-        seat = None
-        if token is not None:
-            seat = await self.store.seat_of(room_id, hash_token(token))
-            if seat is None:
-                raise ApiError(403, "bad_token", "this token holds no seat of this room")
+        seat = await self.store.seat_of(room_id, hash_token(token))
+        if seat is None:
+            raise ApiError(403, "bad_token", "this token holds no seat of this room")
         new_id = record.rematch
         if new_id is None:
             options = {**record.options, **record.room_options}
             bot_seats = [s for s, bot in enumerate(record.bots) if bot not in (None, "zombie")]
-            created = await self.create(
-                {
-                    "engine": record.engine,
-                    "seats": record.seats,
-                    "options": options,
-                    "private": record.private,
-                }
-            )
+            body = {
+                "engine": record.engine,
+                "seats": record.seats,
+                "options": options,
+                "private": record.private,
+            }
+            created = await self.create(body, heir=record)
             for seat_of_bot in bot_seats:
                 kind = record.bots[seat_of_bot]
                 assert kind is not None
@@ -400,14 +474,16 @@ class Lobby:
             new_id = await old.link_rematch(created["id"])
             if new_id != created["id"]:  # another request linked its room first
                 await self._remove(created["id"])
-        answer = await self.details(new_id)
-        if seat is not None:
-            new = await self._room(new_id)
-            if new.record.names[seat] is None:
-                name = record.names[seat]
-                taken, new_token = await new.reserve(name, seat)
-                answer = {**await self.details(new_id), "seat": taken, "token": new_token}
-        return answer
+        new = await self._room(new_id)
+        if new.record.names[seat] is not None:
+            raise ApiError(
+                409,
+                "seat_taken",
+                f"seat {seat} of the rematch {new_id} is taken already: by you if you asked before "
+                "(that answer's token holds it), else its hold for you had ended",
+            )
+        taken, new_token = await new.reserve(record.names[seat], seat, claim=True)
+        return {**await self.details(new_id), "seat": taken, "token": new_token}
 
     async def _room(self, room_id: str) -> Room:
         room = await self.open(room_id)
@@ -450,6 +526,7 @@ class Lobby:
         room = await self.open(room_id)
         if room is None:
             raise ApiError(404, "no_such_room", f"no room {room_id!r}")
+        self._invited(room.record, body)
         taken, token = await room.reserve(name, seat)
         return {
             "room": room_id,
@@ -484,7 +561,8 @@ class Lobby:
                 candidates, key=lambda r: (_here(r), sum(n is not None for n in r.names))
             ).id
         else:
-            room_id = (await self.create({"engine": engine.id, "seats": seats}, client))["id"]
+            room = await self.create({"engine": engine.id, "seats": seats}, client, owned=False)
+            room_id = room["id"]
         return await self.reserve(room_id, {"name": name})
 
     async def _walk(self) -> AsyncIterator[list[RoomRecord]]:

@@ -119,7 +119,7 @@ class Forwarder(Protocol):
         """Send the intent to the owner; its ack or reject comes back on ``conn``."""
 
     async def forward_reserve(
-        self, room: Room, name: str | None, seat: int | None
+        self, room: Room, name: str | None, seat: int | None, claim: bool = False
     ) -> tuple[int, str]: ...
 
     async def owned(self, room: Room) -> None:
@@ -137,6 +137,8 @@ class _Reserve:
     name: str | None
     seat: int | None
     done: asyncio.Future[tuple[int, str]]
+    claim: bool = False
+    """A former player taking back the seat a rematch holds for them."""
 
 
 @dataclass
@@ -336,6 +338,7 @@ class Room:
             seat=conn.seat,
             version=self.version,
             keys=self.keys if conn.protocol >= 2 else None,
+            seed_chosen=self.record.seed_chosen,
         )
         conn.send(encode(welcome))
         self.catch_up(conn, since)
@@ -400,15 +403,18 @@ class Room:
         else:
             self._queue.put_nowait(_Intent(conn, intent, time.perf_counter()))
 
-    async def reserve(self, name: str | None, seat: int | None = None) -> tuple[int, str]:
-        """Take a free seat (a given one, or the first); returns the seat and its token.
+    async def reserve(
+        self, name: str | None, seat: int | None = None, claim: bool = False
+    ) -> tuple[int, str]:
+        """Take a free seat (a given one, or the first not held); returns the seat and its
+        token. ``claim``: the seat's former player takes back the seat a rematch holds.
 
         A seat without a name is called "player N".
         """
         if self.lease is None and self.forwarder is not None:
-            return await self.forwarder.forward_reserve(self, name, seat)
+            return await self.forwarder.forward_reserve(self, name, seat, claim)
         done: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Reserve(name, seat, done))
+        self._queue.put_nowait(_Reserve(name, seat, done, claim))
         return await done
 
     async def seat_bots(self, kind: str, seats: list[int] | None) -> list[int]:
@@ -615,7 +621,7 @@ class Room:
             return
         if isinstance(command, _Reserve):
             forwarded: asyncio.Future[Any] = asyncio.ensure_future(
-                self.forwarder.forward_reserve(self, command.name, command.seat)
+                self.forwarder.forward_reserve(self, command.name, command.seat, command.claim)
             )
         elif isinstance(command, _Call):
             forwarded = asyncio.ensure_future(
@@ -779,13 +785,19 @@ class Room:
             raise ApiError(409, Code.GAME_OVER, "the game in this room is over")
         if self.record.status != "waiting":
             raise ApiError(409, "room_full", "every seat of this room is taken")
+        held = self._held()
         seat = command.seat
         if seat is None:
-            seat = names.index(None)
+            free = [s for s, name in enumerate(names) if name is None and s not in held]
+            if not free:
+                raise self._seat_held()
+            seat = free[0]
         elif not 0 <= seat < len(names):
             raise ApiError(400, "bad_seat", f"seat must be 0..{len(names) - 1}")
         elif names[seat] is not None:
             raise ApiError(409, "seat_taken", f"seat {seat} is taken")
+        elif seat in held and not command.claim:
+            raise self._seat_held()
         name = command.name or f"player {seat + 1}"
         token = ids.seat_token()
         # The token first: if the append then fails, the orphan token was never shown to anyone.
@@ -794,6 +806,23 @@ class Room:
         self._commit(await self._append(entry), entry, self.state, [])
         await self.store.save_room(self.record)
         command.done.set_result((seat, token))
+
+    def _held(self) -> set[int]:
+        """The seats a rematch still holds for the finished game's players."""
+        until = self.record.held_until
+        if until is None or self.clock() >= until:
+            return set()
+        return {seat for seat, held in enumerate(self.record.held) if held}
+
+    def _seat_held(self) -> ApiError:
+        assert self.record.held_until is not None
+        return ApiError(
+            409,
+            "seat_held",
+            "this rematch holds its free seats for the last game's players; "
+            "they are open to anyone after the wait",
+            retry_after=self.record.held_until - self.clock(),
+        )
 
     async def _apply_intent(self, conn: Connection, intent: Intent) -> None:
         decided = self._decide(conn, intent)

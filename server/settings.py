@@ -18,6 +18,8 @@ class Settings:
     """Seconds a finished room (and its result) is kept."""
     waiting_ttl: float = 3600.0
     """Seconds a room may wait for its seats to fill before it is removed."""
+    rematch_hold: float = 120.0
+    """Seconds a rematch keeps each former player's seat for them (their old token)."""
     sweep_interval: float = 30.0
     """Seconds between clean-up passes."""
     max_frame: int = 64 * 1024

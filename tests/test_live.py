@@ -317,7 +317,7 @@ async def test_bots_take_seats_and_play_through_the_room_queue(
     room = lobby.room(created["id"])
     assert room is not None
     with pytest.raises(ApiError) as taken:
-        await lobby.add_bots(room.id, {"seats": [1]})
+        await lobby.add_bots(room.id, {"seats": [1], "owner_token": created["owner_token"]})
     assert (taken.value.status, taken.value.code) == (409, "seat_taken")
     with pytest.raises(ApiError) as kind:
         await lobby.add_bots(room.id, {"kind": "clever"})
@@ -346,9 +346,10 @@ async def test_sintra_has_no_greedy_bot_and_a_started_room_takes_no_bots(
         await lobby.create({"engine": "sintra", "seats": 2, "bots": {"kind": "greedy"}})
     assert (refused.value.status, refused.value.code) == (400, "bad_bot_kind")
     created = await lobby.create({"engine": "sintra", "seats": 2})
-    assert (await lobby.add_bots(created["id"], {}))["bots"] == ["random", "random"]
+    owner = {"owner_token": created["owner_token"]}
+    assert (await lobby.add_bots(created["id"], owner))["bots"] == ["random", "random"]
     with pytest.raises(ApiError) as full:
-        await lobby.add_bots(created["id"], {})
+        await lobby.add_bots(created["id"], owner)
     assert (full.value.status, full.value.code) == (409, "room_full")
 
 
@@ -388,7 +389,7 @@ async def test_rematch_opens_one_linked_room_and_gives_tokens_only_to_seat_holde
     assert room is not None
     _, token = await room.reserve("ana")
     with pytest.raises(ApiError) as early:
-        await lobby.rematch(room.id, {})
+        await lobby.rematch(room.id, {"token": token})
     assert (early.value.status, early.value.code) == (409, "not_finished")
     await room.seat_bots("random", None)
     ana = await Player(room, 0).join()
@@ -413,8 +414,10 @@ async def test_rematch_opens_one_linked_room_and_gives_tokens_only_to_seat_holde
     )
     assert again["options"]["side"] == "B" and again["room_options"]["bot_delay"] == 0.0
     assert again["status"] == "playing" and "token" in again
-    follow = await lobby.rematch(room.id, {})
-    assert follow["id"] == again["id"] and "token" not in follow, "one rematch room"
+    with pytest.raises(ApiError) as watcher:
+        await lobby.rematch(room.id, {})
+    assert (watcher.value.status, watcher.value.code) == (403, "player_required")
+    assert (await lobby.details(room.id))["rematch"] == again["id"], "one rematch room"
     assert ana.frames[-1]["t"] == "event" and "rematch" in ana.frames[-1]["events"][0]["text"]
     patch = [f for f in ana.frames if f["t"] == "patch"][-1]
     assert [0, ["rematch"], again["id"]] in patch["ops"]

@@ -309,12 +309,13 @@ async def test_rooms_with_bots_clocks_and_rematch_over_http(http: httpx.AsyncCli
     assert room["bots"] == [None, None, "greedy"], "greedy where the engine has one"
     assert room["connected"] == [False, False, False]
     bots = f"/api/rooms/{room['id']}/bots"
-    taken = await http.post(bots, json={"seats": [2], "kind": "random"})
+    owner = {"owner_token": room["owner_token"]}
+    taken = await http.post(bots, json={"seats": [2], "kind": "random", **owner})
     assert (taken.status_code, error_code(taken)) == (409, "seat_taken")
     assert error_code(await http.post("/api/rooms/nope/bots", json={})) == "no_such_room"
-    early = await http.post(f"/api/rooms/{room['id']}/rematch", json={})
+    early = await http.post(f"/api/rooms/{room['id']}/rematch", json={"token": "t"})
     assert (early.status_code, error_code(early)) == (409, "not_finished")
-    filled = await http.post(bots, json={"seats": [0, 1], "kind": "random"})
+    filled = await http.post(bots, json={"seats": [0, 1], "kind": "random", **owner})
     assert filled.status_code == 201 and filled.json()["bots"] == ["random", "random", "greedy"]
     listed = (await http.get("/api/rooms")).json()
     assert [r["connected"] for r in listed] == [[False, False, False]]

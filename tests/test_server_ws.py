@@ -60,10 +60,15 @@ class Raw:
         return frame
 
 
+INVITES: dict[str, str] = {}
+"""The invitation of each private room :func:`new_room` made (bots take its seats)."""
+
+
 async def new_room(server: Running, seats: int = 2, seed: int = 1, fill: int | None = None):
     """Create a room and reserve ``fill`` seats (all by default); return it and the tokens."""
     async with LobbyClient(server.url) as lobby:
         room = await lobby.create_room("sintra", seats=seats, seed=seed)
+        INVITES[room["id"]] = room["invite"]
         tokens = [
             (await lobby.reserve(room["id"], name=f"p{i}"))["token"]
             for i in range(seats if fill is None else fill)
@@ -152,7 +157,9 @@ async def test_a_spectators_mirror_equals_the_public_view_after_every_patch(
     assert (await spectator.join())["seat"] is None
     mirror = Mirror()
     seen = []
-    filler = asyncio.create_task(bots.run(server.url, "sintra", 0, 2, room_id=room_id))
+    filler = asyncio.create_task(
+        bots.run(server.url, "sintra", 0, 2, room_id=room_id, invite=INVITES[room_id])
+    )
     while True:
         frame = await spectator.recv()
         if frame["t"] == "snapshot":
@@ -182,7 +189,9 @@ async def test_protocol_1_and_2_clients_of_one_game_hold_the_same_document_at_ev
     assert "keys" not in await old.join(protocol=1)
     keys = (await new.join(protocol=2))["keys"]
     assert ["game", "factories"] in keys and ["to_act"] in keys
-    filler = asyncio.create_task(bots.run(server.url, "sintra", 0, 2, room_id=room_id))
+    filler = asyncio.create_task(
+        bots.run(server.url, "sintra", 0, 2, room_id=room_id, invite=INVITES[room_id])
+    )
     seen: dict[int, list[tuple[int, bytes]]] = {1: [], 2: []}
     sizes: dict[int, list[int]] = {1: [], 2: []}
     for protocol, raw in ((1, old), (2, new)):
@@ -256,7 +265,7 @@ async def test_a_client_too_far_behind_gets_a_snapshot(server: Running, settings
     await raw.join(None)
     await raw.recv_until("snapshot")
     await raw.ws.close()
-    summary = await bots.run(server.url, "sintra", 0, 2, room_id=room_id)
+    summary = await bots.run(server.url, "sintra", 0, 2, room_id=room_id, invite=INVITES[room_id])
     assert summary.ok
     late = await Raw.open(server, room_id)
     await late.join(None, since=2)
@@ -426,7 +435,9 @@ async def test_intents_before_the_game_starts_are_rejected(server: Running) -> N
 async def test_intents_after_the_game_are_rejected(server: Running) -> None:
     room_id, tokens = await new_room(server, seed=9, fill=1)
     async with RoomClient(server.ws, room_id, tokens[0]) as me:
-        filler = asyncio.create_task(bots.run(server.url, "sintra", 0, 2, room_id=room_id))
+        filler = asyncio.create_task(
+            bots.run(server.url, "sintra", 0, 2, room_id=room_id, invite=INVITES[room_id])
+        )
         await bots.play_seat(me, RandomBot(1), bots.Summary("sintra"))
     assert (await filler).ok
     async with LobbyClient(server.url) as lobby:

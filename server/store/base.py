@@ -101,11 +101,23 @@ class RoomRecord:
     """Per seat held by a person: since when nobody is connected for it."""
     rematch: str | None = None
     """The room opened as this finished room's rematch."""
+    seed_chosen: bool = False
+    """The creator chose the seed (and so can know every hidden card): shown to all."""
+    owner: str | None = None
+    """The SHA-256 of the owner credential given to the room's creator (None: a room
+    the server opened, by quick play)."""
+    invite: str | None = None
+    """A private room's invitation secret, SHA-256: taking a seat needs it."""
+    held: list[bool] = field(default_factory=list)
+    """A rematch's seats held for the finished game's players until :attr:`held_until`."""
+    held_until: float | None = None
 
     def public(self) -> dict[str, Any]:
-        """The record as the lobby API shows it (no seed: it would reveal the bag)."""
+        """The record as the lobby API shows it (no seed: it would reveal the bag; no
+        credential's hash)."""
         data = asdict(self)
-        del data["seed"]
+        for secret in ("seed", "owner", "invite"):
+            del data[secret]
         data["taken"] = sum(name is not None for name in self.names)
         return data
 
