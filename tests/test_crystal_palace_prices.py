@@ -5,6 +5,7 @@ cheaper dice (C29), and the Bank's shares."""
 from __future__ import annotations
 
 import copy
+import random
 import re
 from typing import Any
 
@@ -13,6 +14,7 @@ from test_crystal_palace_rules import game, pay_nothing, play, resolve
 from engines.base import Event, State
 from engines.crystal_palace import ENGINE as cp
 from engines.crystal_palace.engine import characters, research_tiles
+from support import playout, random_options
 
 NAMES = ["ana", "bob"]
 DISCOUNT = "O05"  # orange box, PERM: recruiting costs £2 less
@@ -122,3 +124,30 @@ def test_lord_rosse_the_last_die_label_and_the_reveal_quote_the_cheaper_dice() -
         assert reveal["paid"] == [paid, 4]
         sentence = cp.narrate(reveal, NAMES)
         assert f"ana 6 {value} (£{paid})" in sentence or f"ana {value} 6 (£{paid})" in sentence
+
+
+def test_random_playouts_label_and_log_the_same_price_as_charged() -> None:
+    """Along random games, every recruit, share and last die quotes what the
+    engine's event says was charged."""
+    checked = 0
+    for seed in range(6):
+        rnd = random.Random(seed)
+        dice_labels: dict[int, int] = {}
+        for state, seat, action in playout(cp, seed, 2 + seed % 4, random_options(cp, rnd), rnd):
+            label = cp.describe(state, seat, action)
+            _, events = cp.apply(state, seat, action)
+            if action["type"] == "die" and "in all" in label:
+                dice_labels[seat] = pounds(label)[-1]
+            for event in events:
+                if event["type"] == "reveal":
+                    assert event["paid"] == [dice_labels[s] for s in range(len(event["paid"]))]
+                    dice_labels.clear()
+                    checked += 1
+                elif event["type"] in ("act", "ticket") and "price" in event:
+                    quoted = label.split("(recruit " if "card" in event else "a share: pay ", 1)[1]
+                    prices = re.match(r"£(\d+)(?:, or £(\d+) if the violet tile)?", quoted)
+                    assert prices, label
+                    assert str(event["price"]) in prices.groups(), label
+                    assert f"for £{event['price']}" in cp.narrate(event, NAMES[:1] * 5)
+                    checked += 1
+    assert checked > 50, checked
