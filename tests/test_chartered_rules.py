@@ -351,6 +351,22 @@ def test_option_3_keeps_selling_while_the_seat_cannot_pay():
     )
 
 
+def test_a_forced_sale_that_cannot_raise_the_card_price_passes_with_a_pass_event():
+    """§8.3: the seat sells its last share and is still short of ƒ50, so the engine
+    passes for it; the log says so (a ``pass`` event with its reason)."""
+    state = table()
+    company(state, "gold", 29, [30, 28], 30)
+    state["cash"][0], state["shares"][0]["gold"] = 10, [1, 0]
+    state, events = chartered.apply(state, 0, {"type": "sell", "company": "gold"})
+    assert [e["type"] for e in events] == ["sell", "pass"]
+    assert events[1] == {"type": "pass", "seat": 0, "reason": "forced_sale_failed"}
+    assert chartered.narrate(events[1], ["ana", "bob"]) == (
+        "ana passed: after selling every share they still cannot pay ƒ50 for a card."
+    )
+    assert state["cash"][0] == 40 and state["turn"] == 1 and state["passes"] == 1
+    assert state["pending"] is None
+
+
 def test_a_seat_that_can_do_nothing_passes_and_everyone_passing_ends_the_game():
     state = table()
     state["cash"] = [10, 10]

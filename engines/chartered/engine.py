@@ -42,7 +42,8 @@ Choices where the spec is silent, beyond its [proposed] defaults (§13 options):
 * A forced sale (§8.3) sells at least one share; the seat sells on while it
   cannot pay ƒ50 and may sell more once it can, then takes option 1 (a
   refresh too, if it can pay ƒ100). A seat that cannot pay after selling
-  everything, or faces an empty deck and market, passes. The game also ends
+  everything (a ``pass`` event with ``reason`` ``"forced_sale_failed"``), or
+  faces an empty deck and market, passes. The game also ends
   when every seat passes in a row (§12.2).
 * A sell-shares event skips players without shares; a player whose shares are
   all in one company, or who holds no more than the event takes, sells without
@@ -917,6 +918,8 @@ def _advance(state: State, events: list[Event]) -> None:
     if pending["step"] == "forced" and not _can_buy(state, pending["seat"]):
         if _held(state, pending["seat"]):
             return
+        # §8.3: every share sold and still short of a card's price, the seat passes.
+        events.append({"type": "pass", "seat": pending["seat"], "reason": "forced_sale_failed"})
         state["pending"] = {"step": "end", "seat": pending["seat"], "passed": True}
         state["passes"] += 1
     if state["pending"]["step"] != "end":
@@ -1245,6 +1248,9 @@ def narrate_event(event: Event, names: Sequence[str]) -> str:
     if kind == "sell":
         price = f" for ƒ{event['price']}" if "price" in event else ""
         return f"{who} sold a share of {company} to the bank{price}."
+    if kind == "pass" and event.get("reason") == "forced_sale_failed":
+        price = components()["prices"]["card"]
+        return f"{who} passed: after selling every share they still cannot pay ƒ{price} for a card."
     if kind == "pass":
         return f"{who} passed: no move was possible."
     if kind == "event":

@@ -479,6 +479,19 @@ def _perm(state: State, seat: int, key: str) -> int:
     )
 
 
+def _dice_cost(state: State, seat: int, values: Sequence[int]) -> int:
+    """What the seat pays in phase 1 for dice set to ``values`` (§4): £1 a pip, less
+    its permanent discounts, but never under £1 a die."""
+    cost = sum(values) * components()["dice_cost_per_pip"] + _perm(state, seat, "dice_cost")
+    return int(max(len(values), cost))
+
+
+def _recruit_cost(state: State, seat: int, card: str) -> int:
+    """What the seat pays to recruit the character ``card`` (§11.5), permanent
+    discounts included."""
+    return int(max(0, characters()[card]["cost"] + _perm(state, seat, "recruit_cost")))
+
+
 def _take_loan(state: State, seat: int, events: list[Event], *, forced: bool) -> None:
     loans = components()["loans"]
     value = state["loans"].pop() if state["loans"] else loans["when_stack_empty"]
@@ -637,10 +650,9 @@ def _reveal(state: State, events: list[Event]) -> None:
     n = state["players"]
     state["order"] = [(first + i) % n for i in range(n)]
     totals = [sum(p["rolled"]) for p in seats]
+    paid = [_dice_cost(state, seat, p["rolled"]) for seat, p in enumerate(seats)]
     for seat in state["order"]:
-        dice = len(seats[seat]["rolled"])
-        cost = totals[seat] * components()["dice_cost_per_pip"] + _perm(state, seat, "dice_cost")
-        _pay(state, seat, max(dice, cost), events)
+        _pay(state, seat, paid[seat], events)
     lowest = min(totals)
     if len(set(totals)) == 1:
         readers = [s for s in range(n) if s != first]
@@ -654,6 +666,7 @@ def _reveal(state: State, events: list[Event]) -> None:
             "dice": [p["rolled"] for p in seats],
             "first": first,
             "newspapers": readers,
+            "paid": paid,
         }
     )
 
@@ -882,28 +895,36 @@ def _resolve_actions(state: State, seat: int, extra_dice: int = 0) -> list[Actio
     return [{"type": "compensation"}]
 
 
-def _perform(state: State, seat: int, location: str, action: Action, events: list[Event]) -> None:
-    """The location action itself (§11), with the parameters the action carries."""
+def _perform(
+    state: State, seat: int, location: str, action: Action, events: list[Event]
+) -> dict[str, int]:
+    """The location action itself (§11), with the parameters the action carries.
+
+    Returns what the ``act`` or ``ticket`` event adds for the log: the ``price``
+    paid for a share or a character, as charged after the action space's bonus."""
     player = state["seats"][seat]
     kind = layout(location, state["players"])["action_kind"]
+    if kind == "share":
+        share = shares()[action["share"]]
+        state["bank"].remove(action["share"])
+        _pay(state, seat, share["price"], events)
+        player["shares"].append(action["share"])
+        _gain(state, seat, share["gain"], events)
+        return {"price": share["price"]}
+    if kind == "character":
+        card = characters()[action["card"]]
+        price = _recruit_cost(state, seat, action["card"])
+        state["characters"]["row"].remove(action["card"])
+        _pay(state, seat, price, events)
+        player["vp"] += card["vp"][state["round"]] + _perm(state, seat, "recruit_vp")
+        player["characters"].append(action["card"])
+        return {"price": price}
     if kind == "patent":
         state["patents"]["row"].remove(action["card"])
         player["patents"].append(action["card"])
     elif kind == "research":
         state["museum"].remove(action["tile"])
         _gain_tile(state, seat, action["tile"], events)
-    elif kind == "share":
-        share = shares()[action["share"]]
-        state["bank"].remove(action["share"])
-        _pay(state, seat, share["price"], events)
-        player["shares"].append(action["share"])
-        _gain(state, seat, share["gain"], events)
-    elif kind == "character":
-        card = characters()[action["card"]]
-        state["characters"]["row"].remove(action["card"])
-        _pay(state, seat, max(0, card["cost"] + _perm(state, seat, "recruit_cost")), events)
-        player["vp"] += card["vp"][state["round"]] + _perm(state, seat, "recruit_vp")
-        player["characters"].append(action["card"])
     elif kind == "westminster":
         _westminster_step(state, seat, events)
     elif kind == "publisher":
@@ -912,6 +933,7 @@ def _perform(state: State, seat: int, location: str, action: Action, events: lis
     else:
         state["menus_used"][location].append(action["option"])
         _gain(state, seat, components()["menu_options"][action["option"]]["effect"], events)
+    return {}
 
 
 def _do_act(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -922,21 +944,20 @@ def _do_act(state: State, seat: int, action: Action, events: list[Event]) -> Non
     board["acted"][slot] = board["placed"][space]
     board["placed"][space] = None
     state["queue"].pop(0)
-    events.append(
-        {
-            "type": "act",
-            "seat": seat,
-            "location": location,
-            "space": slot,
-            **_chosen(state, location, action),
-        }
-    )
+    event = {
+        "type": "act",
+        "seat": seat,
+        "location": location,
+        "space": slot,
+        **_chosen(state, location, action),
+    }
+    events.append(event)
     bonus = layout(location, state["players"])["action"][slot]
     leftmost = publishers()[state["publisher"]].get("leftmost_bonus")
     if location == "london_times" and slot == 0 and leftmost:
         bonus = leftmost
     _gain(state, seat, bonus, events)
-    _perform(state, seat, location, action, events)
+    event.update(_perform(state, seat, location, action, events))
 
 
 def _chosen(state: State, location: str, action: Action) -> dict[str, Any]:
@@ -953,10 +974,14 @@ def _do_ticket(state: State, seat: int, action: Action, events: list[Event]) -> 
     state["queue"].pop(0)
     state["seats"][seat]["tickets"] -= 1
     state["spent_tickets"] += 1
-    events.append(
-        {"type": "ticket", "seat": seat, "location": location, **_chosen(state, location, action)}
-    )
-    _perform(state, seat, location, action, events)
+    event = {
+        "type": "ticket",
+        "seat": seat,
+        "location": location,
+        **_chosen(state, location, action),
+    }
+    events.append(event)
+    event.update(_perform(state, seat, location, action, events))
 
 
 def _do_decline(state: State, seat: int, action: Action, events: list[Event]) -> None:

@@ -122,25 +122,48 @@ def tile_text(tile: str) -> str:
     return f"{when}: {effect_text(info['effect'])}"
 
 
-def patent_cost(card: str) -> str:
-    """A patent's printed build cost: "3 gears, 2 energy, £2"."""
-    cost = cp.patents()[card]["cost"]
+def prototype_cost(state: State, seat: int, card: str) -> str:
+    """What building the patent costs the seat now, its permanent discounts
+    included (the engine's own price): "3 gears, 2 energy, £2"."""
+    cost = cp._prototype_cost(state, seat, card)
     parts = [_count(k, cost[k]) for k in ("gears", "energy") if cost[k]]
     parts += [f"£{cost['money']}"] if cost["money"] else []
     return ", ".join(parts) or "nothing"
 
 
-def patent_text(card: str, round_: int) -> str:
+def patent_text(state: State, seat: int, card: str) -> str:
     info = cp.patents()[card]
     link = cp.characters().get(info["link"] or "", {}).get("name")
     text = (
-        f"{info['name']} (build for {patent_cost(card)}: {info['vp'][round_]} VP this round, "
+        f"{info['name']} (build for {prototype_cost(state, seat, card)}: "
+        f"{info['vp'][state['round']]} VP this round, "
         f"effect on a player you choose: {effect_text(info['target'], harm='lose')}"
     )
     return text + (f"; +4 VP with {link})" if link else ")")
 
 
-def character_text(card: str, round_: int) -> str:
+def _recruit_price(state: State, seat: int, card: str, location: str) -> str:
+    """The £ the engine charges the seat for the character (``_recruit_cost``), and
+    what it would charge if the violet tile this action space draws first lowers it."""
+    price = cp._recruit_cost(state, seat, card)
+    slot = cp._free_action_space(state, location)
+    bonus = {} if slot is None else cp.layout(location, state["players"])["action"][slot]
+    stack = state["violet"].get(bonus.get("research"), [])
+    discounts = sorted(t for t in stack if "recruit_cost" in cp.research_tiles()[t].get("perm", {}))
+    if not discounts or not cp._free_research_space(state, seat):
+        return f"£{price}"
+    player = state["seats"][seat]
+    drawn = {**player, "research": [*player["research"], discounts[0]]}
+    seats = [drawn if s == seat else p for s, p in enumerate(state["seats"])]
+    lower = cp._recruit_cost({**state, "seats": seats}, seat, card)
+    if lower == price:
+        return f"£{price}"
+    says = perm_text(cp.research_tiles()[discounts[0]]["perm"])
+    return f"£{price}, or £{lower} if the violet tile drawn first says {says}"
+
+
+def character_text(state: State, seat: int, card: str, location: str) -> str:
+    """A character to recruit, with what the seat would pay for it and its salary."""
     info = cp.characters()[card]
     does = (
         "always: " + perm_text(info["perm"])
@@ -148,8 +171,9 @@ def character_text(card: str, round_: int) -> str:
         else "each phase 4: " + effect_text(info["ability"])
     )
     return (
-        f"{info['name']} (recruit £{info['cost']}, {info['vp'][round_]} VP now, "
-        f"salary £{info['salary']} a round; {does})"
+        f"{info['name']} (recruit {_recruit_price(state, seat, card, location)}, "
+        f"{info['vp'][state['round']]} VP now, "
+        f"salary £{cp._salary(state, seat, card)} a round; {does})"
     )
 
 
@@ -201,11 +225,10 @@ def _space_bonus(state: State, location: str) -> str:
 
 def _what(state: State, seat: int, location: str, action: Action) -> str:
     """What an ``act`` or ``ticket`` does with its parameters."""
-    round_ = state["round"]
     if "card" in action and action["card"] in cp.patents():
-        return "take the patent " + patent_text(action["card"], round_)
+        return "take the patent " + patent_text(state, seat, action["card"])
     if "card" in action:
-        return "recruit " + character_text(action["card"], round_)
+        return "recruit " + character_text(state, seat, action["card"], location)
     if "tile" in action:
         place = state["museum"].index(action["tile"]) + 1
         return f"take research tile {place} of {len(state['museum'])}: {tile_text(action['tile'])}"
@@ -237,7 +260,11 @@ def describe_action(state: State, seat: int, action: Action) -> str:
     data = cp.components()
     if kind == "die":
         which = len(player["secret"]) + 1
-        return f"die {which} of {player['dice']}: set it to {action['value']} (£{action['value']})"
+        label = f"die {which} of {player['dice']}: set it to {action['value']}"
+        if which < player["dice"]:
+            return f"{label} (£{action['value']})"
+        total = cp._dice_cost(state, seat, [*player["secret"], action["value"]])
+        return f"{label} (your dice cost £{total} in all)"
     if kind == "place":
         location, i = action["location"], action["space"]
         space = cp.layout(location, state["players"])["placement"][i]
@@ -347,8 +374,8 @@ def narrate_event(event: Event, names: Sequence[str]) -> str:
         return f"{who} has set their dice."
     if kind == "reveal":
         dice = "; ".join(
-            f"{seat_name(names, s)} {' '.join(map(str, d))} (£{sum(d)})"
-            for s, d in enumerate(event["dice"])
+            f"{seat_name(names, s)} {' '.join(map(str, d))} (£{paid})"
+            for s, (d, paid) in enumerate(zip(event["dice"], event["paid"], strict=True))
         )
         readers = ", ".join(seat_name(names, s) for s in event["newspapers"])
         return (
@@ -410,13 +437,15 @@ def narrate_event(event: Event, names: Sequence[str]) -> str:
 
 
 def _event_choice(event: Event) -> str:
+    if "card" in event and event["card"] in cp.patents():
+        return f" and takes the patent {cp.card_names()[event['card']]}"
     if "card" in event:
-        verb = "takes the patent" if event["card"] in cp.patents() else "recruits"
-        return f" and {verb} {cp.card_names()[event['card']]}"
+        return f" and recruits {cp.card_names()[event['card']]} for £{event['price']}"
     if "tile" in event:
         return f" and takes a research tile ({tile_text(event['tile'])})"
     if "share" in event:
-        return f" and buys {share_text(event['share'])}"
+        gain = effect_text(cp.shares()[event["share"]]["gain"])
+        return f" and buys a share for £{event['price']}: {gain}"
     if "option" in event:
         return ": " + effect_text(cp.components()["menu_options"][event["option"]]["effect"])
     if "publisher" in event:
