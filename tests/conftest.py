@@ -4,6 +4,7 @@ ephemeral port) in the test's loop, on the memory store or the Redis store."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import socket
@@ -107,6 +108,15 @@ async def server(
     if store_kind == "redis":
         url = request.getfixturevalue("redis_url")
         settings = replace(settings, redis_url=url, redis_prefix=prefix)
+    async with running(settings) as served:
+        yield served
+
+
+@contextlib.asynccontextmanager
+async def running(settings: Settings) -> AsyncIterator[Running]:
+    """The app with ``settings`` under uvicorn on an ephemeral port, in this loop (what
+    the ``server`` fixture serves; a test that needs several servers, or settings of
+    its own per case, uses it directly)."""
     app = create_app(settings)
     sock = listening_socket()
     port = sock.getsockname()[1]
@@ -117,10 +127,12 @@ async def server(
     )
     instance = uvicorn.Server(config)
     task = asyncio.create_task(instance.serve(sockets=[sock]))
-    yield Running(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", app.state.lobby)
-    instance.should_exit = True
-    await task
-    sock.close()
+    try:
+        yield Running(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", app.state.lobby)
+    finally:
+        instance.should_exit = True
+        await task
+        sock.close()
 
 
 # The browser tests (tests/browser.py): one `tablewire serve` and one Chromium per

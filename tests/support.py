@@ -1,21 +1,35 @@
-"""Helpers shared by the tests: random playouts and hidden-information scramblers."""
+"""Helpers shared by the tests: random playouts, hidden-information scramblers, and
+what the tests that provoke every documented error code share."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import random
-from collections.abc import Callable, Iterator
-from typing import Any
+import re
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TypeVar
 
 import msgpack
+import pytest
 
-from engines import Engine
+from clients.spawn import SpawnedServer
+from conftest import Running, running
+from engines import ENGINES, Engine
 from engines.base import Action, State
 from engines.chartered.board import components as chartered_components
+from engines.turn_relay.engine import TurnRelay
 from protocol.codec import decode
 from protocol.messages import Intent
 from server.room import Room
+from server.settings import Settings
+
+T = TypeVar("T")
 
 
 def packed(value: Any) -> bytes:
@@ -188,3 +202,110 @@ HIDDEN: dict[str, Callable[[State, int | None, random.Random], State]] = {
     "crystal-palace": _scramble_crystal_palace,
     "turn-relay": _scramble_turn_relay,
 }
+
+
+# -- provoking the codes of docs/protocol.md's error tables -----------------------
+#
+# tests/test_protocol_codes.py and tests/test_http_codes.py read a table of section 8
+# and provoke each of its codes on a real server.
+
+PROTOCOL_DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
+
+
+def table_rows(heading: str) -> list[list[str]]:
+    """The body rows of the first table under ``### {heading}`` in docs/protocol.md,
+    as lists of stripped cells."""
+    section = PROTOCOL_DOC.split(f"### {heading}", 1)[1].split("\n#", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("|")]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:]]
+
+
+def codes_in(cell: str) -> list[str]:
+    """The codes a cell names (`a`, `b`)."""
+    return re.findall(r"`(\w+)`", cell)
+
+
+@dataclass
+class CodeEnv:
+    """What a code's trigger may use besides servers of its own."""
+
+    request: pytest.FixtureRequest
+    monkeypatch: pytest.MonkeyPatch
+    prefix: str
+    base: Settings = field(default_factory=Settings)
+
+    def serve(self, **settings: Any) -> AbstractAsyncContextManager[Running]:
+        """A real server (:func:`conftest.running`) with ``base`` and these settings."""
+        return running(replace(self.base, **settings))
+
+    def redis_url(self) -> str:
+        """The session's redis-server (started, or the test skipped, on first use)."""
+        url: str = self.request.getfixturevalue("redis_url")
+        return url
+
+    @asynccontextmanager
+    async def frozen_owner(self, room: Callable[[str], Awaitable[T]]) -> AsyncIterator[T]:
+        """A ``tablewire serve`` process ``a`` on Redis that runs ``room(its url)`` (which
+        creates a room there, so ``a`` owns it), then is frozen with SIGSTOP: it holds
+        its lease and answers nothing. Yields what ``room`` returned; the process is
+        killed at the end."""
+        owner = SpawnedServer(redis_url=self.redis_url(), redis_prefix=self.prefix, node="a")
+        await owner.start()
+        try:
+            made = await room(owner.url)
+            os.kill(owner.pid, signal.SIGSTOP)
+            yield made
+        finally:
+            await owner.stop(signal.SIGKILL)
+
+    def follower(self, **settings: Any) -> AbstractAsyncContextManager[Running]:
+        """A server ``b`` on the Redis of :meth:`frozen_owner`, which gives up on the
+        owner after 0.2 s."""
+        redis = {"redis_url": self.redis_url(), "redis_prefix": self.prefix, "node": "b"}
+        return self.serve(**redis, forward_timeout=0.2, **settings)
+
+    def faulty_engine(self, fault: str) -> str:
+        """Register, for this test only, the engine ``faulty``: turn-relay whose method
+        ``fault`` (``apply``, ``setup``) raises. Returns its id."""
+        faulty = Faulty()
+        setattr(faulty, fault, faulty.fail)
+        self.monkeypatch.setitem(ENGINES, faulty.id, faulty)
+        return faulty.id
+
+
+class Faulty(TurnRelay):
+    """turn-relay with a bug (:meth:`CodeEnv.faulty_engine`)."""
+
+    id = "faulty"
+
+    def fail(self, *args: Any) -> Any:
+        raise RuntimeError("a bug in the engine")
+
+
+@pytest.fixture
+def code_env(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, prefix: str
+) -> CodeEnv:
+    return CodeEnv(request, monkeypatch, prefix)
+
+
+Trigger = Callable[[CodeEnv], Awaitable[T]]
+"""Provokes a code on servers of its own; returns what carried the code."""
+
+
+class Triggers(dict[str, Trigger[T]]):
+    """Each documented code, and the trigger that provokes it (``@triggers.case(code)``)."""
+
+    def case(self, code: str) -> Callable[[Trigger[T]], Trigger[T]]:
+        def register(trigger: Trigger[T]) -> Trigger[T]:
+            assert code not in self, f"two triggers for {code}"
+            self[code] = trigger
+            return trigger
+
+        return register
+
+    def check_coverage(self, documented: set[str], untestable: dict[str, str]) -> None:
+        """Every documented code is provoked or explained untestable, and nothing else."""
+        assert len(documented) >= 20, "the table was not found"
+        assert not set(self) & set(untestable), "a code is both provoked and untestable"
+        assert sorted(set(self) | set(untestable)) == sorted(documented)
