@@ -13,15 +13,18 @@ here (``@case("code")``, or :func:`refused` for a single request).
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Any
 
 import httpx
 import pytest
 from test_server_ws import Raw
 
-from clients.client import LobbyClient
+from clients import bots
+from clients.client import LobbyClient, RoomClient
 from clients.spawn import free_port
 from conftest import Running
+from engines.bots import RandomBot
 from support import CodeEnv, Trigger, Triggers, code_env, codes_in, table_rows
 
 __all__ = ["code_env"]  # the fixture, used through ``env``
@@ -168,10 +171,61 @@ async def game_over(env: CodeEnv) -> httpx.Response:
         return await seat(client, await finished_room(server))
 
 
+async def played_game(server: Running) -> tuple[str, list[str]]:
+    """A game of two people (played here by bot clients) and two server bots, over: the
+    room and the people's seat tokens."""
+    async with LobbyClient(server.url) as lobby:
+        options = {"moves": 12, "bot_delay": 0}
+        room = await lobby.create_room("turn-relay", seats=4, options=options)
+        tokens = [(await lobby.reserve(room["id"], name=name))["token"] for name in ("ana", "bo")]
+        await lobby.add_bots(room["id"], "random")
+
+    async def play(token: str) -> None:
+        async with RoomClient(server.ws, room["id"], token) as me:
+            await bots.play_seat(me, RandomBot(1), bots.Summary("turn-relay"))
+
+    await asyncio.gather(*(play(token) for token in tokens))
+    room_id: str = room["id"]
+    return room_id, tokens
+
+
 @case("not_finished")
 async def not_finished(env: CodeEnv) -> httpx.Response:
     async with env.serve() as server, http(server) as client:
-        return await client.post(f"/api/rooms/{await new_room(client)}/rematch", json={})
+        rematch = f"/api/rooms/{await new_room(client)}/rematch"
+        return await client.post(rematch, json={"token": "any"})
+
+
+@case("player_required")
+async def player_required(env: CodeEnv) -> httpx.Response:
+    async with env.serve() as server, http(server) as client:
+        return await client.post(f"/api/rooms/{await finished_room(server)}/rematch", json={})
+
+
+@case("seat_held")
+async def seat_held(env: CodeEnv) -> httpx.Response:
+    """A stranger asks for a seat of a rematch while its player's hold lasts."""
+    async with env.serve() as server, http(server) as client:
+        room_id, tokens = await played_game(server)
+        again = await client.post(f"/api/rooms/{room_id}/rematch", json={"token": tokens[0]})
+        assert again.status_code == 201, again.text
+        held = (await client.get(f"/api/rooms/{again.json()['id']}")).json()
+        assert held["held"] == [True, True, False, False] and held["names"][:2] == ["ana", None]
+        answer = await seat(client, held["id"], name="bo")
+        assert 0 < answer.json()["error"]["retry_after"] <= 120
+        return answer
+
+
+@case("owner_required")
+async def owner_required(env: CodeEnv) -> httpx.Response:
+    async with env.serve() as server, http(server) as client:
+        return await client.post(f"/api/rooms/{await new_room(client)}/bots", json={})
+
+
+@case("invite_required")
+async def invite_required(env: CodeEnv) -> httpx.Response:
+    async with env.serve() as server, http(server) as client:
+        return await seat(client, await new_room(client, private=True), name="<b>eve</b>")
 
 
 @case("bad_token")
@@ -186,7 +240,8 @@ async def rate_limited(env: CodeEnv) -> httpx.Response:
     async with env.serve(http_rate=0.001, http_burst=1) as server, http(server) as client:
         assert (await client.get("/api/games")).status_code == 200
         answer = await client.get("/api/games")
-        assert answer.headers["retry-after"] == "1"
+        delay = answer.json()["error"]["retry_after"]
+        assert delay > 0 and answer.headers["retry-after"] == str(math.ceil(delay))
         return answer
 
 

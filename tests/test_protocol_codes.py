@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from test_server_ws import Raw, new_room
+from test_server_ws import INVITES, Raw, new_room
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -218,7 +218,9 @@ async def game_over(env: CodeEnv) -> Frame:
     async with env.serve() as server:
         room_id, tokens = await new_room(server, seed=9, fill=1)
         async with RoomClient(server.ws, room_id, tokens[0]) as me:
-            filler = asyncio.create_task(bots.run(server.url, "sintra", 0, 2, room_id=room_id))
+            filler = asyncio.create_task(
+                bots.run(server.url, "sintra", 0, 2, room_id=room_id, invite=INVITES[room_id])
+            )
             await bots.play_seat(me, RandomBot(1), bots.Summary("sintra"))
         assert (await filler).ok
         async with seated(server, room_id, tokens[0]) as raw:
