@@ -754,7 +754,10 @@ class Room:
     # -- the room's one wake-up ----------------------------------------------
 
     def _schedule(self) -> None:
-        """Keep one wake-up at the table's next due time (owner only)."""
+        """Keep one wake-up at or before the table's next due time (owner only). A
+        wake-up that is due sooner is kept: it finds nothing to do and schedules the
+        next, so a move that only pushes the due time on (an ``idle`` deadline moves
+        with every decision) costs no timer."""
         due = None
         if self.lease is not None and self.record.status == "playing" and self.state:
             due = self.table.due(self._to_act(self.state))
@@ -763,7 +766,7 @@ class Room:
             return
         when = max(due[0], self._not_before)
         if self._wakeup is not None:
-            if self._wakeup[0] == when:
+            if self._wakeup[0] <= when:
                 return
             self._wakeup[1].cancel()
         self._wakeup = (when, self.timers.call_at(when, self._wake))

@@ -19,6 +19,9 @@ option             default                allowed
                                           the seat (0: never)
 ``abandon_after``  600.0                  10-86400 seconds every player's seat may
                                           be away before the room is abandoned
+``idle``           300.0                  30-86400 seconds a connected player may
+                                          leave a decision unmade, in a room with no
+                                          clock, before a zombie plays it
 =================  =====================  ==========================================
 
 :class:`Table` is the part of a room that is not the engine's state: who holds
@@ -47,6 +50,7 @@ _BOUNDS: dict[str, tuple[float, float]] = {
     "grace": (0.0, 3600.0),
     "expel_after": (0, 100),
     "abandon_after": (10.0, 86400.0),
+    "idle": (30.0, 86400.0),
 }
 DEFAULTS: dict[str, Any] = {
     "clock": "none",
@@ -54,6 +58,7 @@ DEFAULTS: dict[str, Any] = {
     "grace": 60.0,
     "expel_after": 0,
     "abandon_after": 600.0,
+    "idle": 300.0,
 }
 ROOM_OPTIONS = tuple(DEFAULTS)
 HELP: dict[str, tuple[str, str]] = {
@@ -77,6 +82,11 @@ HELP: dict[str, tuple[str, str]] = {
     "abandon_after": (
         "SECONDS",
         "How long every player may be away before the game ends, abandoned (10-86400).",
+    ),
+    "idle": (
+        "SECONDS",
+        "With no clock: how long a connected player may leave a decision unmade before a "
+        "bot plays it for them, as for a player who left (30-86400).",
     ),
 }
 """Each room option's values and what it does, for people (``tablewire games``)."""
@@ -269,12 +279,11 @@ class Table:
     def due(self, to_act: frozenset[int]) -> tuple[float, str, int | None] | None:
         """The next thing the owner must do by itself, as (when, why, seat):
         ``bot`` (a bot seat acts), ``clock`` (a deadline passed), ``away`` (the
-        player has been away past the grace period), or ``abandon`` (seat None).
-        A zombie plays (``clock``, ``away``) only while a player is at the table:
-        for players who all left, nothing is played until they come back or the
-        room is abandoned."""
-        if self.clock.kind == "none" and all(self.connected) and not any(self.bots):
-            return None  # every seat a person, here, with no clock: nothing can be due
+        player has been away past the grace period), ``idle`` (with no clock, the
+        player is here but has not decided for ``idle`` seconds), or ``abandon``
+        (seat None). A zombie plays (``clock``, ``away``, ``idle``) only while a
+        player is at the table: for players who all left, nothing is played until
+        they come back or the room is abandoned."""
         options = self.options
         found: list[tuple[float, str, int | None]] = []
         people = [s for s, bot in enumerate(self.bots) if bot is None]
@@ -295,6 +304,8 @@ class Table:
             if not self.connected[seat] and away is not None:
                 when = max(away + options["grace"], since + options["bot_delay"])
                 found.append((when, "away", seat))
+            elif self.connected[seat] and self.clock.kind == "none":
+                found.append((since + options["idle"], "idle", seat))
         aways = [self.away_since[s] for s in people if not self.connected[s]]
         if people and len(aways) == len(people) and None not in aways:
             last = max(a for a in aways if a is not None)

@@ -201,10 +201,52 @@ async def test_a_player_away_past_the_grace_period_is_played_and_gets_the_seat_b
         "bot": None,
         "timeouts": 2,
     }
-    await run(timers, room, 3600)
-    assert 1 in room.engine.to_act(room.state), "a connected player is never played for"
+    await run(timers, room, 299)
+    assert 1 in room.engine.to_act(room.state), "a connected player has `idle` seconds"
     reply = await back.play(rnd)
     assert reply["t"] == "ack", "the seat is bo's again"
+
+
+async def test_a_connected_player_silent_past_idle_is_played_for_like_one_who_left(
+    lobby: Lobby, timers: ManualTimers
+) -> None:
+    """With no clock, a seat that is connected but never decides held the game forever;
+    after `idle` seconds a zombie plays its decision, counts a timeout, and with
+    `expel_after` expels it, as for a player who left."""
+    room = await new_room(lobby, "sintra", 2, idle=30, expel_after=2)
+    ana, bo = await seated(lobby, room, ["ana", "bo"])
+    rnd = random.Random(5)
+    assert room.state is not None and room.table.connected == [True, True]
+    while 1 not in room.engine.to_act(room.state):
+        await ana.play(rnd)
+    await run(timers, room, 29)
+    assert 1 in room.engine.to_act(room.state), "within idle: still bo's decision"
+    before = room.version
+    await run(timers, room, 2)
+    entries = (await log_of(lobby, room))[before:]
+    assert [(e["seat"], e["by"], e["why"]) for e in entries] == [(1, "zombie", "idle")]
+    assert room.table.timeouts == [0, 1] and room.table.connected == [True, True]
+    while 1 not in room.engine.to_act(room.state):
+        await ana.play(rnd)
+    await run(timers, room, 31)
+    assert room.table.bots[1] == "zombie", "the second idle decision expels bo"
+    assert bo.frames[-1]["t"] in ("event", "patch")
+
+
+async def test_a_clock_not_idle_decides_for_a_silent_player(
+    lobby: Lobby, timers: ManualTimers
+) -> None:
+    room = await new_room(lobby, "sintra", 2, clock="move:600", idle=30)
+    ana, _ = await seated(lobby, room, ["ana", "bo"])
+    rnd = random.Random(5)
+    assert room.state is not None
+    while 1 not in room.engine.to_act(room.state):
+        await ana.play(rnd)
+    await run(timers, room, 599)
+    assert 1 in room.engine.to_act(room.state), "the clock's 600 s, not idle's 30"
+    await run(timers, room, 2)
+    assert 1 not in room.engine.to_act(room.state) or room.table.timeouts[1] == 1
+    assert [e.get("why") for e in await log_of(lobby, room) if e.get("by")] == ["clock"]
 
 
 async def test_a_room_every_player_left_ends_abandoned(lobby: Lobby, timers: ManualTimers) -> None:

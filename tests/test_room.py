@@ -48,7 +48,9 @@ class Owner:
         self.intents.append(intent)
         self.reached.set()
 
-    async def forward_reserve(self, room: Room, name: str | None, seat: int | None):
+    async def forward_reserve(
+        self, room: Room, name: str | None, seat: int | None, claim: bool = False
+    ):
         return 1, "token-from-the-owner"
 
     async def owned(self, room: Room) -> None:
