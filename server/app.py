@@ -187,6 +187,8 @@ def create_app(
             lease_ttl=settings.lease_ttl,
             token_ttl=settings.token_ttl,
             finished_ttl=settings.finished_ttl,
+            pool=settings.redis_pool,
+            pool_timeout=settings.redis_pool_timeout,
         )
     store = store or MemoryStore(settings.memory_log)
     lobby = Lobby(store, settings, node=_node_name(settings))

@@ -2,11 +2,12 @@
 
 One hub per server process. It runs four tasks:
 
-* **keeper** — every third of ``lease_ttl``: renews the lease of every room
-  this process owns (a refused renewal demotes the room to a replica), and
-  tries to take the lease of every unfinished room it follows (this is the
-  failover: when an owner dies its lease expires, a replica takes it, reads
-  the log's tail and goes on).
+* **keeper** — every third of ``lease_ttl``: renews the leases of every room
+  this process owns, in one script call per thousand rooms (a refused renewal
+  demotes the room to a replica), and tries to take the lease of every
+  unfinished room it follows whose lease nobody holds (read for all of them
+  at once: this is the failover: when an owner dies its lease expires, a
+  replica takes it, reads the log's tail and goes on).
 * **follower** — one ``XREAD BLOCK`` over the log streams of the rooms this
   process follows; each committed entry is folded into the replica, which
   publishes the same frames the owner's clients get.
@@ -258,23 +259,42 @@ class RedisHub:
     async def _keep(self) -> None:
         while not self._closing:
             await asyncio.sleep(self.settings.lease_ttl / 3)
-            for room in list(self.rooms.values()):
-                try:
-                    if room.lease is not None:
-                        if not await self.store.renew(room.id, room.lease):
-                            room.demote()
-                        room.refresh_presence()
-                    elif room.record.status != "finished" and await self.claim(room):
-                        log.info("room taken over", extra=fields(room=room.id, node=self.node))
-                    else:
-                        for seat, count in room.local_counts().items():
-                            self.forward_presence(room, seat, count)
-                except StoreUnavailable as exc:
-                    log.warning("lease check failed", extra=fields(room=room.id, error=str(exc)))
-                except Exception:
-                    # One room's fault (a log that does not fold) must not stop the keeper.
-                    log.exception("lease check failed", extra=fields(room=room.id))
+            try:
+                await self._keep_pass()
+            except StoreUnavailable as exc:
+                log.warning("lease pass failed", extra=fields(node=self.node, error=str(exc)))
             await self._sync_inboxes()
+
+    async def _keep_pass(self) -> None:
+        """Renew every lease held here in one script call per ``BATCH`` rooms (a refused
+        renewal demotes its room); then read who holds each followed room's lease, in
+        one round trip per batch, and try to take only the leases nobody holds."""
+        rooms = list(self.rooms.values())
+        owned = [(room, room.lease) for room in rooms if room.lease is not None]
+        renewed = await self.store.renew([(room.id, lease) for room, lease in owned])
+        for (room, lease), held in zip(owned, renewed, strict=True):
+            if room.lease != lease:
+                continue  # demoted (or taken again) while the pass ran
+            if not held:
+                room.demote()
+            try:
+                room.refresh_presence()
+            except Exception:  # one room's fault must not stop the keeper
+                log.exception("presence check failed", extra=fields(room=room.id))
+        followed = [r for r in rooms if r.lease is None and r.record.status != "finished"]
+        holders = await self.store.holders([room.id for room in followed])
+        for room, holder in zip(followed, holders, strict=True):
+            try:
+                if holder is None and room.lease is None and await self.claim(room):
+                    log.info("room taken over", extra=fields(room=room.id, node=self.node))
+                else:
+                    for seat, count in room.local_counts().items():
+                        self.forward_presence(room, seat, count)
+            except StoreUnavailable as exc:
+                log.warning("lease check failed", extra=fields(room=room.id, error=str(exc)))
+            except Exception:
+                # One room's fault (a log that does not fold) must not stop the keeper.
+                log.exception("lease check failed", extra=fields(room=room.id))
 
     async def _sync_inboxes(self) -> None:
         """Subscribe to the inboxes of the rooms owned here, and only those."""

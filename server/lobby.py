@@ -390,6 +390,14 @@ class Lobby:
         fresh = None if room.lease is not None else await self.store.load_room(room_id)
         return self._show(fresh or room.record)
 
+    async def _is_owner(self, room_id: str, body: Mapping[str, Any]) -> bool:
+        """Whether ``body`` holds the room's ``owner_token``."""
+        given = body.get("owner_token")
+        if not isinstance(given, str):
+            return False
+        record = await self._record(room_id)
+        return record.owner is not None and hash_token(given) == record.owner
+
     async def _owner(self, record: RoomRecord, body: Mapping[str, Any]) -> None:
         """Refuse a request that needs the room's owner: ``owner_token`` must be the owner
         credential; a room without an owner (quick play's) takes a seated player's
@@ -436,16 +444,19 @@ class Lobby:
         The first player to ask opens it, every later one joins the same room. It keeps
         the finished room's engine, seats, options, privacy, owner and bots; each former
         player's seat is held for them for ``rematch_hold`` seconds (``seat_held`` to
-        anyone else), then open to anyone."""
+        anyone else), then open to anyone. The room's owner may open it too, with
+        ``owner_token`` instead of a seat's token (a room of bots alone): the answer
+        then holds no seat."""
         token = body.get("token")
-        if token is None:
+        owner = await self._is_owner(room_id, body) if token is None else False
+        if token is None and not owner:
             raise ApiError(
                 403,
                 "player_required",
                 "a rematch is for the finished game's players: send your seat's token "
                 "(anyone can watch it: the finished room's `rematch` names it)",
             )
-        if not isinstance(token, str):
+        if token is not None and not isinstance(token, str):
             raise ApiError(400, "bad_token", "token must be a string")
         old = await self.open(room_id)
         if old is None:
@@ -453,8 +464,8 @@ class Lobby:
         record = old.record
         if record.status != "finished":
             raise ApiError(409, "not_finished", "a rematch opens once the game is over")
-        seat = await self.store.seat_of(room_id, hash_token(token))
-        if seat is None:
+        seat = None if token is None else await self.store.seat_of(room_id, hash_token(token))
+        if token is not None and seat is None:
             raise ApiError(403, "bad_token", "this token holds no seat of this room")
         new_id = record.rematch
         if new_id is None:
@@ -475,6 +486,8 @@ class Lobby:
             if new_id != created["id"]:  # another request linked its room first
                 await self._remove(created["id"])
         new = await self._room(new_id)
+        if seat is None:
+            return await self.details(new_id)
         if new.record.names[seat] is not None:
             raise ApiError(
                 409,

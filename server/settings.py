@@ -37,6 +37,13 @@ class Settings:
     """Empty: the embedded in-memory store. ``redis://host:port/db``: the Redis store."""
     redis_prefix: str = "tw"
     """Namespace of every Redis key and channel of this service."""
+    redis_pool: int = 64
+    """Connections to Redis per process, at most. A request finding them all busy waits
+    for one (``redis_pool_timeout``) instead of failing; a follower's blocking read and
+    the pub/sub listener hold one each."""
+    redis_pool_timeout: float = 20.0
+    """Seconds a request waits for a free Redis connection before it fails as
+    ``store_unavailable``."""
     gc_thresholds: str = "20000,10,10"
     """Garbage-collector thresholds ``"g0,g1,g2"`` (``gc.set_threshold``); empty keeps
     Python's (700,10,10). A young generation of 20,000 objects lets most of a move's

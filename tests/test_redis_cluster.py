@@ -59,7 +59,8 @@ async def open_room(
     for i in range(4):
         via = (seat_via or [server])[i % len(seat_via or [server])]
         async with LobbyClient(via.url) as lobby:
-            tokens.append((await lobby.reserve(room["id"], name=f"p{i}"))["token"])
+            seat = await lobby.reserve(room["id"], name=f"p{i}", invite=room.get("invite"))
+            tokens.append(seat["token"])
     return room["id"], tokens
 
 
@@ -349,13 +350,14 @@ async def test_bots_and_a_rematch_asked_of_a_process_that_does_not_own_the_room(
     watcher = RoomClient(b.ws, room_id, None)
     await watcher.connect()
     async with httpx.AsyncClient(base_url=b.url) as http:
-        seated = await http.post(f"/api/rooms/{room_id}/bots", json={"kind": "random"})
+        owner = {"owner_token": room["owner_token"]}
+        seated = await http.post(f"/api/rooms/{room_id}/bots", json={"kind": "random", **owner})
         assert seated.status_code == 201, seated.text
         assert seated.json()["bots"] == ["random", "random"]
         async with asyncio.timeout(60):
             await watcher.wait_for(lambda d: d["status"] == "finished")
-        first = await http.post(f"/api/rooms/{room_id}/rematch", json={})
-        again = await http.post(f"/api/rooms/{room_id}/rematch", json={})
+        first = await http.post(f"/api/rooms/{room_id}/rematch", json=owner)
+        again = await http.post(f"/api/rooms/{room_id}/rematch", json=owner)
     assert first.status_code == again.status_code == 201
     assert first.json()["id"] == again.json()["id"] != room_id
     async with asyncio.timeout(30):

@@ -9,6 +9,7 @@ log rebuild the room exactly; the room's version is the length of its log.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -170,8 +171,8 @@ class Store(Protocol):
     async def acquire(self, room_id: str, node: str) -> str | None:
         """Take the room's lease if nobody holds it; return the fencing token."""
 
-    async def renew(self, room_id: str, lease: str) -> bool:
-        """Extend the lease; False if it is no longer ours."""
+    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[bool]:
+        """Extend each (room id, lease token) at once; False where it is no longer ours."""
 
     async def release(self, room_id: str, lease: str) -> None: ...
 

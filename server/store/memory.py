@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 import msgpack
@@ -135,8 +136,8 @@ class MemoryStore:
     async def acquire(self, room_id: str, node: str) -> str | None:
         return LOCAL_LEASE
 
-    async def renew(self, room_id: str, lease: str) -> bool:
-        return lease == LOCAL_LEASE
+    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[bool]:
+        return [lease == LOCAL_LEASE for _, lease in leases]
 
     async def release(self, room_id: str, lease: str) -> None:
         pass

@@ -12,11 +12,19 @@ Keys (``{p}`` is the prefix, ``tw`` by default)::
     {p}:room:{id}:lease       STRING fencing token of the owning process, with a TTL
     {p}:room:{id}:epoch       STRING counter behind the fencing tokens
 
-Appends run one Lua script that checks the lease token and writes the entry
+Appends run one Lua script that checks each entry's lease token and writes it
 with an explicit stream id: a process that lost its lease, or that is behind,
-cannot write (Redis refuses an id that is not above the last one). An entry is
-acknowledged after ``XADD`` returns; with ``appendonly yes`` and
+cannot write (Redis refuses an id that is not above the last one). The appends
+of many rooms that arrive together go in one call of that script
+(:mod:`server.store.batch`: one round trip and, under ``appendfsync always``,
+one ``fsync`` for the batch), each entry fenced and answered on its own. An
+entry is acknowledged after the script returns; with ``appendonly yes`` and
 ``appendfsync always`` it is on disk by then.
+
+Connections come from a bounded pool (``redis_pool``) that makes a caller wait
+for a free connection (up to ``redis_pool_timeout``) instead of failing: a busy
+service queues, it never refuses a move for want of a connection. Lease
+renewals go in one script call per ``BATCH`` rooms.
 
 Every Redis failure surfaces as :class:`StoreUnavailable`; nothing half-written
 is acknowledged.
@@ -25,7 +33,7 @@ is acknowledged.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -43,13 +51,25 @@ from server.store.base import (
     indexes_of,
     key_room,
 )
+from server.store.batch import GroupCommit, Outcome
+
+Append = tuple[str, int, LogEntry, str]
+"""One queued append: room id, version, entry, lease token."""
 
 _APPEND = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-  return redis.error_reply('NOTOWNER lease lost')
+local out = {}
+for i = 1, #KEYS / 2 do
+  if redis.call('GET', KEYS[2 * i - 1]) ~= ARGV[3 * i - 2] then
+    out[i] = 'NOTOWNER lease lost'
+  else
+    local added = redis.pcall('XADD', KEYS[2 * i], ARGV[3 * i - 1], 'e', ARGV[3 * i])
+    if type(added) == 'table' and added.err then out[i] = added.err else out[i] = 1 end
+  end
 end
-return redis.call('XADD', KEYS[2], ARGV[2], 'e', ARGV[3])
+return out
 """
+"""Entries of several rooms: KEYS lease1, log1, lease2, log2 …; ARGV token1, id1,
+entry1 …; per entry 1 (written) or the reason it was not."""
 
 _ACQUIRE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
@@ -59,11 +79,21 @@ return token
 """
 
 _RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local out = {}
+for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[i + 1] then
+    out[i] = redis.call('PEXPIRE', KEYS[i], ARGV[1])
+  else
+    out[i] = 0
+  end
 end
-return 0
+return out
 """
+"""The leases of several rooms: KEYS lease keys, ARGV the TTL then each token."""
+
+BATCH = 1000
+"""Rooms per call of a script over many rooms (appends, renewals), so that no call
+blocks Redis for long."""
 
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -113,10 +143,17 @@ class RedisStore:
         token_ttl: float = 7 * 86400,
         finished_ttl: float = 600.0,
         timeout: float = 2.0,
+        pool: int = 64,
+        pool_timeout: float = 20.0,
     ) -> None:
-        self.redis = aioredis.Redis.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout
+        connections = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=pool,
+            timeout=pool_timeout,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
         )
+        self.redis = aioredis.Redis(connection_pool=connections)
         self.prefix = prefix
         self.lease_ms = int(lease_ttl * 1000)
         self.token_ttl = int(token_ttl)
@@ -125,6 +162,7 @@ class RedisStore:
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
+        self.appends = GroupCommit(self._write, most=BATCH)
 
     def key(self, room_id: str, part: str = "") -> str:
         """The key of a room, or of one of its parts (``log``, ``lease`` …)."""
@@ -134,6 +172,7 @@ class RedisStore:
         return [self.key(room_id, part) for part in ("", "tokens", "log", "snap", "lease", "epoch")]
 
     async def close(self) -> None:
+        await self.appends.close()
         await self.redis.aclose()
 
     # -- records and the lobby index -------------------------------------------
@@ -212,12 +251,26 @@ class RedisStore:
         raise NotImplementedError("a Redis append is awaited (immediate is False)")
 
     async def append(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
-        keys = [self.key(room_id, "lease"), self.key(room_id, "log")]
-        with _unavailable():
-            try:
-                await self._append(keys=keys, args=[lease, f"{version}-0", _pack(entry)])
-            except redis_errors.ResponseError as exc:
-                raise NotOwner(f"room {room_id} version {version}: {exc}") from None
+        await self.appends.submit((room_id, version, entry, lease))
+
+    async def _write(self, batch: Sequence[Append]) -> list[Outcome]:
+        """One call of the append script for a batch; each append's own outcome."""
+        keys: list[str] = []
+        args: list[Any] = []
+        for room_id, version, entry, lease in batch:
+            keys += [self.key(room_id, "lease"), self.key(room_id, "log")]
+            args += [lease, f"{version}-0", _pack(entry)]
+        try:
+            with _unavailable():
+                answers: Any = await self._append(keys=keys, args=args)
+        except StoreUnavailable as exc:
+            return [exc] * len(batch)
+        return [
+            None
+            if answer == 1
+            else NotOwner(f"room {room_id} version {version}: {answer.decode()}")
+            for (room_id, version, _, _), answer in zip(batch, answers, strict=True)
+        ]
 
     async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
         with _unavailable():
@@ -244,12 +297,29 @@ class RedisStore:
             token = await self._acquire(keys=keys, args=[node, self.lease_ms])
         return token.decode() if token else None
 
-    async def renew(self, room_id: str, lease: str) -> bool:
-        with _unavailable():
-            renewed = await self._renew(
-                keys=[self.key(room_id, "lease")], args=[lease, self.lease_ms]
-            )
-        return bool(renewed)
+    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[bool]:
+        """Renew each (room id, lease token); True for the leases still held (renewed)."""
+        renewed: list[bool] = []
+        for start in range(0, len(leases), BATCH):
+            chunk = leases[start : start + BATCH]
+            keys = [self.key(room_id, "lease") for room_id, _ in chunk]
+            with _unavailable():
+                answers: Any = await self._renew(
+                    keys=keys, args=[self.lease_ms, *(lease for _, lease in chunk)]
+                )
+            renewed += [bool(answer) for answer in answers]
+        return renewed
+
+    async def holders(self, room_ids: Sequence[str]) -> list[str | None]:
+        """The lease token of each room (None: nobody owns it), in one round trip per
+        ``BATCH`` rooms."""
+        found: list[str | None] = []
+        for start in range(0, len(room_ids), BATCH):
+            keys = [self.key(room_id, "lease") for room_id in room_ids[start : start + BATCH]]
+            with _unavailable():
+                tokens: Any = await self.redis.mget(keys)
+            found += [token.decode() if token else None for token in tokens]
+        return found
 
     async def holder(self, room_id: str) -> str | None:
         with _unavailable():

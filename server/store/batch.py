@@ -1,0 +1,113 @@
+"""Group commit: the log appends that arrive together go to Redis together.
+
+Every room's actor awaits its own append (one in flight per room, so a room's
+entries stay in order), but hundreds of rooms append at once. :class:`GroupCommit`
+queues them; a few flusher tasks each take every append waiting and write them
+with one call (one round trip, one ``fsync`` under ``appendfsync always``), then
+settle each append's future with its own outcome: a fenced append that lost its
+lease fails alone, never its batch. While one batch is in flight the next one
+gathers, so the batches grow with the load and the round trips do not.
+
+It does no I/O itself: ``write`` (the store's) does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+Outcome = BaseException | None
+"""One item's outcome: None when it was written, else the error it fails with."""
+
+
+@dataclass
+class _Waiting(Generic[T]):
+    item: T
+    done: asyncio.Future[None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+
+class GroupCommit(Generic[T]):
+    """Writes items in batches of at most ``most``, ``flushers`` batches in flight.
+
+    ``write(items)`` writes one batch and returns one :data:`Outcome` per item, in
+    order; if it raises, every item of the batch fails with that error.
+    """
+
+    def __init__(
+        self,
+        write: Callable[[Sequence[T]], Awaitable[list[Outcome]]],
+        most: int = 1000,
+        flushers: int = 4,
+    ) -> None:
+        self.write = write
+        self.most = most
+        self.flushers = flushers
+        self._queue: list[_Waiting[T]] = []
+        self._wake: asyncio.Event | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self.batches = 0
+        """Batches written (for tests and benchmarks: items per batch)."""
+        self.items = 0
+
+    async def submit(self, item: T) -> None:
+        """Queue ``item`` and return once its batch is written (or raise its error)."""
+        if not self._tasks:
+            self._start()
+        waiting = _Waiting(item)
+        self._queue.append(waiting)
+        assert self._wake is not None
+        self._wake.set()
+        await asyncio.shield(waiting.done)
+
+    def _start(self) -> None:
+        self._wake = asyncio.Event()
+        self._tasks = [
+            asyncio.create_task(self._flush(), name=f"group-commit-{i}")
+            for i in range(self.flushers)
+        ]
+
+    async def _flush(self) -> None:
+        assert self._wake is not None
+        while True:
+            if not self._queue:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            batch, self._queue = self._queue[: self.most], self._queue[self.most :]
+            try:
+                outcomes = await self.write([w.item for w in batch])
+            except asyncio.CancelledError:
+                for waiting in batch:
+                    if not waiting.done.done():
+                        waiting.done.cancel()
+                raise
+            except Exception as exc:
+                outcomes = [exc] * len(batch)
+            self.batches += 1
+            self.items += len(batch)
+            for waiting, outcome in zip(batch, outcomes, strict=True):
+                if waiting.done.done():
+                    continue
+                if outcome is None:
+                    waiting.done.set_result(None)
+                else:
+                    waiting.done.set_exception(outcome)
+
+    async def close(self) -> None:
+        """Stop the flushers; appends still queued fail as cancelled."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        for waiting in self._queue:
+            waiting.done.cancel()
+        self._queue = []
