@@ -223,7 +223,9 @@ def create_app(
 
     async def seats(request: Request) -> Response:
         room_id = request.path_params["room_id"]
-        return JSONResponse(await lobby.reserve(room_id, await _body(request)), status_code=201)
+        body = await _body(request)
+        client = client_address(request.scope)
+        return JSONResponse(await lobby.reserve(room_id, body, client), status_code=201)
 
     async def bots(request: Request) -> Response:
         room_id = request.path_params["room_id"]

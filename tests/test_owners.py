@@ -179,3 +179,19 @@ async def test_credentials_over_http_are_given_once_and_checked() -> None:
         assert answer.status_code == 201
         shown = (await http.get(room)).json()
         assert not {"owner_token", "owner", "invite", "invite_url"} & set(shown)
+
+
+async def test_a_load_generator_seats_itself_in_private_benchmark_rooms_only() -> None:
+    """The shared harness creates private seeded turn-relay rooms and takes their seats
+    by id: allowed to the addresses the operator named (load_test_clients), for a
+    benchmark engine's rooms alone."""
+    lobby = Lobby(MemoryStore(), Settings(load_test_clients="127.0.0.1"))
+    try:
+        relay = await lobby.create({"engine": "turn-relay", "private": True, "seed": 3})
+        seat = await lobby.reserve(relay["id"], {"seat": 0}, "127.0.0.1")
+        assert seat["seat"] == 0
+        await refused(lobby.reserve(relay["id"], {}, "192.0.2.7"), 403, "invite_required")
+        game = await lobby.create({"engine": "sintra", "private": True})
+        await refused(lobby.reserve(game["id"], {}, "127.0.0.1"), 403, "invite_required")
+    finally:
+        await lobby.close()
