@@ -5,16 +5,18 @@ that the creator chose the seed; names stay text."""
 
 from __future__ import annotations
 
+import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 
-from browser import Served, Watched
+from browser import PHONE, Served, Watched, play_to_end
 from playwright.sync_api import Locator, Page
 
 NAME = "<b>Ana</b> & <i>co</i>"
-FORBIDDEN = (
-    "console: Failed to load resource: the server responded with a status of 403 (Forbidden)"
-)
+REFUSED = "console: Failed to load resource: the server responded with a status of {}"
+FORBIDDEN = REFUSED.format("403 (Forbidden)")
+CONFLICT = REFUSED.format("409 (Conflict)")
 
 
 def create_in_lobby(watched: Watched, served: Served, private: bool = False) -> str:
@@ -137,3 +139,66 @@ def test_a_visitor_is_told_the_creator_chose_the_seed(
     assert "Rules changed: side: B." in text
     visitor.shoot(shots, "owners-seed-chosen")
     assert visitor.page.get_by_role("button", name="Take a seat").is_visible()
+
+
+def test_a_rematch_is_for_the_players_and_keeps_the_owner_and_the_held_seats(
+    open_page: Callable[..., Watched], served: Served, shots: Path
+) -> None:
+    room = served.api(
+        "POST",
+        "/api/rooms",
+        {
+            "engine": "sintra",
+            "seats": 3,
+            "private": True,
+            "options": {"bot_delay": 0, "grace": 0},
+            "bots": {"seats": [2], "kind": "random"},
+        },
+    )
+    seats = f"/api/rooms/{room['id']}/seats"
+    ana = served.api("POST", seats, {"name": "Ana", "owner_token": room["owner_token"]})
+    bea = served.api("POST", seats, {"name": "Bea", "invite": room["invite"]})
+    # Bea comes, leaves at once: a bot plays her seat while she is away.
+    second = open_page()
+    second.hold_seat(bea, name="Bea")
+    second.open_room(room["id"])
+    second.page.close()
+    owner = open_page()
+    owner.hold_seat(ana)
+    owned = {"ownerToken": room["owner_token"], "invite": room["invite"]}
+    owner.page.evaluate(
+        "([k, v]) => localStorage.setItem(k, v)",
+        [f"tablewire:owner:{room['id']}", json.dumps(owned)],
+    )
+    owner.open_room(room["id"])
+    play_to_end(owner, random.Random(3))
+
+    # A spectator is offered no rematch of their own.
+    watcher = open_page(PHONE)
+    watcher.open_room(room["id"])
+    result = watcher.page.locator(".o-result")
+    assert result.get_by_role("button").count() == 0
+    assert "A rematch is for the players of this game" in result.inner_text()
+
+    owner.page.get_by_role("button", name="Rematch").click()
+    owner.page.wait_for_url(lambda url: room["id"] not in url)
+    rematch_id = owner.page.url.rsplit("/", 1)[1]
+    # The rematch keeps the owner and the invitation: its link is shown again.
+    link = owner.page.locator("#invite-link")
+    link.wait_for()
+    assert link.input_value().startswith(f"{served.url}/rooms/{rematch_id}?invite=")
+
+    # A stranger with the invitation finds Bea's seat kept for her, said in words.
+    stranger = open_page()
+    stranger.page.goto(link.input_value())
+    stranger.page.get_by_role("button", name="Take a seat").click()
+    error = stranger.page.locator(".o-join .error")
+    error.get_by_text("kept for a player of the previous game").wait_for()
+    assert "seat_held" not in error.inner_text()
+    stranger.shoot(shots, "owners-rematch-seat-held")
+    assert stranger.errors == [CONFLICT]
+    stranger.errors.clear()
+
+    watcher.page.get_by_role("link", name="Watch the rematch").click()
+    watcher.page.wait_for_url(f"**/rooms/{rematch_id}")
+    watcher.page.wait_for_selector(".o-seats")

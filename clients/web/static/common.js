@@ -128,7 +128,7 @@ const SAID = {
   seat_taken: () => "That seat is taken already.",
   seat_held: (error) =>
     `That seat is kept for a player of the previous game for a while${
-      error.retryAfter ? ` (about ${Math.ceil(error.retryAfter)} s)` : ""}: try again later or take another seat.`,
+      error.retryAfter ? ` (about ${Math.ceil(error.retryAfter)} s)` : ""}: try again later.`,
   room_full: () => "Every seat of this room is taken.",
   game_over: () => "This game is over.",
 };
