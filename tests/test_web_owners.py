@@ -75,10 +75,11 @@ def test_only_the_owner_is_offered_to_fill_a_room_with_bots(
 def test_a_private_room_seats_only_those_who_open_its_invitation(
     open_page: Callable[..., Watched], served: Served, shots: Path
 ) -> None:
-    owner, stranger, guessing, invited = open_page(), open_page(), open_page(), open_page()
+    owner, stranger, guessing, invited = open_page(PHONE), open_page(), open_page(), open_page()
     room_id = create_in_lobby(owner, served, private=True)
     invitation = owner.page.locator("#invite-link")
     link = invitation.input_value()
+    assert owner.no_horizontal_scroll()
     assert link.startswith(f"{served.url}/rooms/{room_id}?invite=")
     assert owner.page.get_by_role("button", name="Copy the invitation link").is_visible()
     owner.shoot(shots, "owners-private-owner")
