@@ -184,6 +184,45 @@ describe("against a real server", () => {
     assert.ok(quick.token);
   });
 
+  test("bots need the owner's credential, a private room's seat its invitation", async () => {
+    const room = await lobby.createRoom({ engine: "sintra", seats: 3 });
+    assert.ok(room.owner_token);
+    assert.equal(room.invite, undefined);
+    await assert.rejects(lobby.addBots(room.id, { seats: [2] }), (e) => e.status === 403 && e.code === "owner_required");
+    const seat = await lobby.reserve(room.id, { name: "ana" });
+    await assert.rejects(lobby.addBots(room.id, { seats: [2], token: seat.token }), (e) => e.code === "owner_required");
+    const filled = await lobby.addBots(room.id, { seats: [2], ownerToken: room.owner_token });
+    assert.equal(filled.bots[2], "random");
+
+    const quick = await lobby.quickplay({ engine: "chartered", name: "bo", seats: 3 });
+    await assert.rejects(lobby.addBots(quick.room, {}), (e) => e.code === "owner_required");
+    assert.equal((await lobby.addBots(quick.room, { token: quick.token })).taken, 3);
+
+    const secret = await lobby.createRoom({ engine: "sintra", seats: 3, private: true, seed: 5 });
+    assert.equal(secret.invite_url, `/rooms/${secret.id}?invite=${secret.invite}`);
+    assert.equal((await lobby.room(secret.id)).seed_chosen, true);
+    await assert.rejects(lobby.reserve(secret.id, { name: "eve" }), (e) => e.status === 403 && e.code === "invite_required");
+    await assert.rejects(lobby.reserve(secret.id, { invite: "not-it" }), (e) => e.code === "invite_required");
+    assert.equal((await lobby.reserve(secret.id, { name: "cy", invite: secret.invite })).seat, 0);
+    assert.equal((await lobby.reserve(secret.id, { ownerToken: secret.owner_token })).seat, 1);
+  });
+
+  test("a rematch is for the players: their seats are held, a second ask is refused", async () => {
+    const { room, conns } = await seated("turn-relay", 4, { moves: 12 });
+    await until(conns[0], (r) => r.doc && r.doc.status === "playing");
+    await playOut(conns);
+    await assert.rejects(lobby.rematch(room.id), (e) => e.status === 403 && e.code === "player_required");
+    const again = await lobby.rematch(room.id, { token: conns[0].token });
+    assert.equal(again.seat, 0);
+    assert.ok(again.token);
+    await assert.rejects(lobby.rematch(room.id, { token: conns[0].token }), (e) => e.status === 409 && e.code === "seat_taken");
+    await assert.rejects(
+      lobby.reserve(again.id, { seat: 1 }),
+      (e) => e.status === 409 && e.code === "seat_held" && e.retryAfter > 0,
+    );
+    for (const conn of conns) conn.close();
+  });
+
   test("a whole Sintra game: every mirror equals a fresh snapshot, events have sentences", async () => {
     const { room, conns } = await seated("sintra", 2);
     const watcher = await open(room.id);

@@ -1,5 +1,6 @@
-// What the lobby and the room pages share: Preact + htm, the lobby client, the seats this
-// browser holds (localStorage), and words for things the pages show.
+// What the lobby and the room pages share: Preact + htm, the lobby client, the seats, the
+// rooms' owner credentials and the invitations this browser holds (localStorage), and
+// words for things the pages show.
 
 export { html, render, useCallback, useEffect, useMemo, useRef, useState } from "./vendor/htm-preact.module.js";
 import { Lobby } from "./tablewire.js";
@@ -7,16 +8,22 @@ import { Lobby } from "./tablewire.js";
 export const lobby = new Lobby();
 
 const SEAT_KEY = "tablewire:seat:";
+const OWNER_KEY = "tablewire:owner:";
+const INVITE_KEY = "tablewire:invite:";
 const NAME_KEY = "tablewire:name";
 
-/** The seat this browser holds in `roomId`: `{token, seat, name}`, or null. */
-export function heldSeat(roomId) {
+function kept(key) {
   try {
-    const raw = localStorage.getItem(SEAT_KEY + roomId);
+    const raw = localStorage.getItem(key);
     return raw ? JSON.parse(raw) : null;
   } catch {
     return null;
   }
+}
+
+/** The seat this browser holds in `roomId`: `{token, seat, name}`, or null. */
+export function heldSeat(roomId) {
+  return kept(SEAT_KEY + roomId);
 }
 
 /** Keep a seat's token, so a reload or a closed tab returns to the same seat. */
@@ -27,6 +34,40 @@ export function holdSeat(reservation, name) {
 
 export function forgetSeat(roomId) {
   localStorage.removeItem(SEAT_KEY + roomId);
+}
+
+/** The owner credential this browser holds for `roomId` (it created the room):
+ * `{ownerToken, invite}` (`invite`: null for a public room), or null. */
+export function ownedRoom(roomId) {
+  return kept(OWNER_KEY + roomId);
+}
+
+/** Keep the owner credential (and a private room's invitation) that a room's creation
+ * answered, once: bots, and the creator's seat in a private room, need them. A rematch
+ * keeps its room's owner and invitation: `holdOwner(newId, ownedRoom(oldId))`. */
+export function holdOwner(roomId, { ownerToken, invite }) {
+  localStorage.setItem(OWNER_KEY + roomId, JSON.stringify({ ownerToken, invite: invite || null }));
+}
+
+/** Keep the invitation of a private room this browser was given (its link's `invite`). */
+export function holdInvite(roomId, invite) {
+  localStorage.setItem(INVITE_KEY + roomId, JSON.stringify(invite));
+}
+
+/** The invitation this browser holds for a private room (as its owner or invited), or null. */
+export function heldInvite(roomId) {
+  const owned = ownedRoom(roomId);
+  return (owned && owned.invite) || kept(INVITE_KEY + roomId);
+}
+
+/** How a request of this browser may add bots to `roomId`: as its owner, or, in a room
+ * without owner (quick play's), as a seated player (the server tells which with
+ * `owner_required`). `{ownerToken}`, `{token}` or null. */
+export function botsCredential(roomId) {
+  const owned = ownedRoom(roomId);
+  if (owned) return { ownerToken: owned.ownerToken };
+  const seat = heldSeat(roomId);
+  return seat ? { token: seat.token } : null;
 }
 
 export function savedName() {
@@ -54,13 +95,47 @@ export function shown(value) {
   return String(value);
 }
 
+function amount(n, unit) {
+  return `${n} ${unit}${n === 1 ? "" : "s"}`;
+}
+
+function duration(seconds) {
+  return seconds % 60 === 0 ? amount(seconds / 60, "minute") : amount(seconds, "second");
+}
+
+/** A room's time control (`clock` room option) in words: "fischer:300+5" → "5 minutes
+ * + 5 s a move". */
+export function clockWords(control) {
+  const move = /^move:(\d+)$/.exec(control || "");
+  if (move) return `${duration(Number(move[1]))} a move`;
+  const fischer = /^fischer:(\d+)\+(\d+)$/.exec(control || "");
+  if (fischer) return `${duration(Number(fischer[1]))} + ${fischer[2]} s a move`;
+  return control && control !== "none" ? String(control) : "no clock";
+}
+
 export function playersText(game) {
   return game.min_players === game.max_players
     ? `${game.max_players} players`
     : `${game.min_players}–${game.max_players} players`;
 }
 
+/** What the server's refusals mean for a person on these pages, by code. */
+const SAID = {
+  owner_required: () => "Only the person who created this room can add bots to it.",
+  invite_required: () =>
+    "This room is private: a seat needs the invitation link its creator shares. Ask them for it.",
+  player_required: () => "A rematch is for the players of this game; you can watch it once it opens.",
+  seat_taken: () => "That seat is taken already.",
+  seat_held: (error) =>
+    `That seat is kept for a player of the previous game for a while${
+      error.retryAfter ? ` (about ${Math.ceil(error.retryAfter)} s)` : ""}: try again later.`,
+  room_full: () => "Every seat of this room is taken.",
+  game_over: () => "This game is over.",
+};
+
 /** The message of an error for a person (a LobbyError or ServerError carries a code). */
 export function problem(error) {
+  const said = error && SAID[error.code];
+  if (said) return said(error);
   return error && error.message ? error.message : String(error);
 }

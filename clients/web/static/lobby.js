@@ -1,8 +1,12 @@
 // The lobby page (/): every game with its options, the open rooms (polled every few
-// seconds), create a room (with bots), quick play, take a seat, watch any room.
+// seconds), create a room (with bots; public or private), quick play, take a seat, fill
+// the free seats of a room this browser owns with bots, watch any room.
 
 import {
+  botsCredential,
+  clockWords,
   heldSeat,
+  holdOwner,
   holdSeat,
   html,
   lobby,
@@ -20,13 +24,7 @@ import {
 import { choiceWords } from "./games/index.js";
 
 const POLL_MS = 3000;
-const CLOCKS = [
-  ["none", "no clock"],
-  ["move:30", "30 seconds a move"],
-  ["move:60", "1 minute a move"],
-  ["fischer:300+5", "5 minutes + 5 s a move"],
-  ["fischer:900+10", "15 minutes + 10 s a move"],
-];
+const CLOCKS = ["none", "move:30", "move:60", "fischer:300+5", "fischer:900+10"];
 
 function go(roomId) {
   globalThis.location.assign(roomPath(roomId));
@@ -67,6 +65,7 @@ function GameCard({ game, name, onError }) {
   const [bots, setBots] = useState(0);
   const [botKind, setBotKind] = useState("random");
   const [clock, setClock] = useState("none");
+  const [hidden, setHidden] = useState(false);
   const [busy, setBusy] = useState(false);
   const counts = [];
   for (let n = game.min_players; n <= game.max_players; n += 1) counts.push(n);
@@ -94,8 +93,11 @@ function GameCard({ game, name, onError }) {
           for (let s = seats - bots; s < seats; s += 1) botSeats.push(s);
           body.bots = { seats: botSeats, kind: botKind };
         }
+        if (hidden) body.private = true;
         const room = await lobby.createRoom(body);
-        reservation = await lobby.reserve(room.id, { name });
+        const ownerToken = room.owner_token;
+        holdOwner(room.id, { ownerToken, invite: room.invite });
+        reservation = await lobby.reserve(room.id, { name, ownerToken });
       }
       holdSeat(reservation, name);
       go(reservation.room);
@@ -128,8 +130,8 @@ function GameCard({ game, name, onError }) {
         : null}
       <label for=${id("clock")}>time control</label>
       <select id=${id("clock")} value=${clock} onChange=${(e) => setClock(e.currentTarget.value)}>
-        ${CLOCKS.map(([value, text]) => html`<option value=${value}>
-          ${text}${value === "none" ? " (default)" : ""}</option>`)}
+        ${CLOCKS.map((value) => html`<option value=${value}>
+          ${clockWords(value)}${value === "none" ? " (default)" : ""}</option>`)}
       </select>
       <div class="row">
         <div>
@@ -149,6 +151,14 @@ function GameCard({ game, name, onError }) {
           </select>
         </div>
       </div>
+      <div>
+        <label class="inline" for=${id("private")}>
+          <input id=${id("private")} type="checkbox" checked=${hidden}
+            aria-describedby=${id("private-hint")} onChange=${(e) => setHidden(e.currentTarget.checked)} />
+          Private room (invitation only)
+        </label>
+        <span class="hint" id=${id("private-hint")}>not listed; a seat needs the link you share</span>
+      </div>
       <div class="row actions">
         <button type="submit" disabled=${busy}>Create room</button>
         <button type="button" class="secondary" disabled=${busy}
@@ -161,6 +171,7 @@ function GameCard({ game, name, onError }) {
 function RoomRow({ room, title, name, onError }) {
   const free = room.names.filter((n) => n === null).length;
   const mine = heldSeat(room.id);
+  const bots = botsCredential(room.id);
   const waiting = room.status === "waiting";
 
   async function sit() {
@@ -178,7 +189,7 @@ function RoomRow({ room, title, name, onError }) {
   async function fill() {
     onError(null);
     try {
-      await lobby.addBots(room.id, { kind: "random" });
+      await lobby.addBots(room.id, { kind: "random", ...bots });
     } catch (error) {
       onError(`room ${room.id}: ${problem(error)}`);
     }
@@ -195,7 +206,7 @@ function RoomRow({ room, title, name, onError }) {
         : waiting && free > 0
           ? html`<button type="button" onClick=${sit}>Take a seat</button>`
           : null}
-      ${waiting && free > 0
+      ${bots && waiting && free > 0
         ? html`<button type="button" class="secondary" onClick=${fill}
             aria-label=${`Fill the free seats of room ${room.id} with bots`}>Fill with bots</button>`
         : null}

@@ -1,20 +1,29 @@
 // The game page (/rooms/{id}): the room's header and link, the seats with presence and
 // clocks, what is being asked, the board (games/<engine>.js, or the fallback), the legal
-// moves as buttons, the event log in sentences, the result with a rematch button.
-// With a seat's token kept in this browser the page plays that seat; without, it watches.
+// moves as buttons, the event log in sentences, the result with a rematch button for its
+// players. With a seat's token kept in this browser the page plays that seat; without, it
+// watches, and while the room waits it tells a visitor what the room is before they sit.
+// The room's owner (this browser created it) gets the invitation link of a private room
+// and the bots; `?invite=SECRET` in the page's address is a private room's invitation.
 // The page's connection is `globalThis.tablewireRoom` (its `doc`, `version`...), for the
 // browser tests and for anyone curious in the developer console.
 
 import { FallbackBoard } from "./games/fallback.js";
-import { boards } from "./games/index.js";
+import { boards, choiceWords } from "./games/index.js";
 import {
+  botsCredential,
+  clockWords,
   forgetSeat,
+  heldInvite,
   heldSeat,
+  holdInvite,
+  holdOwner,
   holdSeat,
   html,
   lobby,
   problem,
   render,
+  ownedRoom,
   roomPath,
   savedName,
   saveName,
@@ -199,11 +208,12 @@ function headline(doc, result, mySeat) {
 }
 
 /** The result: ranks, scores and each seat's score details in words (the board module's
- * `resultDetails` when it has one), and the way to the rematch. A seat's rematch keeps
- * its seat, also in a rematch another player opened first. */
+ * `resultDetails` when it has one), and the way to the rematch: a player's keeps their
+ * seat, also in a rematch another player opened first; a spectator may watch it. */
 function Result({ doc, result, mySeat, token, describe }) {
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
+  const [lost, setLost] = useState(false);
   const unranked = !result.ranks || result.ranks.length === 0;
   const order = unranked ? [] : doc.seats.map((_, seat) => seat).sort((a, b) => result.ranks[a] - result.ranks[b]);
   const said = (seat) => {
@@ -214,14 +224,25 @@ function Result({ doc, result, mySeat, token, describe }) {
   async function rematch() {
     setBusy(true);
     try {
-      const room = await lobby.rematch(roomId, token ? { token } : {});
-      if (room.token) holdSeat({ room: room.id, seat: room.seat, token: room.token }, heldSeat(roomId)?.name);
+      const room = await lobby.rematch(roomId, { token });
+      holdSeat({ room: room.id, seat: room.seat, token: room.token }, heldSeat(roomId)?.name);
+      // The rematch keeps this room's owner and invitation.
+      const owned = ownedRoom(roomId);
+      if (owned) holdOwner(room.id, owned);
+      else if (heldInvite(roomId)) holdInvite(room.id, heldInvite(roomId));
       globalThis.location.assign(roomPath(room.id));
     } catch (e) {
-      setError(problem(e));
+      setLost(e.code === "seat_taken");
+      setError(e.code === "seat_taken"
+        ? "Your seat in the rematch is taken already: its hold for you has ended. You can still watch it."
+        : problem(e));
       setBusy(false);
     }
   }
+
+  const watch = doc.rematch
+    ? html`<a class="button" href=${roomPath(doc.rematch)}>Watch the rematch</a>`
+    : null;
 
   return html`<section class="card result o-result" aria-labelledby="result-title">
     <h2 id="result-title">Result</h2>
@@ -238,42 +259,113 @@ function Result({ doc, result, mySeat, token, describe }) {
       </tr>`)}</tbody>
     </table>`}
     <p class="row actions">
-      ${doc.rematch && !token
-        ? html`<a class="button" href=${roomPath(doc.rematch)}>Watch the rematch</a>`
-        : html`<button type="button" disabled=${busy} onClick=${rematch}>${
-            doc.rematch ? "Go to the rematch" : token ? "Rematch" : "Open a rematch"}</button>`}
+      ${!token
+        ? watch
+        : doc.rematch && heldSeat(doc.rematch)
+          ? html`<a class="button" href=${roomPath(doc.rematch)}>Go to your seat in the rematch</a>`
+          : lost
+            ? watch
+            : html`<button type="button" disabled=${busy} onClick=${rematch}>${
+                doc.rematch ? "Go to the rematch" : "Rematch"}</button>`}
       <a class="button secondary" href="/">Back to the lobby</a>
     </p>
+    ${token || doc.rematch
+      ? null
+      : html`<p class="muted">A rematch is for the players of this game: once one of them opens it, you can watch it from here.</p>`}
     <p class="error" role="alert">${error || ""}</p>
   </section>`;
 }
 
-function TakeSeat({ doc }) {
+/** The engine options of `info` that differ from the game's defaults, in words. */
+function changedOptions(game, info, named) {
+  if (!game || !info) return [];
+  return Object.entries(info.options || {})
+    .filter(([key, value]) => game.options[key] && value !== game.options[key].default)
+    .map(([key, value]) => `${words(key)}: ${(named[key] && named[key][value]) || words(shown(value))}`);
+}
+
+/** What a visitor should know before taking a seat: who may sit, whether someone may know
+ * the hidden cards, the clock, the rules changed from the defaults. */
+function AboutRoom({ info, game, seedChosen }) {
+  const [named, setNamed] = useState({});
+  const engine = game && game.id;
+  useEffect(() => {
+    const load = engine && choiceWords[engine];
+    if (load) load().then(setNamed, () => {});
+  }, [engine]);
+  const changed = changedOptions(game, info, named);
+  const held = info.held_until && info.held_until * 1000 > Date.now() && info.held.some(Boolean);
+  return html`<ul class="facts" aria-label="About this room">
+    <li>${info.private
+      ? "Private room: only people with its invitation link can take a seat."
+      : "Public room: listed in the lobby, anyone can take a seat."}</li>
+    ${seedChosen
+      ? html`<li class="warn"><strong>The creator chose the seed (they can know every hidden card).</strong></li>`
+      : null}
+    <li>Time control: ${clockWords(info.room_options && info.room_options.clock)}.</li>
+    <li>${changed.length ? `Rules changed: ${changed.join("; ")}.` : "Rules: the game's defaults."}</li>
+    ${held ? html`<li>Some seats are kept for the players of the previous game for a while.</li>` : null}
+  </ul>`;
+}
+
+function TakeSeat({ doc, info, game, seedChosen }) {
   const [name, setName] = useState(savedName());
   const [error, setError] = useState(null);
+  const invite = heldInvite(roomId);
+  const owned = ownedRoom(roomId);
   async function sit(event) {
     event.preventDefault();
     saveName(name);
     try {
-      holdSeat(await lobby.reserve(roomId, { name }), name);
+      holdSeat(await lobby.reserve(roomId, { name, invite, ownerToken: owned && owned.ownerToken }), name);
       globalThis.location.reload();
     } catch (e) {
       setError(problem(e));
     }
   }
   const free = doc.seats.filter((n) => n === null).length;
+  const barred = info && info.private && !invite && !owned;
   return html`<form class="card o-join" onSubmit=${sit}>
     <h2>Join this game</h2>
     <p class="muted">${free} free ${free === 1 ? "seat" : "seats"}.</p>
-    <label for="seat-name">Your name</label>
-    <input id="seat-name" type="text" maxlength="32" autocomplete="nickname" value=${name}
-      onInput=${(e) => setName(e.currentTarget.value.trim())} />
-    <p class="row actions"><button type="submit">Take a seat</button></p>
+    ${info ? html`<${AboutRoom} info=${info} game=${game} seedChosen=${seedChosen} />` : null}
+    ${barred
+      ? html`<p class="banner bad">You cannot take a seat here: this room is private and this browser has no invitation. Ask its creator for the invitation link; you can watch meanwhile.</p>`
+      : html`<label for="seat-name">Your name</label>
+        <input id="seat-name" type="text" maxlength="32" autocomplete="nickname" value=${name}
+          onInput=${(e) => setName(e.currentTarget.value.trim())} />
+        <p class="row actions"><button type="submit">Take a seat</button></p>`}
     <p class="error" role="alert">${error || ""}</p>
   </form>`;
 }
 
-function FillWithBots() {
+/** A link to hand on, in a field to select, with a Copy button. */
+function CopyLink({ id, label, link, className }) {
+  const field = useRef(null);
+  function copy() {
+    field.current.select();
+    if (navigator.clipboard) navigator.clipboard.writeText(link).catch(() => {});
+  }
+  return html`<div class=${className}>
+    <label for=${id} class="inline">${label}</label>
+    <input id=${id} type="text" readonly value=${link} ref=${field}
+      onFocus=${(e) => e.currentTarget.select()} />
+    <button type="button" class="secondary" onClick=${copy}
+      aria-label=${`Copy the ${label.toLowerCase()}`}>Copy</button>
+  </div>`;
+}
+
+/** The owner's invitation link of a private room, while it waits for players. */
+function Invitation({ invite }) {
+  const link = `${globalThis.location.origin}${roomPath(roomId)}?${new URLSearchParams({ invite })}`;
+  return html`<section class="card o-invite" aria-labelledby="invite-title">
+    <h2 id="invite-title">Invite players</h2>
+    <p class="muted">This room is private: only people who open this link can take a seat. Send it to the players you invite.</p>
+    <${CopyLink} id="invite-link" label="Invitation link" link=${link} className="invite-link" />
+  </section>`;
+}
+
+function FillWithBots({ credential }) {
   const [kind, setKind] = useState("random");
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
@@ -281,7 +373,7 @@ function FillWithBots() {
     event.preventDefault();
     setBusy(true);
     try {
-      await lobby.addBots(roomId, { kind });
+      await lobby.addBots(roomId, { kind, ...credential });
     } catch (e) {
       setError(problem(e));
     }
@@ -330,6 +422,7 @@ function Room({ conn, held, notice }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(conn.lastError && conn.state === "closed" ? closedText(conn.lastError) : null);
   const [games, setGames] = useState([]);
+  const [info, setInfo] = useState(null);
   const [now, setNow] = useState(Date.now());
   const asking = useRef(0);
   const logEnd = useRef(null);
@@ -352,6 +445,7 @@ function Room({ conn, held, notice }) {
     setWelcome(conn.welcome);
     if (conn.result) setResult(conn.result);
     lobby.games().then(setGames, () => {});
+    lobby.room(roomId).then(setInfo, () => {});
     return () => offs.forEach((off) => off());
   }, [conn]);
 
@@ -398,13 +492,9 @@ function Room({ conn, held, notice }) {
   useEffect(() => { document.title = `${title} · room ${roomId} · tablewire`; }, [title]);
   const { Board, note, describe } = useBoard(engine);
   const link = `${globalThis.location.origin}${roomPath(roomId)}`;
-  const linkField = useRef(null);
-
-  function copy() {
-    const field = linkField.current;
-    field.select();
-    if (navigator.clipboard) navigator.clipboard.writeText(link).catch(() => {});
-  }
+  const owned = ownedRoom(roomId);
+  const bots = botsCredential(roomId);
+  const open = doc && doc.status === "waiting" && doc.seats.includes(null);
 
   const legal = myTurn ? moves : [];
   return html`
@@ -420,12 +510,7 @@ function Room({ conn, held, notice }) {
           ${doc ? html`<span class=${`badge ${doc.status}`}>${doc.status}</span>` : null}
         </p>
       </div>
-      <div class="room-link">
-        <label for="room-link" class="inline">Room link</label>
-        <input id="room-link" type="text" readonly value=${link} ref=${linkField}
-          onFocus=${(e) => e.currentTarget.select()} />
-        <button type="button" class="secondary" onClick=${copy}>Copy</button>
-      </div>
+      <${CopyLink} id="room-link" label="Room link" link=${link} className="room-link" />
     </header>
     ${state === "reconnecting"
       ? html`<p class="banner bad" role="alert">The connection to the server was lost. Reconnecting… your seat is kept.</p>`
@@ -463,10 +548,12 @@ function Room({ conn, held, notice }) {
           </div>
           <aside class="side">
             <${Seats} doc=${doc} mySeat=${mySeat} now=${now} live=${state === "open"} />
-            ${mySeat === null && doc.status === "waiting" && doc.seats.includes(null)
-              ? html`<${TakeSeat} doc=${doc} />`
+            ${owned && owned.invite && doc.status === "waiting" ? html`<${Invitation} invite=${owned.invite} />` : null}
+            ${mySeat === null && open
+              ? html`<${TakeSeat} doc=${doc} info=${info} game=${game}
+                  seedChosen=${!!((welcome && welcome.seed_chosen) || (info && info.seed_chosen))} />`
               : null}
-            ${doc.status === "waiting" && doc.seats.includes(null) ? html`<${FillWithBots} />` : null}
+            ${bots && open ? html`<${FillWithBots} credential=${bots} />` : null}
             <section class="card o-log" aria-labelledby="log-title">
               <h2 id="log-title">Game log</h2>
               ${log.length
@@ -493,6 +580,8 @@ function NoRoom() {
 /** Render at once (the page shows "connecting" while the server is away), then join. */
 function start() {
   const app = document.getElementById("app");
+  const invite = new URLSearchParams(globalThis.location.search).get("invite");
+  if (invite) holdInvite(roomId, invite);
   const held = heldSeat(roomId);
   const conn = new RoomConnection(roomId, { token: held ? held.token : null });
   globalThis.tablewireRoom = conn;

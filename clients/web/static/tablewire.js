@@ -232,12 +232,14 @@ export class Mirror {
   }
 }
 
-/** The lobby refused a request; `code` is the API's stable error code (§8). */
+/** The lobby refused a request; `code` is the API's stable error code (§8), `retryAfter`
+ * the seconds after which the same request may succeed when the server says (or null). */
 export class LobbyError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, retryAfter = null) {
     super(`${status} ${code}: ${message}`);
     this.status = status;
     this.code = code;
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -285,7 +287,8 @@ export class Lobby {
       const wait = nextWait(`${method} ${path}`, refusal, tally, this.patience);
       if (wait === null) {
         const error = data.error || {};
-        throw new LobbyError(response.status, error.code || "http_error", error.message || "");
+        throw new LobbyError(
+          response.status, error.code || "http_error", error.message || "", waitSeconds(error.retry_after));
       }
       if (this.onWait) this.onWait(wait);
       await new Promise((resolve) => setTimeout(resolve, wait.seconds * 1000));
@@ -313,16 +316,21 @@ export class Lobby {
     return this.call("GET", `/api/rooms/${encodeURIComponent(id)}`);
   }
 
-  /** `{engine, seats?, options?, private?, seed?, bots?: {seats, kind}}` → the room. */
+  /** `{engine, seats?, options?, private?, seed?, bots?: {seats, kind}}` → the room, with,
+   * this once, its owner credential `owner_token` and, for a private room, `invite` and
+   * `invite_url`: keep them (bots need the first, a seat of a private room either). */
   createRoom(body) {
     return this.call("POST", "/api/rooms", body);
   }
 
-  /** A seat (`seat` from 0, or the first free one) → `{room, seat, token, ws}`. */
-  reserve(id, { name, seat } = {}) {
+  /** A seat (`seat` from 0, or the first free one) → `{room, seat, token, ws}`. A private
+   * room's seat needs its `invite` (or its owner's `ownerToken`). */
+  reserve(id, { name, seat, invite, ownerToken } = {}) {
     const body = {};
     if (name) body.name = name;
     if (seat !== undefined && seat !== null) body.seat = seat;
+    if (invite) body.invite = invite;
+    if (ownerToken) body.owner_token = ownerToken;
     return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/seats`, body);
   }
 
@@ -334,16 +342,22 @@ export class Lobby {
     return this.call("POST", "/api/quickplay", body);
   }
 
-  /** Bots of `kind` ("random" or "greedy") in `seats` (default: every free seat). */
-  addBots(id, { kind = "random", seats } = {}) {
+  /** Bots of `kind` ("random" or "greedy") in `seats` (default: every free seat). Only the
+   * room's owner may (`ownerToken`); in a room without one (quick play's), a player
+   * seated there (`token`). */
+  addBots(id, { kind = "random", seats, ownerToken, token } = {}) {
     const body = { kind };
     if (seats) body.seats = seats;
+    if (ownerToken) body.owner_token = ownerToken;
+    if (token) body.token = token;
     return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/bots`, body);
   }
 
   /**
-   * The rematch room of a finished room (the same for every caller). With the `token` of a
-   * seat of the finished room, the same seat of the new room is taken: `seat`, `token`.
+   * The rematch room of a finished room (the same for every caller), for its players: with
+   * the `token` of a seat of the finished room, the same seat of the new room is taken
+   * (`seat`, `token`). Without a token: 403 `player_required` (the finished room's
+   * `rematch` names the room to watch); a seat taken already: 409 `seat_taken`.
    */
   rematch(id, { token } = {}) {
     return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/rematch`, token ? { token } : {});
