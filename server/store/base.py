@@ -119,6 +119,7 @@ class RoomRecord:
         data = asdict(self)
         for secret in ("seed", "owner", "invite"):
             del data[secret]
+        data["owned"] = self.owner is not None
         data["taken"] = sum(name is not None for name in self.names)
         return data
 

@@ -60,14 +60,14 @@ export function heldInvite(roomId) {
   return (owned && owned.invite) || kept(INVITE_KEY + roomId);
 }
 
-/** How a request of this browser may add bots to `roomId`: as its owner, or, in a room
- * without owner (quick play's), as a seated player (the server tells which with
- * `owner_required`). `{ownerToken}`, `{token}` or null. */
-export function botsCredential(roomId) {
-  const owned = ownedRoom(roomId);
+/** How a request of this browser may add bots to `room` (the lobby's view of it, whose
+ * `owned` says whether it has an owner): as its owner, or, in a room without owner
+ * (quick play's), as a seated player. `{ownerToken}`, `{token}` or null. */
+export function botsCredential(room) {
+  const owned = ownedRoom(room.id);
   if (owned) return { ownerToken: owned.ownerToken };
-  const seat = heldSeat(roomId);
-  return seat ? { token: seat.token } : null;
+  const seat = heldSeat(room.id);
+  return seat && room.owned === false ? { token: seat.token } : null;
 }
 
 export function savedName() {

@@ -171,7 +171,7 @@ function GameCard({ game, name, onError }) {
 function RoomRow({ room, title, name, onError }) {
   const free = room.names.filter((n) => n === null).length;
   const mine = heldSeat(room.id);
-  const bots = botsCredential(room.id);
+  const bots = botsCredential(room);
   const waiting = room.status === "waiting";
 
   async function sit() {

@@ -493,7 +493,7 @@ function Room({ conn, held, notice }) {
   const { Board, note, describe } = useBoard(engine);
   const link = `${globalThis.location.origin}${roomPath(roomId)}`;
   const owned = ownedRoom(roomId);
-  const bots = botsCredential(roomId);
+  const bots = info ? botsCredential(info) : null;
   const open = doc && doc.status === "waiting" && doc.seats.includes(null);
 
   const legal = myTurn ? moves : [];
