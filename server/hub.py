@@ -26,6 +26,13 @@ Channels carry msgpack maps::
     {p}:node:{node}       {"conn", "frame": bytes}               an ack or reject frame
                           {"req", "seat", "token"} | {"req", "value"}
                           | {"req", "error": [status, code, message, None, retry_after]}
+    {p}:owners            {"k": "owner", "node", "rooms"}       this node took these leases
+                          {"k": "released", "node", "rooms"}    a stopping node gave them up
+
+A handover is at once: a stopping process gives up its leases and says so, and
+every process following one of those rooms tries to take it then (not at its
+next keeper pass); a process that took a lease says so, and every process sends
+the requests still waiting on the old owner again, to the new one.
 
 Presence: a replica reports each change of its connections per seat to the
 owner, and again at every keeper pass (a report older than three lease
@@ -110,6 +117,10 @@ class RedisHub:
         self._clients: dict[str, Connection] = {}
         self._requests: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._takeovers: set[asyncio.Task[None]] = set()
+        self._unanswered: dict[str, tuple[str, dict[str, Any]]] = {}
+        """Forwarded requests not answered yet, by key: their room and message, sent again
+        as soon as the room has a new owner (:meth:`_handed_over`)."""
         self._inboxes: set[str] = set()
         self._inbox_lock = asyncio.Lock()
         self._pubsub: PubSub | None = None
@@ -144,7 +155,7 @@ class RedisHub:
     def forward_intent(self, room: Room, conn: Connection, intent: Intent) -> None:
         key = f"{self.node}:{next(self._ids)}"
         self._clients[key] = conn
-        message = {
+        message: dict[str, Any] = {
             "k": "intent",
             "node": self.node,
             "conn": key,
@@ -153,12 +164,14 @@ class RedisHub:
             "action": intent.action,
             "protocol": conn.protocol,
         }
+        self._unanswered[key] = (room.id, message)
         self.post(self.inbox(room.id), message)
         asyncio.get_running_loop().call_later(
             self.settings.forward_timeout, self._give_up, key, intent
         )
 
     def _give_up(self, key: str, intent: Intent) -> None:
+        self._unanswered.pop(key, None)
         conn = self._clients.pop(key, None)
         if conn is not None:
             reject = messages.reject(
@@ -187,7 +200,9 @@ class RedisHub:
         key = f"{self.node}:{next(self._ids)}"
         done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._requests[key] = done
-        self.post(self.inbox(room.id), {**request, "node": self.node, "req": key})
+        message = {**request, "node": self.node, "req": key}
+        self._unanswered[key] = (room.id, message)
+        self.post(self.inbox(room.id), message)
         try:
             async with asyncio.timeout(self.settings.forward_timeout):
                 answer = await done
@@ -195,13 +210,50 @@ class RedisHub:
             raise ApiError(503, Code.OWNER_UNAVAILABLE, "the room's owner did not answer") from None
         finally:
             self._requests.pop(key, None)
+            self._unanswered.pop(key, None)
         if "error" in answer:
             raise ApiError(*answer["error"])
         return answer
 
     async def owned(self, room: Room) -> None:
-        """This process took ``room``'s lease: listen to its inbox now."""
+        """This process took ``room``'s lease: listen to its inbox now, then tell every
+        process, so that requests they forwarded to the old owner come here at once."""
         await self._sync_inboxes()
+        self.post(self.owners_channel(), {"k": "owner", "node": self.node, "rooms": [room.id]})
+
+    async def released(self, room_ids: list[str]) -> None:
+        """This process gave up these rooms' leases (a graceful stop): every other process
+        that follows one takes it over now, not at its next keeper pass. Published at
+        once, not queued: the publisher is about to stop."""
+        if room_ids:
+            message = {"k": "released", "node": self.node, "rooms": room_ids}
+            with contextlib.suppress(*REDIS_DOWN):
+                await self.redis.publish(self.owners_channel(), _pack(message))
+
+    def owners_channel(self) -> str:
+        return f"{self.store.prefix}:owners"
+
+    def _handed_over(self, message: dict[str, Any]) -> None:
+        """A room changed hands: a released room followed here is claimed now; a room
+        with a new owner gets the requests still waiting on its old one again (intent
+        ids make a second delivery harmless)."""
+        rooms = set(message["rooms"])
+        if message["k"] == "released":
+            for room_id in rooms:
+                room = self.rooms.get(room_id)
+                if room is not None and room.lease is None and room.record.status != "finished":
+                    task = asyncio.create_task(self._take_over(room))
+                    self._takeovers.add(task)
+                    task.add_done_callback(self._takeovers.discard)
+            return
+        for room_id, request in list(self._unanswered.values()):
+            if room_id in rooms:
+                self.post(self.inbox(room_id), request)
+
+    async def _take_over(self, room: Room) -> None:
+        with contextlib.suppress(StoreUnavailable):
+            if await self.claim(room):
+                log.info("room taken over", extra=fields(room=room.id, node=self.node))
 
     # -- serving forwarded requests (the owner's side) ---------------------------
 
@@ -246,6 +298,7 @@ class RedisHub:
 
     def _answer(self, message: dict[str, Any]) -> None:
         if "conn" in message:
+            self._unanswered.pop(message["conn"], None)
             conn = self._clients.pop(message["conn"], None)
             if conn is not None:
                 conn.send(message["frame"])
@@ -342,7 +395,7 @@ class RedisHub:
             try:
                 self._pubsub = self.redis.pubsub()
                 self._inboxes = set()
-                await self._pubsub.subscribe(node_channel)
+                await self._pubsub.subscribe(node_channel, self.owners_channel())
                 await self._sync_inboxes()
                 while not self._closing:
                     message = await self._pubsub.get_message(
@@ -354,6 +407,8 @@ class RedisHub:
                     data = msgpack.unpackb(message["data"])
                     if channel == node_channel:
                         self._answer(data)
+                    elif channel == self.owners_channel():
+                        self._handed_over(data)
                     else:
                         self._serve(channel.split(":")[-2], data)
             except REDIS_DOWN as exc:

@@ -660,13 +660,19 @@ class Lobby:
         return adopted
 
     async def close(self) -> None:
-        """Close every loaded room and give up the leases held, for a fast handover."""
+        """Close every loaded room and give up the leases held, then tell the other
+        processes, which take the rooms over at once (a handover, not a failover)."""
+        released = []
         for room in list(self.rooms.values()):
+            lease = room.lease
             await room.close()
-            if room.lease is not None:
+            if lease is not None:
                 with contextlib.suppress(StoreUnavailable):
-                    await self.store.release(room.id, room.lease)
+                    await self.store.release(room.id, lease)
+                    released.append(room.id)
         self.rooms.clear()
+        if self.forwarder is not None:
+            await self.forwarder.released(released)
 
     async def _record(self, room_id: str) -> RoomRecord:
         room = self.rooms.get(room_id)

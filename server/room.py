@@ -125,6 +125,9 @@ class Forwarder(Protocol):
     async def owned(self, room: Room) -> None:
         """This process has just taken ``room``'s lease."""
 
+    async def released(self, room_ids: list[str]) -> None:
+        """This process has just given up these rooms' leases (it is stopping)."""
+
     async def forward_call(self, room: Room, op: str, args: dict[str, Any]) -> Any:
         """Run ``room.<op>(**args)`` (one of :data:`OPS`) on the owner; its answer."""
 

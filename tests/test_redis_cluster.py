@@ -364,3 +364,40 @@ async def test_bots_and_a_rematch_asked_of_a_process_that_does_not_own_the_room(
         doc = await watcher.wait_for(lambda d: d["rematch"] is not None)
     assert doc["rematch"] == first.json()["id"]
     await watcher.close()
+
+
+async def test_a_graceful_stop_hands_the_rooms_over_at_once(redis_url: str, prefix: str) -> None:
+    """Every player sits on ``b``, whose intents go to the owner ``a``; ``a`` stops
+    (SIGTERM). It gives up its leases and says so; ``b`` takes the room at once and the
+    intents still waiting on ``a`` are sent again to ``b``: none waits out the forward
+    timeout (30 s here, so a stalled one would end as owner_unavailable)."""
+    a, b = (
+        SpawnedServer(
+            redis_url=redis_url,
+            redis_prefix=prefix,
+            lease_ttl=LEASE_TTL,
+            forward_timeout=30.0,
+            node=node,
+        )
+        for node in ("a", "b")
+    )
+    await asyncio.gather(a.start(), b.start())
+    try:
+        room_id, tokens = await open_room(a, seed=14)
+        assert (await lease_holder(redis_url, prefix, room_id)).startswith("a:")
+        players = spread([b], room_id, list(tokens))
+        for client in players:
+            await client.connect()
+        summary = Summary("sintra")
+        game = asyncio.create_task(play(players, [], summary))
+        await during(game, players[0].wait_version(30))
+        await a.stop()
+        await game
+        assert "owner_unavailable" not in summary.reject_codes, summary.reject_codes
+        assert (await lease_holder(redis_url, prefix, room_id)).startswith("b:")
+        assert any("room taken over" in line for line in b.log)
+        log, state = await replay(redis_url, prefix, room_id)
+        assert_every_ack_is_logged(players, log)
+        assert_final_docs_match(players, state)
+    finally:
+        await asyncio.gather(a.stop(), b.stop())
