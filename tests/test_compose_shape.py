@@ -16,6 +16,7 @@ and fail in CI (.ci/run installs both).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -230,7 +231,11 @@ async def test_one_address_holds_at_most_the_proxy_cap_across_both_replicas(shap
     try:
         refused = [h for h in held if isinstance(h, InvalidStatus)]
         assert len(sockets) == ADDRESS_CAP, [h for h in held if not isinstance(h, tuple)][:3]
-        assert all(r.response.status_code == 429 for r in refused)
+        assert {(r.response.status_code, r.response.headers["Retry-After"]) for r in refused} == {
+            (429, "1")
+        }
+        body = json.loads(refused[0].response.body)
+        assert body["error"]["code"] == "rate_limited", "the lobby's form: clients wait and retry"
         assert len(refused) == 300 - ADDRESS_CAP
         async with httpx.AsyncClient(
             transport=httpx.AsyncHTTPTransport(local_address="127.0.0.8")
