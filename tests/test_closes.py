@@ -26,6 +26,7 @@ from clients.rude import NonReader
 from clients.spawn import SpawnedServer
 from protocol.codec import decode, encode
 from server.metrics import Ending
+from server.serve import WS_MAX_SIZE
 
 QUICK_KEEPALIVE = {
     "ws_ping_interval": 1,
@@ -117,7 +118,7 @@ async def test_a_spectator_that_never_reads_is_closed_by_the_keepalive_counted_l
         reader.close()
 
 
-async def test_too_slow_client_closed_and_shutdown_are_counted_under_their_reasons(
+async def test_too_slow_client_closed_protocol_error_and_shutdown_are_counted_and_logged(
     spawned: SpawnedServer,
 ) -> None:
     room_id = await waiting_room(spawned.url)
@@ -138,6 +139,16 @@ async def test_too_slow_client_closed_and_shutdown_are_counted_under_their_reaso
     samples = await until(spawned.url, lambda s: s[closes(Ending.CLIENT_CLOSED)] == 1)
     assert samples[closes(Ending.KEEPALIVE_TIMEOUT)] == 0
 
+    async with connect(url, max_size=None) as oversized:  # refused by the WebSocket layer
+        await oversized.send(encode({"t": "hello", "protocol": 2, "token": None}))
+        assert decode(await oversized.recv(decode=False))["t"] == "welcome"
+        await oversized.send(b"x" * (WS_MAX_SIZE + 1))
+        with pytest.raises(ConnectionClosed) as refused:
+            while True:
+                await oversized.recv()
+    assert refused.value.rcvd is not None and refused.value.rcvd.code == 1009
+    await until(spawned.url, lambda s: s[closes(Ending.PROTOCOL_ERROR)] == 1)
+
     staying = await connect(url)
     await staying.send(encode({"t": "hello", "protocol": 2, "token": None}))
     assert decode(await staying.recv(decode=False))["t"] == "welcome"
@@ -149,6 +160,8 @@ async def test_too_slow_client_closed_and_shutdown_are_counted_under_their_reaso
 
     (too_slow,) = closed_for(spawned, Ending.TOO_SLOW)
     assert (too_slow["room"], too_slow["code"], too_slow["error"]) == (room_id, 1008, "too_slow")
+    (protocol_error,) = closed_for(spawned, Ending.PROTOCOL_ERROR)
+    assert (protocol_error["code"], protocol_error["error"]) == (1009, None)
     (shutdown,) = closed_for(spawned, Ending.SHUTDOWN)
     assert (shutdown["room"], shutdown["code"]) == (room_id, 1012)
     assert not closed_for(spawned, Ending.CLIENT_CLOSED), "a client's own close: debug only"
