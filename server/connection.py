@@ -415,7 +415,9 @@ async def serve(
         log.log(
             logging.DEBUG if reason is Ending.CLIENT_CLOSED else logging.INFO,
             "closed",
-            extra=fields(room=room_id, seat=conn.seat, reason=reason, code=code, error=conn.fatal),
+            extra=fields(
+                room=room_id[:100], seat=conn.seat, reason=reason, code=code, error=conn.fatal
+            ),
         )
         if reason is not Ending.CLIENT_CLOSED and transport is not None:
             # A connection the server gives up on: whatever the socket has not taken by
