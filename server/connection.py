@@ -29,6 +29,11 @@ room version are not counted: a client may ask after every patch.
 Before ``hello`` every error is fatal (error frame, then close); after it, a
 bad frame gets an error frame (a ``reject`` if it is an intent with an id) and
 the connection goes on.
+
+Every connection's end is counted once, by reason (``tablewire_closes_total``,
+:func:`ending` decides), and logged when this side ended it; a connection this
+side ended (a fatal error, the keepalive, a shutdown) is reset if it has not
+taken its last frames within ``close_timeout``.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ from server.errors import retry_delay
 from server.limits import FrameLimits, Gate, Kind, client_address, load_test
 from server.lobby import Lobby
 from server.logs import fields
-from server.metrics import COUNTS, ERRORS, RATE_LIMITED, SLOW_CLOSES
+from server.metrics import CLOSES, COUNTS, ERRORS, RATE_LIMITED, SLOW_CLOSES, Ending
 from server.room import Connection, Room, hash_token
 from server.settings import Settings
 from server.store import StoreUnavailable
@@ -65,6 +70,8 @@ from server.transport import (
 log = logging.getLogger("tablewire.connection")
 
 POLICY_VIOLATION = 1008
+SERVICE_RESTART = 1012
+"""The close code of a server that stops (uvicorn's shutdown)."""
 FREE_LEGAL = 4
 """``legal`` requests per connection and room version that no rate limit counts."""
 
@@ -92,6 +99,10 @@ class SocketConnection:
         self.protocol = 1
         """Set from ``hello``: the protocol version of this client's frames."""
         self.closing = False
+        self.fatal: str | None = None
+        """The code of the fatal error this side closed with (:meth:`close`)."""
+        self.gone: int | None = None
+        """The close code of the disconnect the WebSocket layer reported, once it did."""
         self.cutoff: asyncio.Timeout | None = None
         """Set by :func:`serve` while it runs: a close moves it to ``close_timeout`` ahead."""
         self._direct = direct
@@ -155,6 +166,7 @@ class SocketConnection:
         if self.closing:
             return
         self.closing = True
+        self.fatal = code
         ERRORS.labels(code).inc()
         if self._watch is not None:
             self._watch.cancel()
@@ -229,6 +241,7 @@ class SocketConnection:
         """The next client message; None once the client is gone."""
         message = await self.ws.receive()
         if message["type"] == "websocket.disconnect":
+            self.gone = message.get("code", 1005)
             return None
         data = message.get("bytes")
         if data is None:
@@ -385,8 +398,8 @@ async def serve(
                 await _read(conn, room)
             if conn.closing and conn.writer is not None:
                 await conn.writer  # the last frames, within close_timeout
-    except WebSocketDisconnect:
-        pass
+    except WebSocketDisconnect as exc:
+        conn.gone = exc.code
     except TimeoutError:
         if not cutoff.expired():
             raise
@@ -397,10 +410,54 @@ async def serve(
         await conn.stop_writer()
         if admitted and gate is not None:
             gate.leave(address)
-        if conn.closing and transport is not None:
-            # Whatever the socket has not taken by then is dropped with it.
+        reason, code = ending(conn)
+        CLOSES.labels(reason).inc()
+        log.log(
+            logging.DEBUG if reason is Ending.CLIENT_CLOSED else logging.INFO,
+            "closed",
+            extra=fields(
+                room=room_id[:100], seat=conn.seat, reason=reason, code=code, error=conn.fatal
+            ),
+        )
+        if reason is not Ending.CLIENT_CLOSED and transport is not None:
+            # A connection the server gives up on: whatever the socket has not taken by
+            # then is dropped with it, not left to the kernel.
             delay = 0.0 if cutoff.expired() else settings.close_timeout
             asyncio.get_running_loop().call_later(delay, reset, transport)
+
+
+FATAL_ENDINGS: dict[str, Ending] = {
+    Code.TOO_SLOW: Ending.TOO_SLOW,
+    Code.RATE_LIMITED: Ending.RATE_LIMITED,
+    Code.TOO_MANY_CONNECTIONS: Ending.TOO_MANY_CONNECTIONS,
+    Code.HELLO_TIMEOUT: Ending.HELLO_TIMEOUT,
+    Code.NO_SUCH_ROOM: Ending.REFUSED,
+    Code.BAD_TOKEN: Ending.REFUSED,
+    Code.ROOM_CLOSED: Ending.ROOM_CLOSED,
+    Code.STORE_UNAVAILABLE: Ending.STORE_UNAVAILABLE,
+    Code.INTERNAL_ERROR: Ending.INTERNAL_ERROR,
+}
+"""The ending of a fatal error's code; any other code's is ``protocol_error``."""
+
+
+def ending(conn: SocketConnection) -> tuple[Ending, int | None]:
+    """Why ``conn`` ended, and the close code its WebSocket ended with (None: none was
+    seen, the session failed): the one place that decides the ``reason`` of
+    ``tablewire_closes_total`` and of the ``closed`` log line (docs/protocol.md §2).
+
+    A fatal error this side sent decides first (close code 1008), then a close the
+    WebSocket layer made itself (:attr:`BoundedWebSocket.ended`), then the disconnect:
+    1012 is the server stopping, anything else the client's doing.
+    """
+    if conn.fatal is not None:
+        return FATAL_ENDINGS.get(conn.fatal, Ending.PROTOCOL_ERROR), POLICY_VIOLATION
+    if conn.reader is not None and conn.reader.ended is not None:
+        return conn.reader.ended
+    if conn.gone is None:
+        return Ending.INTERNAL_ERROR, None
+    if conn.gone == SERVICE_RESTART:
+        return Ending.SHUTDOWN, SERVICE_RESTART
+    return Ending.CLIENT_CLOSED, conn.gone
 
 
 async def _open(conn: SocketConnection, lobby: Lobby, room_id: str) -> Room | None:

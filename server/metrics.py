@@ -4,7 +4,7 @@ Counted where the events happen, kept cheap on the hot path: frames and bytes
 out and intents in are plain integers in :data:`COUNTS` (an attribute
 increment per frame), and the intent latency a :class:`Tallied` histogram,
 turned into metrics only when scraped; rarer events
-(rejects, closes, store calls, lease changes) use ``prometheus_client``
+(rejects, closes by :class:`Ending`, store calls, lease changes) use ``prometheus_client``
 metrics directly. Rooms and connections are read from the live objects at
 scrape time.
 
@@ -20,6 +20,7 @@ import asyncio
 from bisect import bisect_left
 from collections import Counter as Tally
 from collections.abc import Iterable
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from prometheus_client import (
@@ -84,6 +85,42 @@ ABORTS = Counter(
     "Closing connections aborted after close_timeout without taking their last frames",
     registry=None,
 )
+
+
+class Ending(StrEnum):
+    """Why a WebSocket connection ended: the ``reason`` of :data:`CLOSES`, and of the
+    ``closed`` log line (docs/protocol.md §2 has the table). A fixed set, so the metric
+    has a fixed set of series; the ``error`` code in the log line says more."""
+
+    CLIENT_CLOSED = "client_closed"
+    """The client closed the WebSocket or dropped the connection."""
+    SHUTDOWN = "shutdown"
+    """The server process is stopping (close code 1012)."""
+    KEEPALIVE_TIMEOUT = "keepalive_timeout"
+    """No pong to the server's keepalive ping within ``ws_ping_timeout`` (1011)."""
+    TOO_SLOW = "too_slow"
+    RATE_LIMITED = "rate_limited"
+    TOO_MANY_CONNECTIONS = "too_many_connections"
+    HELLO_TIMEOUT = "hello_timeout"
+    REFUSED = "refused"
+    """``no_such_room`` or ``bad_token``."""
+    PROTOCOL_ERROR = "protocol_error"
+    """A fatal frame error before ``welcome``, or the WebSocket layer's own refusal
+    (close code 1002, 1007, 1009)."""
+    ROOM_CLOSED = "room_closed"
+    STORE_UNAVAILABLE = "store_unavailable"
+    INTERNAL_ERROR = "internal_error"
+    """A server fault: a fatal ``internal_error``, or the session failed."""
+
+
+CLOSES = Counter(
+    "tablewire_closes",
+    "WebSocket connections ended, by reason (every reason is exported, from 0)",
+    ["reason"],
+    registry=None,
+)
+for _reason in Ending:
+    CLOSES.labels(_reason)
 
 
 class Tallied:
@@ -198,6 +235,7 @@ def registry(lobby: Lobby, gate: Gate) -> CollectorRegistry:
         RATE_LIMITED,
         SLOW_CLOSES,
         ABORTS,
+        CLOSES,
         STORE_LATENCY,
         STORE_ERRORS,
         LEASES,

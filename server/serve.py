@@ -159,6 +159,8 @@ def run(settings: Settings) -> None:
         http=guarded(settings),
         ws=BoundedWebSocket,
         ws_max_size=max(WS_MAX_SIZE, settings.max_frame),
+        ws_ping_interval=settings.ws_ping_interval or None,
+        ws_ping_timeout=settings.ws_ping_timeout or None,
         timeout_keep_alive=settings.keepalive_timeout,
         limit_concurrency=settings.max_connections,
         proxy_headers=False,  # the app reads X-Forwarded-For itself (server/proxies.py)

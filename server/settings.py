@@ -108,6 +108,12 @@ class Settings:
     close_timeout: float = 2.0
     """Seconds a closing connection has to take its last frames; then the socket is
     aborted and everything it held is freed."""
+    ws_ping_interval: float = 20.0
+    """Seconds between the WebSocket pings (the keepalive) the server sends each
+    connection; 0: none."""
+    ws_ping_timeout: float = 20.0
+    """Seconds a connection has to answer a keepalive ping (a pong) before it is closed
+    as ``keepalive_timeout`` (close code 1011) and its socket reset; 0: no limit."""
     intent_rate: float = 50.0
     """Intents per second one connection may send (token bucket, ``intent_burst`` deep)."""
     intent_burst: int = 100

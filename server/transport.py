@@ -49,8 +49,11 @@ except ImportError:  # pragma: no cover
     from websockets.utils import apply_mask
 from websockets.protocol import OPEN
 
-from server.metrics import ABORTS
+from server.metrics import ABORTS, Ending
 from server.settings import Settings
+
+KEEPALIVE_CLOSE = 1011
+"""The close code of a connection that did not answer a keepalive ping in time."""
 
 
 def _response(status: bytes) -> bytes:
@@ -176,6 +179,16 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     It needs to read the parser's state (websockets 16 and later name it as
     :data:`PARSER_STATE` does); with an older websockets every frame goes
     through the parser.
+
+    **Its own closes.** A close this layer decides itself (a keepalive ping
+    unanswered for ``ws_ping_timeout``, a frame the parser refuses) is noted
+    in :attr:`ended`, so that the application counts and logs it. The
+    keepalive close tells the application at once (a disconnect, code 1011)
+    and does not close the socket: uvicorn's would, and a socket closed with
+    unsent data is left to the kernel, which keeps trying to deliver it to a
+    peer that does not read; here the application resets it after
+    ``close_timeout`` (:func:`reset`), or this protocol does after its own
+    close timeout.
     """
 
     PARSER_STATE: ClassVar[tuple[str, ...]] = ("current_size", "max_message_size")
@@ -190,6 +203,8 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         self._sink: Callable[[bytes], None] | None = None
         self._whole_frames = False
         """Whether :meth:`_take_frames` can read this websockets version's parser state."""
+        self.ended: tuple[Ending, int] | None = None
+        """Why and with which close code this layer ended the connection, if it did."""
 
     def listen(self, sink: Callable[[bytes], None]) -> bool:
         """Deliver binary messages to ``sink`` from now on. False (and nothing changes)
@@ -219,6 +234,25 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         # generator suspended on its own protocol) is a reference cycle until it ends.
         self._sink = None
         self.conn.parser.close()
+
+    def keepalive_timeout(self) -> None:
+        """No pong in time: close with 1011, tell the application, reset the socket later
+        (not uvicorn's ``transport.close``, which leaves the unsent data to the kernel)."""
+        self.pong_timer = None
+        self.pending_ping_payload = None
+        if self.close_sent or self.transport.is_closing():
+            return
+        self.ended = (Ending.KEEPALIVE_TIMEOUT, KEEPALIVE_CLOSE)
+        self.conn.fail(KEEPALIVE_CLOSE, "keepalive ping timeout")
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.close_sent = True
+        self.queue.put_nowait({"type": "websocket.disconnect", "code": KEEPALIVE_CLOSE})
+        self.close_timer = self.loop.call_later(self.close_timeout, reset, self.transport)
+
+    def handle_parser_exception(self) -> None:
+        if self.conn.close_sent is not None:
+            self.ended = (Ending.PROTOCOL_ERROR, self.conn.close_sent.code)
+        super().handle_parser_exception()
 
     def send_receive_event_to_app(self) -> None:
         sink = self._sink
