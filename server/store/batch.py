@@ -2,8 +2,8 @@
 
 Every room's actor awaits its own append (one in flight per room, so a room's
 entries stay in order), but hundreds of rooms append at once. :class:`GroupCommit`
-queues them; a few flusher tasks each take every append waiting and write them
-with one call (one round trip, one ``fsync`` under ``appendfsync always``), then
+queues them; a flusher task takes every append waiting and writes them with one
+call (one round trip, one ``fsync`` under ``appendfsync always``), then
 settle each append's future with its own outcome: a fenced append that lost its
 lease fails alone, never its batch. While one batch is in flight the next one
 gathers, so the batches grow with the load and the round trips do not.
@@ -34,7 +34,10 @@ class _Waiting(Generic[T]):
 
 
 class GroupCommit(Generic[T]):
-    """Writes items in batches of at most ``most``, ``flushers`` batches in flight.
+    """Writes items in batches of at most ``most``, ``flushers`` batches in flight (one by
+    default: measured on the shared harness at 250 rooms, one batch in flight costs
+    the server 1.34× the memory store's CPU a move, four in flight 1.58×, for smaller
+    batches).
 
     ``write(items)`` writes one batch and returns one :data:`Outcome` per item, in
     order; if it raises, every item of the batch fails with that error.
@@ -44,7 +47,7 @@ class GroupCommit(Generic[T]):
         self,
         write: Callable[[Sequence[T]], Awaitable[list[Outcome]]],
         most: int = 1000,
-        flushers: int = 4,
+        flushers: int = 1,
     ) -> None:
         self.write = write
         self.most = most

@@ -57,19 +57,23 @@ Append = tuple[str, int, LogEntry, str]
 """One queued append: room id, version, entry, lease token."""
 
 _APPEND = """
+local batch = cmsgpack.unpack(ARGV[1])
 local out = {}
 for i = 1, #KEYS / 2 do
-  if redis.call('GET', KEYS[2 * i - 1]) ~= ARGV[3 * i - 2] then
+  local item = batch[i]
+  if redis.call('GET', KEYS[2 * i - 1]) ~= item[1] then
     out[i] = 'NOTOWNER lease lost'
   else
-    local added = redis.pcall('XADD', KEYS[2 * i], ARGV[3 * i - 1], 'e', ARGV[3 * i])
+    local added = redis.pcall('XADD', KEYS[2 * i], item[2], 'e', item[3])
     if type(added) == 'table' and added.err then out[i] = added.err else out[i] = 1 end
   end
 end
 return out
 """
-"""Entries of several rooms: KEYS lease1, log1, lease2, log2 …; ARGV token1, id1,
-entry1 …; per entry 1 (written) or the reason it was not."""
+"""Entries of several rooms: KEYS lease1, log1, lease2, log2 …; ARGV[1] one msgpack
+array of [token, stream id, entry] per room (one argument, whatever the batch: the
+client packs one value, not three per entry); per entry 1 (written) or the reason
+it was not."""
 
 _ACQUIRE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
@@ -256,13 +260,15 @@ class RedisStore:
     async def _write(self, batch: Sequence[Append]) -> list[Outcome]:
         """One call of the append script for a batch; each append's own outcome."""
         keys: list[str] = []
-        args: list[Any] = []
+        items: list[Any] = []
         for room_id, version, entry, lease in batch:
             keys += [self.key(room_id, "lease"), self.key(room_id, "log")]
-            args += [lease, f"{version}-0", _pack(entry)]
+            items.append([lease, f"{version}-0", _pack(entry)])
         try:
             with _unavailable():
-                answers: Any = await self._append(keys=keys, args=args)
+                # Old-style raw strings: Redis's cmsgpack reads no bin type.
+                batch_arg = msgpack.packb(items, use_bin_type=False)
+                answers: Any = await self._append(keys=keys, args=[batch_arg])
         except StoreUnavailable as exc:
             return [exc] * len(batch)
         return [
