@@ -18,15 +18,13 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from test_server_ws import INVITES, Raw, new_room
+from test_server_ws import Raw, new_room, played_out
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from clients import bots
-from clients.client import LobbyClient, RoomClient
+from clients.client import LobbyClient
 from conftest import Running, redis_server
 from engines.base import Action
-from engines.bots import RandomBot
 from protocol.codec import encode
 from server.settings import Settings
 from support import CodeEnv, Triggers, code_env, codes_in, table_rows
@@ -216,13 +214,7 @@ async def not_started(env: CodeEnv) -> Frame:
 @case("game_over")
 async def game_over(env: CodeEnv) -> Frame:
     async with env.serve() as server:
-        room_id, tokens = await new_room(server, seed=9, fill=1)
-        async with RoomClient(server.ws, room_id, tokens[0]) as me:
-            filler = asyncio.create_task(
-                bots.run(server.url, "sintra", 0, 2, room_id=room_id, invite=INVITES[room_id])
-            )
-            await bots.play_seat(me, RandomBot(1), bots.Summary("sintra"))
-        assert (await filler).ok
+        room_id, tokens = await played_out(server, seed=9)
         async with seated(server, room_id, tokens[0]) as raw:
             return await intent(raw, {"type": "reset"})
 

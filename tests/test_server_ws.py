@@ -432,14 +432,21 @@ async def test_intents_before_the_game_starts_are_rejected(server: Running) -> N
     assert (await intent(raw, {"type": "reset"}))["code"] == "not_started"
 
 
-async def test_intents_after_the_game_are_rejected(server: Running) -> None:
-    room_id, tokens = await new_room(server, seed=9, fill=1)
+async def played_out(server: Running, seed: int) -> tuple[str, list[str]]:
+    """A two-seat room played to its end: seat 0 by a bot client here (its token first
+    in the tokens), seat 1 by ``tablewire bots`` filling the room."""
+    room_id, tokens = await new_room(server, seed=seed, fill=1)
     async with RoomClient(server.ws, room_id, tokens[0]) as me:
         filler = asyncio.create_task(
             bots.run(server.url, "sintra", 0, 2, room_id=room_id, invite=INVITES[room_id])
         )
         await bots.play_seat(me, RandomBot(1), bots.Summary("sintra"))
     assert (await filler).ok
+    return room_id, tokens
+
+
+async def test_intents_after_the_game_are_rejected(server: Running) -> None:
+    room_id, tokens = await played_out(server, seed=9)
     async with LobbyClient(server.url) as lobby:
         room = await lobby.room(room_id)
     assert room["status"] == "finished"
