@@ -75,6 +75,7 @@ async def test_tokens_are_stored_hashed_with_an_expiry(store: RedisStore) -> Non
 
 
 async def test_only_the_lease_holder_appends_and_only_the_next_version(store: RedisStore) -> None:
+    await store.save_room(record("a"))
     lease = await store.acquire("a", "node-1")
     assert lease is not None
     assert await store.acquire("a", "node-2") is None, "the lease is exclusive"
@@ -92,6 +93,7 @@ async def test_only_the_lease_holder_appends_and_only_the_next_version(store: Re
 
 
 async def test_a_process_that_lost_its_lease_is_fenced_off(store: RedisStore) -> None:
+    await store.save_room(record("a"))
     old = await store.acquire("a", "node-1")
     assert old is not None
     await store.redis.delete(store.key("a", "lease"))  # as if it had expired
@@ -109,9 +111,24 @@ async def test_a_process_that_lost_its_lease_is_fenced_off(store: RedisStore) ->
 
 
 async def test_a_lease_has_a_time_to_live(store: RedisStore) -> None:
+    await store.save_room(record("a"))
     lease = await store.acquire("a", "node-1")
     assert lease is not None
     assert 0 < await store.redis.pttl(store.key("a", "lease")) <= 300
+
+
+async def test_a_removed_room_leaves_no_key_behind_and_cannot_be_owned_again(
+    store: RedisStore,
+) -> None:
+    """A process still following a room another one removed tries to take its lease: that
+    wrote a new lease and epoch key, which nothing would ever delete."""
+    await store.save_room(record("gone"))
+    lease = await store.acquire("gone", "node-1")
+    assert lease is not None
+    await store.append("gone", 1, {"k": "seat", "seat": 0, "name": "ana"}, lease)
+    await store.delete_room("gone")
+    assert await store.acquire("gone", "node-2") is None
+    assert await store.redis.keys(f"{store.prefix}:room:gone*") == []
 
 
 async def test_snapshots_round_trip(store: RedisStore) -> None:

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 
 import pytest
+from test_redis_store import record
 
 from server.store import NotOwner, StoreUnavailable
 from server.store.batch import GroupCommit, Outcome
@@ -69,6 +70,8 @@ async def test_many_rooms_append_at_once_in_few_round_trips_each_fenced(
     store: RedisStore,
 ) -> None:
     rooms = [f"r{i}" for i in range(300)]
+    for room in rooms:
+        await store.save_room(record(room))
     leases = [await store.acquire(room, "me") for room in rooms]
     stale = "me:0"  # a token no room holds
 

@@ -76,6 +76,7 @@ client packs one value, not three per entry); per entry 1 (written) or the reaso
 it was not."""
 
 _ACQUIRE = """
+if redis.call('EXISTS', KEYS[3]) == 0 then return false end
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
 local token = ARGV[1] .. ':' .. redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], token, 'PX', ARGV[2])
@@ -298,7 +299,7 @@ class RedisStore:
     # -- ownership -----------------------------------------------------------------
 
     async def acquire(self, room_id: str, node: str) -> str | None:
-        keys = [self.key(room_id, "lease"), self.key(room_id, "epoch")]
+        keys = [self.key(room_id, "lease"), self.key(room_id, "epoch"), self.key(room_id)]
         with _unavailable():
             token = await self._acquire(keys=keys, args=[node, self.lease_ms])
         return token.decode() if token else None
