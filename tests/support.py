@@ -267,16 +267,27 @@ class CodeEnv:
     def faulty_engine(self, fault: str) -> str:
         """Register, for this test only, the engine ``faulty``: turn-relay whose method
         ``fault`` (``apply``, ``setup``) raises. Returns its id."""
-        faulty = Faulty()
-        setattr(faulty, fault, faulty.fail)
+        faulty = Faulty(fault)
         self.monkeypatch.setitem(ENGINES, faulty.id, faulty)
         return faulty.id
 
 
-class Faulty(TurnRelay):
-    """turn-relay with a bug (:meth:`CodeEnv.faulty_engine`)."""
+class Faulty:
+    """turn-relay with a bug (:meth:`CodeEnv.faulty_engine`): every attribute is
+    turn-relay's but the method ``fault``, which raises. It wraps the engine rather than
+    subclass it: under ``make test`` the engine is compiled, and an interpreted class
+    cannot inherit from a compiled one."""
 
     id = "faulty"
+
+    def __init__(self, fault: str) -> None:
+        self._relay = TurnRelay()
+        self._fault = fault
+
+    def __getattr__(self, name: str) -> Any:
+        if name == self._fault:
+            return self.fail
+        return getattr(self._relay, name)
 
     def fail(self, *args: Any) -> Any:
         raise RuntimeError("a bug in the engine")
