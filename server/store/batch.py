@@ -48,9 +48,13 @@ class GroupCommit(Generic[T]):
         write: Callable[[Sequence[T]], Awaitable[list[Outcome]]],
         most: int = 1000,
         flushers: int = 1,
+        linger: float = 0.0,
     ) -> None:
         self.write = write
         self.most = most
+        self.linger = linger
+        """Seconds a flusher waits, once woken with no batch in flight, for more items to
+        join the batch."""
         self.flushers = flushers
         self._queue: list[_Waiting[T]] = []
         self._wake: asyncio.Event | None = None
@@ -82,6 +86,8 @@ class GroupCommit(Generic[T]):
             if not self._queue:
                 self._wake.clear()
                 await self._wake.wait()
+                if self.linger > 0:
+                    await asyncio.sleep(self.linger)
                 continue
             batch, self._queue = self._queue[: self.most], self._queue[self.most :]
             try:
