@@ -16,21 +16,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import time
-from pathlib import Path
 from typing import Any
 
 from clients.client import LobbyClient
 from clients.spawn import SpawnedRedis, SpawnedServer
-from clients.stats import percentile
-
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+from clients.stats import percentile, tree_cpu_seconds
 
 
 async def timed(calls: int, call: Any) -> tuple[float, float]:
@@ -58,9 +49,9 @@ async def one(store: str, rooms: int, idle: float) -> dict[str, Any]:
                 room = await lobby.create_room("sintra", seats=3)
                 await lobby.reserve(room["id"], name="ana")
             created = time.perf_counter() - start
-            before = cpu_seconds(server.pid)
+            before = tree_cpu_seconds(server.pid)
             await asyncio.sleep(idle)  # the measurement: what idle rooms cost
-            idle_cpu = (cpu_seconds(server.pid) - before) / idle
+            idle_cpu = (tree_cpu_seconds(server.pid) - before) / idle
             listing = await timed(50, lambda: lobby.rooms_page(limit=100))
             quick = await timed(50, lambda: lobby.quickplay("sintra", seats=3))
         lost = sum("lease lost" in line for line in server.log)

@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from clients.spawn import SpawnedRedis
+from clients.stats import tree_cpu_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("SHARED_PEERS", ROOT.parent / "shared" / "peers" / "colyseus"))
 PEERS = Path(os.environ.get("PEERS", "/tmp/tablewire-peers-redis"))
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def harness() -> Path:
@@ -41,12 +41,6 @@ def harness() -> Path:
         PEERS.mkdir(parents=True, exist_ok=True)
         shutil.copytree(SHARED, copy)
     return copy
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process, from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
 def run(rooms: int, duration: int, redis: SpawnedRedis | None) -> dict[str, Any] | None:
@@ -66,7 +60,7 @@ def run(rooms: int, duration: int, redis: SpawnedRedis | None) -> dict[str, Any]
         str(duration),
     ]
     pid = redis.process.pid if redis is not None and redis.process is not None else None
-    before = cpu_seconds(pid) if pid else 0.0
+    before = tree_cpu_seconds(pid) if pid else 0.0
     done = subprocess.run(command, cwd=harness(), capture_output=True, text=True, check=False)
     if not done.stdout.strip():
         print(f"harness failed ({done.returncode}): {done.stderr[-1500:]}", file=sys.stderr)
@@ -74,7 +68,7 @@ def run(rooms: int, duration: int, redis: SpawnedRedis | None) -> dict[str, Any]
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     result["store"] = "redis" if redis is not None else "memory"
     if pid:
-        spent = cpu_seconds(pid) - before
+        spent = tree_cpu_seconds(pid) - before
         result["redis_cpu_s"] = round(spent, 3)
         result["redis_cpu_ms_per_move"] = round(1000 * spent / max(1, result["moves"]), 4)
     return result
