@@ -36,10 +36,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from server import connection, metrics, web
 from server.errors import ApiError
 from server.limits import Gate, HttpLimits, client_address
-from server.lobby import Lobby, engine_info, engines_of
+from server.lobby import Lobby
 from server.logs import fields
 from server.origins import OriginPolicy, parse_origins
 from server.proxies import PEER, ClientAddress, HostPolicy, allowed_host_names, trusted_proxies
+from server.requests import engine_info, engines_of
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
 from server.tasks import finish

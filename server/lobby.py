@@ -1,9 +1,9 @@
 """The lobby: creates, lists, fills and cleans up rooms.
 
-It validates every request body (a bad one raises :class:`ApiError` and
-changes nothing), keeps the live :class:`~server.room.Room` actors of this
-process, and answers listings from the store, so that a shared store shows
-every process's rooms.
+It validates every request body (:mod:`server.requests`, :mod:`server.credentials`:
+a bad one raises :class:`ApiError` and changes nothing), keeps the live
+:class:`~server.room.Room` actors of this process, and answers listings from the
+store, so that a shared store shows every process's rooms.
 
 No lobby operation costs in proportion to the number of rooms at once:
 listings and quick play read one bounded page of the store's indexes, and
@@ -20,14 +20,13 @@ import logging
 import math
 import secrets
 import time
-import unicodedata
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from engines import BENCHMARK, ENGINES, GAMES, Engine
+from engines import BENCHMARK, ENGINES
 from engines.base import OptionError, resolve_options
-from server import ids, robots
+from server import credentials, ids, requests
 from server.errors import ApiError
 from server.limits import Buckets, load_test
 from server.logs import fields
@@ -40,111 +39,6 @@ from server.table import DEFAULTS, split_options
 from server.timers import Timers, WallTimers
 
 log = logging.getLogger("tablewire.lobby")
-
-MAX_NAME = 32
-MAX_MARKS = 4
-"""Combining marks allowed in a row in a name (enough for any script's accents,
-not for 'zalgo' text that spills over the lines around it)."""
-MAX_SEED = 2**63 - 1
-"""Seeds are ints in 0…2⁶³−1 (they are stored as msgpack ints)."""
-KINDS = ("game", "benchmark", "all")
-"""``GET /api/games?kind=``: games offered to players (the default), benchmarks, or both."""
-
-
-def engine_info(engine: Engine) -> dict[str, Any]:
-    """An engine as ``GET /api/games`` shows it."""
-    return {
-        "id": engine.id,
-        "kind": engine.kind,
-        "title": engine.title,
-        "min_players": engine.min_players,
-        "max_players": engine.max_players,
-        "options": {name: dict(spec) for name, spec in engine.options.items()},
-    }
-
-
-def engines_of(kind: str | None) -> list[Engine]:
-    """``GET /api/games?kind=``: the games players are offered by default; the
-    benchmark engines (``turn-relay``, for load tests) only when asked for."""
-    kind = kind or "game"
-    if kind not in KINDS:
-        raise ApiError(400, "bad_kind", f"kind must be one of {list(KINDS)}")
-    return [e for e in ENGINES.values() if kind == "all" or e.kind == kind]
-
-
-def _unknown_engine() -> ApiError:
-    """Refuse an engine id, naming the games (benchmark engines are accepted, not offered)."""
-    return ApiError(400, "unknown_engine", f"engine must be one of {sorted(GAMES)}")
-
-
-def _engine(body: Mapping[str, Any]) -> Engine:
-    engine_id = body.get("engine")
-    if not isinstance(engine_id, str) or engine_id not in ENGINES:
-        raise _unknown_engine()
-    return ENGINES[engine_id]
-
-
-def _int(body: Mapping[str, Any], key: str, default: int | None) -> int | None:
-    """An optional int field; absent or null means ``default``."""
-    value = body.get(key)
-    if value is None:
-        return default
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ApiError(400, f"bad_{key}", f"{key} must be an integer")
-    return value
-
-
-def _shown_as_typed(name: str) -> bool:
-    """No control, format, private-use, unassigned or surrogate character, no line
-    or paragraph separator, and at most ``MAX_MARKS`` combining marks in a row."""
-    marks = 0
-    for c in name:
-        category = unicodedata.category(c)
-        if category[0] == "C" or category in ("Zl", "Zp"):
-            return False
-        marks = marks + 1 if category[0] == "M" else 0
-        if marks > MAX_MARKS:
-            return False
-    return True
-
-
-def _name(body: Mapping[str, Any]) -> str | None:
-    name = body.get("name")
-    if name is None:
-        return None
-    if not isinstance(name, str) or not 1 <= len(name.strip()) <= MAX_NAME:
-        raise ApiError(400, "bad_name", f"name must be a string of 1-{MAX_NAME} characters")
-    name = unicodedata.normalize("NFC", name.strip())
-    if not _shown_as_typed(name):
-        raise ApiError(
-            400,
-            "bad_name",
-            "name may not hold control or invisible characters, line breaks "
-            f"or more than {MAX_MARKS} accents on one letter",
-        )
-    return name
-
-
-def _bots(engine: Engine, body: Any, seats: int) -> tuple[str, list[int] | None]:
-    """``{"kind"?, "seats"?}`` checked: the bot kind and the seats (None: every free one)."""
-    if not isinstance(body, Mapping):
-        raise ApiError(400, "bad_bots", 'bots must be an object: {"seats": [...], "kind": ...}')
-    kind = body.get("kind", robots.default_kind(engine))
-    if not isinstance(kind, str):
-        raise ApiError(400, "bad_bot_kind", "kind must be a string")
-    why = robots.check_kind(engine, kind)
-    if why is not None:
-        raise ApiError(400, "bad_bot_kind", why)
-    chosen = body.get("seats")
-    if chosen is None:
-        return kind, None
-    if not isinstance(chosen, list) or not all(
-        isinstance(s, int) and not isinstance(s, bool) and 0 <= s < seats for s in chosen
-    ):
-        raise ApiError(400, "bad_seat", f"bot seats must be a list of seats 0..{seats - 1}")
-    if len(set(chosen)) != len(chosen):
-        raise ApiError(400, "bad_seat", "a seat is named twice")
-    return kind, list(chosen)
 
 
 def _people(record: RoomRecord) -> list[int]:
@@ -276,8 +170,8 @@ class Lobby:
         not ``owned``: a quick play room) and a private room's invitation (``invite``,
         ``invite_url``). A rematch names the finished room as ``heir``: it keeps that
         room's owner and invitation, and holds its people's seats (``rematch_hold``)."""
-        engine = _engine(body)
-        seats = _int(body, "seats", engine.max_players)
+        engine = requests.requested_engine(body)
+        seats = requests.optional_int(body, "seats", engine.max_players)
         assert seats is not None
         if not engine.min_players <= seats <= engine.max_players:
             raise ApiError(
@@ -293,7 +187,7 @@ class Lobby:
         options, room_options = split_options(options)
         bots = body.get("bots")
         if bots is not None:
-            bot_kind, bot_seats = _bots(engine, bots, seats)
+            bot_kind, bot_seats = requests.requested_bots(engine, bots, seats)
         try:
             options = resolve_options(engine, options)
         except OptionError as exc:
@@ -301,8 +195,8 @@ class Lobby:
         private = body.get("private", False)
         if not isinstance(private, bool):
             raise ApiError(400, "bad_private", "private must be true or false")
-        seed = _int(body, "seed", None)
-        if seed is not None and not 0 <= seed <= MAX_SEED:
+        seed = requests.optional_int(body, "seed", None)
+        if seed is not None and not 0 <= seed <= requests.MAX_SEED:
             raise ApiError(400, "bad_seed", "seed must be an integer in 0..2^63-1")
         if seed is not None and not private:
             raise ApiError(
@@ -383,66 +277,12 @@ class Lobby:
         room = await self.open(room_id)
         if room is None:
             raise ApiError(404, "no_such_room", f"no room {room_id!r}")
-        kind, seats = _bots(room.engine, body, room.record.seats)
-        await self._owner(room.record, body)
+        kind, seats = requests.requested_bots(room.engine, body, room.record.seats)
+        await credentials.require_owner(room.record, body, self.store)
         await room.seat_bots(kind, seats)
         # A replica folds the owner's entries a moment later; the owner saved the record.
         fresh = None if room.lease is not None else await self.store.load_room(room_id)
         return self._show(fresh or room.record)
-
-    async def _is_owner(self, room_id: str, body: Mapping[str, Any]) -> bool:
-        """Whether ``body`` holds the room's ``owner_token``."""
-        given = body.get("owner_token")
-        if not isinstance(given, str):
-            return False
-        record = await self._record(room_id)
-        return record.owner is not None and hash_token(given) == record.owner
-
-    async def _owner(self, record: RoomRecord, body: Mapping[str, Any]) -> None:
-        """Refuse a request that needs the room's owner: ``owner_token`` must be the owner
-        credential; a room without an owner (quick play's) takes a seated player's
-        ``token`` instead."""
-        owner_token = body.get("owner_token")
-        if record.owner is not None:
-            if isinstance(owner_token, str) and hash_token(owner_token) == record.owner:
-                return
-            raise ApiError(
-                403,
-                "owner_required",
-                "only the room's creator may do this: send the owner_token "
-                "the room's creation answered",
-            )
-        token = body.get("token")
-        if (
-            isinstance(token, str)
-            and await self.store.seat_of(record.id, hash_token(token)) is not None
-        ):
-            return
-        raise ApiError(
-            403, "owner_required", "only a player seated in this room may do this: send your token"
-        )
-
-    def _invited(self, room: Room, body: Mapping[str, Any], client: str | None) -> None:
-        """Refuse a seat of a private room to a request without its invitation (or the
-        owner credential). A load generator (``load_test_clients``) seats itself in the
-        private rooms of a benchmark engine without one, as the shared harness does."""
-        record = room.record
-        if record.invite is None:
-            return
-        if client is not None and load_test(
-            client, room.engine.kind == BENCHMARK, self.load_testers
-        ):
-            return
-        for key, digest in (("invite", record.invite), ("owner_token", record.owner)):
-            given = body.get(key)
-            if isinstance(given, str) and digest is not None and hash_token(given) == digest:
-                return
-        raise ApiError(
-            403,
-            "invite_required",
-            "this room is private: a seat needs the invitation its creator shares "
-            "(the invite of its link)",
-        )
 
     async def rematch(self, room_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """``POST /api/rooms/{id}/rematch``: ``{token}`` → the rematch room, with the seat
@@ -454,7 +294,9 @@ class Lobby:
         ``owner_token`` instead of a seat's token (a room of bots alone): the answer
         then holds no seat."""
         token = body.get("token")
-        owner = await self._is_owner(room_id, body) if token is None else False
+        owner = False
+        if token is None and isinstance(body.get("owner_token"), str):
+            owner = credentials.is_owner(await self._record(room_id), body)
         if token is None and not owner:
             raise ApiError(
                 403,
@@ -521,7 +363,7 @@ class Lobby:
         of ``limit`` (at most and by default ``list_limit``) after the cursor ``after``.
         Returns the page and the cursor of the next one (None: this is the last)."""
         if engine is not None and engine not in ENGINES:
-            raise _unknown_engine()
+            raise requests.unknown_engine()
         if status is not None and status not in STATUSES:
             raise ApiError(400, "bad_status", f"status must be one of {list(STATUSES)}")
         size = self.settings.list_limit
@@ -543,12 +385,12 @@ class Lobby:
     ) -> dict[str, Any]:
         """``POST /api/rooms/{id}/seats``: ``{name?, seat?, invite?}`` → seat and token
         (``client``: the requester's address)."""
-        name = _name(body)
-        seat = _int(body, "seat", None)
+        name = requests.player_name(body)
+        seat = requests.optional_int(body, "seat", None)
         room = await self.open(room_id)
         if room is None:
             raise ApiError(404, "no_such_room", f"no room {room_id!r}")
-        self._invited(room, body, client)
+        credentials.require_invitation(room, body, client, self.load_testers)
         taken, token = await room.reserve(name, seat)
         return {
             "room": room_id,
@@ -563,9 +405,9 @@ class Lobby:
         :meth:`create`). A room whose seated players have all been away longer than its
         grace period is never chosen. The candidates are the ``list_limit`` newest
         public rooms of the engine waiting for players."""
-        engine = _engine(body)
-        seats = _int(body, "seats", None)
-        name = _name(body)  # checked before a room is created for it
+        engine = requests.requested_engine(body)
+        seats = requests.optional_int(body, "seats", None)
+        name = requests.player_name(body)  # checked before a room is created for it
         waiting, _ = await self.store.page(
             public_index(engine.id, "waiting"), self.settings.list_limit
         )

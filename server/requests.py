@@ -1,0 +1,122 @@
+"""What the lobby accepts in a request body.
+
+Each check raises :class:`~server.errors.ApiError` (400) on a bad value, naming it,
+so that a bad request changes nothing.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
+
+from engines import ENGINES, GAMES, Engine
+from server import robots
+from server.errors import ApiError
+
+MAX_NAME = 32
+MAX_MARKS = 4
+"""Combining marks allowed in a row in a name (enough for any script's accents,
+not for 'zalgo' text that spills over the lines around it)."""
+MAX_SEED = 2**63 - 1
+"""Seeds are ints in 0…2⁶³−1 (they are stored as msgpack ints)."""
+KINDS = ("game", "benchmark", "all")
+"""``GET /api/games?kind=``: games offered to players (the default), benchmarks, or both."""
+
+
+def engine_info(engine: Engine) -> dict[str, Any]:
+    """An engine as ``GET /api/games`` shows it."""
+    return {
+        "id": engine.id,
+        "kind": engine.kind,
+        "title": engine.title,
+        "min_players": engine.min_players,
+        "max_players": engine.max_players,
+        "options": {name: dict(spec) for name, spec in engine.options.items()},
+    }
+
+
+def engines_of(kind: str | None) -> list[Engine]:
+    """``GET /api/games?kind=``: the games players are offered by default; the
+    benchmark engines (``turn-relay``, for load tests) only when asked for."""
+    kind = kind or "game"
+    if kind not in KINDS:
+        raise ApiError(400, "bad_kind", f"kind must be one of {list(KINDS)}")
+    return [e for e in ENGINES.values() if kind == "all" or e.kind == kind]
+
+
+def unknown_engine() -> ApiError:
+    """Refuse an engine id, naming the games (benchmark engines are accepted, not offered)."""
+    return ApiError(400, "unknown_engine", f"engine must be one of {sorted(GAMES)}")
+
+
+def requested_engine(body: Mapping[str, Any]) -> Engine:
+    """The ``engine`` field: an engine's id."""
+    engine_id = body.get("engine")
+    if not isinstance(engine_id, str) or engine_id not in ENGINES:
+        raise unknown_engine()
+    return ENGINES[engine_id]
+
+
+def optional_int(body: Mapping[str, Any], key: str, default: int | None) -> int | None:
+    """An optional int field; absent or null means ``default``."""
+    value = body.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ApiError(400, f"bad_{key}", f"{key} must be an integer")
+    return value
+
+
+def _shown_as_typed(name: str) -> bool:
+    """No control, format, private-use, unassigned or surrogate character, no line
+    or paragraph separator, and at most ``MAX_MARKS`` combining marks in a row."""
+    marks = 0
+    for c in name:
+        category = unicodedata.category(c)
+        if category[0] == "C" or category in ("Zl", "Zp"):
+            return False
+        marks = marks + 1 if category[0] == "M" else 0
+        if marks > MAX_MARKS:
+            return False
+    return True
+
+
+def player_name(body: Mapping[str, Any]) -> str | None:
+    """The optional ``name`` field, stripped and NFC-normalized."""
+    name = body.get("name")
+    if name is None:
+        return None
+    if not isinstance(name, str) or not 1 <= len(name.strip()) <= MAX_NAME:
+        raise ApiError(400, "bad_name", f"name must be a string of 1-{MAX_NAME} characters")
+    name = unicodedata.normalize("NFC", name.strip())
+    if not _shown_as_typed(name):
+        raise ApiError(
+            400,
+            "bad_name",
+            "name may not hold control or invisible characters, line breaks "
+            f"or more than {MAX_MARKS} accents on one letter",
+        )
+    return name
+
+
+def requested_bots(engine: Engine, body: Any, seats: int) -> tuple[str, list[int] | None]:
+    """``{"kind"?, "seats"?}`` checked: the bot kind and the seats (None: every free one)."""
+    if not isinstance(body, Mapping):
+        raise ApiError(400, "bad_bots", 'bots must be an object: {"seats": [...], "kind": ...}')
+    kind = body.get("kind", robots.default_kind(engine))
+    if not isinstance(kind, str):
+        raise ApiError(400, "bad_bot_kind", "kind must be a string")
+    why = robots.check_kind(engine, kind)
+    if why is not None:
+        raise ApiError(400, "bad_bot_kind", why)
+    chosen = body.get("seats")
+    if chosen is None:
+        return kind, None
+    if not isinstance(chosen, list) or not all(
+        isinstance(s, int) and not isinstance(s, bool) and 0 <= s < seats for s in chosen
+    ):
+        raise ApiError(400, "bad_seat", f"bot seats must be a list of seats 0..{seats - 1}")
+    if len(set(chosen)) != len(chosen):
+        raise ApiError(400, "bad_seat", "a seat is named twice")
+    return kind, list(chosen)
