@@ -26,7 +26,7 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
-from clients import bots, loadtest, terminal
+from clients import bots, loadtest, seating, terminal
 from clients.cli import Status
 from clients.client import LobbyClient, LobbyError, ServerError, Unreachable
 from clients.retry import Wait
@@ -149,15 +149,15 @@ async def create_room(lobby: LobbyClient, args: argparse.Namespace) -> dict[str,
         seats = seats or await _seats_of(lobby, args.game)
         if args.bots > seats:
             raise Usage(f"--bots {args.bots} does not fit in a room of {seats} seats")
-        bots_wanted = terminal.bots_body(
-            terminal.bot_seats(seats, args.bots, seats - args.bots), args.bot_kind
+        bots_wanted = seating.bots_body(
+            seating.bot_seats(seats, args.bots, seats - args.bots), args.bot_kind
         )
     return await lobby.create_room(
         args.game, seats, dict(args.option), args.private, args.seed, bots=bots_wanted
     )
 
 
-def seat_request(args: argparse.Namespace) -> terminal.SeatRequest:
+def seat_request(args: argparse.Namespace) -> seating.SeatRequest:
     """What ``tablewire play`` asks the lobby for; raises :class:`Usage` on a bad mix."""
     if args.room == "":
         raise Usage("--room needs a room id")
@@ -180,7 +180,7 @@ def seat_request(args: argparse.Namespace) -> terminal.SeatRequest:
                 f"you and {args.bots} bots make {args.bots + 1}"
                 + (f" in {seats} seats" if args.seats else "")
             )
-    return terminal.SeatRequest(
+    return seating.SeatRequest(
         room=args.room,
         token=args.token,
         name=args.name,
@@ -205,7 +205,7 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
         async with LobbyClient(args.server) as lobby:
             room = await create_room(lobby, args)
         print(json.dumps(room))
-        where = terminal.server_option(args.server, default_server)
+        where = seating.server_option(args.server, default_server)
         invite = f" --invite={room['invite']}" if "invite" in room else ""
         print(f"Join it with: tablewire play{where} --room={room['id']}{invite}", file=sys.stderr)
     elif args.command == "rooms":
@@ -215,7 +215,7 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
         if cursor is not None:
             given = {"game": args.game, "status": args.status, "limit": args.limit}
             again = "".join(f" --{k}={v}" for k, v in given.items() if v is not None)
-            where = terminal.server_option(args.server, default_server)
+            where = seating.server_option(args.server, default_server)
             print(f"More: tablewire rooms{where}{again} --after={cursor}", file=sys.stderr)
     elif args.command == "play":
         await terminal.play(

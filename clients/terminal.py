@@ -3,9 +3,9 @@
 **The screen.** Every redraw prints the board (:func:`clients.render.board`),
 whose clock runs and who is away (:func:`table_line`), the game's latest event
 sentences, a notice if there is one, and — when the seat must choose — a
-chooser sized to the rows left, so that the board is still on screen at the
-prompt (``console.height`` and ``console.width``: a
-larger terminal shows more). When every move fits, the chooser numbers them
+chooser (:class:`~clients.chooser.Chooser`) sized to the rows left, so that the
+board is still on screen at the prompt (``console.height`` and ``console.width``:
+a larger terminal shows more). When every move fits, the chooser numbers them
 in columns; otherwise it groups them by their first choice step (labels split
 steps with :data:`engines.base.STEP`) and the player narrows step by step,
 with pages as a last resort. A move too long for one line wraps under its
@@ -18,40 +18,37 @@ refuses connections for a while), the client says so, reconnects with backoff
 using its token and the last version held, and goes on; it gives up after
 ``reconnect_for`` seconds with :class:`~clients.client.Unreachable`.
 
-**Leaving.** Standard input is read without a thread (:class:`StdinKeyboard`),
-so Ctrl-C leaves at once, as does Ctrl-D (end of input); both print the
-command that comes back to the seat.
+**Leaving.** Standard input is read without a thread
+(:class:`~clients.keyboard.StdinKeyboard`), so Ctrl-C leaves at once, as does
+Ctrl-D (end of input); both print the command that comes back to the seat.
+Taking the seat is :mod:`clients.seating`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-import os
-import sys
-import termios
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from clients.addresses import ws_url
-from clients.client import LobbyClient, LobbyError, RoomClient, ServerError, Unreachable
+from clients.chooser import Chooser
+from clients.client import LobbyClient, RoomClient, ServerError, Unreachable
+from clients.keyboard import Keyboard, StdinKeyboard
 from clients.render import LEGENDS, as_printed, clean, safe_name
 from clients.render import lines as board_lines
 from clients.retry import Wait
-from engines.base import STEP
+from clients.seating import SeatRequest, come_back, seat_bots, server_option, take_seat
 
 RECOVERABLE = {"too_slow", "room_closed", "store_unavailable", "owner_unavailable", "closed"}
 """Codes of fatal connection errors the client survives by reconnecting."""
-GAP = 3
-"""Spaces between chooser columns."""
 MIN_CHOOSER_ROWS = 4
 """The chooser's rows when the board leaves fewer (the board's top then scrolls away)."""
 PROMPT_EVENTS = 2
@@ -60,343 +57,6 @@ PROMPT_EVENTS = 2
 
 class Left(Exception):
     """The player left (end of input)."""
-
-
-# -- input ---------------------------------------------------------------------
-
-
-class Keyboard(Protocol):
-    """Where the player's answers come from, one line at a time."""
-
-    echoes: bool
-    """True when the terminal shows what is typed; else the client prints each answer."""
-
-    def discard(self) -> None:
-        """Forget what was typed ahead on a terminal: a turn's answers come after its board."""
-
-    async def line(self) -> str | None:
-        """The next line without its newline; None at the end of input."""
-
-
-class StdinKeyboard:
-    """Lines from a file descriptor (standard input), read when the event loop says it is
-    readable. No thread blocks on it, so cancelling a read (Ctrl-C) takes effect at once.
-    A regular file or ``/dev/null``, which the loop cannot watch, is read directly: it
-    never blocks."""
-
-    def __init__(self, fd: int | None = None) -> None:
-        self.fd = sys.stdin.fileno() if fd is None else fd
-        self.echoes = os.isatty(self.fd)
-        self._buffer = b""
-        self._eof = False
-
-    async def line(self) -> str | None:
-        while b"\n" not in self._buffer and not self._eof:
-            await self._readable()
-            chunk = os.read(self.fd, 65536)
-            self._eof = not chunk
-            self._buffer += chunk
-        if not self._buffer:
-            return None
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line.decode(errors="replace").rstrip("\r")
-
-    def discard(self) -> None:
-        if self.echoes:
-            termios.tcflush(self.fd, termios.TCIFLUSH)
-            self._buffer = b""
-
-    async def _readable(self) -> None:
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[None] = loop.create_future()
-
-        def wake() -> None:
-            if not ready.done():
-                ready.set_result(None)
-
-        try:
-            loop.add_reader(self.fd, wake)
-        except (OSError, ValueError):
-            return  # not pollable (a regular file): a read returns at once
-        try:
-            await ready
-        finally:
-            loop.remove_reader(self.fd)
-
-
-# -- choosing a move -------------------------------------------------------------
-
-
-@dataclass
-class Entry:
-    """One numbered line of the chooser: a move, or a group of moves sharing steps."""
-
-    text: str
-    moves: list[int]
-    steps: list[str]
-    """The choice steps the entry stands for (a group: the steps its moves share)."""
-
-
-@dataclass
-class View:
-    """What the chooser shows in the rows it has."""
-
-    header: Text | None
-    entries: list[Entry]
-    shown: range
-    """The entries on this page (indices into ``entries``)."""
-    widths: list[int]
-    """The width of each column, in cells (numbers included)."""
-    pages: int
-
-
-class Chooser:
-    """Picks one of ``labels`` by number, by narrowing step by step, or by words.
-
-    Pure state: :meth:`view` lays the list out in given rows and columns,
-    :meth:`answer` reads one line typed against the last view.
-    """
-
-    def __init__(self, labels: list[str]) -> None:
-        self.labels = labels
-        self.steps = [label.split(STEP) for label in labels]
-        self.trail: list[list[str]] = []
-        """The groups chosen, outermost first: ``b`` goes back one."""
-        self.words: list[str] = []
-        self.page = 0
-        self._view: View | None = None
-
-    @property
-    def prefix(self) -> list[str]:
-        return self.trail[-1] if self.trail else []
-
-    def _matching(self, words: list[str]) -> list[int]:
-        depth, prefix = len(self.prefix), self.prefix
-        return [
-            i
-            for i, steps in enumerate(self.steps)
-            if steps[:depth] == prefix and all(w in self.labels[i].lower() for w in words)
-        ]
-
-    def view(self, width: int, rows: int) -> View:
-        """Lay out the current level in ``rows`` lines of ``width`` columns (header included)."""
-        moves = self._matching(self.words)
-        depth = len(self.prefix)
-        while True:
-            narrowed = depth > 0 or bool(self.words)
-            room = rows - 1 if narrowed else rows
-            entries = [Entry(self._rest(i, depth), [i], self.steps[i]) for i in moves]
-            widths = _fit(entries, width, room)
-            if widths is not None:
-                return self._keep(
-                    View(self._header(depth, 1), entries, range(len(entries)), widths, 1)
-                )
-            groups: dict[str, list[int]] = {}
-            for i in moves:
-                groups.setdefault(
-                    self.steps[i][depth] if len(self.steps[i]) > depth else "", []
-                ).append(i)
-            if len(groups) == 1 and all(len(self.steps[i]) > depth + 1 for i in moves):
-                depth += 1  # every move shares this step: show what follows it
-                continue
-            if len(groups) < len(moves):
-                entries = [
-                    Entry(f"{step} ({len(ids)} moves)", ids, self.steps[ids[0]][: depth + 1])
-                    if len(ids) > 1
-                    else Entry(self._rest(ids[0], depth), ids, self.steps[ids[0]])
-                    for step, ids in groups.items()
-                ]
-                widths = _fit(entries, width, room)
-                if widths is not None:
-                    return self._keep(
-                        View(self._header(depth, 1), entries, range(len(entries)), widths, 1)
-                    )
-            room = max(1, rows - 1)
-            columns, cell = _uniform(entries, width)
-            if columns == 1:
-                starts = _pages_by_height(entries, width, room)
-            else:
-                starts = list(range(0, len(entries), columns * room))
-            pages = len(starts)
-            self.page = min(self.page, pages - 1)
-            ends = [*starts[1:], len(entries)]
-            shown = range(starts[self.page], ends[self.page])
-            widths = [cell] * min(columns, math.ceil(len(shown) / room))
-            return self._keep(View(self._header(depth, pages), entries, shown, widths, pages))
-
-    def _keep(self, view: View) -> View:
-        self._view = view
-        return view
-
-    def _rest(self, move: int, depth: int) -> str:
-        return STEP.join(self.steps[move][depth:]) or self.labels[move]
-
-    def _header(self, depth: int, pages: int) -> Text | None:
-        parts = []
-        if depth:
-            parts.append(STEP.join(self.steps[self._matching(self.words)[0]][:depth]) + STEP + "…")
-        if self.words:
-            parts.append("moves with: " + " ".join(self.words))
-        if pages > 1:
-            parts.append(f"page {self.page + 1} of {pages} (n: next, p: previous)")
-        if not parts:
-            return None
-        if self.trail or self.words:
-            parts.append("b: back")
-        return Text("  ·  ".join(parts), style="bold")
-
-    def lines(self, width: int, rows: int) -> list[Text]:
-        """The chooser as at most ``rows`` lines of at most ``width`` cells."""
-        view = self.view(width, rows)
-        out = [view.header] if view.header is not None else []
-        number_width = len(str(len(view.entries)))
-        shown = list(view.shown)
-        columns = len(view.widths)
-        if columns == 1:  # long entries wrap under their text
-            for index in shown:
-                number = f"{index + 1:>{number_width}} "
-                first, *more = _wrap(clean(view.entries[index].text), width - len(number))
-                out.append(Text.assemble((number, "bold"), first))
-                out.extend(Text(" " * len(number) + rest) for rest in more)
-            for line in out:
-                line.truncate(width, overflow="ellipsis")
-            if len(out) > rows:  # one entry longer than the rows: its end is cut
-                out = out[:rows]
-                out[-1].truncate(width - 1)
-                out[-1].append("…")
-            return out
-        height = math.ceil(len(shown) / columns)
-        for row in range(height):
-            line = Text(no_wrap=True, overflow="ellipsis")
-            for column in range(columns):
-                at = column * height + row
-                if at >= len(shown):
-                    break
-                index = shown[at]
-                cell = Text(f"{index + 1:>{number_width}} ", style="bold")
-                cell.append(clean(view.entries[index].text))
-                cell.truncate(view.widths[column], overflow="ellipsis", pad=column < columns - 1)
-                if column:
-                    line.append(" " * GAP)
-                line.append_text(cell)
-            out.append(line)
-        return out
-
-    def prompt(self) -> str:
-        """The prompt line for the last view."""
-        view = self._view
-        assert view is not None, "view() first"
-        keys = [f"1-{len(view.entries)}" if len(view.entries) > 1 else "1", "words narrow"]
-        if view.pages > 1:
-            keys.append("n/p pages")
-        if self.trail or self.words:
-            keys.append("b back")
-        keys.append("? help")
-        return f"Your move ({', '.join(keys)}): "
-
-    def answer(self, typed: str) -> int | str | None:
-        """Read one answer: a move's index when it picks one, a notice (str) when it
-        cannot be used, None when it changed the list (redraw)."""
-        view = self._view
-        assert view is not None, "view() first"
-        text = typed.strip().lower()
-        last = len(view.entries)
-        if not text:
-            return (
-                f"Type a number from 1 to {last}, or words that narrow the list "
-                "(a colour, a place, an amount); ? shows every key."
-            )
-        if text.isdigit():
-            number = int(text)
-            if not 1 <= number <= last:
-                return f"{number} is not on the list: type a number from 1 to {last}."
-            entry = view.entries[number - 1]
-            if len(entry.moves) == 1:
-                return entry.moves[0]
-            self.trail.append(entry.steps)
-            self.page = 0
-            return None
-        if text in ("n", "p"):
-            if view.pages == 1:
-                return "The whole list is on screen: there are no other pages."
-            self.page = (self.page + (1 if text == "n" else -1)) % view.pages
-            return None
-        if text in ("b", "back"):
-            if self.words:
-                self.words = []
-            elif self.trail:
-                self.trail.pop()
-            else:
-                return "This is the whole list already."
-            self.page = 0
-            return None
-        words = text.split()
-        if not self._matching(words):
-            return f"No move here contains {' '.join(words)!r}; type other words or a number."
-        self.words, self.page = words, 0
-        return None
-
-
-def _cells(entries: list[Entry]) -> list[int]:
-    """Each entry's width on screen, its number included."""
-    number = len(str(len(entries))) + 1
-    return [number + cell_len(clean(entry.text)) for entry in entries]
-
-
-def _fit(entries: list[Entry], width: int, rows: int) -> list[int] | None:
-    """Column widths that show every entry, column after column, in ``rows`` lines of
-    ``width`` cells (the fewest lines that fit); None if they cannot fit."""
-    if not entries:
-        return [width]
-    cells = _cells(entries)
-    if max(cells) > width:  # one column, long entries wrapped
-        return [width] if sum(_heights(entries, width)) <= rows else None
-    for lines in range(1, rows + 1):
-        columns = math.ceil(len(cells) / lines)
-        height = math.ceil(len(cells) / columns)
-        widths = [max(cells[c * height : (c + 1) * height]) for c in range(columns)]
-        if sum(widths) + GAP * (columns - 1) <= width:
-            return widths
-    return None
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` cells, broken at spaces; a word longer than
-    a line is left whole (and cut when shown)."""
-    lines: list[str] = []
-    line = ""
-    for word in text.split(" "):
-        joined = f"{line} {word}" if line else word
-        if line and cell_len(joined) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = joined
-    return [*lines, line]
-
-
-def _heights(entries: list[Entry], width: int) -> list[int]:
-    """The lines each entry takes in one column of ``width`` cells, its number included."""
-    number = len(str(len(entries))) + 1
-    return [len(_wrap(clean(entry.text), width - number)) for entry in entries]
-
-
-def _pages_by_height(entries: list[Entry], width: int, rows: int) -> list[int]:
-    """Where each page of a one-column list starts, each page at most ``rows`` lines."""
-    starts: list[int] = []
-    used = rows
-    for index, height in enumerate(_heights(entries, width)):
-        if used + height > rows:
-            starts.append(index)
-            used = 0
-        used += height
-    return starts or [0]
-
-
-def _uniform(entries: list[Entry], width: int) -> tuple[int, int]:
-    """Pages: how many columns of one width (the widest entry's) fit in ``width``."""
-    cell = min(width, max(_cells(entries), default=width))
-    return max(1, (width + GAP) // (cell + GAP)), cell
 
 
 HELP = """\
@@ -807,91 +467,6 @@ async def _run(session: Session) -> dict[str, Any]:
 
 
 # -- the commands ---------------------------------------------------------------------
-
-
-@dataclass
-class SeatRequest:
-    """How ``play`` finds its seat: a token, a room, a new room with bots, or quick play."""
-
-    room: str | None = None
-    token: str | None = None
-    name: str | None = None
-    game: str = "sintra"
-    seats: int | None = None
-    """Quick play: the room size wanted; with ``bots``: the new room's size (default 1+bots)."""
-    bots: int = 0
-    bot_kind: str | None = None
-    """None: the server's choice (the game's strongest bot)."""
-    options: dict[str, Any] = field(default_factory=dict)
-    rematch: bool = False
-    """A seat in the rematch of ``room``, a finished room where ``token`` holds a seat."""
-    invite: str | None = None
-    """A private ``room``'s invitation (the ``invite`` of the link its creator shared)."""
-
-
-def bots_body(seats: list[int], kind: str | None) -> dict[str, Any]:
-    """The ``bots`` of a room request: those seats, and the kind unless the server chooses."""
-    return {"seats": seats} if kind is None else {"seats": seats, "kind": kind}
-
-
-def bot_seats(seats: int, bots: int, first: int) -> list[int]:
-    """The 0-based seats of ``bots`` bots from seat ``first`` of a ``seats``-seat room."""
-    if bots < 1 or first + bots > seats:
-        raise ValueError(f"{bots} bots do not fit in seats {first + 1}-{seats}")
-    return list(range(first, first + bots))
-
-
-async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
-    """Reserve the seat ``request`` asks for; returns ``{room, seat, token, ...}``.
-    A room of one's own with bots comes with them; bots for the free seats of a given
-    room are asked for afterwards (:func:`seat_bots`), once the seat's token is shown."""
-    if request.rematch:
-        assert request.room is not None and request.token is not None
-        again = await lobby.rematch(request.room, request.token)
-        return {"room": again["id"], "seat": again["seat"], "token": again["token"]}
-    if request.bots and request.room is None:
-        seats = request.seats or 1 + request.bots
-        room = await lobby.create_room(
-            request.game,
-            seats,
-            request.options,
-            bots=bots_body(bot_seats(seats, request.bots, 1), request.bot_kind),
-        )
-        return await lobby.reserve(room["id"], name=request.name, seat=0)
-    if request.room is None:
-        return await lobby.quickplay(request.game, name=request.name, seats=request.seats)
-    if request.bots:
-        free = (await lobby.room(request.room))["names"].count(None)
-        if free < request.bots + 1:
-            raise LobbyError(
-                409,
-                "room_full",
-                f"room {request.room} has {free} free seats, not one for you "
-                f"and {request.bots} for bots",
-            )
-    return await lobby.reserve(request.room, name=request.name, invite=request.invite)
-
-
-async def seat_bots(lobby: LobbyClient, request: SeatRequest) -> None:
-    """``--bots`` in a given room: bots in its first free seats."""
-    if request.room is None or not request.bots:
-        return
-    names = (await lobby.room(request.room))["names"]
-    free = [i for i, name in enumerate(names) if name is None]
-    await lobby.add_bots(request.room, request.bot_kind, free[: request.bots])
-
-
-def server_option(server: str, default_server: str) -> str:
-    """The ``--server`` of a printed command: none for the default server."""
-    return "" if server == default_server else f" --server={server}"
-
-
-def come_back(server: str, room: str, token: str | None, default_server: str) -> str:
-    """The one-line command that comes back to a seat (or watches the room again)."""
-    where = server_option(server, default_server)
-    if token is None:
-        return f"tablewire spectate{where} --room={room}"
-    return f"tablewire play{where} --room={room} --token={token}"
 
 
 def _print_come_back(console: Console, command: str) -> None:

@@ -12,8 +12,9 @@ from rich.console import Console
 
 from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient, ServerError, Unreachable
+from clients.seating import SeatRequest
 from clients.spawn import SpawnedServer
-from clients.terminal import SeatRequest, play
+from clients.terminal import play
 from engines.bots import RandomBot
 
 

@@ -19,21 +19,14 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from clients import render
+from clients.chooser import Chooser
 from clients.cli import _parser
 from clients.client import LobbyClient, LobbyError, RoomClient
 from clients.commands import create_room, local_games
+from clients.keyboard import StdinKeyboard
 from clients.render import safe_name
-from clients.terminal import (
-    Chooser,
-    Screen,
-    SeatRequest,
-    StdinKeyboard,
-    come_back,
-    result_table,
-    seat_bots,
-    table_line,
-    take_seat,
-)
+from clients.seating import SeatRequest, come_back, seat_bots, take_seat
+from clients.terminal import Screen, result_table, table_line
 from engines import ENGINES
 from engines.base import STEP
 from server.room import ABANDONED, MOVE_LIMIT
