@@ -14,7 +14,8 @@ from clients.render import LEGENDS, RENDERERS
 from clients.render.chartered import COMPANY_STYLES
 from engines.base import State
 from engines.chartered import ENGINE as chartered
-from engines.chartered.engine import company_ids, company_label, company_name
+from engines.chartered.state import company_ids
+from engines.chartered.words import company_label, company_name
 
 ROWS = 15
 NAMES = ["[/]Ana[b]", "Bo", "Cyrillus the Long", "Di", "Ed", "Flo"]

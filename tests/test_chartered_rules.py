@@ -9,7 +9,7 @@ import pytest
 
 from engines.base import IllegalAction, State
 from engines.chartered import ENGINE as chartered
-from engines.chartered.engine import cards, company_ids
+from engines.chartered.state import cards, company_ids
 
 
 def plot_card(plot: int) -> int:

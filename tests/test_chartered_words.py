@@ -13,7 +13,8 @@ from test_chartered_rules import build, company, level_card, play, plot_card, ta
 
 from engines.base import STEP, Event, State
 from engines.chartered import ENGINE as chartered
-from engines.chartered.engine import card_effect, cards, company_ids, company_name
+from engines.chartered.state import cards, company_ids
+from engines.chartered.words import card_effect, company_name
 from support import HIDDEN
 
 EVENT_TYPES = {

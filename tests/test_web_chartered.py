@@ -26,7 +26,7 @@ from browser import (
 from playwright.sync_api import Error as PlaywrightError
 
 from clients.web.chartered_data import TARGET, rendered
-from engines.chartered.engine import card_effect, company_name
+from engines.chartered.words import card_effect, company_name
 
 RESTART_AT = 40
 SHOTS_AT = 25

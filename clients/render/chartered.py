@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from engines.chartered.board import components
-from engines.chartered.engine import card_outcome, company_label, company_name
+from engines.chartered.words import card_outcome, company_label, company_name
 
 # Terminal colours of the nine companies (presentation only), by engine id.
 COMPANY_STYLES = {

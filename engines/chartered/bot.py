@@ -19,7 +19,7 @@ from typing import Any
 
 from engines.base import Action
 from engines.chartered.board import board, components
-from engines.chartered.engine import clamp
+from engines.chartered.state import clamp
 
 RESERVE = 100
 FLAG_MIN_VALUE = 80
