@@ -4,7 +4,7 @@
 
 Drives real ``Room`` actors (memory store) with seated and spectating
 connections that only collect frames, and plays random games through
-``Room._apply_intent``: validation, apply, store append, views, diff, encode
+``server.room_commands.apply_intent``: validation, apply, store append, views, diff, encode
 and queueing to every connection. Prints the median and p99 of that whole
 cost per intent, the same for each stage measured apart (apply, view, diff,
 encode), and the sizes in bytes of the patch frames a spectator received and
@@ -26,6 +26,7 @@ from protocol.codec import decode, encode
 from protocol.diff import diff
 from protocol.messages import Intent, patch, snapshot
 from server.room import Room
+from server.room_commands import apply_intent
 from server.settings import Settings
 from server.store import MemoryStore, RoomRecord
 
@@ -80,7 +81,7 @@ async def play(engine_id: str, seed: int, players: int, spectators: int) -> dict
         action = rnd.choice(engine.legal_actions(room.state, seat))
         before = room.state
         t0 = time.perf_counter_ns()
-        await room._apply_intent(seats[seat], Intent(next(ids), action))
+        await apply_intent(room, seats[seat], Intent(next(ids), action))
         costs["total"].append(time.perf_counter_ns() - t0)
         # The same stages measured apart, for the breakdown.
         t0 = time.perf_counter_ns()
@@ -96,7 +97,7 @@ async def play(engine_id: str, seed: int, players: int, spectators: int) -> dict
         costs["view"].append((t2 - t1) // 2)
         costs["diff"].append(t3 - t2)
         costs["encode"].append(t4 - t3)
-        sizes["snapshot"].append(len(encode(snapshot(room.version, room._doc(None)))))
+        sizes["snapshot"].append(len(encode(snapshot(room.version, room.views.doc(room, None)))))
     await room.close()
     sizes["patch"] = [len(f) for f in watcher.frames if decode(f)["t"] == "patch"]
     return {**costs, **sizes}

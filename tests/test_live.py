@@ -295,7 +295,7 @@ async def test_a_simultaneous_step_resolves_at_the_deadline_when_one_seat_never_
     assert room.state is not None
     step = room.engine.to_act(room.state)
     assert step == {0, 1, 2}, "phase 1: every seat sets its dice at once"
-    doc = room._doc(0)
+    doc = room.views.doc(room, 0)
     assert doc["clock"]["deadline"] == [timers.now() + 30] * 3, "every asked seat's clock runs"
     rnd = random.Random(3)
     while room.engine.to_act(room.state) & {0, 1}:
@@ -486,7 +486,7 @@ async def test_a_room_rebuilt_from_snapshot_and_log_keeps_every_clock_and_seat(
     await rebuilt.restore()
     assert rebuilt.version == room.version
     assert rebuilt.table.dump() == room.table.dump()
-    assert rebuilt._doc(0) == room._doc(0)
+    assert rebuilt.views.doc(rebuilt, 0) == room.views.doc(room, 0)
     await lobby.close()
 
 

@@ -87,10 +87,10 @@ async def test_a_finished_room_nobody_watches_drops_its_frame_caches() -> None:
     room.attach(watcher, None)
     room.attach(player, None)
     room.detach(player)
-    assert room._docs, "a playing room keeps the frames of its viewers"
+    assert room.views.docs, "a playing room keeps the frames of its viewers"
     room.record.status = "finished"
     room.detach(watcher)
-    assert (room._docs, room._history, room._snapshots) == ({}, {}, {})
+    assert (room.views.docs, room.views.history, room.views.snapshots) == ({}, {}, {})
     comeback = Recorder(None)
     room.attach(comeback, room.version - 1)
     welcome, frame = (decode(f) for f in comeback.frames)
@@ -178,7 +178,7 @@ async def test_history_is_bounded_per_group_then_a_snapshot() -> None:
     since = room.version
     room.detach(seat)
     await play(room, 5)
-    assert all(len(patches) <= 4 for patches in room._history.values())
+    assert all(len(patches) <= 4 for patches in room.views.history.values())
     back = Recorder(1)
     room.attach(back, since)
     (frame,) = caught_up(back.frames)

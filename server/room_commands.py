@@ -1,0 +1,312 @@
+"""What the owner of a room does with each command of its actor (or at once, on a
+store that never waits): an intent checked, applied and logged; a seat reserved, bots
+seated, a rematch linked; presence logged; and the wake-up's bot, zombie and
+abandonment moves. Each is given the :class:`~server.room.Room` it changes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from engines.base import Event, IllegalAction, Result, State
+from protocol.errors import Code
+from protocol.messages import Intent
+from server import ids, metrics, robots
+from server.errors import ApiError
+from server.logs import fields
+from server.room_parts import (
+    Command,
+    Connection,
+    _ack,
+    _Bookkeep,
+    _Call,
+    _chain,
+    _Intent,
+    _loop_time,
+    _refuse,
+    _Reserve,
+    hash_token,
+)
+from server.store import LogEntry, NotOwner, StoreUnavailable
+
+if TYPE_CHECKING:
+    from server.room import Room
+
+log = logging.getLogger("tablewire.room")
+
+PRESENCE_TTL = 3.0
+"""Lease periods after which a replica's report of its connections is stale."""
+
+
+async def apply_intent(room: Room, conn: Connection, intent: Intent) -> None:
+    decided = decide(room, conn, intent)
+    if decided is None:
+        return
+    entry, state, events = decided
+    try:
+        version = await room._append(entry)
+    except StoreUnavailable as exc:
+        _refuse(conn, intent, Code.STORE_UNAVAILABLE, f"the move was not recorded: {exc}")
+        return
+    conn.send(_ack(conn, intent.id, version))
+    await after_commit(room, room._commit(version, entry, state, events))
+
+
+def apply_now(room: Room, conn: Connection, intent: Intent, received: float) -> None:
+    """:func:`apply_intent` without an await, on an :attr:`Store.immediate` store; the
+    bookkeeping that waits (a snapshot, the record at the end) is left to the actor."""
+    try:
+        decided = decide(room, conn, intent)
+        if decided is not None:
+            entry, state, events = decided
+            version = room._append_now(entry)
+            conn.send(_ack(conn, intent.id, version))
+            result = room._commit(version, entry, state, events)
+            if at_move_limit(room):
+                end: LogEntry = {"k": "end", "why": "move_limit"}
+                result = room._commit(room._append_now(end), end, room.state, [])
+            if result is not None or room.version % room.settings.snapshot_every == 0:
+                room._queue.put_nowait(_Bookkeep(result))
+    except NotOwner:
+        reroute(room, _Intent(conn, intent, received))
+    except Exception:
+        log.exception("room command failed", extra=fields(room=room.id))
+        _refuse(conn, intent, Code.INTERNAL_ERROR, "the server failed; nothing changed")
+    finally:
+        metrics.INTENT_LATENCY.observe(time.perf_counter() - received)
+        room._schedule()
+
+
+def decide(
+    room: Room, conn: Connection, intent: Intent
+) -> tuple[LogEntry, State, list[Event]] | None:
+    """Check and apply an intent to the current state: the log entry, the new state
+    and its events; or None, the intent answered already (a reject, or the ack of
+    a retry)."""
+    seat = conn.seat
+    if seat is None:
+        _refuse(conn, intent, Code.SPECTATOR, "spectators cannot send intents")
+        return None
+    # A retry of an applied intent is acked again, even if it was the last move.
+    acked = room._seen[seat].get(intent.id) if seat in room._seen else None
+    if acked is not None:
+        conn.send(_ack(conn, intent.id, acked))
+        return None
+    if room.state is None:
+        _refuse(conn, intent, Code.NOT_STARTED, "the game starts when every seat is taken")
+        return None
+    if room.record.status == "finished":
+        _refuse(conn, intent, Code.GAME_OVER, "the game is over")
+        return None
+    if room.table.bots[seat] is not None:
+        message = "this seat timed out too often; a bot plays it now"
+        _refuse(conn, intent, Code.EXPELLED, message)
+        return None
+    try:
+        state, events = room.engine.apply(room.state, seat, intent.action)
+    except IllegalAction as exc:
+        _refuse(conn, intent, exc.code, exc.message)
+        return None
+    except Exception:
+        log.exception("engine failed", extra=fields(room=room.id, action=intent.action))
+        _refuse(conn, intent, Code.INTERNAL_ERROR, "the engine failed; nothing changed")
+        return None
+    entry = {"k": "intent", "seat": seat, "id": intent.id, "action": intent.action}
+    return entry, state, events
+
+
+async def reserve(room: Room, command: _Reserve) -> None:
+    names = room.record.names
+    if room.record.status == "finished":
+        raise ApiError(409, Code.GAME_OVER, "the game in this room is over")
+    if room.record.status != "waiting":
+        raise ApiError(409, "room_full", "every seat of this room is taken")
+    held = held_seats(room)
+    seat = command.seat
+    if seat is None:
+        free = [s for s, name in enumerate(names) if name is None and s not in held]
+        if not free:
+            raise seat_held(room)
+        seat = free[0]
+    elif not 0 <= seat < len(names):
+        raise ApiError(400, "bad_seat", f"seat must be 0..{len(names) - 1}")
+    elif names[seat] is not None:
+        raise ApiError(409, "seat_taken", f"seat {seat} is taken")
+    elif seat in held and not command.claim:
+        raise seat_held(room)
+    name = command.name or f"player {seat + 1}"
+    token = ids.seat_token()
+    # The token first: if the append then fails, the orphan token was never shown to anyone.
+    await room.store.add_token(room.id, hash_token(token), seat)
+    entry = {"k": "seat", "seat": seat, "name": name}
+    room._commit(await room._append(entry), entry, room.state, [])
+    await room.store.save_room(room.record)
+    command.done.set_result((seat, token))
+
+
+def held_seats(room: Room) -> set[int]:
+    """The seats a rematch still holds for the finished game's players."""
+    until = room.record.held_until
+    if until is None or room.clock() >= until:
+        return set()
+    return {seat for seat, held in enumerate(room.record.held) if held}
+
+
+def seat_held(room: Room) -> ApiError:
+    assert room.record.held_until is not None
+    return ApiError(
+        409,
+        "seat_held",
+        "this rematch holds its free seats for the last game's players; "
+        "they are open to anyone after the wait",
+        retry_after=room.record.held_until - room.clock(),
+    )
+
+
+def free_seat(room: Room, seat: int) -> int:
+    names = room.record.names
+    if room.record.status != "waiting":
+        raise ApiError(409, "room_full", "every seat of this room is taken")
+    if not 0 <= seat < len(names):
+        raise ApiError(400, "bad_seat", f"seat must be 0..{len(names) - 1}")
+    if names[seat] is not None:
+        raise ApiError(409, "seat_taken", f"seat {seat} is taken")
+    return seat
+
+
+async def seat_bots(room: Room, kind: str, seats: list[int] | None) -> list[int]:
+    names = room.record.names
+    if seats is None:
+        seats = [seat for seat, name in enumerate(names) if name is None]
+    if not seats or room.record.status != "waiting":
+        raise ApiError(409, "room_full", "every seat of this room is taken")
+    for seat in seats:  # all or nothing: check every seat before taking any
+        free_seat(room, seat)
+    if len(set(seats)) != len(seats):
+        raise ApiError(400, "bad_seat", "a seat is named twice")
+    for seat in seats:
+        entry = {"k": "seat", "seat": seat, "name": f"{kind} bot {seat + 1}", "bot": kind}
+        room._commit(await room._append(entry), entry, room.state, [])
+    await after_commit(room, None, save=True)
+    return seats
+
+
+async def link_rematch(room: Room, room_id: str) -> str:
+    if room.record.status != "finished":
+        raise ApiError(409, "not_finished", "a rematch opens once the game is over")
+    if room.record.rematch is not None:
+        return room.record.rematch
+    entry = {"k": "rematch", "room": room_id}
+    room._commit(await room._append(entry), entry, room.state, [])
+    await after_commit(room, None, save=True)
+    return room_id
+
+
+async def presence(room: Room, seat: int) -> None:
+    here = is_here(room, seat)
+    table = room.table
+    if (
+        here is None
+        or room.record.names[seat] is None
+        or table.bots[seat] is not None
+        or here == table.connected[seat]
+    ):
+        return
+    entry = {"k": "presence", "seat": seat, "connected": here}
+    room._commit(await room._append(entry), entry, room.state, [])
+    await after_commit(room, None, save=True)
+
+
+def is_here(room: Room, seat: int) -> bool | None:
+    """Whether ``seat`` is connected anywhere; None while that cannot be told yet
+    (an owner that has just taken over has not heard every process)."""
+    if room._local(seat) or room._arriving[seat]:
+        return True
+    fresh = _loop_time() - PRESENCE_TTL * room.settings.lease_ttl
+    reports = room._remote.get(seat, {})
+    if any(count and at >= fresh for count, at in reports.values()):
+        return True
+    if room.forwarder is not None and room._owned_since > fresh:
+        return None
+    return False
+
+
+async def tick(room: Room) -> None:
+    """Do everything due by now: bot moves, zombie moves, abandonment."""
+    while room.record.status == "playing" and room.state is not None:
+        due = room.table.due(room._to_act(room.state))
+        if due is None or due[0] > room.timers.now():
+            return
+        _, why, seat = due
+        if seat is None:
+            entry: LogEntry = {"k": "end", "why": "abandoned"}
+            room._commit(await room._append(entry), entry, room.state, [])
+            await after_commit(room, None, save=True)
+            continue
+        kind = room.table.bots[seat] or robots.ZOMBIE
+        by = "zombie" if kind == robots.ZOMBIE else "bot"
+        version = room.version + 1
+        action = robots.decide(room.engine, room.state, seat, kind, room.record.seed, version)
+        state, events = room.engine.apply(room.state, seat, action)
+        entry = {"k": "intent", "seat": seat, "id": f"~{version}", "action": action, "by": by}
+        if by == "zombie":
+            entry["why"] = why
+        result = room._commit(await room._append(entry), entry, state, events)
+        await after_commit(room, result)
+        await asyncio.sleep(0)  # a store that never waits must not starve other rooms
+
+
+def reroute(room: Room, command: Command) -> None:
+    """The one place a command meets a room this process does not own (any more):
+    it goes to the owner; nothing was written here."""
+    if room.forwarder is None:  # one process owns everything: this is a fault
+        log.error("command for a room not owned here", extra=fields(room=room.id))
+        if isinstance(command, _Reserve):
+            command.done.set_exception(ApiError(503, Code.OWNER_UNAVAILABLE, "not owned"))
+        return
+    if isinstance(command, _Intent):
+        room.forwarder.forward_intent(room, command.conn, command.intent)
+        return
+    if isinstance(command, _Reserve):
+        forwarded: asyncio.Future[Any] = asyncio.ensure_future(
+            room.forwarder.forward_reserve(room, command.name, command.seat, command.claim)
+        )
+    elif isinstance(command, _Call):
+        forwarded = asyncio.ensure_future(
+            room.forwarder.forward_call(room, command.op, command.args)
+        )
+    else:
+        return
+    done = command.done
+    forwarded.add_done_callback(lambda f: _chain(f, done))
+
+
+def at_move_limit(room: Room) -> bool:
+    """Whether the game must end now: its next entry would be the log's last allowed."""
+    return room.record.status == "playing" and room.version >= room.settings.max_moves - 1
+
+
+async def after_commit(room: Room, result: Result | None, save: bool = False) -> None:
+    """The owner's bookkeeping: a snapshot every ``snapshot_every`` versions (the
+    engine's state and the table's), the record when the game ends or ``save``;
+    and the end of a game whose next entry would be the log's last allowed one."""
+    try:
+        if at_move_limit(room):
+            entry: LogEntry = {"k": "end", "why": "move_limit"}
+            result = room._commit(await room._append(entry), entry, room.state, [])
+    except (StoreUnavailable, NotOwner) as exc:  # the next commit tries again
+        log.warning("move limit not logged", extra=fields(room=room.id, error=str(exc)))
+    try:
+        if room.state is not None and room.version % room.settings.snapshot_every == 0:
+            snapshot = {"game": room.state, "table": room.table.dump()}
+            await room.store.save_snapshot(room.id, room.version, snapshot)
+        if save:
+            await room.store.save_room(room.record)
+        if result is not None:
+            await room.store.save_room(room.record)
+            log.info("game finished", extra=fields(room=room.id, result=result))
+    except StoreUnavailable as exc:
+        # The log holds the truth; a missed snapshot or record update is redone later.
+        log.warning("bookkeeping failed", extra=fields(room=room.id, error=str(exc)))

@@ -1,0 +1,136 @@
+"""The small parts of a room: what it needs of a connection and of the process that
+forwards to its owner, the commands of its actor, and the frames it answers an intent
+with."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from engines.base import Result
+from protocol import compact, messages
+from protocol.codec import encode
+from protocol.messages import Intent, IntentId
+from server import metrics
+
+if TYPE_CHECKING:
+    from server.room import Room
+
+
+def hash_token(token: str) -> str:
+    """Seat tokens are stored only as their SHA-256."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Connection(Protocol):
+    """What a room needs of a client connection (a WebSocket, or a test double)."""
+
+    seat: int | None
+    protocol: int
+    """The protocol version the client named in ``hello`` (1 or 2): how its frames are encoded."""
+
+    def send(self, frame: bytes) -> None:
+        """Queue a frame without blocking; a connection that cannot keep up closes itself."""
+
+    def close(self, code: str, message: str) -> None:
+        """Send a fatal error frame and close."""
+
+
+class Forwarder(Protocol):
+    """How a replica reaches the owner of a room (implemented by the Redis hub)."""
+
+    def forward_intent(self, room: Room, conn: Connection, intent: Intent) -> None:
+        """Send the intent to the owner; its ack or reject comes back on ``conn``."""
+
+    async def forward_reserve(
+        self, room: Room, name: str | None, seat: int | None, claim: bool = False
+    ) -> tuple[int, str]: ...
+
+    async def owned(self, room: Room) -> None:
+        """This process has just taken ``room``'s lease."""
+
+    async def released(self, room_ids: list[str]) -> None:
+        """This process has just given up these rooms' leases (it is stopping)."""
+
+    async def forward_call(self, room: Room, op: str, args: dict[str, Any]) -> Any:
+        """Run ``room.<op>(**args)`` (one of :data:`~server.room.OPS`) on the owner; its answer."""
+
+    def forward_presence(self, room: Room, seat: int, count: int) -> None:
+        """Tell the owner how many connections of ``seat`` this process has."""
+
+
+@dataclass
+class _Reserve:
+    name: str | None
+    seat: int | None
+    done: asyncio.Future[tuple[int, str]]
+    claim: bool = False
+    """A former player taking back the seat a rematch holds for them."""
+
+
+@dataclass
+class _Intent:
+    conn: Connection
+    intent: Intent
+    received: float
+    """``time.perf_counter()`` when the room got it (the intent→patch latency metric)."""
+
+
+@dataclass
+class _Call:
+    """A room operation run by the actor (bots taking seats, a rematch link)."""
+
+    op: str
+    args: dict[str, Any]
+    done: asyncio.Future[Any]
+
+
+@dataclass
+class _Presence:
+    """Check whether ``seat`` is connected, and log it if that changed."""
+
+    seat: int
+
+
+class _Tick:
+    """The room's wake-up: do what is due (bots, timeouts, abandonment)."""
+
+
+@dataclass
+class _Bookkeep:
+    """What an intent applied at once (:meth:`Room.submit`) leaves to the actor: a
+    snapshot, the record of a game that ended."""
+
+    result: Result | None
+
+
+Command = _Reserve | _Intent | _Call | _Presence | _Tick | _Bookkeep
+
+
+def _refuse(conn: Connection, intent: Intent, code: str, message: str) -> None:
+    """Answer ``intent`` with a ``reject``; nothing changed."""
+    metrics.REJECTS.labels(code).inc()
+    conn.send(encode(messages.reject(intent.id, code, message)))
+
+
+def _ack(conn: Connection, intent_id: IntentId, version: int) -> bytes:
+    """The ``ack`` frame in the connection's protocol."""
+    if conn.protocol >= 2:
+        return encode(compact.ack(intent_id, version))
+    return encode(messages.ack(intent_id, version))
+
+
+def _loop_time() -> float:
+    return asyncio.get_running_loop().time()
+
+
+def _chain(source: asyncio.Future[Any], target: asyncio.Future[Any]) -> None:
+    """Settle ``target`` like ``source``."""
+    if target.done():
+        return
+    if source.exception() is not None:
+        target.set_exception(source.exception())  # type: ignore[arg-type]
+    else:
+        target.set_result(source.result())
