@@ -12,7 +12,8 @@ from test_crystal_palace_rules import end_of_phase3, game
 
 from engines.base import State, copy_state
 from engines.crystal_palace import ENGINE as cp
-from engines.crystal_palace.engine import _order_matters, _use_ability, characters
+from engines.crystal_palace.data import characters
+from engines.crystal_palace.rounds import _order_matters, _use_ability
 
 ABILITIES = sorted(c for c, card in characters().items() if "ability" in card)
 

@@ -13,7 +13,7 @@ from test_crystal_palace_rules import game, pay_nothing, play, resolve
 
 from engines.base import Event, State
 from engines.crystal_palace import ENGINE as cp
-from engines.crystal_palace.engine import characters, research_tiles
+from engines.crystal_palace.data import characters, research_tiles
 from support import playout, random_options
 
 NAMES = ["ana", "bob"]

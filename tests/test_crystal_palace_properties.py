@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from engines.base import Event, State
 from engines.crystal_palace import ENGINE as cp
-from engines.crystal_palace.engine import characters as character_cards
-from engines.crystal_palace.engine import components, patents, research_tiles
+from engines.crystal_palace.data import characters as character_cards
+from engines.crystal_palace.data import components, patents, research_tiles
 
 LIMITS = components()["limits"]
 LOAN_TILES = sum(count for _, count in components()["loans"]["tiles"])

@@ -9,7 +9,7 @@ import pytest
 
 from engines.base import IllegalAction, State
 from engines.crystal_palace import ENGINE as cp
-from engines.crystal_palace.engine import characters, components, layout, research_tiles, shares
+from engines.crystal_palace.data import characters, components, layout, research_tiles, shares
 
 Act = dict[str, Any]
 

@@ -15,7 +15,7 @@ from clients.render import LEGENDS, render
 from clients.render.crystal_palace import COLUMNS
 from engines.base import Event, State
 from engines.crystal_palace import ENGINE as cp
-from engines.crystal_palace.engine import components
+from engines.crystal_palace.data import components
 from support import HIDDEN, playout, random_options
 
 BARE_ID = re.compile(r"\b(?:[PCGBO]\d\d|S[1-5][a-c]|[WP][1-4]|[1-4][AB])\b")

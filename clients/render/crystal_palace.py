@@ -17,7 +17,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from engines.crystal_palace import engine as palace
+from engines.crystal_palace import data as palace
 from engines.crystal_palace import words
 
 WIDTH = 80

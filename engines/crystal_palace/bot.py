@@ -28,7 +28,7 @@ import random
 from typing import Any
 
 from engines.base import Action
-from engines.crystal_palace.engine import (
+from engines.crystal_palace.data import (
     characters,
     components,
     layout,

@@ -13,7 +13,27 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engines.base import STEP, Action, Event, State, seat_name
-from engines.crystal_palace import engine as cp
+from engines.crystal_palace.data import (
+    card_names,
+    characters,
+    components,
+    layout,
+    patents,
+    publishers,
+    research_tiles,
+    shares,
+)
+from engines.crystal_palace.economy import (
+    _amount,
+    _dice_cost,
+    _free_research_space,
+    _market_spaces,
+    _perm,
+    _recruit_cost,
+)
+from engines.crystal_palace.placement import _market_above
+from engines.crystal_palace.resolution import _current_die, _free_action_space
+from engines.crystal_palace.rounds import _loans_for, _prototype_cost, _salary
 
 _NOUNS = {
     "gears": ("gear", "gears"),
@@ -115,7 +135,7 @@ def perm_text(perm: Mapping[str, int]) -> str:
 
 def tile_text(tile: str) -> str:
     """A research tile by what it does: "now: +2 gears", "each phase 6: +£2"."""
-    info = cp.research_tiles()[tile]
+    info = research_tiles()[tile]
     if info["timing"] == "PERM":
         return "always: " + perm_text(info["perm"])
     when = "now" if info["timing"] == "IMM" else "each phase 6"
@@ -125,15 +145,15 @@ def tile_text(tile: str) -> str:
 def prototype_cost(state: State, seat: int, card: str) -> str:
     """What building the patent costs the seat now, its permanent discounts
     included (the engine's own price): "3 gears, 2 energy, £2"."""
-    cost = cp._prototype_cost(state, seat, card)
+    cost = _prototype_cost(state, seat, card)
     parts = [_count(k, cost[k]) for k in ("gears", "energy") if cost[k]]
     parts += [f"£{cost['money']}"] if cost["money"] else []
     return ", ".join(parts) or "nothing"
 
 
 def patent_text(state: State, seat: int, card: str) -> str:
-    info = cp.patents()[card]
-    link = cp.characters().get(info["link"] or "", {}).get("name")
+    info = patents()[card]
+    link = characters().get(info["link"] or "", {}).get("name")
     text = (
         f"{info['name']} (build for {prototype_cost(state, seat, card)}: "
         f"{info['vp'][state['round']]} VP this round, "
@@ -145,26 +165,26 @@ def patent_text(state: State, seat: int, card: str) -> str:
 def _recruit_price(state: State, seat: int, card: str, location: str) -> str:
     """The £ the engine charges the seat for the character (``_recruit_cost``), and
     what it would charge if the violet tile this action space draws first lowers it."""
-    price = cp._recruit_cost(state, seat, card)
-    slot = cp._free_action_space(state, location)
-    bonus = {} if slot is None else cp.layout(location, state["players"])["action"][slot]
+    price = _recruit_cost(state, seat, card)
+    slot = _free_action_space(state, location)
+    bonus = {} if slot is None else layout(location, state["players"])["action"][slot]
     stack = state["violet"].get(bonus.get("research"), [])
-    discounts = sorted(t for t in stack if "recruit_cost" in cp.research_tiles()[t].get("perm", {}))
-    if not discounts or not cp._free_research_space(state, seat):
+    discounts = sorted(t for t in stack if "recruit_cost" in research_tiles()[t].get("perm", {}))
+    if not discounts or not _free_research_space(state, seat):
         return f"£{price}"
     player = state["seats"][seat]
     drawn = {**player, "research": [*player["research"], discounts[0]]}
     seats = [drawn if s == seat else p for s, p in enumerate(state["seats"])]
-    lower = cp._recruit_cost({**state, "seats": seats}, seat, card)
+    lower = _recruit_cost({**state, "seats": seats}, seat, card)
     if lower == price:
         return f"£{price}"
-    says = perm_text(cp.research_tiles()[discounts[0]]["perm"])
+    says = perm_text(research_tiles()[discounts[0]]["perm"])
     return f"£{price}, or £{lower} if the violet tile drawn first says {says}"
 
 
 def character_text(state: State, seat: int, card: str, location: str) -> str:
     """A character to recruit, with what the seat would pay for it and its salary."""
-    info = cp.characters()[card]
+    info = characters()[card]
     does = (
         "always: " + perm_text(info["perm"])
         if "perm" in info
@@ -173,22 +193,22 @@ def character_text(state: State, seat: int, card: str, location: str) -> str:
     return (
         f"{info['name']} (recruit {_recruit_price(state, seat, card, location)}, "
         f"{info['vp'][state['round']]} VP now, "
-        f"salary £{cp._salary(state, seat, card)} a round; {does})"
+        f"salary £{_salary(state, seat, card)} a round; {does})"
     )
 
 
 def share_text(share: str) -> str:
-    info = cp.shares()[share]
+    info = shares()[share]
     return f"a share: pay £{info['price']}: {effect_text(info['gain'])}"
 
 
 def location_name(location: str) -> str:
-    return str(cp.components()["locations"][location]["name"])
+    return str(components()["locations"][location]["name"])
 
 
 def publisher_text(publisher: str) -> str:
     """The London Times' action under this publisher tile."""
-    info = cp.publishers()[publisher]
+    info = publishers()[publisher]
     choices = " or ".join(effect_text(c) for c in info["choices"])
     extra = info.get("leftmost_bonus")
     return (
@@ -201,7 +221,7 @@ def publisher_text(publisher: str) -> str:
 
 def location_action(state: State, location: str) -> str:
     """What a location's action does, in a few words."""
-    kind = cp.layout(location, state["players"])["action_kind"]
+    kind = layout(location, state["players"])["action_kind"]
     return {
         "patent": "take a patent",
         "research": "take a research tile",
@@ -213,11 +233,11 @@ def location_action(state: State, location: str) -> str:
 
 
 def _space_bonus(state: State, location: str) -> str:
-    slot = cp._free_action_space(state, location)
+    slot = _free_action_space(state, location)
     if slot is None:
         return ""
-    bonus = cp.layout(location, state["players"])["action"][slot]
-    leftmost = cp.publishers()[state["publisher"]].get("leftmost_bonus")
+    bonus = layout(location, state["players"])["action"][slot]
+    leftmost = publishers()[state["publisher"]].get("leftmost_bonus")
     if location == "london_times" and slot == 0 and leftmost:
         bonus = leftmost
     return f" (action space {slot + 1}: {effect_text(bonus)} first)" if bonus else ""
@@ -225,7 +245,7 @@ def _space_bonus(state: State, location: str) -> str:
 
 def _what(state: State, seat: int, location: str, action: Action) -> str:
     """What an ``act`` or ``ticket`` does with its parameters."""
-    if "card" in action and action["card"] in cp.patents():
+    if "card" in action and action["card"] in patents():
         return "take the patent " + patent_text(state, seat, action["card"])
     if "card" in action:
         return "recruit " + character_text(state, seat, action["card"], location)
@@ -235,16 +255,16 @@ def _what(state: State, seat: int, location: str, action: Action) -> str:
     if "share" in action:
         return "buy " + share_text(action["share"])
     if "option" in action:
-        return effect_text(cp.components()["menu_options"][action["option"]]["effect"])
-    kind = cp.layout(location, state["players"])["action_kind"]
+        return effect_text(components()["menu_options"][action["option"]]["effect"])
+    kind = layout(location, state["players"])["action_kind"]
     if kind == "westminster":
         step = state["seats"][seat]["westminster"] + 1
-        track = cp.components()["westminster_track"]
-        bonus = track[step - 1] if step <= len(track) else cp.components()["westminster_beyond"]
+        track = components()["westminster_track"]
+        bonus = track[step - 1] if step <= len(track) else components()["westminster_beyond"]
         return f"Westminster step {step}: {effect_text(bonus)}"
-    info = cp.publishers()[state["publisher"]]
+    info = publishers()[state["publisher"]]
     effect = info["choices"][action.get("choice", 0)]
-    amounts = {k: cp._amount(state, seat, v) for k, v in effect.items()}
+    amounts = {k: _amount(state, seat, v) for k, v in effect.items()}
     return f"{info['name']}: {effect_text(amounts)}"
 
 
@@ -257,17 +277,17 @@ def describe_action(state: State, seat: int, action: Action) -> str:
     """The label of a legal action of ``seat`` (see the module docstring)."""
     kind = action["type"]
     player = state["seats"][seat]
-    data = cp.components()
+    data = components()
     if kind == "die":
         which = len(player["secret"]) + 1
         label = f"die {which} of {player['dice']}: set it to {action['value']}"
         if which < player["dice"]:
             return f"{label} (£{action['value']})"
-        total = cp._dice_cost(state, seat, [*player["secret"], action["value"]])
+        total = _dice_cost(state, seat, [*player["secret"], action["value"]])
         return f"{label} (your dice cost £{total} in all)"
     if kind == "place":
         location, i = action["location"], action["space"]
-        space = cp.layout(location, state["players"])["placement"][i]
+        space = layout(location, state["players"])["placement"][i]
         needs = [f"needs {space['min']}+"]
         if space["assistant"]:
             needs.append("then an assistant action")
@@ -287,9 +307,9 @@ def describe_action(state: State, seat: int, action: Action) -> str:
         )
     if kind == "market":
         start = action.get("from", -1)
-        target = cp._market_above(state, start)
+        target = _market_above(state, start)
         assert target is not None
-        space = cp._market_spaces(state)[target]
+        space = _market_spaces(state)[target]
         gear = "; +1 gear now" if target in state["market_gears"] else ""
         what = (
             "new assistant on space"
@@ -303,7 +323,7 @@ def describe_action(state: State, seat: int, action: Action) -> str:
     if kind == "skip":
         return "no assistant action"
     if kind in ("act", "ticket", "decline", "compensation"):
-        _, location, where = cp._current_die(state)
+        _, location, where = _current_die(state)
         value = state["board"][location]["placed"][where][1]
         name = location_name(location)
         if kind == "act":
@@ -318,19 +338,19 @@ def describe_action(state: State, seat: int, action: Action) -> str:
         return f"take £1: no action space left for your {value} at {name}"
     if kind == "pay":
         due = state["step"]["due"]
-        loans = cp._loans_for(player["money"], due)
+        loans = _loans_for(player["money"], due)
         short = f" (you are £{due - player['money']} short: {loans} loan{'s' * (loans > 1)})"
         return f"pay your salaries: £{due}" + (short if loans else "")
     if kind == "ability":
-        card = cp.characters()[action["card"]]
+        card = characters()[action["card"]]
         effect = effect_text(card["ability"], harm="lose up to")
         return f"use {card['name']} next: {effect}"
     if kind == "build":
-        info = cp.patents()[action["card"]]
-        cost = cp._prototype_cost(state, seat, action["card"])
+        info = patents()[action["card"]]
+        cost = _prototype_cost(state, seat, action["card"])
         price = [_count(k, cost[k]) for k in ("gears", "energy") if cost[k]]
         price += [f"£{cost['money']}"] if cost["money"] else []
-        vp = info["vp"][state["round"]] + cp._perm(state, seat, "prototype_vp")
+        vp = info["vp"][state["round"]] + _perm(state, seat, "prototype_vp")
         if info["link"] in player["characters"]:
             vp += data["prototype_link_vp"]
         whom = "you" if action["target"] == seat else f"seat {action['target'] + 1}"
@@ -341,7 +361,7 @@ def describe_action(state: State, seat: int, action: Action) -> str:
     if kind == "done":
         return "build nothing more this round"
     if kind == "accept":
-        info = cp.patents()[state["step"]["card"]]
+        info = patents()[state["step"]["card"]]
         return f"go on: {info['name']} makes you {effect_text(info['target'], harm='lose')}"
     if kind == "repay":
         n = action["count"]
@@ -369,7 +389,7 @@ def narrate_event(event: Event, names: Sequence[str]) -> str:
     """One sentence for a Crystal Palace event, seats called by ``names``."""
     kind = event["type"]
     who = seat_name(names, event.get("seat"))
-    data = cp.components()
+    data = components()
     if kind == "ready":
         return f"{who} has set their dice."
     if kind == "reveal":
@@ -413,10 +433,10 @@ def narrate_event(event: Event, names: Sequence[str]) -> str:
     if kind == "salary":
         return f"{who} pays £{event['amount']} in salaries."
     if kind == "ability":
-        card = cp.characters()[event["card"]]
+        card = characters()[event["card"]]
         return f"{who} uses {card['name']}: {effect_text(card['ability'])}."
     if kind == "build":
-        info = cp.patents()[event["card"]]
+        info = patents()[event["card"]]
         target = seat_name(names, event["target"])
         effect = effect_text(info["target"], harm="lose")
         return f"{who} builds {info['name']} for {event['vp']} VP; {target}: {effect}."
@@ -437,18 +457,18 @@ def narrate_event(event: Event, names: Sequence[str]) -> str:
 
 
 def _event_choice(event: Event) -> str:
-    if "card" in event and event["card"] in cp.patents():
-        return f" and takes the patent {cp.card_names()[event['card']]}"
+    if "card" in event and event["card"] in patents():
+        return f" and takes the patent {card_names()[event['card']]}"
     if "card" in event:
-        return f" and recruits {cp.card_names()[event['card']]} for £{event['price']}"
+        return f" and recruits {card_names()[event['card']]} for £{event['price']}"
     if "tile" in event:
         return f" and takes a research tile ({tile_text(event['tile'])})"
     if "share" in event:
-        gain = effect_text(cp.shares()[event["share"]]["gain"])
+        gain = effect_text(shares()[event["share"]]["gain"])
         return f" and buys a share for £{event['price']}: {gain}"
     if "option" in event:
-        return ": " + effect_text(cp.components()["menu_options"][event["option"]]["effect"])
+        return ": " + effect_text(components()["menu_options"][event["option"]]["effect"])
     if "publisher" in event:
-        info = cp.publishers()[event["publisher"]]
+        info = publishers()[event["publisher"]]
         return f": {info['name']}, {effect_text(info['choices'][event.get('choice', 0)])}"
     return ""
