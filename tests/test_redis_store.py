@@ -92,6 +92,18 @@ async def test_only_the_lease_holder_appends_and_only_the_next_version(store: Re
     assert [v for v, _ in await store.read_log("a", after=1)] == [2]
 
 
+async def test_appends_go_on_when_redis_has_forgotten_the_script(store: RedisStore) -> None:
+    """A restarted Redis (or SCRIPT FLUSH) no longer knows the append script: the
+    flusher loads it again instead of failing the batch."""
+    await store.save_room(record("a"))
+    lease = await store.acquire("a", "node-1")
+    assert lease is not None
+    await store.append("a", 1, {"k": "seat", "seat": 0, "name": "ana"}, lease)
+    await store.redis.script_flush()
+    await store.append("a", 2, {"k": "seat", "seat": 1, "name": "bo"}, lease)
+    assert [v for v, _ in await store.read_log("a")] == [1, 2]
+
+
 async def test_a_process_that_lost_its_lease_is_fenced_off(store: RedisStore) -> None:
     await store.save_room(record("a"))
     old = await store.acquire("a", "node-1")

@@ -71,7 +71,7 @@ class GroupCommit(Generic[T]):
         self._queue.append(waiting)
         assert self._wake is not None
         self._wake.set()
-        await asyncio.shield(waiting.done)
+        await waiting.done  # cancelled: the item may still be written, its outcome unread
 
     def _start(self) -> None:
         self._wake = asyncio.Event()

@@ -165,6 +165,10 @@ class RedisStore:
         self.token_ttl = int(token_ttl)
         self.finished_ttl = int(finished_ttl)
         self._append = self.redis.register_script(_APPEND)
+        self._writer: Any = None
+        """The flusher's own connection (made on first use, outside the pool): a batch
+        is one packed EVALSHA and one reply, without the pool's, the retry's and the
+        script object's layers on every batch."""
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
@@ -179,6 +183,8 @@ class RedisStore:
 
     async def close(self) -> None:
         await self.appends.close()
+        if self._writer is not None:
+            await self._writer.disconnect()
         await self.redis.aclose()
 
     # -- records and the lobby index -------------------------------------------
@@ -270,7 +276,7 @@ class RedisStore:
             with _unavailable():
                 # Old-style raw strings: Redis's cmsgpack reads no bin type.
                 batch_arg = msgpack.packb(items, use_bin_type=False)
-                answers: Any = await self._append(keys=keys, args=[batch_arg])
+                answers: Any = await self._call_append(keys, batch_arg)
         except StoreUnavailable as exc:
             return [exc] * len(batch)
         return [
@@ -279,6 +285,24 @@ class RedisStore:
             else NotOwner(f"room {room_id} version {version}: {answer.decode()}")
             for (room_id, version, _, _), answer in zip(batch, answers, strict=True)
         ]
+
+    async def _call_append(self, keys: list[str], batch_arg: bytes) -> Any:
+        """EVALSHA of the append script on the flusher's connection (loading the script
+        first where Redis does not know it: a restarted Redis has forgotten it)."""
+        if self._writer is None:
+            self._writer = self.redis.connection_pool.make_connection()
+        writer = self._writer
+        command = writer.pack_command("EVALSHA", self._append.sha, len(keys), *keys, batch_arg)
+        try:
+            await writer.send_packed_command(command, check_health=False)
+            return await writer.read_response()
+        except redis_errors.NoScriptError:
+            await self.redis.script_load(_APPEND)
+            await writer.send_packed_command(command, check_health=False)
+            return await writer.read_response()
+        except BaseException:
+            await writer.disconnect()  # a fresh connection for the next batch
+            raise
 
     async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
         with _unavailable():
