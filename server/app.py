@@ -190,7 +190,7 @@ def create_app(
             finished_ttl=settings.finished_ttl,
             pool=settings.redis_pool,
             pool_timeout=settings.redis_pool_timeout,
-            linger=settings.redis_linger,
+            batch_interval=settings.redis_batch_interval,
         )
     store = store or MemoryStore(settings.memory_log)
     lobby = Lobby(store, settings, node=_node_name(settings))

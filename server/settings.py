@@ -41,11 +41,11 @@ class Settings:
     """Connections to Redis per process, at most. A request finding them all busy waits
     for one (``redis_pool_timeout``) instead of failing; a follower's blocking read and
     the pub/sub listener hold one each."""
-    redis_linger: float = 0.002
-    """Seconds the group commit waits, once an append arrives with no batch in flight, for
-    other rooms' appends to join its batch (0: none). 2 ms: at 250 rooms the server's CPU
-    a move falls from 2.0 to 1.25 times the memory store's, Redis's from 0.08 to 0.047 ms,
-    and the p99 does not move (the fsync dominates it); benchmarks/README.md."""
+    redis_batch_interval: float = 0.003
+    """Least seconds between the starts of two group-commit batches (0: none). An append
+    that finds Redis idle for longer goes at once; under load each batch holds what
+    arrived in the interval: fewer round trips and fsyncs a move, for at most this much
+    more latency (benchmarks/README.md)."""
     redis_pool_timeout: float = 20.0
     """Seconds a request waits for a free Redis connection before it fails as
     ``store_unavailable``."""

@@ -59,6 +59,36 @@ async def test_a_write_that_raises_fails_its_batch_and_the_next_batch_goes_on() 
     await commit.close()
 
 
+async def test_a_batch_waits_out_the_interval_but_a_lone_item_goes_at_once() -> None:
+    """On a fake clock: the first item is written at once; the next, arriving 1 s
+    later, waits the rest of the 10 s interval, and everything queued meanwhile joins
+    its batch."""
+    now = 100.0
+    naps: list[float] = []
+    gathered = asyncio.Event()
+
+    async def nap(seconds: float) -> None:
+        nonlocal now
+        naps.append(seconds)
+        await gathered.wait()
+        now += seconds
+
+    writer = Writer()
+    writer.gate.set()
+    commit = GroupCommit(writer, interval=10.0, clock=lambda: now, sleep=nap)
+    await commit.submit(0)
+    assert naps == [] and writer.batches == [[0]], "nothing before it: no wait"
+    now += 1.0
+    rest = [asyncio.create_task(commit.submit(i)) for i in (2, 4, 6)]
+    while not naps:
+        await asyncio.sleep(0)
+    assert naps == [9.0], "the rest of the interval"
+    gathered.set()
+    await asyncio.gather(*rest)
+    assert writer.batches == [[0], [2, 4, 6]]
+    await commit.close()
+
+
 @pytest.fixture
 async def store(redis_url: str, prefix: str) -> AsyncIterator[RedisStore]:
     store = RedisStore(redis_url, prefix=prefix, pool=4)

@@ -6,7 +6,9 @@ queues them; a flusher task takes every append waiting and writes them with one
 call (one round trip, one ``fsync`` under ``appendfsync always``), then
 settle each append's future with its own outcome: a fenced append that lost its
 lease fails alone, never its batch. While one batch is in flight the next one
-gathers, so the batches grow with the load and the round trips do not.
+gathers, so the batches grow with the load and the round trips do not; and a
+batch starts no sooner than ``interval`` after the one before, so that under a
+steady load each batch holds an interval's appends.
 
 It does no I/O itself: ``write`` (the store's) does.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -48,14 +51,21 @@ class GroupCommit(Generic[T]):
         write: Callable[[Sequence[T]], Awaitable[list[Outcome]]],
         most: int = 1000,
         flushers: int = 1,
-        linger: float = 0.0,
+        interval: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.write = write
         self.most = most
-        self.linger = linger
-        """Seconds a flusher waits, once woken with no batch in flight, for more items to
-        join the batch."""
+        self.interval = interval
+        """Least seconds between the starts of two batches. An item that finds the
+        flusher idle for longer is written at once (a lone move pays nothing); under a
+        steady load the batches go out every ``interval``, each holding what arrived
+        meanwhile (fewer, larger batches: fewer round trips and fsyncs)."""
         self.flushers = flushers
+        self.clock = clock
+        self.sleep = sleep
+        self._last = -float("inf")
         self._queue: list[_Waiting[T]] = []
         self._wake: asyncio.Event | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -86,9 +96,11 @@ class GroupCommit(Generic[T]):
             if not self._queue:
                 self._wake.clear()
                 await self._wake.wait()
-                if self.linger > 0:
-                    await asyncio.sleep(self.linger)
                 continue
+            wait = self._last + self.interval - self.clock()
+            if wait > 0:
+                await self.sleep(wait)
+            self._last = self.clock()
             batch, self._queue = self._queue[: self.most], self._queue[self.most :]
             try:
                 outcomes = await self.write([w.item for w in batch])

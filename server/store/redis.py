@@ -150,7 +150,7 @@ class RedisStore:
         timeout: float = 2.0,
         pool: int = 64,
         pool_timeout: float = 20.0,
-        linger: float = 0.002,
+        batch_interval: float = 0.003,
     ) -> None:
         connections = aioredis.BlockingConnectionPool.from_url(
             url,
@@ -172,7 +172,7 @@ class RedisStore:
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
-        self.appends = GroupCommit(self._write, most=BATCH, linger=linger)
+        self.appends = GroupCommit(self._write, most=BATCH, interval=batch_interval)
 
     def key(self, room_id: str, part: str = "") -> str:
         """The key of a room, or of one of its parts (``log``, ``lease`` …)."""
