@@ -1,8 +1,8 @@
 """The async Python client library: the lobby over HTTP, a room over WebSocket.
 
-``RoomClient`` keeps a local mirror of the seat's (or spectator's) view by
-applying snapshots and patches (:class:`protocol.mirror.Mirror`); when it
-sees a version gap it asks for a resync by itself. Intents are sent with
+``RoomClient`` carries the frames of a :class:`protocol.session.ClientSession`,
+which keeps a local mirror of the seat's (or spectator's) view from snapshots
+and patches and answers a version gap with a resync. Intents are sent with
 :meth:`RoomClient.intent`, which waits for their ``ack`` or ``reject``.
 :meth:`RoomClient.reconnect` reconnects and catches up from the last version
 held.
@@ -23,7 +23,6 @@ import contextlib
 import errno
 import functools
 import itertools
-import secrets
 import socket
 import time
 from collections import Counter
@@ -37,13 +36,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from clients.retry import PATIENCE, OnWait, Patience, Wait, frame_refusal, http_refusal, retrying
-from protocol import PROTOCOL_VERSION, compact
-from protocol.codec import decode, encode
+from protocol.codec import encode
 from protocol.messages import IntentId
 from protocol.mirror import Mirror
-
-ANSWERS = {"legal": "legal", "ping": "pong"}
-"""The ``of`` of an ``error`` frame (the refused request) → the answer it stands for."""
+from protocol.session import ClientSession, Received
 
 
 class LobbyError(Exception):
@@ -286,20 +282,13 @@ class RoomClient:
         self.on_wait = on_wait
         self.urls = [f"{base.rstrip('/')}/ws/rooms/{room_id}" for base in ws_base.split(",")]
         self.url = self.urls[0]
-        self.token = token
+        self.session = ClientSession(token)
         self.record = record
         self.seen: list[tuple[int, bytes]] = []
         """With ``record``: every version held, with the msgpack of its document."""
-        self.mirror = Mirror()
-        self.welcome: dict[str, Any] = {}
         self.result: dict[str, Any] | None = None
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.errors: list[dict[str, Any]] = []
-        self.resyncs = 0
-        self.received: Counter[str] = Counter()
-        """Frames received, by type."""
-        self.bytes_received: Counter[str] = Counter()
-        """Payload bytes received, by frame type."""
         self.arrivals: dict[int, float] | None = {} if timed else None
         """With ``timed``: when (``time.monotonic()``) each version was first held."""
         self.ack_times: dict[IntentId, float] = {}
@@ -312,8 +301,6 @@ class RoomClient:
         self._reader: asyncio.Task[None] | None = None
         self._changed = asyncio.Condition()
         self._waiting: dict[Any, asyncio.Future[dict[str, Any]]] = {}
-        # Ids must be unique per seat across every connection of the seat: start at random.
-        self._ids = itertools.count(secrets.randbits(48))
 
     async def __aenter__(self) -> Self:
         await self.connect()
@@ -328,9 +315,34 @@ class RoomClient:
         await self.close()
 
     @property
+    def token(self) -> str | None:
+        return self.session.token
+
+    @property
+    def mirror(self) -> Mirror:
+        return self.session.mirror
+
+    @property
+    def welcome(self) -> dict[str, Any]:
+        return self.session.welcome
+
+    @property
     def seat(self) -> int | None:
-        seat: int | None = self.welcome.get("seat")
-        return seat
+        return self.session.seat
+
+    @property
+    def resyncs(self) -> int:
+        return self.session.resyncs
+
+    @property
+    def received(self) -> Counter[str]:
+        """Frames received, by type."""
+        return self.session.received
+
+    @property
+    def bytes_received(self) -> Counter[str]:
+        """Payload bytes received, by frame type."""
+        return self.session.bytes_received
 
     @property
     def doc(self) -> Any:
@@ -348,26 +360,19 @@ class RoomClient:
             self._ws = await connect(self.url, max_size=None, compression=None)
         except OSError as exc:  # refused, unknown host, no answer (TimeoutError)
             raise Unreachable(_base(self.url), _os_reason(exc)) from None
-        hello = {
-            "t": "hello",
-            "protocol": PROTOCOL_VERSION,
-            "token": self.token,
-            "since": self.mirror.version,
-        }
         with contextlib.suppress(ConnectionClosed):
             # A server may refuse before hello (no such room): its error frame is still queued.
-            await self._ws.send(encode(hello))
+            await self._ws.send(self.session.hello())
         try:
-            frame: dict[str, Any] = decode(await self._ws.recv(decode=False), max_size=2**31)
+            got = self.session.receive(await self._ws.recv(decode=False))
         except ConnectionClosed as exc:
             raise ServerError(
                 {"code": "closed", "message": f"closed before welcome: {exc}"}
             ) from None
-        if frame.get("t") != "welcome":
+        if got.kind != "welcome":
             await self._ws.close()
-            raise ServerError(frame)
-        self.welcome = frame
-        self.mirror.keys = frame.get("keys") if frame.get("protocol", 1) >= 2 else None
+            raise ServerError(got.frame)
+        frame = got.frame
         self._reader = asyncio.create_task(self._read(self._ws))
         return frame
 
@@ -402,7 +407,7 @@ class RoomClient:
         await self._ws.send(encode(message))
 
     def new_intent_id(self) -> int:
-        return next(self._ids)
+        return self.session.new_intent_id()
 
     async def intent(self, action: dict[str, Any], intent_id: int | None = None) -> dict[str, Any]:
         """Send an action; return the server's ``ack`` or ``reject`` frame.
@@ -448,10 +453,9 @@ class RoomClient:
         return (await self._request("pong", {"t": "ping", "data": data}))["data"]
 
     async def resync(self) -> None:
-        """Ask for what the mirror misses; a stale mirror (a gap, or a patch that did not
-        fit and may have half-applied) can only be repaired by a snapshot: since nil."""
-        since = None if self.mirror.stale else self.mirror.version
-        await self.send({"t": "resync", "since": since})
+        """Ask for what the mirror misses (a stale mirror: a snapshot)."""
+        assert self._ws is not None, "not connected"
+        await self._ws.send(self.session.resync())
 
     async def wait_for(self, predicate: Callable[[Any], bool]) -> Any:
         """Wait until the mirrored document satisfies ``predicate``; return it."""
@@ -485,9 +489,10 @@ class RoomClient:
         try:
             async for data in ws:
                 assert isinstance(data, bytes), "the server sends binary frames"
-                frame = compact.read(decode(data, max_size=2**31, arrays=True))
-                self.bytes_received[frame.get("t", "?")] += len(data)
-                await self._handle(frame)
+                got = self.session.receive(data)
+                if got.reply is not None:
+                    await ws.send(got.reply)
+                await self._handle(got)
         except ConnectionClosed as exc:
             if not isinstance(self.closed, ServerError):  # a fatal error frame says more
                 self.closed = exc
@@ -501,28 +506,14 @@ class RoomClient:
             async with self._changed:
                 self._changed.notify_all()
 
-    async def _handle(self, frame: dict[str, Any]) -> None:
-        kind = frame["t"]
-        self.received[kind] += 1
-        if kind == "snapshot":
-            self.mirror.snapshot(frame["v"], frame["doc"])
-        elif kind == "patch":
-            if not self.mirror.patch(frame["from"], frame["to"], frame["ops"]):
-                self.resyncs += 1
-                await self.resync()
-                return
-        elif kind in ("ack", "reject"):
-            if kind == "ack":
-                self.acks.append(frame)
-                if self.arrivals is not None:
-                    self.ack_times[frame["id"]] = time.monotonic()
-            else:
-                self.reject_codes[frame["code"]] += 1
-            self._resolve(frame["id"], frame)
-        elif kind == "legal":
-            self._resolve("legal", frame)
-        elif kind == "pong":
-            self._resolve("pong", frame)
+    async def _handle(self, got: Received) -> None:
+        frame, kind = got.frame, got.kind
+        if kind == "ack":
+            self.acks.append(frame)
+            if self.arrivals is not None:
+                self.ack_times[frame["id"]] = time.monotonic()
+        elif kind == "reject":
+            self.reject_codes[frame["code"]] += 1
         elif kind == "event":
             for event in frame["events"]:
                 self.events.put_nowait(event)
@@ -532,8 +523,8 @@ class RoomClient:
             self.errors.append(frame)
             if frame.get("fatal"):
                 self.closed = ServerError(frame)
-            elif frame.get("of") in ANSWERS:  # a refused request: its wait ends
-                self._resolve(ANSWERS[frame["of"]], frame)
+        if got.answers is not None:
+            self._resolve(got.answers, frame)
         version = self.mirror.version
         if self.arrivals is not None and version is not None and version not in self.arrivals:
             self.arrivals[version] = time.monotonic()

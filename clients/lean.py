@@ -3,17 +3,15 @@
 It drives websockets' sans-I/O ``ClientProtocol`` straight from
 ``data_received``: no reader task, message queue or lock per frame, so one
 load-generator core holds thousands of connections. It speaks the normal
-protocol (hello, snapshot and patches into a :class:`~protocol.mirror.Mirror`,
-intents, acks) and records, like a timed :class:`~clients.client.RoomClient`,
-when each version arrived. It does not reconnect: ``tablewire loadtest``
-counts a lost connection as an error.
+protocol through a :class:`~protocol.session.ClientSession` (hello, snapshots
+and patches into its mirror, resyncs, intents, acks) and records, like a timed
+:class:`~clients.client.RoomClient`, when each version arrived. It does not
+reconnect: ``tablewire loadtest`` counts a lost connection as an error.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
-import secrets
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -25,10 +23,10 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
-from protocol import PROTOCOL_VERSION, compact
-from protocol.codec import decode, encode
+from protocol.codec import encode
 from protocol.messages import IntentId
 from protocol.mirror import Mirror
+from protocol.session import ClientSession
 
 Predicate = Callable[["LeanClient"], bool]
 
@@ -38,32 +36,40 @@ class LeanClient(asyncio.Protocol):
 
     def __init__(self, ws_base: str, room_id: str, token: str | None = None) -> None:
         self.url = f"{ws_base.rstrip('/')}/ws/rooms/{room_id}"
-        self.token = token
-        self.mirror = Mirror()
+        self.session = ClientSession(token)
         self.arrivals: dict[int, float] = {}
         self.ack_times: dict[IntentId, float] = {}
         self.reject_codes: Counter[str] = Counter()
         self.errors: list[dict[str, Any]] = []
-        self.received: Counter[str] = Counter()
-        self.bytes_received: Counter[str] = Counter()
         self.closed: BaseException | str | None = None
         self._ws = ClientProtocol(parse_uri(self.url), max_size=None)
         self._transport: asyncio.Transport | None = None
         self._welcome: asyncio.Future[dict[str, Any]] | None = None
         self._waiters: list[tuple[Predicate, asyncio.Future[None]]] = []
         self._parts: list[bytes] = []
-        self._ids = itertools.count(secrets.randbits(48))
+
+    @property
+    def mirror(self) -> Mirror:
+        return self.session.mirror
 
     @property
     def version(self) -> int | None:
-        return self.mirror.version
+        return self.session.mirror.version
 
     @property
     def doc(self) -> Any:
-        return self.mirror.doc
+        return self.session.mirror.doc
+
+    @property
+    def received(self) -> Counter[str]:
+        return self.session.received
+
+    @property
+    def bytes_received(self) -> Counter[str]:
+        return self.session.bytes_received
 
     def new_intent_id(self) -> int:
-        return next(self._ids)
+        return self.session.new_intent_id()
 
     async def connect(self) -> dict[str, Any]:
         """Open the socket, do the WebSocket handshake and ``hello``; return ``welcome``."""
@@ -77,7 +83,10 @@ class LeanClient(asyncio.Protocol):
         return await self._welcome
 
     def send(self, message: dict[str, Any]) -> None:
-        self._ws.send_binary(encode(message))
+        self._send(encode(message))
+
+    def _send(self, data: bytes) -> None:
+        self._ws.send_binary(data)
         self._flush()
 
     async def wait_until(self, predicate: Predicate) -> None:
@@ -106,8 +115,7 @@ class LeanClient(asyncio.Protocol):
                 if event.status_code != 101:
                     self._fail(f"handshake refused: HTTP {event.status_code}")
                     return
-                hello = {"t": "hello", "protocol": PROTOCOL_VERSION, "token": self.token}
-                self.send({**hello, "since": None})
+                self._send(self.session.hello())
             elif isinstance(event, Frame):
                 self._frame(event)
         self._flush()
@@ -129,21 +137,15 @@ class LeanClient(asyncio.Protocol):
             return
         data = b"".join(self._parts)
         self._parts.clear()
-        message = compact.read(decode(data, max_size=2**31, arrays=True))
-        kind = message["t"]
-        self.received[kind] += 1
-        self.bytes_received[kind] += len(data)
-        if kind == "snapshot":
-            self.mirror.snapshot(message["v"], message["doc"])
-        elif kind == "patch":
-            if not self.mirror.patch(message["from"], message["to"], message["ops"]):
-                self.send({"t": "resync", "since": None})  # a stale mirror takes only a snapshot
-        elif kind == "ack":
+        got = self.session.receive(data)
+        if got.reply is not None:
+            self._send(got.reply)
+        message, kind = got.frame, got.kind
+        if kind == "ack":
             self.ack_times[message["id"]] = time.monotonic()
         elif kind == "reject":
             self.reject_codes[message["code"]] += 1
         elif kind == "welcome":
-            self.mirror.keys = message.get("keys") if message["protocol"] >= 2 else None
             if self._welcome is not None and not self._welcome.done():
                 self._welcome.set_result(message)
         elif kind == "error":

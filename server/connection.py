@@ -45,10 +45,11 @@ import logging
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from protocol import PROTOCOLS, messages
+from protocol import messages, session
 from protocol.codec import decode, encode
 from protocol.errors import Code, ProtocolError
-from protocol.messages import ClientMessage, Hello, Intent, Legal, Ping, Resync
+from protocol.messages import ClientMessage, Intent, Legal, Ping, Resync
+from protocol.session import refusal
 from server.errors import retry_delay
 from server.limits import FrameLimits, Gate, Kind, client_address, load_test
 from server.lobby import Lobby
@@ -301,14 +302,6 @@ class SocketConnection:
         return True
 
 
-def refusal(exc: ProtocolError) -> bytes:
-    """The frame answering a frame refused after ``welcome``: a ``reject`` for an
-    intent that has an id, else a non-fatal ``error``."""
-    if exc.intent_id is not None:
-        return encode(messages.reject(exc.intent_id, exc.code, exc.message))
-    return encode(messages.error(exc.code, exc.message, of=exc.of))
-
-
 def dispatch(conn: Connection, room: Room, message: ClientMessage) -> None:
     """Hand one message of a joined connection to its room (or answer it here)."""
     if isinstance(message, Intent):
@@ -481,24 +474,19 @@ async def _join(conn: SocketConnection, room: Room, settings: Settings) -> bool:
     """Wait for ``hello``, check it and the token, attach to the room."""
     try:
         async with asyncio.timeout(settings.hello_timeout):
-            hello = await conn.receive()
+            first = await conn.receive()
     except TimeoutError:
         conn.close(Code.HELLO_TIMEOUT, f"send hello within {settings.hello_timeout} s")
         return False
     except ProtocolError as exc:
         conn.close(exc.code, exc.message)
         return False
-    if hello is None:
+    if first is None:
         return False
-    if not isinstance(hello, Hello):
-        conn.close(Code.HELLO_REQUIRED, "the first frame must be hello")
-        return False
-    if hello.protocol not in PROTOCOLS:
-        spoken = " and ".join(map(str, PROTOCOLS))
-        conn.close(
-            Code.UNSUPPORTED_PROTOCOL,
-            f"protocol {hello.protocol} is not supported; this server speaks {spoken}",
-        )
+    try:
+        hello = session.joining(first)
+    except ProtocolError as exc:
+        conn.close(exc.code, exc.message)
         return False
     conn.protocol = hello.protocol
     if hello.token is not None:

@@ -65,11 +65,12 @@ async def test_a_batch_waits_out_the_interval_but_a_lone_item_goes_at_once() -> 
     its batch."""
     now = 100.0
     naps: list[float] = []
-    gathered = asyncio.Event()
+    napping, gathered = asyncio.Event(), asyncio.Event()
 
     async def nap(seconds: float) -> None:
         nonlocal now
         naps.append(seconds)
+        napping.set()
         await gathered.wait()
         now += seconds
 
@@ -80,8 +81,7 @@ async def test_a_batch_waits_out_the_interval_but_a_lone_item_goes_at_once() -> 
     assert naps == [] and writer.batches == [[0]], "nothing before it: no wait"
     now += 1.0
     rest = [asyncio.create_task(commit.submit(i)) for i in (2, 4, 6)]
-    while not naps:
-        await asyncio.sleep(0)
+    await napping.wait()
     assert naps == [9.0], "the rest of the interval"
     gathered.set()
     await asyncio.gather(*rest)

@@ -290,7 +290,7 @@ class RedisStore:
         """EVALSHA of the append script on the flusher's connection (loading the script
         first where Redis does not know it: a restarted Redis has forgotten it)."""
         if self._writer is None:
-            self._writer = self.redis.connection_pool.make_connection()
+            self._writer = self.redis.connection_pool.make_connection()  # type: ignore[no-untyped-call]
         writer = self._writer
         command = writer.pack_command("EVALSHA", self._append.sha, len(keys), *keys, batch_arg)
         try:
