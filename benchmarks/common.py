@@ -1,8 +1,12 @@
-"""Shared helpers of the benchmark scripts: the machine, percentiles, a load-test run."""
+"""Shared helpers of the benchmark scripts: the machine, percentiles, a load-test run,
+the shared turn-relay harness (../shared/peers/colyseus)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +14,31 @@ from typing import Any
 
 from clients.stats import machine, percentile
 
-__all__ = ["loadtest", "machine", "percentile"]
+__all__ = ["REDIS_ARGS", "harness", "loadtest", "machine", "percentile"]
 
 TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("SHARED_PEERS", ROOT.parent / "shared" / "peers" / "colyseus"))
+PEERS = Path(os.environ.get("PEERS", "/tmp/tablewire-peers-redis"))
+REDIS_ARGS = ("--save", "", "--appendonly", "yes", "--appendfsync", "always")
+"""redis-server as docker-compose.yml runs it (append-only file, fsync every write)."""
+
+
+def harness(install: bool = False) -> Path:
+    """A writable copy of the shared harness (made once, in ``$PEERS``); with
+    ``install``, its pinned packages installed as its run.sh installs them (``npm ci``
+    once, with run.sh's stamp), for running its loadgen.js without run.sh."""
+    copy = PEERS / "colyseus"
+    if not copy.exists():
+        PEERS.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(SHARED, copy)
+    stamp = copy / "node_modules" / ".turn-relay-lock.sha256"
+    want = hashlib.sha256((copy / "package-lock.json").read_bytes()).hexdigest()
+    if install and (not stamp.exists() or stamp.read_text().strip() != want):
+        npm = ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"]
+        subprocess.run(npm, cwd=copy, check=True, stdout=sys.stderr)
+        stamp.write_text(want + "\n")
+    return copy
 
 
 def loadtest(*args: str) -> dict[str, Any] | None:

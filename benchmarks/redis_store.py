@@ -20,27 +20,17 @@ import argparse
 import datetime
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from common import REDIS_ARGS, harness
+
 from clients.spawn import SpawnedRedis
 from clients.stats import tree_cpu_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("SHARED_PEERS", ROOT.parent / "shared" / "peers" / "colyseus"))
-PEERS = Path(os.environ.get("PEERS", "/tmp/tablewire-peers-redis"))
-
-
-def harness() -> Path:
-    """A writable copy of the shared harness (made once)."""
-    copy = PEERS / "colyseus"
-    if not copy.exists():
-        PEERS.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(SHARED, copy)
-    return copy
 
 
 def run(rooms: int, duration: int, redis: SpawnedRedis | None) -> dict[str, Any] | None:
@@ -104,15 +94,9 @@ def main() -> None:
     out = ROOT / "benchmarks" / "results" / f"redis-store-{stamp}.jsonl"
     results = []
     for rooms in args.rooms:
-        redis = SpawnedRedis("--save", "", "--appendonly", "yes", "--appendfsync", "always")
+        redis = SpawnedRedis(*REDIS_ARGS, cpus="1" if (os.cpu_count() or 1) >= 2 else None)
         redis.start()
         try:
-            if redis.process is not None and shutil.which("taskset"):
-                subprocess.run(
-                    ["taskset", "-pc", "1", str(redis.process.pid)],
-                    check=False,
-                    capture_output=True,
-                )
             for store in (None, redis):
                 result = run(rooms, args.duration_s, store)
                 if result is None:

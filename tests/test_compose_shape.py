@@ -1,11 +1,6 @@
-"""docker-compose.yml's shape run without Docker: nginx from deploy/nginx.conf in front
-of two ``tablewire serve`` replicas sharing one redis-server, every client through nginx.
-
-The nginx configuration run is deploy/nginx.conf with its two upstream ``server``
-lines pointed at the replicas' ports and its ``listen`` at a free port; nothing
-else of the file changes. Paths of this run's own (pid, logs, temporary files) are
-given on nginx's command line and at the top of the ``http`` block, so that nothing
-is written outside a temporary directory.
+"""docker-compose.yml's shape run without Docker (clients/compose.py): nginx from
+deploy/nginx.conf in front of two ``tablewire serve`` replicas sharing one
+redis-server, every client through nginx.
 
 Clients bind to addresses of their own in 127/8 (Linux routes all of it locally):
 nginx tells the replicas each client's address (``X-Forwarded-For``), and the
@@ -18,13 +13,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
-import shutil
 import signal
 import subprocess
-import tempfile
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +26,14 @@ from websockets.exceptions import InvalidStatus
 
 from clients import bots
 from clients.client import LobbyClient, RoomClient
-from clients.spawn import SpawnedRedis, SpawnedServer, free_port
+from clients.compose import Shape, compose_shape, nginx_binary, nginx_conf
+from clients.spawn import free_port
 from conftest import redis_server
 from protocol.codec import decode, encode
 from server.store.redis import RedisStore
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "deploy" / "nginx.conf"
-UPSTREAM = re.compile(r"server tablewire-(\d):8000")
-LISTEN = "listen 80;"
 HELLO = encode({"t": "hello", "protocol": 2, "token": None, "since": None})
 ADDRESS_CAP = 256
 """deploy/nginx.conf's ``limit_conn`` per client address."""
@@ -51,9 +41,9 @@ HALF_SENT = 600
 """Sockets that send half a request line and stop, from one address."""
 
 
-def nginx_binary() -> str:
+def nginx() -> str:
     """nginx's path; without it: skipped locally, failed in CI."""
-    binary = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
+    binary = nginx_binary()
     if binary is None:
         message = "nginx is missing (apt-get install nginx): the compose shape cannot run"
         if os.environ.get("CI"):
@@ -62,105 +52,18 @@ def nginx_binary() -> str:
     return binary
 
 
-def derived_conf(binary: str, directory: Path, port: int, upstreams: list[int]) -> Path:
-    """deploy/nginx.conf serving ``port`` in front of ``upstreams`` (127.0.0.1 ports), its
-    logs and temporary files in ``directory``."""
-    text = CONF.read_text()
-    assert len(UPSTREAM.findall(text)) == len(upstreams) and text.count(LISTEN) == 1
-    text = UPSTREAM.sub(lambda m: f"server 127.0.0.1:{upstreams[int(m[1]) - 1]}", text)
-    text = text.replace(LISTEN, f"listen 127.0.0.1:{port};")
-    built = subprocess.run([binary, "-V"], capture_output=True, text=True, check=True).stderr
-    temps = [
-        f"{kind}_temp_path {directory / kind};"
-        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-        if f"--without-http_{kind}_module" not in built
-    ]
-    local = "\n    ".join([f"access_log {directory / 'access.log'};", *temps])
-    conf = directory / "nginx.conf"
-    conf.write_text(text.replace("http {\n", f"http {{\n    {local}\n", 1))
-    return conf
-
-
-class Nginx:
-    """nginx in the foreground with ``conf``; :meth:`start` returns once its workers run."""
-
-    def __init__(self, binary: str, conf: Path, directory: Path) -> None:
-        self.command = [binary, "-p", str(directory), "-c", str(conf), "-e", "stderr"]
-        self.command += [
-            "-g",
-            f"daemon off; pid {directory / 'nginx.pid'}; error_log stderr notice;",
-        ]
-        self.log: list[str] = []
-        self.process: asyncio.subprocess.Process | None = None
-        self._drain: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        self.process = await asyncio.create_subprocess_exec(
-            *self.command, stderr=asyncio.subprocess.PIPE
-        )
-        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._drain = asyncio.create_task(self._read(ready))
-        async with asyncio.timeout(30):
-            await ready
-
-    async def _read(self, ready: asyncio.Future[None]) -> None:
-        assert self.process is not None and self.process.stderr is not None
-        async for line in self.process.stderr:
-            self.log.append(line.decode())
-            if b"start worker process" in line and not ready.done():
-                ready.set_result(None)
-        if not ready.done():
-            ready.set_exception(RuntimeError("nginx exited:\n" + "".join(self.log)))
-
-    async def stop(self) -> None:
-        if self.process is not None and self.process.returncode is None:
-            self.process.terminate()
-            await self.process.wait()
-        if self._drain is not None:
-            await self._drain
-
-
-@dataclass
-class Shape:
-    """The deployment: nginx's URL is the only one clients use."""
-
-    url: str
-    ws: str
-    replicas: list[SpawnedServer]
-    redis: SpawnedRedis
-    nginx: Nginx
-
-
 @pytest.fixture
 async def shape() -> AsyncIterator[Shape]:
-    binary = nginx_binary()
-    redis = redis_server("--appendonly", "yes", "--appendfsync", "always")
-    redis.start()
-    replicas = [
-        SpawnedServer(
-            redis_url=redis.url,
-            node=f"tablewire-{n}",
-            trusted_proxies="127.0.0.1",
-            load_test_clients="",
-            allowed_hosts="127.0.0.1,localhost",
-            room_burst=1000,  # test_lease_renewals_keep_up_… creates 100 rooms per address
-        )
-        for n in (1, 2)
-    ]
-    directory = Path(tempfile.mkdtemp(prefix="tablewire-nginx-"))
-    port = free_port()
-    nginx = Nginx(
-        binary, derived_conf(binary, directory, port, [r.port for r in replicas]), directory
-    )
-    try:
-        await asyncio.gather(*(r.start() for r in replicas))
-        await nginx.start()
-        yield Shape(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", replicas, redis, nginx)
-    finally:
-        await nginx.stop()
-        await asyncio.gather(*(r.stop(signal.SIGKILL) for r in replicas))
-        redis.cleanup()
-        shutil.rmtree(directory, ignore_errors=True)
+    async with compose_shape(
+        CONF,
+        nginx(),
+        redis_server("--appendonly", "yes", "--appendfsync", "always"),
+        trusted_proxies="127.0.0.1",
+        load_test_clients="",
+        allowed_hosts="127.0.0.1,localhost",
+        room_burst=1000,  # test_lease_renewals_keep_up_… creates 100 rooms per address
+    ) as running:
+        yield running
 
 
 def lobby_from(shape: Shape, address: str) -> LobbyClient:
@@ -181,9 +84,12 @@ async def spectate(shape: Shape, room_id: str, address: str) -> tuple[ClientConn
     return ws, decode(await ws.recv())
 
 
-def test_nginx_accepts_the_shipped_config(tmp_path: Path) -> None:
-    binary = nginx_binary()
-    conf = derived_conf(binary, tmp_path, free_port(), [free_port(), free_port()])
+@pytest.mark.parametrize("replicas", [1, 2, 3])
+@pytest.mark.parametrize("one_address", [False, True])
+def test_nginx_accepts_the_shipped_config(tmp_path: Path, replicas: int, one_address: bool) -> None:
+    binary = nginx()
+    ports = [free_port() for _ in range(replicas)]
+    conf = nginx_conf(CONF, binary, tmp_path, free_port(), ports, one_address)
     pid = f"pid {tmp_path / 'nginx.pid'};"
     checked = subprocess.run(
         [binary, "-t", "-p", str(tmp_path), "-c", str(conf), "-e", "stderr", "-g", pid],
@@ -192,6 +98,10 @@ def test_nginx_accepts_the_shipped_config(tmp_path: Path) -> None:
         check=False,
     )
     assert checked.returncode == 0, checked.stderr
+    served = conf.read_text()
+    assert [f"127.0.0.1:{p}" in served for p in ports] == [True] * replicas
+    assert "tablewire-" not in served.split("upstream tablewire")[1].split("}")[0]
+    assert (f"limit_conn per_address {ADDRESS_CAP};" in served) is not one_address
     text = CONF.read_text()
     assert "worker_processes auto;" in text and "client_header_timeout 10s;" in text
     assert f"limit_conn per_address {ADDRESS_CAP};" in text and "limit_conn_status 429;" in text
