@@ -1,6 +1,6 @@
 """docker-compose.yml's shape run without Docker: nginx from deploy/nginx.conf in front
 of ``tablewire serve`` replicas sharing one redis-server, every client through nginx
-(tests/test_compose_shape.py, benchmarks/replicas.py).
+(tests/server/test_compose_shape.py, benchmarks/replicas.py).
 
 The nginx configuration run is deploy/nginx.conf with its upstream ``server`` lines
 replaced by one line for each replica's port (the same options) and its ``listen``

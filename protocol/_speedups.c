@@ -1,7 +1,7 @@
 /* protocol._speedups: protocol.diff.diff in C.
  *
  * The same algorithm as protocol.diff.diff_python, step for step, so the two
- * give the same ops for any pair of documents (tests/test_protocol.py checks
+ * give the same ops for any pair of documents (tests/protocol/test_protocol.py checks
  * it with hypothesis): maps and lists are entered only where the new
  * document's child is not the old one's (an engine that shares unchanged
  * parts costs nothing there), scalars are compared strictly by type and

@@ -57,7 +57,7 @@ async def freeze_after_full_passes() -> None:
     full pass walks only what is newer. Frozen objects are still freed as
     usual once nothing refers to them; only a reference *cycle* formed among
     them later would wait for :func:`gc.unfreeze`, and the server's
-    connections, requests and moves leave none (``tests/test_serve.py``).
+    connections, requests and moves leave none (``tests/server/test_serve.py``).
     """
 
     loop = asyncio.get_running_loop()

@@ -206,10 +206,13 @@ HIDDEN: dict[str, Callable[[State, int | None, random.Random], State]] = {
 
 # -- provoking the codes of docs/protocol.md's error tables -----------------------
 #
-# tests/test_protocol_codes.py and tests/test_http_codes.py read a table of section 8
+# tests/server/test_protocol_codes.py and tests/server/test_http_codes.py read a table of section 8
 # and provoke each of its codes on a real server.
 
-PROTOCOL_DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository's root."""
+
+PROTOCOL_DOC = (ROOT / "docs" / "protocol.md").read_text()
 
 
 def table_rows(heading: str) -> list[list[str]]:

@@ -4,7 +4,7 @@ The board (``static/games/chartered.js``) draws the plot graph of each board sid
 its canals and bridges, names the companies and prices things. None of that is
 copied by hand: this script builds ``static/games/chartered.json`` from
 ``engines/chartered`` (its component data and the plot graph the rules use,
-rules/chartered.md §5.2), and ``tests/test_web_chartered.py`` checks that the
+rules/chartered.md §5.2), and ``tests/web/test_web_chartered.py`` checks that the
 committed file is what it produces. Run it after changing the engine's data::
 
     python -m clients.web.chartered_data

@@ -133,8 +133,9 @@ def _order_matters(state: State, seat: int, cards: Sequence[str]) -> bool:
     reached, not on the order. So the order can matter only when a bounded value
     both rises and falls and may cross its bound: money when the seat holds less
     than the abilities' costs and some gain brings money, newspapers when a gain
-    may pass 7 or a loss find none. ``tests/test_crystal_palace_order.py`` checks
-    this against every order of random hands.
+    may pass 7 or a loss find none.
+    ``tests/engines/crystal_palace/test_crystal_palace_order.py`` checks this against
+    every order of random hands.
     """
     player = state["seats"][seat]
     effects = [characters()[c]["ability"] for c in cards]

@@ -1,7 +1,7 @@
 // The browser SDK (clients/web/static/tablewire.js) on its own: patch semantics (§6, §7),
 // then against a real `tablewire serve`: the lobby, whole games with seats and spectators,
 // gaps and misfits, intents cut off by a drop, a server restart, refusals.
-// Run: node --experimental-websocket --test tests/web/sdk.test.js  (tests/test_web_sdk.py does).
+// Run: node --experimental-websocket --test tests/web/sdk.test.js  (tests/web/test_web_sdk.py does).
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

@@ -1,5 +1,5 @@
 // Start and stop a real `tablewire serve` (and a throwaway redis-server) for the SDK tests.
-// TABLEWIRE_BIN names the command (tests/test_web_sdk.py passes the venv's); default: PATH.
+// TABLEWIRE_BIN names the command (tests/web/test_web_sdk.py passes the venv's); default: PATH.
 
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";

@@ -31,8 +31,8 @@ from clients.spawn import free_port
 from conftest import redis_server
 from protocol.codec import decode, encode
 from server.store.redis import RedisStore
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "deploy" / "nginx.conf"
 HELLO = encode({"t": "hello", "protocol": 2, "token": None, "since": None})
 ADDRESS_CAP = 256

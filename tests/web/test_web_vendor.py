@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
-VENDOR = Path(__file__).parent.parent / "clients" / "web" / "static" / "vendor"
+from support import ROOT
+
+VENDOR = ROOT / "clients" / "web" / "static" / "vendor"
 
 
 def manifest() -> list[dict[str, str]]:

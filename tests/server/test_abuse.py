@@ -13,7 +13,6 @@ import asyncio
 import socket
 from collections.abc import AsyncIterator
 from dataclasses import fields
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -34,6 +33,7 @@ from server.app import create_app
 from server.connection import FREE_LEGAL
 from server.metrics import Tallied
 from server.settings import Settings
+from support import ROOT
 
 GUARD = 60.0
 """Seconds any one wait may take before the test fails (not a measured bound)."""
@@ -503,6 +503,6 @@ def test_a_tallied_histogram_is_exported_as_prometheus_cumulative_buckets() -> N
 
 
 def test_every_setting_is_in_the_operations_table() -> None:
-    table = (Path(__file__).parent.parent / "docs" / "operations.md").read_text()
+    table = (ROOT / "docs" / "operations.md").read_text()
     missing = [f.name for f in fields(Settings) if f"`{f.name}`" not in table]
     assert not missing, f"docs/operations.md lacks {missing}"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parent.parent
+from support import ROOT
 
 
 def node_command() -> list[str]:

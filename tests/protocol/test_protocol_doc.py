@@ -21,8 +21,9 @@ from protocol import compact, messages
 from protocol.codec import decode, encode
 from protocol.errors import Code
 from protocol.messages import _PARSERS, parse
+from support import ROOT
 
-DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
+DOC = (ROOT / "docs" / "protocol.md").read_text()
 EXAMPLES = DOC.split("## 11. Byte-level examples")[1]
 SERVER_TYPES = {"welcome", "snapshot", "patch", "ack", "reject", "event", "result", "legal"}
 SERVER_TYPES |= {"error", "pong"}
@@ -145,7 +146,7 @@ def test_every_error_code_is_documented() -> None:
 
 def test_every_http_error_code_is_documented() -> None:
     http = DOC.split("### HTTP codes")[1].split("## 9.")[0]
-    server = Path(__file__).resolve().parent.parent / "server"
+    server = ROOT / "server"
     source = "\n".join(path.read_text() for path in server.rglob("*.py"))
     found = re.findall(r'ApiError\(\s*\d+,\s*(?:"(\w+)"|Code\.(\w+))', source)
     codes = {quoted or Code[member].value for quoted, member in found}

@@ -15,7 +15,8 @@ from typing import Any
 
 from browser import PHONE, Served, Watched, play_to_end
 
-ROOT = Path(__file__).parent.parent
+from support import ROOT
+
 ENGINE = "crystal-palace"
 SEATS = 3
 # The die values the board shows for seats other than `me` while it shows phase 1.

@@ -9,7 +9,6 @@ still one address: the limits hold and no exemption is granted.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,8 +21,7 @@ from protocol.codec import decode, encode
 from server.app import create_app
 from server.proxies import Networks, allowed_host_names, forwarded_client
 from server.settings import Settings
-
-ROOT = Path(__file__).resolve().parent.parent
+from support import ROOT
 
 # Starlette's TestClient (for a chosen client address, WebSockets included) warns that
 # it will move to another HTTP library; that is not this test's concern.
