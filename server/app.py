@@ -30,8 +30,9 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from server import connection, metrics, web
 from server.errors import ApiError
@@ -44,6 +45,7 @@ from server.requests import engine_info, engines_of
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
 from server.tasks import finish
+from server.transport import KeepServerSend
 
 if TYPE_CHECKING:
     from server.store.redis import RedisStore
@@ -302,6 +304,10 @@ def create_app(
     def render() -> bytes:
         return generate_latest(collectors)
 
+    async def room_socket(websocket: WebSocket) -> None:
+        """``/ws/rooms/{room_id}``: one player's or spectator's connection to a room."""
+        await connection.serve_route(websocket, lobby, settings, gate)
+
     async def exposition(request: Request) -> Response:
         """``GET /metrics`` on the public port: Prometheus's text format, to a peer on this
         machine only (and rate limited as the lobby is); ``metrics_port`` gives a
@@ -320,6 +326,7 @@ def create_app(
             Route("/api/rooms/{room_id}/rematch", rematch, methods=["POST"]),
             Route("/api/quickplay", quickplay, methods=["POST"]),
             Route("/healthz", health),
+            WebSocketRoute("/ws/rooms/{room_id}", room_socket),
             *web.routes(list(allowed)),
             Route("/metrics", exposition),
         ],
@@ -329,13 +336,13 @@ def create_app(
             HTTPException: http_error,
         },
         middleware=[
+            Middleware(KeepServerSend),
             Middleware(MetricsListener, settings=settings, render=render),
             Middleware(HostPolicy, names=hosts),
             Middleware(ClientAddress, trusted=proxies),
             Middleware(ApiFaults),
             Middleware(HttpLimits, settings=settings, benchmark=lobby.benchmark),
             Middleware(OriginPolicy, allowed=allowed),
-            Middleware(connection.RoomSockets, lobby=lobby, settings=settings, gate=gate),
         ],
         lifespan=lifespan,
     )

@@ -23,8 +23,8 @@ After ``hello``, intents, queries (``legal``, ``resync``) and pings are rate
 limited per connection and per client address (:mod:`server.limits`): a frame
 over the limit gets ``rate_limited`` (a ``reject`` for an intent) and is not
 served, and says when to retry (``retry_after``); ``rate_strikes`` of them in
-a row close the connection. The first ``FREE_LEGAL`` ``legal`` requests at each
-room version are not counted: a client may ask after every patch.
+a row close the connection. Each room version gives ``FREE_LEGAL`` ``legal``
+requests that are not counted: a client may ask after every patch.
 
 Before ``hello`` every error is fatal (error frame, then close); after it, a
 bad frame gets an error frame (a ``reject`` if it is an intent with an id) and
@@ -42,7 +42,6 @@ import asyncio
 import contextlib
 import logging
 
-from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from protocol import messages, session
@@ -60,6 +59,7 @@ from server.settings import Settings
 from server.store import StoreUnavailable
 from server.transport import (
     FLUSHER,
+    SERVER_SEND,
     Abortable,
     BoundedWebSocket,
     DirectWriter,
@@ -76,6 +76,8 @@ SERVICE_RESTART = 1012
 """The close code of a server that stops (uvicorn's shutdown)."""
 FREE_LEGAL = 4
 """``legal`` requests per connection and room version that no rate limit counts."""
+FREE_LEGAL_SAVED = 64
+"""At most this many free ``legal`` requests saved up by a connection (16 versions' worth)."""
 
 
 class SocketConnection:
@@ -122,7 +124,8 @@ class SocketConnection:
         self._watch: asyncio.TimerHandle | None = None
         self._legal_at = -1
         """The room version of the last ``legal`` asked (:meth:`free_legal`)."""
-        self._legal_asked = 0
+        self._legal_free = 0
+        """``legal`` requests this connection may still ask without the rate limit."""
 
     def send(self, frame: bytes) -> None:
         if self.closing:
@@ -273,13 +276,20 @@ class SocketConnection:
             FLUSHER.release()
 
     def free_legal(self, version: int) -> bool:
-        """Whether this ``legal`` is one of the first :data:`FREE_LEGAL` asked at this room
-        version: those are not rate limited, so a client asking after every patch (or
-        every frame) never waits; asking again and again at one version is."""
+        """Whether this ``legal`` is free of the rate limit: each room version since the
+        last one asked at gives :data:`FREE_LEGAL` of them, saved up to
+        :data:`FREE_LEGAL_SAVED`. A client asking after every patch (or every frame)
+        never waits, even when several patches reach it together and its requests all
+        find the room at the latest version; asking again and again at one version
+        is limited."""
         if version != self._legal_at:
-            self._legal_at, self._legal_asked = version, 0
-        self._legal_asked += 1
-        return self._legal_asked <= FREE_LEGAL
+            moved = max(version - self._legal_at, 1) if self._legal_at >= 0 else 1
+            self._legal_free = min(self._legal_free + moved * FREE_LEGAL, FREE_LEGAL_SAVED)
+            self._legal_at = version
+        if self._legal_free:
+            self._legal_free -= 1
+            return True
+        return False
 
     def limited(self, kind: Kind, intent: Intent | None = None, of: str | None = None) -> bool:
         """True if this frame is over the rate limit: refused (and the connection
@@ -316,42 +326,21 @@ def dispatch(conn: Connection, room: Room, message: ClientMessage) -> None:
         conn.send(refusal(ProtocolError(Code.ALREADY_JOINED, "this connection has joined already")))
 
 
-ROOM_PATH = "/ws/rooms/"
-
-
-class RoomSockets:
-    """ASGI middleware that serves ``/ws/rooms/{room_id}`` itself.
-
-    Starlette hands WebSocket scopes to user middleware with the server's own
-    ``send``; served here, every frame can take the :class:`DirectWriter`
-    path. Everything else goes on to the application.
-    """
-
-    def __init__(
-        self, app: ASGIApp, lobby: Lobby, settings: Settings, gate: Gate | None = None
-    ) -> None:
-        self.app = app
-        self.lobby = lobby
-        self.settings = settings
-        self.gate = gate or Gate(settings)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path: str = scope.get("path", "")
-        room_id = path[len(ROOM_PATH) :]
-        if scope["type"] != "websocket" or not path.startswith(ROOM_PATH) or "/" in room_id:
-            await self.app(scope, receive, send)
-            return
-        ws = WebSocket(scope, receive, send)
-        await serve(
-            ws,
-            room_id,
-            self.lobby,
-            self.settings,
-            DirectWriter.of(send),
-            self.gate,
-            transport_of(send),
-            reader_of(send),
-        )
+async def serve_route(ws: WebSocket, lobby: Lobby, settings: Settings, gate: Gate) -> None:
+    """The ``/ws/rooms/{room_id}`` route: :func:`serve` with the server's own ``send``
+    (kept in the scope by :class:`~server.transport.KeepServerSend`), so that every
+    frame can take the :class:`DirectWriter` path."""
+    send = ws.scope.get(SERVER_SEND)
+    await serve(
+        ws,
+        ws.path_params["room_id"],
+        lobby,
+        settings,
+        DirectWriter.of(send),
+        gate,
+        transport_of(send),
+        reader_of(send),
+    )
 
 
 async def serve(

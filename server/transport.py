@@ -40,6 +40,7 @@ import struct
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, cast
 
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
@@ -416,6 +417,27 @@ def reset(transport: Abortable) -> None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_OFF)
     transport.abort()
     MEMORY.soon()
+
+
+SERVER_SEND = "tablewire.server_send"
+"""The scope key under which :class:`KeepServerSend` keeps the server's own ``send``."""
+
+
+class KeepServerSend:
+    """ASGI middleware: keeps the server's own ``send`` of a WebSocket scope in the scope.
+
+    Starlette's routing wraps ``send`` before a route's endpoint sees it; the
+    ``/ws/rooms/{room_id}`` route takes uvicorn's protocol (and its transport) from
+    the one kept here, to write frames straight to it (:class:`DirectWriter`).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            scope[SERVER_SEND] = send
+        await self.app(scope, receive, send)
 
 
 def transport_of(send: Any) -> Abortable | None:

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -30,7 +31,7 @@ from clients.spawn import SpawnedServer
 from conftest import Running
 from protocol.codec import decode, encode
 from server.app import create_app
-from server.connection import FREE_LEGAL
+from server.connection import FREE_LEGAL, FREE_LEGAL_SAVED, SocketConnection
 from server.metrics import Tallied
 from server.settings import Settings
 from support import ROOT
@@ -506,3 +507,21 @@ def test_every_setting_is_in_the_operations_table() -> None:
     table = (ROOT / "docs" / "operations.md").read_text()
     missing = [f.name for f in fields(Settings) if f"`{f.name}`" not in table]
     assert not missing, f"docs/operations.md lacks {missing}"
+
+
+def test_patches_that_arrive_together_still_give_a_free_legal_each() -> None:
+    """A client asks after every patch; when three patches reach it together, its three
+    requests all find the room at the latest version, and each is still free (versions
+    passed give their free requests); asking on at one version is not."""
+    scope = {"type": "websocket", "path": "/ws/rooms/r", "headers": []}
+    conn = SocketConnection(WebSocket(scope, _never, _never), Settings())
+    assert all(conn.free_legal(10) for _ in range(FREE_LEGAL))
+    assert not conn.free_legal(10)
+    assert all(conn.free_legal(13) for _ in range(3 * FREE_LEGAL))
+    assert not conn.free_legal(13)
+    assert all(conn.free_legal(10_000) for _ in range(FREE_LEGAL_SAVED))
+    assert not conn.free_legal(10_000)
+
+
+async def _never(*_: Any) -> Any:
+    raise AssertionError("the connection is not used")
