@@ -10,7 +10,7 @@ BUILT := $(VENV)/.built-stamp
 # The modules setup.py compiles with mypyc (its NATIVE list):
 NATIVE := $(shell sed -n 's/^    "\(.*\.py\)",$$/\1/p' setup.py)
 
-.PHONY: serve test lint check bench bench-load pure clean
+.PHONY: serve test test-quick lint check bench bench-load pure clean
 
 $(DEPS): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "tablewire needs Python 3.11 or newer")'
@@ -31,9 +31,14 @@ $(BUILT): $(DEPS) setup.py protocol/_speedups.c $(NATIVE)
 serve: $(BUILT)
 	$(BIN)/tablewire serve --host $(HOST) --port $(PORT)
 
-## test: run the whole test suite
+## test: run the whole test suite, on TEST_JOBS parallel workers (pytest-xdist)
+TEST_JOBS ?= 4
 test: $(BUILT)
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_JOBS)
+
+## test-quick: the suite without the browser and load tests (marked `browser`, `load`)
+test-quick: $(BUILT)
+	$(BIN)/pytest -n $(TEST_JOBS) -m "not browser and not load"
 
 ## pure: run the Python source of the compiled modules (until the next make test or serve)
 pure:

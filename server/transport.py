@@ -424,7 +424,7 @@ SERVER_SEND = "tablewire.server_send"
 
 
 class KeepServerSend:
-    """ASGI middleware: keeps the server's own ``send`` of a WebSocket scope in the scope.
+    """ASGI middleware: a WebSocket scope goes on with the server's own ``send`` in it.
 
     Starlette's routing wraps ``send`` before a route's endpoint sees it; the
     ``/ws/rooms/{room_id}`` route takes uvicorn's protocol (and its transport) from
@@ -436,7 +436,9 @@ class KeepServerSend:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            scope[SERVER_SEND] = send
+            # A scope of its own: uvicorn's protocol holds the one it made, and that one
+            # holding the protocol's method would be a reference cycle.
+            scope = {**scope, SERVER_SEND: send}
         await self.app(scope, receive, send)
 
 

@@ -42,6 +42,16 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
+BROWSER_FIXTURES = frozenset({"chromium", "open_page", "served"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that drive Chromium ``browser`` (``-m "not browser"`` leaves them)."""
+    for item in items:
+        if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)
+
+
 @dataclass
 class Running:
     url: str

@@ -24,6 +24,9 @@ from engines.base import IllegalAction, State
 from support import HIDDEN, packed, playout, random_options
 
 PLAYOUTS = int(os.environ.get("TABLEWIRE_PLAYOUTS", "2000"))
+SHARES = 4
+"""The playouts of an engine run as this many tests (seeds ``share, share + SHARES, ...``),
+so that parallel workers (``make test``) share them."""
 DEEP = 40
 """Playouts per engine that also run the expensive per-step checks."""
 
@@ -37,8 +40,9 @@ def _game(engine: Engine, seed: int) -> tuple[int, dict[str, Any], random.Random
 
 
 @engines
-def test_random_playouts_finish_with_a_result(engine: Engine) -> None:
-    for seed in range(PLAYOUTS):
+@pytest.mark.parametrize("share", range(SHARES))
+def test_random_playouts_finish_with_a_result(engine: Engine, share: int) -> None:
+    for seed in range(share, PLAYOUTS, SHARES):
         players, options, rnd = _game(engine, seed)
         steps = 0
         for state, _seat, _action in playout(engine, seed, players, options, rnd):

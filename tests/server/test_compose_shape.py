@@ -33,6 +33,8 @@ from protocol.codec import decode, encode
 from server.store.redis import RedisStore
 from support import ROOT
 
+pytestmark = pytest.mark.load
+
 CONF = ROOT / "deploy" / "nginx.conf"
 HELLO = encode({"t": "hello", "protocol": 2, "token": None, "since": None})
 ADDRESS_CAP = 256

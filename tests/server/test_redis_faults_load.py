@@ -25,6 +25,8 @@ from conftest import redis_server
 from engines.bots import RandomBot
 from server.store.redis import RedisStore
 
+pytestmark = pytest.mark.load
+
 ROOMS = 200
 
 

@@ -18,6 +18,8 @@ from clients import bots
 from clients.spawn import SpawnedServer
 from conftest import redis_server
 
+pytestmark = pytest.mark.load
+
 ROOMS = 300
 
 
