@@ -7,8 +7,8 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --quiet --disable-pip-version-check
 DEPS := $(VENV)/.installed-stamp
 BUILT := $(VENV)/.built-stamp
-# The modules setup.py compiles with mypyc (its NATIVE list):
-NATIVE := $(shell sed -n 's/^    "\(.*\.py\)",$$/\1/p' setup.py)
+# The modules compiled with mypyc: pyproject.toml's one list, [tool.tablewire] native.
+NATIVE := $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["tool"]["tablewire"]["native"])')
 
 .PHONY: serve test test-quick lint check bench bench-load pure clean
 
@@ -22,7 +22,7 @@ $(DEPS): pyproject.toml
 # The compiled parts: the C diff, and setup.py's NATIVE modules through mypyc (the
 # .venv's mypy), again whenever one of their sources changes. Without a C compiler the
 # source runs. The compiled files are touched: server/native.py dates the build by them.
-$(BUILT): $(DEPS) setup.py protocol/_speedups.c $(NATIVE)
+$(BUILT): $(DEPS) setup.py pyproject.toml protocol/_speedups.c $(NATIVE)
 	$(PIP) install --no-build-isolation --no-deps -e .
 	@find server protocol engines -name '*.so' -exec touch {} +
 	@touch $@

@@ -1,7 +1,8 @@
 """Build hooks for the optional compiled parts (everything else is in pyproject.toml).
 
 * ``protocol._speedups``: the state diff in C (protocol/_speedups.c).
-* The modules of :data:`NATIVE`, compiled with mypyc: the same Python source, turned
+* The modules of :data:`NATIVE` (pyproject.toml's one list, ``[tool.tablewire]
+  native``), compiled with mypyc: the same Python source, turned
   into C extension modules that run a move in about two thirds of the instructions
   (benchmarks/README.md). mypyc comes with mypy, so this happens where mypy is
   importable at build time: ``make`` installs with ``--no-build-isolation`` from a
@@ -16,31 +17,14 @@ compiled module older than its source.
 """
 
 import os
+import tomllib
+from pathlib import Path
 
 from setuptools import Extension, setup
 
-NATIVE = [
-    "protocol/codec.py",
-    "protocol/compact.py",
-    "protocol/diff.py",
-    "protocol/errors.py",
-    "protocol/messages.py",
-    "server/connection.py",
-    "server/limits.py",
-    "server/metrics.py",
-    "server/room.py",
-    "server/room_commands.py",
-    "server/room_frames.py",
-    "server/room_parts.py",
-    "server/store/base.py",
-    "server/table.py",
-    "server/timers.py",
-    "server/transport.py",
-    "engines/turn_relay/engine.py",
-]
-"""What a move runs through: the frame's way in and out, the room, the protocol, and
-the benchmark engine. (Not the stores: tests and deployments subclass them, which a
-compiled class does not allow.)"""
+CONFIG = tomllib.loads(Path(__file__).with_name("pyproject.toml").read_text())
+NATIVE: list[str] = CONFIG["tool"]["tablewire"]["native"]
+"""The modules to compile (paths from the repository's root)."""
 
 
 def native() -> list[Extension]:

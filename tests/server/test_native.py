@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import ast
 import os
 import shutil
 import sysconfig
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -66,12 +66,10 @@ def test_an_installed_package_is_never_stale(tmp_path: Path) -> None:
 
 
 def _listed() -> list[str]:
-    """setup.py's NATIVE list, read from its source."""
-    tree = ast.parse((native.ROOT / "setup.py").read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "NATIVE":
-            return [element.value for element in node.value.elts]  # type: ignore[attr-defined]
-    raise AssertionError("setup.py has no NATIVE list")
+    """pyproject.toml's list of compiled modules ([tool.tablewire] native)."""
+    config = tomllib.loads((native.ROOT / "pyproject.toml").read_text())
+    listed: list[str] = config["tool"]["tablewire"]["native"]
+    return listed
 
 
 def test_make_compiles_every_module_setup_py_lists() -> None:
