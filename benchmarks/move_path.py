@@ -84,7 +84,7 @@ async def seated_rooms(count: int) -> list[tuple[Room, list[SocketConnection]]]:
     for seed in range(count):
         created = await lobby.create({"engine": "turn-relay", "seed": seed, "private": True})
         for seat in range(4):
-            await lobby.reserve(created["id"], {"seat": seat})
+            await lobby.reserve(created["id"], {"seat": seat, "invite": created["invite"]})
         room = await lobby.open(created["id"])
         assert room is not None
         conns = []
