@@ -45,7 +45,8 @@ never decide again. Presence changes are logged too (``presence`` entries):
 they change the document, whose version is the log's length, and the time a
 player left must survive a failover for the grace period to hold.
 
-The room's parts live beside it: the frames of its view groups in
+The room's parts live beside it: what each log entry does, in the pure log fold
+(:mod:`server.fold`), the frames of its view groups in
 :mod:`server.room_frames`, what the owner does with each command in
 :mod:`server.room_commands`, and its commands and protocols in
 :mod:`server.room_parts`.
@@ -58,7 +59,7 @@ import logging
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 from engines.base import Engine, Event, Result, State
 from protocol import compact, messages
@@ -68,6 +69,7 @@ from protocol.messages import Intent, IntentId
 from server import metrics
 from server import room_commands as commands
 from server.errors import ApiError
+from server.fold import fold
 from server.logs import fields
 from server.room_frames import Views
 from server.room_parts import (
@@ -95,12 +97,6 @@ SEEN_INTENTS = 256
 """Intent ids remembered per seat, so a retried intent is acknowledged, not re-applied."""
 TICK_RETRY = 1.0
 """Seconds before a wake-up that failed (the store is down) is tried again."""
-ABANDONED = {"scores": [], "ranks": [], "winners": [], "details": [], "abandoned": True}
-"""The result of a room every player left (no ranking: the game did not end)."""
-MOVE_LIMIT = {"scores": [], "ranks": [], "winners": [], "details": [], "move_limit": True}
-"""The result of a game stopped at ``max_moves`` (no ranking: the game did not end)."""
-ENDINGS = {"abandoned": ABANDONED, "move_limit": MOVE_LIMIT}
-"""The results of the log's ``end`` entries, by their ``why``."""
 OPS = ("seat_bots", "link_rematch")
 """Room operations the owner runs for a replica (``Forwarder.forward_call``)."""
 
@@ -509,58 +505,24 @@ class Room:
     def _commit(
         self, version: int, entry: LogEntry, state: State | None, events: list[Event]
     ) -> Result | None:
-        """Make ``version`` current: the entry's effect, then publish it. No await inside."""
+        """Make ``version`` current: the entry folded (:func:`server.fold.fold`), then
+        published. No await inside."""
         if version != self.version + 1:
             raise RuntimeError(f"room {self.id}: version {version} after {self.version}")
-        table, kind, at = self.table, entry["k"], entry.get("at", 0.0)
-        ended = self.record.status == "finished"
-        before = self._to_act(self.state)
-        actor = None
-        result: Result | None = None
-        if kind == "seat":
-            names = self.record.names
-            names[entry["seat"]] = entry["name"]
-            table.seat_taken(entry["seat"], at, entry.get("bot"))
-            events = [{"type": "seat", "seat": entry["seat"], "name": entry["name"]}]
-            if None not in names and state is None:
-                state = self.engine.setup(self.record.seats, self.record.options, self.record.seed)
-                self.record.status = "playing"
-                events.append({"type": "start"})
-                log.info("game started", extra=fields(room=self.id, engine=self.engine.id))
-        elif kind == "intent":
-            actor = entry["seat"]
-            if "by" in entry:
-                events = [{**event, "by": entry["by"]} for event in events]
-                if entry["by"] == "zombie" and table.zombie_played(actor):
-                    events.append({"type": "expelled", "seat": actor})
-            else:
-                self._remember(actor, entry["id"], version)
-        elif kind == "presence":
-            table.presence(entry["seat"], entry["connected"], at)
-        elif kind == "end":
-            self.record.status = "finished"
-            result = cast(Result, {**ENDINGS[entry["why"]]})
-            self.record.result = dict(result)
-            events = [{"type": entry["why"]}]
-        elif kind == "rematch":
-            self.record.rematch = entry["room"]
-            events = [{"type": "rematch", "room": entry["room"]}]
-        self.state = state
+        folded = fold(
+            self.engine, self.record, self.table, self.state, state, entry, events, self._to_act
+        )
+        if entry["k"] == "intent" and "by" not in entry:
+            self._remember(entry["seat"], entry["id"], version)
+        if folded.started:
+            log.info("game started", extra=fields(room=self.id, engine=self.engine.id))
+        self.state = folded.state
         self.version = version
         self.record.updated = self.clock()
-        if result is None and kind != "rematch" and not ended:
-            result = self.engine.result(state) if state is not None else None
-            if result is not None:
-                self.record.status = "finished"
-                self.record.result = dict(result)
-        if self.record.status == "finished":
-            table.ended(at)
-        elif state is not None:
-            table.turn(before, self._to_act(state), actor, at)
-        if kind != "intent" or "by" in entry:  # only these change presence or bots
+        if folded.table_changed:
             self._mirror_table()
-        self.views.publish(self, events, result)
-        return result
+        self.views.publish(self, folded.events, folded.result)
+        return folded.result
 
     def _to_act(self, state: State | None) -> frozenset[int]:
         """The engine's ``to_act`` of ``state``, remembered for the last state asked: a

@@ -29,7 +29,7 @@ from clients.seating import SeatRequest, come_back, seat_bots, take_seat
 from clients.terminal import Screen, result_table, table_line
 from engines import ENGINES
 from engines.base import STEP
-from server.room import ABANDONED, MOVE_LIMIT
+from server.fold import ABANDONED, MOVE_LIMIT
 
 HOSTILE = ["[/]", "[bold]x", "\x1b[31mred\x1b[0m", "\x1b]0;owned\x07tab"]
 """Names that crash rich markup, restyle text, or send escape sequences."""

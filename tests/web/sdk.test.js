@@ -1,5 +1,5 @@
 // The browser SDK (clients/web/static/tablewire.js) on its own: patch semantics (§6, §7),
-// then against a real `tablewire serve`: the lobby, whole games with seats and spectators,
+// the session without I/O, then against a real `tablewire serve`: the lobby, whole games with seats and spectators,
 // gaps and misfits, intents cut off by a drop, a server restart, refusals.
 // Run: node --experimental-websocket --test tests/web/sdk.test.js  (tests/web/test_web_sdk.py does).
 
@@ -16,6 +16,7 @@ import {
   PatchError,
   readFrame,
   RoomConnection,
+  Session,
 } from "../../clients/web/static/tablewire.js";
 import { decode } from "../../clients/web/static/vendor/msgpack/index.mjs";
 import { haveRedis, Redis, Server } from "./spawn.js";
@@ -116,6 +117,50 @@ describe("Mirror (§7)", () => {
     assert.equal(mirror.patch(5, 6, []), "gap");
     assert.equal(mirror.patch(4, 5, [[1, ["m"]]]), "misfit");
     assert.deepEqual([mirror.version, mirror.doc], [4, { n: [1] }]);
+  });
+});
+
+describe("the session without I/O (session.js)", () => {
+  const welcome = { t: "welcome", protocol: 1, seat: 0, version: 1 };
+
+  test("hello carries the token and the version held", () => {
+    const session = new Session({ token: "tok" });
+    assert.deepEqual(session.hello(), { t: "hello", protocol: 2, token: "tok", since: null });
+    session.receive({ t: "snapshot", v: 3, doc: { a: 1 } });
+    assert.equal(session.hello().since, 3);
+  });
+
+  test("an intent settles once acknowledged and its move is in the mirror", () => {
+    const session = new Session();
+    session.receive(welcome);
+    session.receive({ t: "snapshot", v: 1, doc: { a: 1 } });
+    const { id, frame } = session.intent({ type: "go" });
+    assert.deepEqual(frame, { t: "intent", id, action: { type: "go" } });
+    assert.deepEqual(session.receive({ t: "ack", id, v: 2 }).settled, []);
+    const read = session.receive({ t: "patch", from: 1, to: 2, ops: [[0, ["a"], 2]] });
+    assert.equal(read.changed, true);
+    assert.deepEqual(read.settled, [{ id, v: 2 }]);
+    assert.equal(session.again(id), null);
+  });
+
+  test("a welcome sends again every intent not acknowledged, with its id", () => {
+    const session = new Session();
+    const { id, frame } = session.intent({ type: "go" });
+    assert.deepEqual(session.receive(welcome).send, [frame]);
+    session.receive({ t: "ack", id, v: 5 });
+    assert.deepEqual(session.receive(welcome).send, []);
+  });
+
+  test("a gap asks once for the patches after the version held; the pong ends it", () => {
+    const session = new Session();
+    session.receive({ t: "snapshot", v: 1, doc: {} });
+    const gap = session.receive({ t: "patch", from: 2, to: 3, ops: [] });
+    assert.deepEqual(gap.send.map((f) => f.t), ["resync", "ping"]);
+    assert.equal(gap.send[0].since, 1);
+    assert.deepEqual(session.receive({ t: "patch", from: 3, to: 4, ops: [] }).send, []);
+    const pong = session.receive({ t: "pong", data: gap.send[1].data });
+    assert.equal(pong.synced, true);
+    assert.equal(session.resyncs, 1);
   });
 });
 

@@ -1,6 +1,7 @@
 // tablewire.js: the browser SDK of tablewire (docs/web.md), its entry: import everything
 // from here. ES modules, no build step; this file holds RoomConnection and re-exports the
-// lobby client (lobby-client.js) and the document mirror (mirror.js).
+// lobby client (lobby-client.js), the room session without I/O (session.js, the twin of
+// protocol/session.py) and the document mirror (mirror.js).
 //
 //   Lobby          the HTTP JSON lobby (docs/protocol.md §9): games, rooms, seats, bots.
 //   RoomConnection one room over its WebSocket (binary msgpack): hello, a mirror kept by
@@ -10,6 +11,8 @@
 //   Both wait out the server's limits (§8): a 429 (or a 503 with Retry-After), a
 //                  `rate_limited` reject or error is sent again once the wait the server
 //                  gives is over, within a patience; `onWait` / the "wait" event show it.
+//   Session        the same room session without I/O (session.js): the frames to send,
+//                  what each frame received means; RoomConnection moves its bytes.
 //   applyPatch / Mirror  the patch semantics of §6, usable on their own; expandOps and
 //                  readFrame: protocol 2's compact frames (§6.2) in protocol 1's terms.
 //
@@ -18,7 +21,8 @@
 import { decode, encode } from "./vendor/msgpack/index.mjs";
 
 import { Lobby, PATIENCE, frameRefusal, nextWait } from "./lobby-client.js";
-import { Mirror, readFrame } from "./mirror.js";
+import { readFrame } from "./mirror.js";
+import { Session } from "./session.js";
 
 export {
   DEFAULT_WAIT_S,
@@ -29,10 +33,7 @@ export {
   httpRefusal,
 } from "./lobby-client.js";
 export { Mirror, PatchError, applyPatch, expandOps, readFrame } from "./mirror.js";
-
-export const PROTOCOL = 2;
-
-const RESYNC_DONE = "tablewire:resync-done";
+export { PROTOCOL, Session } from "./session.js";
 
 /** The server refused an intent (a `reject` frame) or sent an `error` frame. */
 export class ServerError extends Error {
@@ -51,14 +52,6 @@ export function wsBase(httpBase = "") {
 
 /** Fatal error codes after which reconnecting cannot help. */
 const FINAL = new Set(["no_such_room", "bad_token", "unsupported_protocol", "hello_required"]);
-
-function randomId() {
-  // Intent ids must be unique for the seat across every connection and reload: start at
-  // a random 48-bit number (a safe integer in JavaScript and a msgpack int on the wire).
-  const words = new Uint32Array(2);
-  globalThis.crypto.getRandomValues(words);
-  return (words[0] & 0xffff) * 2 ** 32 + words[1];
-}
 
 /**
  * One room over its WebSocket, as a seat (`token`) or a spectator (no token).
@@ -98,22 +91,34 @@ export class RoomConnection {
     this.backoff = backoff;
     this.heartbeat = heartbeat;
     this.handshakeTimeout = handshakeTimeout;
-    this.mirror = new Mirror();
-    this.welcome = null;
+    this.session = new Session({ token });
     this.result = null;
     this.state = "closed";
     this.lastError = null;
     this.attempts = 0;
-    this.resyncs = 0;
     this.ws = null;
     this.listeners = new Map();
-    this.pending = new Map(); // intent id -> {action, resolve, reject, acked: v | null}
+    this.pending = new Map(); // intent id -> {resolve, reject} (its frame: the session's)
     this.legalQueue = [];
-    this.nextId = randomId();
     this.stopped = true;
-    this.resyncing = false;
     this.timers = new Set();
     this.lastHeard = 0;
+  }
+
+  get mirror() {
+    return this.session.mirror;
+  }
+
+  get welcome() {
+    return this.session.welcome;
+  }
+
+  get resyncs() {
+    return this.session.resyncs;
+  }
+
+  get resyncing() {
+    return this.session.resyncing;
   }
 
   get doc() {
@@ -126,7 +131,7 @@ export class RoomConnection {
 
   /** This connection's seat (from 0), or null for a spectator or before `welcome`. */
   get seat() {
-    return this.welcome ? this.welcome.seat : null;
+    return this.session.seat;
   }
 
   /** Per-seat presence from the room document (`doc.presence`), or null if it has none. */
@@ -163,8 +168,7 @@ export class RoomConnection {
 
   /** Whether the mirror holds the version the server announced in `welcome` (or later). */
   get synced() {
-    const version = this.mirror.version;
-    return this.welcome !== null && version !== null && version >= this.welcome.version;
+    return this.session.synced;
   }
 
   /**
@@ -206,12 +210,7 @@ export class RoomConnection {
     this.ws = ws;
     ws.onopen = () => {
       this.lastHeard = Date.now();
-      this.sendFrame({
-        t: "hello",
-        protocol: PROTOCOL,
-        token: this.token,
-        since: this.mirror.version,
-      });
+      this.sendFrame(this.session.hello());
     };
     ws.onmessage = (message) => {
       if (ws !== this.ws) return;
@@ -242,7 +241,7 @@ export class RoomConnection {
 
   dropped() {
     this.ws = null;
-    this.resyncing = false;
+    this.session.lost();
     this.clearTimers();
     const legal = this.legalQueue.splice(0);
     for (const waiter of legal) waiter.reject(new Error("connection lost"));
@@ -278,6 +277,7 @@ export class RoomConnection {
   failAll(error) {
     for (const intent of this.pending.values()) intent.reject(error);
     this.pending.clear();
+    this.session.clear();
     for (const waiter of this.legalQueue.splice(0)) waiter.reject(error);
   }
 
@@ -302,62 +302,38 @@ export class RoomConnection {
   }
 
   handle(frame) {
+    const read = this.session.receive(frame);
+    if (frame.t === "welcome") {
+      this.attempts = 0;
+      this.lastError = null;
+      this.setState("open");
+      this.emit("welcome", frame);
+    }
+    for (const out of read.send) this.sendFrame(out);
+    if (read.changed) this.changed();
+    for (const { id, v } of read.settled) {
+      const intent = this.pending.get(id);
+      this.pending.delete(id);
+      if (intent) intent.resolve({ id, v });
+    }
+    if (read.synced) this.emit("synced", this.mirror.version);
     switch (frame.t) {
       case "welcome":
-        this.welcome = frame;
-        this.mirror.keys = frame.protocol >= 2 ? frame.keys : null;
-        this.attempts = 0;
-        this.lastError = null;
-        this.setState("open");
-        this.emit("welcome", frame);
-        for (const [id, intent] of this.pending) {
-          if (intent.acked === null) this.sendFrame({ t: "intent", id, action: intent.action });
-        }
         this.beat();
         break;
-      case "snapshot":
-        this.resyncing = false;
-        this.mirror.snapshot(frame.v, frame.doc);
-        this.changed();
-        break;
-      case "patch": {
-        const outcome = this.mirror.patch(frame.from, frame.to, frame.ops);
-        if (outcome === "applied") {
-          this.resyncing = false;
-          this.changed();
-        } else if (outcome !== "duplicate" && !this.resyncing) {
-          // A gap: the patches after the version held; an op that does not fit: a snapshot.
-          this.resyncing = true;
-          this.resyncs += 1;
-          const since = outcome === "gap" ? this.mirror.version : null;
-          this.sendFrame({ t: "resync", since });
-          // The server answers a resync with nothing when there is nothing newer; frames
-          // come in order, so the pong of this ping closes the catch-up either way.
-          this.sendFrame({ t: "ping", data: RESYNC_DONE });
-        }
-        break;
-      }
-      case "ack": {
-        const intent = this.pending.get(frame.id);
-        if (intent) {
-          intent.acked = frame.v;
-          this.settleAcks();
-        }
-        break;
-      }
       case "reject": {
         const intent = this.pending.get(frame.id);
         const wait = intent ? nextWait("intent", frameRefusal(frame), intent, this.patience) : null;
         if (wait !== null) {
           this.emit("wait", wait);
           this.later(() => {
-            if (this.pending.get(frame.id) === intent) {
-              this.sendFrame({ t: "intent", id: frame.id, action: intent.action });
-            }
+            const again = this.pending.get(frame.id) === intent && this.session.again(frame.id);
+            if (again) this.sendFrame(again);
           }, wait.seconds * 1000);
           break; // a reconnect meanwhile sends it again as well: the same id, applied once
         }
         this.pending.delete(frame.id);
+        this.session.forget(frame.id);
         this.emit("reject", frame);
         if (intent) intent.reject(new ServerError(frame));
         break;
@@ -384,32 +360,15 @@ export class RoomConnection {
         }
         this.emit("error", frame);
         break;
-      case "pong":
-        if (frame.data === RESYNC_DONE && this.resyncing) {
-          this.resyncing = false;
-          this.emit("synced", this.mirror.version);
-        }
-        break;
       default:
-        break; // message types of later protocol versions
+        break; // the session's frames, and message types of later protocol versions
     }
   }
 
   changed() {
     this.emit("doc", this.mirror.doc, this.mirror.version);
-    this.settleAcks();
     const doc = this.mirror.doc;
     if (doc && doc.status === "finished" && !this.result) this.fetchResult();
-  }
-
-  settleAcks() {
-    const version = this.mirror.version ?? -1;
-    for (const [id, intent] of this.pending) {
-      if (intent.acked !== null && version >= intent.acked) {
-        this.pending.delete(id);
-        intent.resolve({ id, v: intent.acked });
-      }
-    }
   }
 
   setResult(result) {
@@ -439,11 +398,10 @@ export class RoomConnection {
    * so a move is applied at most once.
    */
   send(action) {
-    const id = this.nextId;
-    this.nextId += 1;
+    const { id, frame } = this.session.intent(action);
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { action, resolve, reject, acked: null });
-      if (this.state === "open") this.sendFrame({ t: "intent", id, action });
+      this.pending.set(id, { resolve, reject });
+      if (this.state === "open") this.sendFrame(frame);
     });
   }
 
