@@ -33,7 +33,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server import connection, metrics, web
+from server import connection, metrics, scrape, web
 from server.errors import ApiError
 from server.limits import Gate, HttpLimits, client_address
 from server.lobby import Lobby
@@ -297,7 +297,7 @@ def create_app(
             await redis.close()
 
     gate = Gate(settings)
-    collectors = metrics.registry(lobby, gate)
+    collectors = scrape.registry(lobby, gate)
 
     def render() -> bytes:
         return generate_latest(collectors)
