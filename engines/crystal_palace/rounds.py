@@ -12,26 +12,26 @@ from engines.base import (
 )
 from engines.crystal_palace.data import (
     Effect,
-    _limit,
     characters,
     components,
+    limit,
     patents,
     research_tiles,
 )
 from engines.crystal_palace.economy import (
-    _clamp,
-    _fill_displays,
-    _gain,
-    _market_spaces,
-    _pay,
-    _perm,
+    clamp,
+    fill_displays,
+    gain_effect,
+    market_spaces,
+    pay,
+    permanent,
 )
-from engines.crystal_palace.placement import _next_placer
+from engines.crystal_palace.placement import next_placer
 
 # -- phases 4–7 (§14) -----------------------------------------------------------------------
 
 
-def _salary(state: State, seat: int, card: str) -> int:
+def salary(state: State, seat: int, card: str) -> int:
     player = state["seats"][seat]
     others = sum(
         characters()[c].get("perm", {}).get("other_salaries", 0)
@@ -43,21 +43,21 @@ def _salary(state: State, seat: int, card: str) -> int:
 
 
 def _salaries_due(state: State, seat: int) -> int:
-    return sum(_salary(state, seat, card) for card in state["seats"][seat]["characters"])
+    return sum(salary(state, seat, card) for card in state["seats"][seat]["characters"])
 
 
-def _newspaper_money(state: State, seat: int) -> int:
+def newspaper_money(state: State, seat: int) -> int:
     """The £ the seat could raise now by turning all its newspapers into money (§8)."""
     rate = components()["exchanges"]["money"]
     return int(state["seats"][seat]["newspapers"] // rate["newspapers"] * rate["gain"]["money"])
 
 
-def _loans_for(money: int, due: int) -> int:
+def loans_for(money: int, due: int) -> int:
     amount: int = components()["loans"]["amount"]
     return max(0, -(-(due - money) // amount))
 
 
-def _salaries(state: State, start: int, events: list[Event]) -> None:
+def salaries(state: State, start: int, events: list[Event]) -> None:
     """§14 phase 4 step 1, in player order from index ``start``: each seat pays its
     salaries (loans if short). A seat whose newspapers would spare it a loan is asked
     first (§8: newspapers are spent at any time): step ``salary`` until it pays."""
@@ -65,64 +65,64 @@ def _salaries(state: State, start: int, events: list[Event]) -> None:
     for seat in state["order"][start:]:
         due = _salaries_due(state, seat)
         money = state["seats"][seat]["money"]
-        if _loans_for(money, due) != _loans_for(money + _newspaper_money(state, seat), due):
+        if loans_for(money, due) != loans_for(money + newspaper_money(state, seat), due):
             state["step"] = {"kind": "salary", "seat": seat, "due": due}
             return
         if due:
             _pay_salaries(state, seat, due, events)
-    _abilities(state, 0, events)
+    abilities(state, 0, events)
 
 
 def _pay_salaries(state: State, seat: int, due: int, events: list[Event]) -> None:
     events.append({"type": "salary", "seat": seat, "amount": due})
-    _pay(state, seat, due, events)
+    pay(state, seat, due, events)
 
 
-def _do_pay(state: State, seat: int, action: Action, events: list[Event]) -> None:
+def do_pay(state: State, seat: int, action: Action, events: list[Event]) -> None:
     if state["step"]["due"]:
         _pay_salaries(state, seat, state["step"]["due"], events)
-    _salaries(state, state["order"].index(seat) + 1, events)
+    salaries(state, state["order"].index(seat) + 1, events)
 
 
-def _abilities(state: State, start: int, events: list[Event]) -> None:
+def abilities(state: State, start: int, events: list[Event]) -> None:
     """§14 phase 4 step 2, in player order from index ``start``: each seat's P4
-    abilities. Where their order can matter (``_order_matters``) the seat chooses
+    abilities. Where their order can matter (``order_matters``) the seat chooses
     them one at a time (step ``abilities``); the rest run by themselves."""
     for seat in state["order"][start:]:
         left = sorted(c for c in state["seats"][seat]["characters"] if "ability" in characters()[c])
         state["step"] = {"kind": "abilities", "seat": seat, "left": left}
-        if not _settle_abilities(state, events):
+        if not settle_abilities(state, events):
             return
     state["phase"] = 5
     _next_builder(state, 0)
 
 
-def _settle_abilities(state: State, events: list[Event]) -> bool:
+def settle_abilities(state: State, events: list[Event]) -> bool:
     """Run the open abilities in card order when their order cannot matter and none
     would take a newspaper the seat holds; False when the seat must choose."""
     seat, left = state["step"]["seat"], state["step"]["left"]
-    if len(left) > 1 and _order_matters(state, seat, left):
+    if len(left) > 1 and order_matters(state, seat, left):
         return False
     effects = (characters()[card]["ability"] for card in left)
     if state["seats"][seat]["newspapers"] and any(_takes_newspapers(e) for e in effects):
         return False  # §8: the seat may spend the newspapers an ability would take
     for card in left:
-        _use_ability(state, seat, card, events)
+        use_ability(state, seat, card, events)
     left.clear()
     return True
 
 
-def _use_ability(state: State, seat: int, card: str, events: list[Event]) -> None:
-    _gain(state, seat, characters()[card]["ability"], events, lose_up_to=True)
+def use_ability(state: State, seat: int, card: str, events: list[Event]) -> None:
+    gain_effect(state, seat, characters()[card]["ability"], events, lose_up_to=True)
     events.append({"type": "ability", "seat": seat, "card": card})
 
 
-def _do_ability(state: State, seat: int, action: Action, events: list[Event]) -> None:
+def do_ability(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state["step"]["left"].remove(action["card"])
-    _use_ability(state, seat, action["card"], events)
+    use_ability(state, seat, action["card"], events)
 
 
-def _order_matters(state: State, seat: int, cards: Sequence[str]) -> bool:
+def order_matters(state: State, seat: int, cards: Sequence[str]) -> bool:
     """Whether the order of these P4 abilities can change the outcome (item 16).
 
     Every ability is a map of gains; gains commute except where a value is held
@@ -150,7 +150,7 @@ def _order_matters(state: State, seat: int, cards: Sequence[str]) -> bool:
         rises[key] += max(0, int(bonuses.get(key, 0)))
     if falls["money"] and rises["money"] and player["money"] < falls["money"]:
         return True
-    top = _limit("newspapers")
+    top = limit("newspapers")
     held = player["newspapers"]
     return bool(
         falls["newspapers"]
@@ -167,7 +167,7 @@ def _track_bonuses(state: State, seat: int, effects: list[Effect]) -> dict[str, 
     reached: list[Effect] = [
         bonus
         for threshold, bonus in components()["buzz_thresholds"]
-        if player["buzz_peak"] < threshold <= min(_limit("buzz"), player["buzz"] + buzz)
+        if player["buzz_peak"] < threshold <= min(limit("buzz"), player["buzz"] + buzz)
     ]
     track = components()["westminster_track"]
     for step in range(player["westminster"] + 1, player["westminster"] + steps + 1):
@@ -181,11 +181,11 @@ def _track_bonuses(state: State, seat: int, effects: list[Effect]) -> dict[str, 
     return total
 
 
-def _prototype_cost(state: State, seat: int, card: str) -> dict[str, int]:
+def prototype_price(state: State, seat: int, card: str) -> dict[str, int]:
     cost = patents()[card]["cost"]
     return {
-        "gears": max(0, cost["gears"] + _perm(state, seat, "prototype_gears")),
-        "energy": max(0, cost["energy"] + _perm(state, seat, "prototype_energy")),
+        "gears": max(0, cost["gears"] + permanent(state, seat, "prototype_gears")),
+        "energy": max(0, cost["energy"] + permanent(state, seat, "prototype_energy")),
         "money": cost["money"],
     }
 
@@ -196,7 +196,7 @@ def _buildable(state: State, seat: int) -> list[str]:
         card
         for card in player["patents"]
         if all(
-            player[k] >= v for k, v in _prototype_cost(state, seat, card).items() if k != "money"
+            player[k] >= v for k, v in prototype_price(state, seat, card).items() if k != "money"
         )
     ]
 
@@ -208,13 +208,13 @@ def _could_build(state: State, seat: int) -> bool:
     rate = components()["exchanges"]["gear"]
     spare = player["newspapers"] // rate["newspapers"] * rate["gain"]["gears"]
     for card in player["patents"]:
-        cost = _prototype_cost(state, seat, card)
+        cost = prototype_price(state, seat, card)
         if player["energy"] >= cost["energy"] and player["gears"] + spare >= cost["gears"]:
             return True
     return False
 
 
-def _build_actions(state: State, seat: int) -> list[Action]:
+def build_actions(state: State, seat: int) -> list[Action]:
     return [
         {"type": "build", "card": card, "target": target}
         for card in _buildable(state, seat)
@@ -233,16 +233,16 @@ def _next_builder(state: State, start: int) -> None:
     state["step"] = {"kind": "build"}
 
 
-def _do_build(state: State, seat: int, action: Action, events: list[Event]) -> None:
+def do_build(state: State, seat: int, action: Action, events: list[Event]) -> None:
     player = state["seats"][seat]
     card = patents()[action["card"]]
-    cost = _prototype_cost(state, seat, action["card"])
+    cost = prototype_price(state, seat, action["card"])
     player["gears"] -= cost["gears"]
     player["energy"] -= cost["energy"]
-    _pay(state, seat, cost["money"], events)
+    pay(state, seat, cost["money"], events)
     player["patents"].remove(action["card"])
     player["prototypes"].append(action["card"])
-    vp = card["vp"][state["round"]] + _perm(state, seat, "prototype_vp")
+    vp = card["vp"][state["round"]] + permanent(state, seat, "prototype_vp")
     if card["link"] in player["characters"]:
         vp += components()["prototype_link_vp"]
     player["vp"] += vp
@@ -258,7 +258,7 @@ def _do_build(state: State, seat: int, action: Action, events: list[Event]) -> N
         # §8: the target may spend the newspapers the effect would take first.
         state["step"] = {"kind": "target", "seat": target, "card": action["card"]}
         return
-    _gain(state, target, card["target"], events, lose_up_to=True)
+    gain_effect(state, target, card["target"], events, lose_up_to=True)
     _built(state, seat)
 
 
@@ -273,12 +273,12 @@ def _built(state: State, seat: int) -> None:
         _next_builder(state, state["order"].index(seat) + 1)
 
 
-def _do_accept(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    _gain(state, seat, patents()[state["step"]["card"]]["target"], events, lose_up_to=True)
+def do_accept(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    gain_effect(state, seat, patents()[state["step"]["card"]]["target"], events, lose_up_to=True)
     _built(state, state["turn"])
 
 
-def _do_done(state: State, seat: int, action: Action, events: list[Event]) -> None:
+def do_done(state: State, seat: int, action: Action, events: list[Event]) -> None:
     _next_builder(state, state["order"].index(seat) + 1)
 
 
@@ -286,28 +286,28 @@ def _buzz_round_vp(buzz: int) -> int:
     return int(max(vp for start, vp in components()["buzz_round_vp"] if buzz >= start))
 
 
-def _phase6(state: State, events: list[Event]) -> None:
+def phase6(state: State, events: list[Event]) -> None:
     """Income, current events (Black Market spaces, P6 research tiles), buzz VP, income drop."""
     state["phase"] = 6
     seats = state["seats"]
     for seat in state["order"]:
         seats[seat]["money"] += seats[seat]["income"]
-    spaces = _market_spaces(state)
+    spaces = market_spaces(state)
     for seat in state["order"]:
         for i, holder in enumerate(state["market"]):
             if holder == seat:
-                _gain(state, seat, spaces[i]["reward"], events)
+                gain_effect(state, seat, spaces[i]["reward"], events)
         for tile in list(seats[seat]["research"]):
             info = research_tiles()[tile]
             if info["timing"] == "P6":
-                _gain(state, seat, info["effect"], events)
+                gain_effect(state, seat, info["effect"], events)
     for seat in state["order"]:
         seats[seat]["vp"] += _buzz_round_vp(seats[seat]["buzz"])
     for player in seats:
-        player["income"] = _clamp(player["income"] - components()["income_drop"], _limit("income"))
+        player["income"] = clamp(player["income"] - components()["income_drop"], limit("income"))
 
 
-def _phase7(state: State) -> None:
+def phase7(state: State) -> None:
     """Dice home, displays refilled, next season's shares, gears and tickets back, round +1."""
     state["round"] += 1
     state["phase"] = 1
@@ -317,12 +317,12 @@ def _phase7(state: State) -> None:
         player["rolled"] = []
         player["unplaced"] = []
         player["passed"] = False
-    _fill_displays(state)
+    fill_displays(state)
     state["step"] = {"kind": "dice"}
 
 
-def _begin_placement(state: State) -> None:
+def begin_placement(state: State) -> None:
     state["phase"] = 2
     for player in state["seats"]:
         player["unplaced"] = list(player["rolled"])
-    _next_placer(state, state["order"][-1])
+    next_placer(state, state["order"][-1])
