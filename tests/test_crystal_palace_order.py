@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from engines.base import State, copy_state
 from engines.crystal_palace import ENGINE as cp
 from engines.crystal_palace.data import characters
-from engines.crystal_palace.rounds import order_matters, use_ability
+from engines.crystal_palace.salaries import order_matters, use_ability
 from support import end_of_phase3, game
 
 ABILITIES = sorted(c for c, card in characters().items() if "ability" in card)

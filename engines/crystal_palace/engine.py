@@ -3,7 +3,15 @@
 Five rounds of seven phases (§3). Every decision is one action of the seat
 that makes it; ``state["step"]["kind"]`` says what is being decided, and
 what needs no decision (phases 6 and 7, and phase 4 unless a seat is asked)
-runs inside the ``apply`` that ends the step before it:
+runs inside the ``apply`` that ends the step before it. The phases are in the
+modules beside this one: phases 1 and 2 in :mod:`~engines.crystal_palace.placement`,
+phase 3 in :mod:`~engines.crystal_palace.resolution`, phase 4 in
+:mod:`~engines.crystal_palace.salaries`, phase 5 in
+:mod:`~engines.crystal_palace.building`, phases 6 and 7 in
+:mod:`~engines.crystal_palace.rounds`, the end of the game in
+:mod:`~engines.crystal_palace.scoring`; the economy (§8–§10) in
+:mod:`~engines.crystal_palace.economy`, labels and the log in
+:mod:`~engines.crystal_palace.words`.
 
 ============  ====================================================================
 step kind     actions (all carry ``"type"``)
@@ -22,7 +30,7 @@ step kind     actions (all carry ``"type"``)
               ``pay`` (after any exchanges; loans cover what is still short)
 ``abilities`` phase 4, a seat whose P4 abilities' order can matter, or
               one of which would take a newspaper it holds:
-              ``ability {card}``, one at a time (see ``rounds.order_matters``)
+              ``ability {card}``, one at a time (see ``salaries.order_matters``)
 ``build``     phase 5, in player order: ``build {card, target}`` or ``done``
 ``target``    phase 5, the target of a prototype effect that takes newspapers,
               when it holds some: ``accept`` (after any exchanges)
@@ -75,7 +83,7 @@ docs/protocol.md):
   spending newspapers first could only make it lose more. Nor before a gain
   that passes 7 newspapers: the excess is lost.
 * Phase-4 abilities run in card order unless their order can matter; then the
-  player chooses it (``rounds.order_matters`` says when).
+  player chooses it (``salaries.order_matters`` says when).
 """
 
 from __future__ import annotations
@@ -96,6 +104,7 @@ from engines.base import (
     resolve_options,
 )
 from engines.crystal_palace import words
+from engines.crystal_palace.building import build_actions, do_accept, do_build, do_done
 from engines.crystal_palace.data import characters, components, patents, research_tiles, shares
 from engines.crystal_palace.economy import (
     do_exchange,
@@ -128,17 +137,11 @@ from engines.crystal_palace.resolution import (
     do_ticket,
     resolve_actions,
 )
-from engines.crystal_palace.rounds import (
+from engines.crystal_palace.rounds import begin_placement, phase6, phase7
+from engines.crystal_palace.salaries import (
     abilities,
-    begin_placement,
-    build_actions,
     do_ability,
-    do_accept,
-    do_build,
-    do_done,
     do_pay,
-    phase6,
-    phase7,
     salaries,
     settle_abilities,
 )

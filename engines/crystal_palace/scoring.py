@@ -12,7 +12,7 @@ from engines.base import (
 )
 from engines.crystal_palace.data import components, limit
 from engines.crystal_palace.economy import measure
-from engines.crystal_palace.rounds import newspaper_money
+from engines.crystal_palace.salaries import newspaper_money
 
 # -- end of game (§14) ----------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engines.base import STEP, Action, Event, State, seat_name
+from engines.crystal_palace.building import prototype_price
 from engines.crystal_palace.data import (
     card_names,
     characters,
@@ -33,7 +34,7 @@ from engines.crystal_palace.economy import (
 )
 from engines.crystal_palace.placement import market_above
 from engines.crystal_palace.resolution import current_die, free_action_space
-from engines.crystal_palace.rounds import loans_for, prototype_price, salary
+from engines.crystal_palace.salaries import loans_for, salary
 
 _NOUNS = {
     "gears": ("gear", "gears"),
