@@ -2,7 +2,7 @@
 
 Client commands never show a traceback: every failure is one line on stderr
 saying what is wrong and what to do, and the exit status says which kind of
-failure it was (:class:`Status`, listed in ``tablewire --help``).
+failure it was (:class:`~clients.exits.Status`, listed in ``tablewire --help``).
 
 This module parses the command line and serves; the client commands are in
 :mod:`clients.commands`, imported only when one runs, so that a server process
@@ -18,44 +18,17 @@ import os
 import socket
 import sys
 from collections.abc import Sequence
-from enum import IntEnum
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from clients.addresses import server_url
+from clients.exits import EXIT_STATUSES, Status
 from engines import GAMES
 from server.ids import ROOM_ID
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 SERVER_ENV = "TABLEWIRE_SERVER"
 BOT_KINDS = ["random", "greedy"]
-
-
-class Status(IntEnum):
-    """Exit statuses of the ``tablewire`` client commands."""
-
-    OK = 0
-    FAILED = 1
-    USAGE = 2
-    UNREACHABLE = 3
-    REFUSED = 4
-    SATURATED = 5
-    INTERRUPTED = 130
-
-
-EXIT_STATUSES = """\
-exit status:
-  0    done (a game played to its end, or you left with Ctrl-D)
-  1    a bot or load run had errors or unfinished games; or an unexpected error
-  2    the command line (or, for serve, a TABLEWIRE_* setting) is wrong
-  3    the server cannot be reached (not running, unknown host, no answer,
-       or gone too long during a game); serve: its address cannot be listened on
-  4    the server refused (no such room, room full, bad token, unknown game, ...),
-       or stayed over its limits (rate_limited) while tablewire waited and retried
-  5    a paced load run (loadtest --workload) completed fewer than 99 % of the
-       moves it offered, with no errors: saturated; its JSON line's "limit"
-       says which side
-  130  interrupted with Ctrl-C"""
 
 
 def _option(text: str) -> tuple[str, Any]:

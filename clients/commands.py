@@ -2,7 +2,7 @@
 
 :func:`run` runs one command line that :mod:`clients.cli` has parsed. Its failures
 never show a traceback: :func:`explain` gives each its exit status
-(:class:`~clients.cli.Status`) and one line on stderr saying what is wrong and what
+(:class:`~clients.exits.Status`) and one line on stderr saying what is wrong and what
 to do. :mod:`clients.cli` imports this module only for these commands, so
 ``tablewire serve`` does not load the HTTP client, the terminal interface or the bots.
 """
@@ -27,8 +27,8 @@ from rich.text import Text
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
 from clients import bots, loadtest, seating, terminal
-from clients.cli import Status
 from clients.client import LobbyClient, LobbyError, ServerError, Unreachable
+from clients.exits import Status
 from clients.retry import Wait
 from engines import ENGINES, GAMES
 from server.table import DEFAULTS as ROOM_OPTION_DEFAULTS

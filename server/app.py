@@ -34,7 +34,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from server import connection, metrics, web
+from server import connection, metrics, scrape, web
 from server.errors import ApiError
 from server.limits import Gate, HttpLimits, client_address
 from server.lobby import Lobby
@@ -299,7 +299,7 @@ def create_app(
             await redis.close()
 
     gate = Gate(settings)
-    collectors = metrics.registry(lobby, gate)
+    collectors = scrape.registry(lobby, gate)
 
     def render() -> bytes:
         return generate_latest(collectors)

@@ -9,39 +9,19 @@ metrics directly. Rooms and connections are read from the live objects at
 scrape time.
 
 The metric objects are module-level, like loggers: one process, one set.
-Each app builds its own registry over them (:func:`registry`) plus a
-collector of its own rooms and connections, so several apps in one process
-(tests) do not collide.
+Each app builds its own registry over them plus a collector of its own rooms and
+connections (:mod:`server.scrape`, which reads the lobby; this module imports no
+other part of the server), so several apps in one process (tests) do not collide.
 """
 
 from __future__ import annotations
 
 import asyncio
 from bisect import bisect_left
-from collections import Counter as Tally
-from collections.abc import Iterable
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
-from prometheus_client import (
-    CollectorRegistry,
-    Counter,
-    Gauge,
-    Histogram,
-    ProcessCollector,
-    disable_created_metrics,
-)
-from prometheus_client.core import (
-    CounterMetricFamily,
-    GaugeMetricFamily,
-    HistogramMetricFamily,
-    Metric,
-)
-from prometheus_client.registry import Collector
-
-if TYPE_CHECKING:
-    from server.limits import Gate
-    from server.lobby import Lobby
+from prometheus_client import Counter, Gauge, Histogram, disable_created_metrics
+from prometheus_client.core import HistogramMetricFamily
 
 # No ``*_created`` series: every counter starts with the process.
 disable_created_metrics()  # type: ignore[no-untyped-call]
@@ -186,66 +166,6 @@ LOOP_LAG_LAST = Gauge(
 STORE_APPEND = STORE_LATENCY.labels(op="append")
 STORE_APPEND_ERRORS = STORE_ERRORS.labels(op="append")
 LAG_INTERVAL = 0.5
-
-
-class LiveCollector(Collector):
-    """Rooms by engine and status, connections, and the hot-path tallies, read at scrape."""
-
-    def __init__(self, lobby: Lobby, gate: Gate) -> None:
-        self.lobby = lobby
-        self.gate = gate
-
-    def collect(self) -> Iterable[Metric]:
-        rooms = GaugeMetricFamily(
-            "tablewire_rooms",
-            "Rooms loaded in this process, by engine and status",
-            labels=["engine", "status", "owned"],
-        )
-        tally = Tally(
-            (room.engine.id, room.record.status, "yes" if room.lease else "no")
-            for room in self.lobby.rooms.values()
-        )
-        for (engine, status, owned), count in sorted(tally.items()):
-            rooms.add_metric([engine, status, owned], count)
-        yield rooms
-        yield GaugeMetricFamily(
-            "tablewire_connections", "WebSocket connections open", value=self.gate.open
-        )
-        yield GaugeMetricFamily(
-            "tablewire_room_connections",
-            "Connections joined to a room (a subset of tablewire_connections)",
-            value=sum(len(room.conns) for room in self.lobby.rooms.values()),
-        )
-        for name, help_text, value in (
-            ("tablewire_intents", "Intents received by the rooms", COUNTS.intents),
-            ("tablewire_frames_in", "Client frames received after hello", COUNTS.frames_in),
-            ("tablewire_frames_out", "Frames sent to clients", COUNTS.frames_out),
-            ("tablewire_bytes_out", "Bytes of frames sent to clients", COUNTS.bytes_out),
-        ):
-            yield CounterMetricFamily(name, help_text, value=value)
-        yield INTENT_LATENCY.family()
-
-
-def registry(lobby: Lobby, gate: Gate) -> CollectorRegistry:
-    """A registry of the process's metrics and this app's rooms and connections."""
-    built = CollectorRegistry(auto_describe=True)
-    for metric in (
-        REJECTS,
-        ERRORS,
-        RATE_LIMITED,
-        SLOW_CLOSES,
-        ABORTS,
-        CLOSES,
-        STORE_LATENCY,
-        STORE_ERRORS,
-        LEASES,
-        LOOP_LAG,
-        LOOP_LAG_LAST,
-    ):
-        built.register(metric)
-    built.register(LiveCollector(lobby, gate))
-    ProcessCollector(registry=built)
-    return built
 
 
 async def watch_loop_lag(interval: float = LAG_INTERVAL) -> None:

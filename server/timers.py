@@ -77,8 +77,3 @@ class ManualTimers:
             if pending.callback is not None:
                 pending.callback()
         self.time = target
-
-    def next_due(self) -> float | None:
-        """The earliest pending wake-up, if any."""
-        live = [when for when, _, p in self._heap if p.callback is not None]
-        return min(live) if live else None

@@ -1,9 +1,11 @@
-"""Helpers shared by the tests: random playouts, hidden-information scramblers, and
-what the tests that provoke every documented error code share."""
+"""Helpers shared by the tests: random playouts, hidden-information scramblers, what
+the tests that provoke every documented error code share, a recording console for the
+terminal client, and Crystal Palace positions the rules tests start from."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 import itertools
 import os
 import random
@@ -17,12 +19,15 @@ from typing import Any, TypeVar
 
 import msgpack
 import pytest
+from rich.console import Console
 
 from clients.spawn import SpawnedServer
 from conftest import Running, running
 from engines import ENGINES, Engine
-from engines.base import Action, State
+from engines.base import STEP, Action, State
 from engines.chartered.board import components as chartered_components
+from engines.crystal_palace import ENGINE as crystal_palace
+from engines.crystal_palace.data import components as crystal_palace_components
 from engines.turn_relay.engine import TurnRelay
 from protocol.codec import decode
 from protocol.messages import Intent
@@ -58,13 +63,6 @@ def random_options(engine: Engine, rnd: random.Random) -> dict[str, Any]:
         name: rnd.choice(bounded.get(name, spec["choices"]))
         for name, spec in engine.options.items()
     }
-
-
-def all_options(engine: Engine) -> list[dict[str, Any]]:
-    """Every combination of option values."""
-    names = list(engine.options)
-    choices = [engine.options[name]["choices"] for name in names]
-    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*choices)]
 
 
 def playout(
@@ -323,3 +321,109 @@ class Triggers(dict[str, Trigger[T]]):
         assert len(documented) >= 20, "the table was not found"
         assert not set(self) & set(untestable), "a code is both provoked and untestable"
         assert sorted(set(self) | set(untestable)) == sorted(documented)
+
+
+# -- the terminal client ------------------------------------------------------------
+
+
+def recorded(width: int = 80, height: int = 24) -> tuple[Console, io.StringIO]:
+    """A console of ``width`` × ``height`` without colour, and what it printed."""
+    out = io.StringIO()
+    return Console(file=out, width=width, height=height, color_system=None), out
+
+
+def stepped(factories: int = 9, colours: int = 5, strips: int = 8) -> list[str]:
+    """Sintra-like labels in three choice steps: 9 × 5 × 8 = 360 moves."""
+    return [
+        f"factory {f}{STEP}{c} glass{STEP}strip {s}"
+        for f in range(1, factories + 1)
+        for c in ("red", "orange", "yellow", "light blue", "dark blue")[:colours]
+        for s in range(1, strips + 1)
+    ]
+
+
+# -- Crystal Palace positions ---------------------------------------------------------
+
+
+Act = dict[str, Any]
+
+
+def game(players: int = 2, **options: Any) -> State:
+    """A new game with a fixed publisher (1B, Punch: +2 buzz and +1 newspaper)."""
+    return crystal_palace.setup(players, {"publisher": "1B", **options}, seed=7)
+
+
+def play(state: State, seat: int, *actions: Act) -> State:
+    """Apply ``actions`` of ``seat`` in turn."""
+    for action in actions:
+        state, _ = crystal_palace.apply(state, seat, action)
+    return state
+
+
+def commit(state: State, dice: list[list[int]]) -> tuple[State, list[dict[str, Any]]]:
+    """Phase 1: every seat sets the given values; returns the state after the reveal."""
+    events: list[dict[str, Any]] = []
+    for seat, values in enumerate(dice):
+        state["seats"][seat]["dice"] = len(values)
+    for seat, values in enumerate(dice):
+        for value in values:
+            state, more = crystal_palace.apply(state, seat, {"type": "die", "value": value})
+            events += more
+    return state, events
+
+
+def resolve(
+    state: State, placed: dict[str, list[tuple[int, int, int]]], last: tuple[int, str, int, int]
+) -> State:
+    """Jump to the last placement of phase 2: ``placed`` maps a location to (space, seat,
+    value) dice already there; ``last`` = (seat, location, space, value) is placed now
+    (no assistant action), which starts phase 3."""
+    for location, dice in placed.items():
+        for space, seat, value in dice:
+            state["board"][location]["placed"][space] = [seat, value]
+    seat, location, space, value = last
+    for player in state["seats"]:
+        player["unplaced"], player["passed"] = [], True
+    state["seats"][seat].update(unplaced=[value], passed=False)
+    state["phase"], state["step"], state["turn"] = 2, {"kind": "place"}, seat
+    state = play(
+        state, seat, {"type": "place", "location": location, "space": space, "value": value}
+    )
+    if state["step"]["kind"] == "assistant":
+        state = play(state, seat, {"type": "skip"})
+    return state
+
+
+def kinds(state: State, seat: int) -> set[str]:
+    """The types of the legal actions of ``seat``."""
+    return {a["type"] for a in crystal_palace.legal_actions(state, seat)}
+
+
+def pay_nothing(state: State) -> State:
+    """No seat has characters, so phase 4 pays no salaries."""
+    for player in state["seats"]:
+        player["characters"] = []
+    return state
+
+
+def placement_turn(players: int, seat: int, values: list[int]) -> State:
+    """Phase 2, ``seat`` to place the dice ``values``; every other seat holds one die."""
+    state = game(players)
+    state["phase"], state["step"], state["turn"] = 2, {"kind": "place"}, seat
+    for player in state["seats"]:
+        player["unplaced"] = [1]
+    state["seats"][seat]["unplaced"] = values
+    return state
+
+
+def end_of_phase3(state: State, seat: int = 0) -> State:
+    """Place one die of ``seat`` where it is declined: phases 4–7 then run."""
+    state = resolve(state, {}, (seat, "westminster", 1, 3))
+    return play(state, seat, {"type": "decline"})
+
+
+def last_round(players: int = 2) -> State:
+    """A game in its last round, without characters."""
+    state = pay_nothing(game(players))
+    state["round"] = len(crystal_palace_components()["rounds"]) - 1
+    return state

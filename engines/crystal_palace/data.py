@@ -22,7 +22,7 @@ def components() -> dict[str, Any]:
     return load_components(__package__)
 
 
-def _limit(name: str) -> Any:
+def limit(name: str) -> Any:
     return components()["limits"][name]
 
 

@@ -1,6 +1,6 @@
 """Crystal Palace state helpers and the economy (``rules/crystal_palace.md`` §2, §8–§10):
-setting up players and displays, measures, effects, prices (``_dice_cost``,
-``_recruit_cost``), payments and loans, and the free actions (loans and newspapers)."""
+setting up players and displays, measures, effects, prices (``dice_cost``,
+``recruit_cost``), payments and loans, and the free actions (loans and newspapers)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from engines.base import (
 from engines.crystal_palace.data import (
     EXCHANGES,
     Effect,
-    _limit,
     characters,
     components,
     layout,
+    limit,
     location_order,
     research_tiles,
 )
@@ -26,7 +26,7 @@ from engines.crystal_palace.data import (
 # -- setup helpers ------------------------------------------------------------------
 
 
-def _new_player(nation: str) -> dict[str, Any]:
+def new_player(nation: str) -> dict[str, Any]:
     start = components()["start"]
     return {
         "nation": nation,
@@ -50,12 +50,12 @@ def _new_player(nation: str) -> dict[str, Any]:
     }
 
 
-def _face_up_stack(display: dict[str, Any]) -> dict[str, Any]:
+def face_up_stack(display: dict[str, Any]) -> dict[str, Any]:
     stack = display["stack"]
     return {"row": display["row"], "stack": len(stack), "top": stack[-1] if stack else None}
 
 
-def _fill_displays(state: State) -> None:
+def fill_displays(state: State) -> None:
     """§2.2 / §14 phase 7: close the gaps in the card rows and refill every display."""
     players = state["players"]
     for name, location in (("patents", "patent_office"), ("characters", "reform_club")):
@@ -71,9 +71,7 @@ def _fill_displays(state: State) -> None:
     pile = state["share_piles"][state["round"]]
     state["bank"] = pile[: layout("bank", players)["slots"]]
     state["share_piles"][state["round"]] = []
-    state["market_gears"] = [
-        i for i, space in enumerate(_market_spaces(state)) if space.get("gear")
-    ]
+    state["market_gears"] = [i for i, space in enumerate(market_spaces(state)) if space.get("gear")]
     state["board"] = {
         location: {
             "placed": [None] * len(layout(location, players)["placement"]),
@@ -84,7 +82,7 @@ def _fill_displays(state: State) -> None:
     state["menus_used"] = {"waterloo": [], "port": []}
 
 
-def _market_spaces(state: State) -> list[dict[str, Any]]:
+def market_spaces(state: State) -> list[dict[str, Any]]:
     spaces: list[dict[str, Any]] = components()["black_market"]["spaces"]
     return spaces[: len(state["market"])]
 
@@ -92,7 +90,7 @@ def _market_spaces(state: State) -> list[dict[str, Any]]:
 # -- measures, effects and payments -------------------------------------------------
 
 
-def _measure(state: State, seat: int, name: str) -> int:
+def measure(state: State, seat: int, name: str) -> int:
     """A quantity a goal level or a computed effect reads (§7.2, §10.1, §13.3)."""
     player = state["seats"][seat]
     if name in ("westminster", "dice", "buzz", "newspapers"):
@@ -110,10 +108,10 @@ def _measure(state: State, seat: int, name: str) -> int:
     raise KeyError(f"unknown measure {name!r} in the data")
 
 
-def _amount(state: State, seat: int, raw: Any) -> int:
+def effect_amount(state: State, seat: int, raw: Any) -> int:
     if isinstance(raw, int):
         return raw
-    value = _measure(state, seat, raw["per"]) * raw.get("times", 1) + raw.get("plus", 0)
+    value = measure(state, seat, raw["per"]) * raw.get("times", 1) + raw.get("plus", 0)
     if "min" in raw:
         value = max(raw["min"], value)
     if "max" in raw:
@@ -121,7 +119,7 @@ def _amount(state: State, seat: int, raw: Any) -> int:
     return int(value)
 
 
-def _perm(state: State, seat: int, key: str) -> int:
+def permanent(state: State, seat: int, key: str) -> int:
     """The sum of a permanent modifier over the seat's research tiles and characters."""
     player = state["seats"][seat]
     total = sum(research_tiles()[t].get("perm", {}).get(key, 0) for t in player["research"])
@@ -130,17 +128,17 @@ def _perm(state: State, seat: int, key: str) -> int:
     )
 
 
-def _dice_cost(state: State, seat: int, values: Sequence[int]) -> int:
+def dice_cost(state: State, seat: int, values: Sequence[int]) -> int:
     """What the seat pays in phase 1 for dice set to ``values`` (§4): £1 a pip, less
     its permanent discounts, but never under £1 a die."""
-    cost = sum(values) * components()["dice_cost_per_pip"] + _perm(state, seat, "dice_cost")
+    cost = sum(values) * components()["dice_cost_per_pip"] + permanent(state, seat, "dice_cost")
     return int(max(len(values), cost))
 
 
-def _recruit_cost(state: State, seat: int, card: str) -> int:
+def recruit_cost(state: State, seat: int, card: str) -> int:
     """What the seat pays to recruit the character ``card`` (§11.5), permanent
     discounts included."""
-    return int(max(0, characters()[card]["cost"] + _perm(state, seat, "recruit_cost")))
+    return int(max(0, characters()[card]["cost"] + permanent(state, seat, "recruit_cost")))
 
 
 def _take_loan(state: State, seat: int, events: list[Event], *, forced: bool) -> None:
@@ -152,7 +150,7 @@ def _take_loan(state: State, seat: int, events: list[Event], *, forced: bool) ->
     events.append({"type": "loan", "seat": seat, "forced": forced})
 
 
-def _pay(state: State, seat: int, amount: int, events: list[Event]) -> None:
+def pay(state: State, seat: int, amount: int, events: list[Event]) -> None:
     """A cost in £: loans are taken for any shortfall (§9)."""
     player = state["seats"][seat]
     while player["money"] < amount:
@@ -160,11 +158,11 @@ def _pay(state: State, seat: int, amount: int, events: list[Event]) -> None:
     player["money"] -= amount
 
 
-def _clamp(value: int, top: int) -> int:
+def clamp(value: int, top: int) -> int:
     return max(0, min(top, value))
 
 
-def _gain(
+def gain_effect(
     state: State, seat: int, effect: Effect, events: list[Event], *, lose_up_to: bool = False
 ) -> None:
     """Apply an effect map to a seat, in the map's order (costs are listed first).
@@ -178,25 +176,25 @@ def _gain(
         if key == "research":
             _draw_violet(state, seat, raw, events)
             continue
-        amount = _amount(state, seat, raw)
+        amount = effect_amount(state, seat, raw)
         if key == "money":
             if amount < 0 and not lose_up_to:
-                _pay(state, seat, -amount, events)
+                pay(state, seat, -amount, events)
             else:
                 player["money"] = max(0, player["money"] + amount)
         elif key in ("gears", "energy"):
             player[key] = max(0, player[key] + amount)
         elif key == "newspapers":
-            player[key] = _clamp(player[key] + amount, _limit("newspapers"))
+            player[key] = clamp(player[key] + amount, limit("newspapers"))
         elif key == "income":
-            player[key] = _clamp(player[key] + amount, _limit("income"))
+            player[key] = clamp(player[key] + amount, limit("income"))
         elif key == "buzz":
             _buzz(state, seat, amount, events)
         elif key == "vp":
             player["vp"] += amount
         elif key == "westminster":
             for _ in range(amount):
-                _westminster_step(state, seat, events)
+                westminster_step(state, seat, events)
         elif key == "dice":
             player["dice"] += amount
         elif key == "ticket":
@@ -209,21 +207,21 @@ def _gain(
 def _buzz(state: State, seat: int, amount: int, events: list[Event]) -> None:
     """§13.3: the buzz track (0–40); each threshold pays once, the first time it is reached."""
     player = state["seats"][seat]
-    player["buzz"] = _clamp(player["buzz"] + amount, _limit("buzz"))
+    player["buzz"] = clamp(player["buzz"] + amount, limit("buzz"))
     for threshold, bonus in components()["buzz_thresholds"]:
         if player["buzz_peak"] < threshold <= player["buzz"]:
             player["buzz_peak"] = threshold
-            _gain(state, seat, bonus, events)
+            gain_effect(state, seat, bonus, events)
     player["buzz_peak"] = max(player["buzz_peak"], player["buzz"])
 
 
-def _westminster_step(state: State, seat: int, events: list[Event]) -> None:
+def westminster_step(state: State, seat: int, events: list[Event]) -> None:
     """§11.4: one step on the Westminster track and that step's one-time bonus."""
     player = state["seats"][seat]
     player["westminster"] += 1
     track = components()["westminster_track"]
     step = player["westminster"]
-    _gain(
+    gain_effect(
         state,
         seat,
         track[step - 1] if step <= len(track) else components()["westminster_beyond"],
@@ -231,33 +229,33 @@ def _westminster_step(state: State, seat: int, events: list[Event]) -> None:
     )
 
 
-def _free_research_space(state: State, seat: int) -> bool:
-    return bool(len(state["seats"][seat]["research"]) < _limit("research_spaces"))
+def free_research_space(state: State, seat: int) -> bool:
+    return bool(len(state["seats"][seat]["research"]) < limit("research_spaces"))
 
 
-def _gain_tile(state: State, seat: int, tile: str, events: list[Event]) -> None:
+def gain_tile(state: State, seat: int, tile: str, events: list[Event]) -> None:
     """§10: a research tile goes on an empty research space; IMM effects resolve at once."""
     player = state["seats"][seat]
     player["research"].append(tile)
-    player["vp"] += _perm(state, seat, "research_vp")
+    player["vp"] += permanent(state, seat, "research_vp")
     info = research_tiles()[tile]
     if info["timing"] == "IMM":
-        _gain(state, seat, info["effect"], events)
+        gain_effect(state, seat, info["effect"], events)
 
 
 def _draw_violet(state: State, seat: int, color: str, events: list[Event]) -> None:
     stack = state["violet"][color]
-    if stack and _free_research_space(state, seat):
+    if stack and free_research_space(state, seat):
         tile = stack.pop()
         events.append({"type": "research", "seat": seat, "tile": tile})
-        _gain_tile(state, seat, tile, events)
+        gain_tile(state, seat, tile, events)
 
 
-def _can_hold(state: State, seat: int, effect: Effect) -> bool:
+def can_hold(state: State, seat: int, effect: Effect) -> bool:
     """Whether the seat holds the gears and energy an effect costs (£ may be borrowed)."""
     player = state["seats"][seat]
     return all(
-        player[k] + _amount(state, seat, v) >= 0
+        player[k] + effect_amount(state, seat, v) >= 0
         for k, v in effect.items()
         if k in ("gears", "energy")
     )
@@ -266,7 +264,7 @@ def _can_hold(state: State, seat: int, effect: Effect) -> bool:
 # -- free actions: loans and newspapers (§8, §9) --------------------------------------------
 
 
-def _free_actions(state: State, seat: int) -> list[Action]:
+def free_actions(state: State, seat: int) -> list[Action]:
     player = state["seats"][seat]
     actions: list[Action] = []
     if state["loans"] and state["step"]["kind"] != "repay":
@@ -276,20 +274,20 @@ def _free_actions(state: State, seat: int) -> list[Action]:
         if player["newspapers"] < rates[kind]["newspapers"]:
             continue
         if kind == "die" and (
-            player["dice"] >= _limit("dice")[1] or state["step"]["kind"] == "repay"
+            player["dice"] >= limit("dice")[1] or state["step"]["kind"] == "repay"
         ):
             continue
-        if kind == "income" and player["income"] >= _limit("income"):
+        if kind == "income" and player["income"] >= limit("income"):
             continue
         actions.append({"type": "exchange", "for": kind})
     return actions
 
 
-def _do_loan(state: State, seat: int, action: Action, events: list[Event]) -> None:
+def do_loan(state: State, seat: int, action: Action, events: list[Event]) -> None:
     _take_loan(state, seat, events, forced=False)
 
 
-def _do_exchange(state: State, seat: int, action: Action, events: list[Event]) -> None:
+def do_exchange(state: State, seat: int, action: Action, events: list[Event]) -> None:
     player = state["seats"][seat]
     rate = components()["exchanges"][action["for"]]
     player["newspapers"] -= rate["newspapers"]
@@ -298,4 +296,4 @@ def _do_exchange(state: State, seat: int, action: Action, events: list[Event]) -
     if action["for"] == "die":
         player["dice"] += 1  # set this round if still in phase 1 (§8), else from the next
     else:
-        _gain(state, seat, rate["gain"], events)
+        gain_effect(state, seat, rate["gain"], events)

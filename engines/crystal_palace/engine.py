@@ -3,7 +3,15 @@
 Five rounds of seven phases (§3). Every decision is one action of the seat
 that makes it; ``state["step"]["kind"]`` says what is being decided, and
 what needs no decision (phases 6 and 7, and phase 4 unless a seat is asked)
-runs inside the ``apply`` that ends the step before it:
+runs inside the ``apply`` that ends the step before it. The phases are in the
+modules beside this one: phases 1 and 2 in :mod:`~engines.crystal_palace.placement`,
+phase 3 in :mod:`~engines.crystal_palace.resolution`, phase 4 in
+:mod:`~engines.crystal_palace.salaries`, phase 5 in
+:mod:`~engines.crystal_palace.building`, phases 6 and 7 in
+:mod:`~engines.crystal_palace.rounds`, the end of the game in
+:mod:`~engines.crystal_palace.scoring`; the economy (§8–§10) in
+:mod:`~engines.crystal_palace.economy`, labels and the log in
+:mod:`~engines.crystal_palace.words`.
 
 ============  ====================================================================
 step kind     actions (all carry ``"type"``)
@@ -22,7 +30,7 @@ step kind     actions (all carry ``"type"``)
               ``pay`` (after any exchanges; loans cover what is still short)
 ``abilities`` phase 4, a seat whose P4 abilities' order can matter, or
               one of which would take a newspaper it holds:
-              ``ability {card}``, one at a time (see ``rounds._order_matters``)
+              ``ability {card}``, one at a time (see ``salaries.order_matters``)
 ``build``     phase 5, in player order: ``build {card, target}`` or ``done``
 ``target``    phase 5, the target of a prototype effect that takes newspapers,
               when it holds some: ``accept`` (after any exchanges)
@@ -75,7 +83,7 @@ docs/protocol.md):
   spending newspapers first could only make it lose more. Nor before a gain
   that passes 7 newspapers: the excess is lost.
 * Phase-4 abilities run in card order unless their order can matter; then the
-  player chooses it (``rounds._order_matters`` says when).
+  player chooses it (``salaries.order_matters`` says when).
 """
 
 from __future__ import annotations
@@ -96,53 +104,48 @@ from engines.base import (
     resolve_options,
 )
 from engines.crystal_palace import words
+from engines.crystal_palace.building import build_actions, do_accept, do_build, do_done
 from engines.crystal_palace.data import characters, components, patents, research_tiles, shares
 from engines.crystal_palace.economy import (
-    _do_exchange,
-    _do_loan,
-    _face_up_stack,
-    _fill_displays,
-    _free_actions,
-    _new_player,
+    do_exchange,
+    do_loan,
+    face_up_stack,
+    fill_displays,
+    free_actions,
+    new_player,
 )
 from engines.crystal_palace.placement import (
-    _assistant_actions,
-    _dice_actions,
-    _do_die,
-    _do_goal,
-    _do_market,
-    _do_pass,
-    _do_place,
-    _do_skip,
-    _goal_met,
-    _is_legal,
-    _place_actions,
-    _reveal,
+    assistant_actions,
+    dice_actions,
+    do_die,
+    do_goal,
+    do_market,
+    do_pass,
+    do_place,
+    do_skip,
+    goal_met,
+    is_legal,
+    place_actions,
+    reveal_round,
 )
 from engines.crystal_palace.resolution import (
-    _a_die_would_open_an_action,
-    _current_die,
-    _do_act,
-    _do_compensation,
-    _do_decline,
-    _do_ticket,
-    _resolve_actions,
+    a_die_would_open_an_action,
+    current_die,
+    do_act,
+    do_compensation,
+    do_decline,
+    do_ticket,
+    resolve_actions,
 )
-from engines.crystal_palace.rounds import (
-    _abilities,
-    _begin_placement,
-    _build_actions,
-    _do_ability,
-    _do_accept,
-    _do_build,
-    _do_done,
-    _do_pay,
-    _phase6,
-    _phase7,
-    _salaries,
-    _settle_abilities,
+from engines.crystal_palace.rounds import begin_placement, phase6, phase7
+from engines.crystal_palace.salaries import (
+    abilities,
+    do_ability,
+    do_pay,
+    salaries,
+    settle_abilities,
 )
-from engines.crystal_palace.scoring import _begin_repay, _do_repay, _final_scoring, _repay_actions
+from engines.crystal_palace.scoring import begin_repay, do_repay, final_scoring, repay_actions
 from engines.rng import Rng, seed_state
 
 
@@ -174,7 +177,7 @@ class CrystalPalace:
         seats = []
         for seat in range(players):
             nation = data["mats"][mats[seat]][rng.below(2)]
-            seats.append(_new_player(nation))
+            seats.append(new_player(nation))
         publisher = opts["publisher"]
         if publisher == "random":
             publisher = data["publishers"][rng.below(len(data["publishers"]))]["id"]
@@ -228,7 +231,7 @@ class CrystalPalace:
             "finished": False,
             "final": None,
         }
-        _fill_displays(state)
+        fill_displays(state)
         state["rng"] = rng.state
         return state
 
@@ -243,7 +246,7 @@ class CrystalPalace:
         if kind in ("assistant", "salary", "abilities", "target"):
             return frozenset((state["step"]["seat"],))
         if kind == "resolve":
-            return frozenset((_current_die(state)[0],))
+            return frozenset((current_die(state)[0],))
         return frozenset((state["turn"],))
 
     # -- legal actions -------------------------------------------------------------
@@ -253,13 +256,13 @@ class CrystalPalace:
             return []
         kind = state["step"]["kind"]
         main = _STEP_ACTIONS[kind](state, seat)
-        return main + _free_actions(state, seat)
+        return main + free_actions(state, seat)
 
     # -- apply -----------------------------------------------------------------------
 
     def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         check_turn(self, state, seat, action, state["finished"])
-        if not _is_legal(state, seat, action, self.legal_actions):
+        if not is_legal(state, seat, action, self.legal_actions):
             raise IllegalAction(_why_illegal(state, seat, action), f"illegal here: {action}")
         state = copy_state(state)
         events: list[Event] = []
@@ -292,8 +295,8 @@ class CrystalPalace:
             "board": state["board"],
             "queue": state["queue"],
             "menus_used": state["menus_used"],
-            "patents": _face_up_stack(state["patents"]),
-            "characters": _face_up_stack(state["characters"]),
+            "patents": face_up_stack(state["patents"]),
+            "characters": face_up_stack(state["characters"]),
             "museum": state["museum"],
             "green": len(state["green"]),
             "violet": {color: len(stack) for color, stack in state["violet"].items()},
@@ -333,9 +336,9 @@ class CrystalPalace:
 
 def _auto_resolve(state: State, events: list[Event]) -> bool:
     """Resolve the next die when its owner has only one thing it can do. True if done."""
-    seat, _, _ = _current_die(state)
-    actions = _resolve_actions(state, seat)
-    if len(actions) != 1 or _a_die_would_open_an_action(state, seat):
+    seat, _, _ = current_die(state)
+    actions = resolve_actions(state, seat)
+    if len(actions) != 1 or a_die_would_open_an_action(state, seat):
         return False
     _HANDLERS[actions[0]["type"]](state, seat, actions[0], events)
     return True
@@ -349,10 +352,10 @@ def _advance(state: State, events: list[Event]) -> None:
             if not all(p["ready"] for p in state["seats"]):
                 return
             if kind == "repay":
-                _final_scoring(state, events)
+                final_scoring(state, events)
                 return
-            _reveal(state, events)
-            _begin_placement(state)
+            reveal_round(state, events)
+            begin_placement(state)
         elif kind in ("place", "assistant"):
             return
         elif kind == "resolve":
@@ -360,21 +363,21 @@ def _advance(state: State, events: list[Event]) -> None:
                 if not _auto_resolve(state, events):
                     return
                 continue
-            _salaries(state, 0, events)
+            salaries(state, 0, events)
         elif kind in ("salary", "target"):
             return
         elif kind == "abilities":
-            if not _settle_abilities(state, events):
+            if not settle_abilities(state, events):
                 return
-            _abilities(state, state["order"].index(state["step"]["seat"]) + 1, events)
+            abilities(state, state["order"].index(state["step"]["seat"]) + 1, events)
         elif kind == "build":
             if state["turn"] is not None:
                 return
-            _phase6(state, events)
+            phase6(state, events)
             if state["round"] == len(components()["rounds"]) - 1:
-                _begin_repay(state)
+                begin_repay(state)
             else:
-                _phase7(state)
+                phase7(state)
             events.append({"type": "phase", "round": state["round"], "phase": state["phase"]})
 
 
@@ -396,42 +399,42 @@ def _why_illegal(state: State, seat: int, action: Action) -> str:
         value = action.get("value")
         if type(value) is not int or value not in state["seats"][seat]["unplaced"]:
             return "no_such_die"
-    if kind == "goal" and state["step"]["kind"] == "assistant" and not _goal_met(state, seat):
+    if kind == "goal" and state["step"]["kind"] == "assistant" and not goal_met(state, seat):
         return "goal_not_met"
     return "not_allowed_now"
 
 
 _STEP_ACTIONS = {
-    "dice": _dice_actions,
-    "place": _place_actions,
-    "assistant": _assistant_actions,
-    "resolve": _resolve_actions,
+    "dice": dice_actions,
+    "place": place_actions,
+    "assistant": assistant_actions,
+    "resolve": resolve_actions,
     "salary": lambda state, seat: [{"type": "pay"}],
     "abilities": lambda state, seat: [
         {"type": "ability", "card": card} for card in state["step"]["left"]
     ],
-    "build": _build_actions,
+    "build": build_actions,
     "target": lambda state, seat: [{"type": "accept"}],
-    "repay": _repay_actions,
+    "repay": repay_actions,
 }
 
 _HANDLERS = {
-    "die": _do_die,
-    "place": _do_place,
-    "pass": _do_pass,
-    "goal": _do_goal,
-    "market": _do_market,
-    "skip": _do_skip,
-    "act": _do_act,
-    "ticket": _do_ticket,
-    "decline": _do_decline,
-    "compensation": _do_compensation,
-    "pay": _do_pay,
-    "ability": _do_ability,
-    "build": _do_build,
-    "accept": _do_accept,
-    "done": _do_done,
-    "repay": _do_repay,
-    "loan": _do_loan,
-    "exchange": _do_exchange,
+    "die": do_die,
+    "place": do_place,
+    "pass": do_pass,
+    "goal": do_goal,
+    "market": do_market,
+    "skip": do_skip,
+    "act": do_act,
+    "ticket": do_ticket,
+    "decline": do_decline,
+    "compensation": do_compensation,
+    "pay": do_pay,
+    "ability": do_ability,
+    "build": do_build,
+    "accept": do_accept,
+    "done": do_done,
+    "repay": do_repay,
+    "loan": do_loan,
+    "exchange": do_exchange,
 }

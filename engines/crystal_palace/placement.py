@@ -12,28 +12,28 @@ from engines.base import (
     copy_state,
     same,
 )
-from engines.crystal_palace.data import _limit, components, layout, location_order
+from engines.crystal_palace.data import components, layout, limit, location_order
 from engines.crystal_palace.economy import (
-    _dice_cost,
-    _do_exchange,
-    _free_actions,
-    _gain,
-    _market_spaces,
-    _measure,
-    _pay,
+    dice_cost,
+    do_exchange,
+    free_actions,
+    gain_effect,
+    market_spaces,
+    measure,
+    pay,
 )
-from engines.crystal_palace.resolution import _begin_resolution
+from engines.crystal_palace.resolution import begin_resolution
 from engines.rng import Rng
 
 # -- phase 1: dice (§4) ----------------------------------------------------------------
 
 
-def _dice_actions(state: State, seat: int) -> list[Action]:
-    low, high = _limit("die_values")
+def dice_actions(state: State, seat: int) -> list[Action]:
+    low, high = limit("die_values")
     return [{"type": "die", "value": v} for v in range(low, high + 1)]
 
 
-def _do_die(state: State, seat: int, action: Action, events: list[Event]) -> None:
+def do_die(state: State, seat: int, action: Action, events: list[Event]) -> None:
     player = state["seats"][seat]
     player["secret"].append(action["value"])
     if len(player["secret"]) == player["dice"]:
@@ -41,7 +41,7 @@ def _do_die(state: State, seat: int, action: Action, events: list[Event]) -> Non
         events.append({"type": "ready", "seat": seat})
 
 
-def _reveal(state: State, events: list[Event]) -> None:
+def reveal_round(state: State, events: list[Event]) -> None:
     """§4 steps 2–5, once every seat is ready: reveal, pay, first player, newspapers."""
     seats = state["seats"]
     previous = state["order"]
@@ -63,16 +63,16 @@ def _reveal(state: State, events: list[Event]) -> None:
     n = state["players"]
     state["order"] = [(first + i) % n for i in range(n)]
     totals = [sum(p["rolled"]) for p in seats]
-    paid = [_dice_cost(state, seat, p["rolled"]) for seat, p in enumerate(seats)]
+    paid = [dice_cost(state, seat, p["rolled"]) for seat, p in enumerate(seats)]
     for seat in state["order"]:
-        _pay(state, seat, paid[seat], events)
+        pay(state, seat, paid[seat], events)
     lowest = min(totals)
     if len(set(totals)) == 1:
         readers = [s for s in range(n) if s != first]
     else:
         readers = [s for s in range(n) if totals[s] == lowest]
     for seat in readers:
-        _gain(state, seat, {"newspapers": components()["newspaper_for_lowest_total"]}, events)
+        gain_effect(state, seat, {"newspapers": components()["newspaper_for_lowest_total"]}, events)
     events.append(
         {
             "type": "reveal",
@@ -87,7 +87,7 @@ def _reveal(state: State, events: list[Event]) -> None:
 # -- phase 2: placement (§5) and assistants (§7.1) ----------------------------------------
 
 
-def _place_actions(state: State, seat: int) -> list[Action]:
+def place_actions(state: State, seat: int) -> list[Action]:
     actions: list[Action] = []
     values = sorted(set(state["seats"][seat]["unplaced"]), reverse=True)
     for location in location_order(state["options"]):
@@ -103,7 +103,7 @@ def _place_actions(state: State, seat: int) -> list[Action]:
 
 
 def _placement_is_legal(state: State, seat: int, action: Action) -> bool:
-    """The same answer as looking ``action`` up in ``_place_actions``, without building them."""
+    """The same answer as looking ``action`` up in ``place_actions``, without building them."""
     if action.keys() != {"type", "location", "space", "value"}:
         return False
     location, space, value = action["location"], action["space"], action["value"]
@@ -116,13 +116,13 @@ def _placement_is_legal(state: State, seat: int, action: Action) -> bool:
     return value >= minimum and value in state["seats"][seat]["unplaced"]
 
 
-def _is_legal(state: State, seat: int, action: Action, legal_actions: Any) -> bool:
+def is_legal(state: State, seat: int, action: Action, legal_actions: Any) -> bool:
     if action["type"] == "place" and state["step"]["kind"] == "place":
         return _placement_is_legal(state, seat, action)
     return any(same(action, legal) for legal in legal_actions(state, seat))
 
 
-def _next_placer(state: State, after: int) -> None:
+def next_placer(state: State, after: int) -> None:
     """§5.5: the next seat clockwise (in this round's order) with dice left, or phase 3."""
     order = state["order"]
     start = order.index(after)
@@ -133,10 +133,10 @@ def _next_placer(state: State, after: int) -> None:
             state["turn"] = seat
             state["step"] = {"kind": "place"}
             return
-    _begin_resolution(state)
+    begin_resolution(state)
 
 
-def _do_place(state: State, seat: int, action: Action, events: list[Event]) -> None:
+def do_place(state: State, seat: int, action: Action, events: list[Event]) -> None:
     location, space, value = action["location"], action["space"], action["value"]
     player = state["seats"][seat]
     player["unplaced"].remove(value)
@@ -146,13 +146,13 @@ def _do_place(state: State, seat: int, action: Action, events: list[Event]) -> N
     )
     printed = layout(location, state["players"])["placement"][space]
     if printed["fee"]:
-        _pay(state, seat, printed["fee"], events)
+        pay(state, seat, printed["fee"], events)
     if printed["assistant"] and (
-        len(_assistant_actions(state, seat)) > 1 or _exchanges_would_meet_goal(state, seat)
+        len(assistant_actions(state, seat)) > 1 or _exchanges_would_meet_goal(state, seat)
     ):
         state["step"] = {"kind": "assistant", "seat": seat}
         return
-    _next_placer(state, seat)
+    next_placer(state, seat)
 
 
 def _exchanges_would_meet_goal(state: State, seat: int) -> bool:
@@ -161,30 +161,30 @@ def _exchanges_would_meet_goal(state: State, seat: int) -> bool:
     for kind in ("gear", "die"):
         trial = state
         exchange = {"type": "exchange", "for": kind}
-        while exchange in _free_actions(trial, seat):
+        while exchange in free_actions(trial, seat):
             trial = copy_state(trial)
-            _do_exchange(trial, seat, exchange, [])
-            if _goal_met(trial, seat):
+            do_exchange(trial, seat, exchange, [])
+            if goal_met(trial, seat):
                 return True
     return False
 
 
-def _do_pass(state: State, seat: int, action: Action, events: list[Event]) -> None:
+def do_pass(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state["seats"][seat]["passed"] = True
     events.append({"type": "pass", "seat": seat})
-    _next_placer(state, seat)
+    next_placer(state, seat)
 
 
-def _goal_met(state: State, seat: int) -> bool:
+def goal_met(state: State, seat: int) -> bool:
     player = state["seats"][seat]
     nation = next(n for n in components()["nations"] if n["id"] == player["nation"])
     if player["goal"] >= len(nation["levels"]):
         return False
     need = nation["levels"][player["goal"]]
-    return all(_measure(state, seat, name) >= value for name, value in need.items())
+    return all(measure(state, seat, name) >= value for name, value in need.items())
 
 
-def _market_above(state: State, start: int) -> int | None:
+def market_above(state: State, start: int) -> int | None:
     """The lowest free Black Market space above ``start`` (−1: from the bottom)."""
     for i in range(start + 1, len(state["market"])):
         if state["market"][i] is None:
@@ -192,32 +192,32 @@ def _market_above(state: State, start: int) -> int | None:
     return None
 
 
-def _assistant_actions(state: State, seat: int) -> list[Action]:
+def assistant_actions(state: State, seat: int) -> list[Action]:
     actions: list[Action] = []
-    if _goal_met(state, seat):
+    if goal_met(state, seat):
         actions.append({"type": "goal"})
-    if state["seats"][seat]["assistants"] and _market_above(state, -1) is not None:
+    if state["seats"][seat]["assistants"] and market_above(state, -1) is not None:
         actions.append({"type": "market"})
     for i, holder in enumerate(state["market"]):
-        if holder == seat and _market_above(state, i) is not None:
+        if holder == seat and market_above(state, i) is not None:
             actions.append({"type": "market", "from": i})
     return [*actions, {"type": "skip"}]
 
 
-def _do_goal(state: State, seat: int, action: Action, events: list[Event]) -> None:
+def do_goal(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state["seats"][seat]["goal"] += 1
     events.append({"type": "goal", "seat": seat, "level": state["seats"][seat]["goal"]})
-    _next_placer(state, seat)
+    next_placer(state, seat)
 
 
-def _do_market(state: State, seat: int, action: Action, events: list[Event]) -> None:
+def do_market(state: State, seat: int, action: Action, events: list[Event]) -> None:
     player = state["seats"][seat]
     start = action.get("from", -1)
-    target = _market_above(state, start)
+    target = market_above(state, start)
     assert target is not None  # guaranteed by the legal actions
     moved = {} if start < 0 else {"from": start}
     events.append({"type": "market", "seat": seat, "space": target, **moved})
-    _pay(state, seat, _market_spaces(state)[target]["cost"], events)
+    pay(state, seat, market_spaces(state)[target]["cost"], events)
     if start < 0:
         player["assistants"] -= 1
     else:
@@ -226,8 +226,8 @@ def _do_market(state: State, seat: int, action: Action, events: list[Event]) -> 
     if target in state["market_gears"]:
         state["market_gears"].remove(target)
         player["gears"] += 1
-    _next_placer(state, seat)
+    next_placer(state, seat)
 
 
-def _do_skip(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    _next_placer(state, seat)
+def do_skip(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    next_placer(state, seat)

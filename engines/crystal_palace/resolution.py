@@ -11,29 +11,29 @@ from engines.base import (
     State,
 )
 from engines.crystal_palace.data import (
-    _limit,
     characters,
     components,
     layout,
+    limit,
     location_order,
     publishers,
     shares,
 )
 from engines.crystal_palace.economy import (
-    _can_hold,
-    _free_research_space,
-    _gain,
-    _gain_tile,
-    _pay,
-    _perm,
-    _recruit_cost,
-    _westminster_step,
+    can_hold,
+    free_research_space,
+    gain_effect,
+    gain_tile,
+    pay,
+    permanent,
+    recruit_cost,
+    westminster_step,
 )
 
 # -- phase 3: resolution (§6, §11) ----------------------------------------------------------
 
 
-def _begin_resolution(state: State) -> None:
+def begin_resolution(state: State) -> None:
     state["phase"] = 3
     state["turn"] = None
     queue = []
@@ -45,13 +45,13 @@ def _begin_resolution(state: State) -> None:
     state["step"] = {"kind": "resolve"}
 
 
-def _current_die(state: State) -> tuple[int, str, int]:
+def current_die(state: State) -> tuple[int, str, int]:
     location, space = state["queue"][0]
     seat, _value = state["board"][location]["placed"][space]
     return seat, location, space
 
 
-def _free_action_space(state: State, location: str) -> int | None:
+def free_action_space(state: State, location: str) -> int | None:
     acted = state["board"][location]["acted"]
     return next((i for i, held in enumerate(acted) if held is None), None)
 
@@ -66,7 +66,7 @@ def _action_variants(
     if kind == "patent":
         return [{"card": c} for c in state["patents"]["row"]]
     if kind == "research":
-        if not _free_research_space(state, seat):
+        if not free_research_space(state, seat):
             return []
         return [{"tile": t} for t in state["museum"]]
     if kind == "share":
@@ -77,7 +77,7 @@ def _action_variants(
         return [{}]
     if kind == "publisher":
         choices = publishers()[state["publisher"]]["choices"]
-        usable = [i for i, effect in enumerate(choices) if _can_hold(state, seat, effect)]
+        usable = [i for i, effect in enumerate(choices) if can_hold(state, seat, effect)]
         return [{"choice": i} for i in usable] if len(choices) > 1 else [{} for _ in usable]
     options = layout(location, state["players"])["menu"]
     variants = []
@@ -86,19 +86,19 @@ def _action_variants(
             continue
         effect = components()["menu_options"][option]["effect"]
         dice = player["dice"] + extra_dice + effect.get("dice", 0)
-        if not _limit("keep_dice_after_sale") <= dice <= _limit("dice")[1]:
+        if not limit("keep_dice_after_sale") <= dice <= limit("dice")[1]:
             continue
         if effect.get("ticket") and state["tickets"] < effect["ticket"]:
             continue
-        if _can_hold(state, seat, effect):
+        if can_hold(state, seat, effect):
             variants.append({"option": option})
     return variants
 
 
-def _resolve_actions(state: State, seat: int, extra_dice: int = 0) -> list[Action]:
-    _, location, _ = _current_die(state)
+def resolve_actions(state: State, seat: int, extra_dice: int = 0) -> list[Action]:
+    _, location, _ = current_die(state)
     variants = _action_variants(state, seat, location, extra_dice)
-    if _free_action_space(state, location) is not None:
+    if free_action_space(state, location) is not None:
         return [*({"type": "act", **v} for v in variants), {"type": "decline"}]
     if state["seats"][seat]["tickets"] and variants:
         return [*({"type": "ticket", **v} for v in variants), {"type": "compensation"}]
@@ -117,16 +117,16 @@ def _perform(
     if kind == "share":
         share = shares()[action["share"]]
         state["bank"].remove(action["share"])
-        _pay(state, seat, share["price"], events)
+        pay(state, seat, share["price"], events)
         player["shares"].append(action["share"])
-        _gain(state, seat, share["gain"], events)
+        gain_effect(state, seat, share["gain"], events)
         return {"price": share["price"]}
     if kind == "character":
         card = characters()[action["card"]]
-        price = _recruit_cost(state, seat, action["card"])
+        price = recruit_cost(state, seat, action["card"])
         state["characters"]["row"].remove(action["card"])
-        _pay(state, seat, price, events)
-        player["vp"] += card["vp"][state["round"]] + _perm(state, seat, "recruit_vp")
+        pay(state, seat, price, events)
+        player["vp"] += card["vp"][state["round"]] + permanent(state, seat, "recruit_vp")
         player["characters"].append(action["card"])
         return {"price": price}
     if kind == "patent":
@@ -134,22 +134,22 @@ def _perform(
         player["patents"].append(action["card"])
     elif kind == "research":
         state["museum"].remove(action["tile"])
-        _gain_tile(state, seat, action["tile"], events)
+        gain_tile(state, seat, action["tile"], events)
     elif kind == "westminster":
-        _westminster_step(state, seat, events)
+        westminster_step(state, seat, events)
     elif kind == "publisher":
         choices = publishers()[state["publisher"]]["choices"]
-        _gain(state, seat, choices[action.get("choice", 0)], events)
+        gain_effect(state, seat, choices[action.get("choice", 0)], events)
     else:
         state["menus_used"][location].append(action["option"])
-        _gain(state, seat, components()["menu_options"][action["option"]]["effect"], events)
+        gain_effect(state, seat, components()["menu_options"][action["option"]]["effect"], events)
     return {}
 
 
-def _do_act(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    _, location, space = _current_die(state)
+def do_act(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    _, location, space = current_die(state)
     board = state["board"][location]
-    slot = _free_action_space(state, location)
+    slot = free_action_space(state, location)
     assert slot is not None  # guaranteed by the legal actions
     board["acted"][slot] = board["placed"][space]
     board["placed"][space] = None
@@ -166,7 +166,7 @@ def _do_act(state: State, seat: int, action: Action, events: list[Event]) -> Non
     leftmost = publishers()[state["publisher"]].get("leftmost_bonus")
     if location == "london_times" and slot == 0 and leftmost:
         bonus = leftmost
-    _gain(state, seat, bonus, events)
+    gain_effect(state, seat, bonus, events)
     event.update(_perform(state, seat, location, action, events))
 
 
@@ -179,8 +179,8 @@ def _chosen(state: State, location: str, action: Action) -> dict[str, Any]:
     return chosen
 
 
-def _do_ticket(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    _, location, _ = _current_die(state)
+def do_ticket(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    _, location, _ = current_die(state)
     state["queue"].pop(0)
     state["seats"][seat]["tickets"] -= 1
     state["spent_tickets"] += 1
@@ -194,24 +194,24 @@ def _do_ticket(state: State, seat: int, action: Action, events: list[Event]) -> 
     event.update(_perform(state, seat, location, action, events))
 
 
-def _do_decline(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    _, location, _ = _current_die(state)
+def do_decline(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    _, location, _ = current_die(state)
     state["queue"].pop(0)
     events.append({"type": "decline", "seat": seat, "location": location})
 
 
-def _do_compensation(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    _, location, _ = _current_die(state)
+def do_compensation(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    _, location, _ = current_die(state)
     state["queue"].pop(0)
-    _gain(state, seat, components()["compensation"], events)
+    gain_effect(state, seat, components()["compensation"], events)
     events.append({"type": "compensation", "seat": seat, "location": location})
 
 
-def _a_die_would_open_an_action(state: State, seat: int) -> bool:
+def a_die_would_open_an_action(state: State, seat: int) -> bool:
     """§8: newspapers buy a die at any time, and one more die can make Waterloo's
     "sell a die" possible; then the seat is asked rather than declined for."""
     player = state["seats"][seat]
     rate = components()["exchanges"]["die"]["newspapers"]
-    if player["newspapers"] < rate or player["dice"] >= _limit("dice")[1]:
+    if player["newspapers"] < rate or player["dice"] >= limit("dice")[1]:
         return False
-    return len(_resolve_actions(state, seat, extra_dice=1)) > 1
+    return len(resolve_actions(state, seat, extra_dice=1)) > 1

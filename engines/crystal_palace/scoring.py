@@ -10,21 +10,21 @@ from engines.base import (
     Event,
     State,
 )
-from engines.crystal_palace.data import _limit, components
-from engines.crystal_palace.economy import _measure
-from engines.crystal_palace.rounds import _newspaper_money
+from engines.crystal_palace.data import components, limit
+from engines.crystal_palace.economy import measure
+from engines.crystal_palace.salaries import newspaper_money
 
 # -- end of game (§14) ----------------------------------------------------------------------
 
 
-def _begin_repay(state: State) -> None:
+def begin_repay(state: State) -> None:
     state["phase"] = "final"
     state["turn"] = None
     state["step"] = {"kind": "repay"}
     cost = components()["loans"]["repay_cost"]
     state["shown"] = [_repay_public(player) for player in state["seats"]]
     for seat, player in enumerate(state["seats"]):
-        means = player["money"] + _newspaper_money(state, seat)
+        means = player["money"] + newspaper_money(state, seat)
         player["ready"] = not (player["loans"] and means >= cost)
 
 
@@ -37,13 +37,13 @@ def _repay_public(player: dict[str, Any]) -> dict[str, Any]:
     return {key: player[key] for key in _REPAY_HIDES}
 
 
-def _repay_actions(state: State, seat: int) -> list[Action]:
+def repay_actions(state: State, seat: int) -> list[Action]:
     player = state["seats"][seat]
     most = min(len(player["loans"]), player["money"] // components()["loans"]["repay_cost"])
     return [{"type": "repay", "count": n} for n in range(most + 1)]
 
 
-def _do_repay(state: State, seat: int, action: Action, events: list[Event]) -> None:
+def do_repay(state: State, seat: int, action: Action, events: list[Event]) -> None:
     player = state["seats"][seat]
     player["money"] -= action["count"] * components()["loans"]["repay_cost"]
     player["repaid"] = action["count"]
@@ -66,7 +66,7 @@ def _majority(values: list[tuple[int, ...]], points: list[int]) -> list[int]:
     return awarded
 
 
-def _final_scoring(state: State, events: list[Event]) -> None:
+def final_scoring(state: State, events: list[Event]) -> None:
     data = components()
     seats = state["seats"]
     points = data["majority_vp"][str(state["players"])]
@@ -76,7 +76,7 @@ def _final_scoring(state: State, events: list[Event]) -> None:
         for s in range(state["players"])
     ]
     market = _majority(
-        [(_measure(state, s, "market_assistants"), tops[s]) for s in range(state["players"])],
+        [(measure(state, s, "market_assistants"), tops[s]) for s in range(state["players"])],
         points,
     )
     final = []
@@ -86,7 +86,7 @@ def _final_scoring(state: State, events: list[Event]) -> None:
         details = {
             "play": player["vp"],
             "loans": len(repaid) * data["loans"]["repaid_vp"] + sum(kept),
-            "research": (_limit("research_spaces") - len(player["research"]))
+            "research": (limit("research_spaces") - len(player["research"]))
             * data["empty_research_vp"],
             "goal": data["goal_vp"][player["goal"]],
             "buzz_majority": buzz[seat],

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engines.base import STEP, Action, Event, State, seat_name
+from engines.crystal_palace.building import prototype_price
 from engines.crystal_palace.data import (
     card_names,
     characters,
@@ -24,16 +25,16 @@ from engines.crystal_palace.data import (
     shares,
 )
 from engines.crystal_palace.economy import (
-    _amount,
-    _dice_cost,
-    _free_research_space,
-    _market_spaces,
-    _perm,
-    _recruit_cost,
+    dice_cost,
+    effect_amount,
+    free_research_space,
+    market_spaces,
+    permanent,
+    recruit_cost,
 )
-from engines.crystal_palace.placement import _market_above
-from engines.crystal_palace.resolution import _current_die, _free_action_space
-from engines.crystal_palace.rounds import _loans_for, _prototype_cost, _salary
+from engines.crystal_palace.placement import market_above
+from engines.crystal_palace.resolution import current_die, free_action_space
+from engines.crystal_palace.salaries import loans_for, salary
 
 _NOUNS = {
     "gears": ("gear", "gears"),
@@ -145,7 +146,7 @@ def tile_text(tile: str) -> str:
 def prototype_cost(state: State, seat: int, card: str) -> str:
     """What building the patent costs the seat now, its permanent discounts
     included (the engine's own price): "3 gears, 2 energy, £2"."""
-    cost = _prototype_cost(state, seat, card)
+    cost = prototype_price(state, seat, card)
     parts = [_count(k, cost[k]) for k in ("gears", "energy") if cost[k]]
     parts += [f"£{cost['money']}"] if cost["money"] else []
     return ", ".join(parts) or "nothing"
@@ -163,19 +164,19 @@ def patent_text(state: State, seat: int, card: str) -> str:
 
 
 def _recruit_price(state: State, seat: int, card: str, location: str) -> str:
-    """The £ the engine charges the seat for the character (``_recruit_cost``), and
+    """The £ the engine charges the seat for the character (``recruit_cost``), and
     what it would charge if the violet tile this action space draws first lowers it."""
-    price = _recruit_cost(state, seat, card)
-    slot = _free_action_space(state, location)
+    price = recruit_cost(state, seat, card)
+    slot = free_action_space(state, location)
     bonus = {} if slot is None else layout(location, state["players"])["action"][slot]
     stack = state["violet"].get(bonus.get("research"), [])
     discounts = sorted(t for t in stack if "recruit_cost" in research_tiles()[t].get("perm", {}))
-    if not discounts or not _free_research_space(state, seat):
+    if not discounts or not free_research_space(state, seat):
         return f"£{price}"
     player = state["seats"][seat]
     drawn = {**player, "research": [*player["research"], discounts[0]]}
     seats = [drawn if s == seat else p for s, p in enumerate(state["seats"])]
-    lower = _recruit_cost({**state, "seats": seats}, seat, card)
+    lower = recruit_cost({**state, "seats": seats}, seat, card)
     if lower == price:
         return f"£{price}"
     says = perm_text(research_tiles()[discounts[0]]["perm"])
@@ -193,7 +194,7 @@ def character_text(state: State, seat: int, card: str, location: str) -> str:
     return (
         f"{info['name']} (recruit {_recruit_price(state, seat, card, location)}, "
         f"{info['vp'][state['round']]} VP now, "
-        f"salary £{_salary(state, seat, card)} a round; {does})"
+        f"salary £{salary(state, seat, card)} a round; {does})"
     )
 
 
@@ -233,7 +234,7 @@ def location_action(state: State, location: str) -> str:
 
 
 def _space_bonus(state: State, location: str) -> str:
-    slot = _free_action_space(state, location)
+    slot = free_action_space(state, location)
     if slot is None:
         return ""
     bonus = layout(location, state["players"])["action"][slot]
@@ -264,7 +265,7 @@ def _what(state: State, seat: int, location: str, action: Action) -> str:
         return f"Westminster step {step}: {effect_text(bonus)}"
     info = publishers()[state["publisher"]]
     effect = info["choices"][action.get("choice", 0)]
-    amounts = {k: _amount(state, seat, v) for k, v in effect.items()}
+    amounts = {k: effect_amount(state, seat, v) for k, v in effect.items()}
     return f"{info['name']}: {effect_text(amounts)}"
 
 
@@ -283,7 +284,7 @@ def describe_action(state: State, seat: int, action: Action) -> str:
         label = f"die {which} of {player['dice']}: set it to {action['value']}"
         if which < player["dice"]:
             return f"{label} (£{action['value']})"
-        total = _dice_cost(state, seat, [*player["secret"], action["value"]])
+        total = dice_cost(state, seat, [*player["secret"], action["value"]])
         return f"{label} (your dice cost £{total} in all)"
     if kind == "place":
         location, i = action["location"], action["space"]
@@ -307,9 +308,9 @@ def describe_action(state: State, seat: int, action: Action) -> str:
         )
     if kind == "market":
         start = action.get("from", -1)
-        target = _market_above(state, start)
+        target = market_above(state, start)
         assert target is not None
-        space = _market_spaces(state)[target]
+        space = market_spaces(state)[target]
         gear = "; +1 gear now" if target in state["market_gears"] else ""
         what = (
             "new assistant on space"
@@ -323,7 +324,7 @@ def describe_action(state: State, seat: int, action: Action) -> str:
     if kind == "skip":
         return "no assistant action"
     if kind in ("act", "ticket", "decline", "compensation"):
-        _, location, where = _current_die(state)
+        _, location, where = current_die(state)
         value = state["board"][location]["placed"][where][1]
         name = location_name(location)
         if kind == "act":
@@ -338,7 +339,7 @@ def describe_action(state: State, seat: int, action: Action) -> str:
         return f"take £1: no action space left for your {value} at {name}"
     if kind == "pay":
         due = state["step"]["due"]
-        loans = _loans_for(player["money"], due)
+        loans = loans_for(player["money"], due)
         short = f" (you are £{due - player['money']} short: {loans} loan{'s' * (loans > 1)})"
         return f"pay your salaries: £{due}" + (short if loans else "")
     if kind == "ability":
@@ -347,10 +348,10 @@ def describe_action(state: State, seat: int, action: Action) -> str:
         return f"use {card['name']} next: {effect}"
     if kind == "build":
         info = patents()[action["card"]]
-        cost = _prototype_cost(state, seat, action["card"])
+        cost = prototype_price(state, seat, action["card"])
         price = [_count(k, cost[k]) for k in ("gears", "energy") if cost[k]]
         price += [f"£{cost['money']}"] if cost["money"] else []
-        vp = info["vp"][state["round"]] + _perm(state, seat, "prototype_vp")
+        vp = info["vp"][state["round"]] + permanent(state, seat, "prototype_vp")
         if info["link"] in player["characters"]:
             vp += data["prototype_link_vp"]
         whom = "you" if action["target"] == seat else f"seat {action['target'] + 1}"

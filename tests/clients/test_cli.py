@@ -14,7 +14,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from clients.cli import EXIT_STATUSES, Status, _parser
+from clients.cli import _parser
+from clients.exits import EXIT_STATUSES, Status
 from clients.spawn import TABLEWIRE, SpawnedServer, free_port
 from engines import GAMES
 from server.lobby import Lobby

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from clients import loadtest
-from clients.cli import Status, main
+from clients.cli import main
+from clients.exits import Status
 from clients.spawn import free_port
 from clients.stats import percentile
 

@@ -12,8 +12,8 @@ import httpx
 import pytest
 from test_cli import one_line, run
 
-from clients.cli import Status
 from clients.client import LobbyClient, LobbyError, RoomClient
+from clients.exits import Status
 from clients.retry import DEFAULT_WAIT, Patience, Wait, frame_refusal, http_refusal
 from clients.spawn import SpawnedServer
 from conftest import Running

@@ -174,8 +174,10 @@ def _source(module: ModuleType) -> str:
     ids=["sintra", "chartered", "crystal-palace", "turn-relay"],
 )
 def test_every_engine_reject_code_is_documented(module: ModuleType) -> None:
-    # Every engine's apply starts with engines.base.check_turn: its codes count too.
-    source = _source(module) + _source(base)
+    # Every engine's apply starts with engines.base.check_turn: its codes count too. An
+    # engine's rules may be split over its folder's modules: every one of them counts.
+    folder = Path(module.__file__ or "").parent
+    source = "".join(path.read_text() for path in sorted(folder.glob("*.py"))) + _source(base)
     codes = set(re.findall(r'IllegalAction\(\s*"(\w+)"', source))
     why = (
         source.split("def _why_illegal", 1)[-1].split("\ndef ", 1)[0]

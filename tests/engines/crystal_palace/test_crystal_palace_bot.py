@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from test_crystal_palace_rules import game, placement_turn
-
 from engines.bots import make_bot
 from engines.crystal_palace import ENGINE as cp
 from engines.crystal_palace.bot import GreedyBot
+from support import game, placement_turn
 
 
 def play(kinds: list[str], seed: int) -> list[int]:

@@ -5,10 +5,9 @@ seat has decided (issue 13 item 10)."""
 
 from __future__ import annotations
 
-from test_crystal_palace_rules import end_of_phase3, game, last_round, placement_turn, play, resolve
-
 from engines.bots import make_bot
 from engines.crystal_palace import ENGINE as cp
+from support import end_of_phase3, game, last_round, placement_turn, play, resolve
 
 MONEY = {"type": "exchange", "for": "money"}
 GEAR = {"type": "exchange", "for": "gear"}

@@ -8,12 +8,12 @@ import itertools
 import msgpack
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_crystal_palace_rules import end_of_phase3, game
 
 from engines.base import State, copy_state
 from engines.crystal_palace import ENGINE as cp
 from engines.crystal_palace.data import characters
-from engines.crystal_palace.rounds import _order_matters, _use_ability
+from engines.crystal_palace.salaries import order_matters, use_ability
+from support import end_of_phase3, game
 
 ABILITIES = sorted(c for c, card in characters().items() if "ability" in card)
 
@@ -45,7 +45,7 @@ def _outcomes(state: State, cards: tuple[str, ...]) -> set[bytes]:
     for order in itertools.permutations(cards):
         trial = copy_state(state)
         for card in order:
-            _use_ability(trial, 0, card, [])
+            use_ability(trial, 0, card, [])
         seen.add(msgpack.packb(trial["seats"][0]))
     return seen
 
@@ -70,12 +70,12 @@ def test_when_order_cannot_matter_every_order_gives_the_same_seat(
         buzz_peak=buzz,
         westminster=westminster,
     )
-    if not _order_matters(state, 0, cards):
+    if not order_matters(state, 0, cards):
         assert len(_outcomes(state, tuple(cards))) == 1
 
 
 def test_the_order_check_flags_a_real_difference() -> None:
     state = game(2)
     state["seats"][0].update(characters=["C19", "C28"], newspapers=7)  # +1, then −1
-    assert _order_matters(state, 0, ["C19", "C28"])
+    assert order_matters(state, 0, ["C19", "C28"])
     assert len(_outcomes(state, ("C19", "C28"))) == 2

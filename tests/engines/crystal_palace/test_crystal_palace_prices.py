@@ -9,12 +9,10 @@ import random
 import re
 from typing import Any
 
-from test_crystal_palace_rules import game, pay_nothing, play, resolve
-
 from engines.base import Event, State
 from engines.crystal_palace import ENGINE as cp
 from engines.crystal_palace.data import characters, research_tiles
-from support import playout, random_options
+from support import game, pay_nothing, play, playout, random_options, resolve
 
 NAMES = ["ana", "bob"]
 DISCOUNT = "O05"  # orange box, PERM: recruiting costs £2 less

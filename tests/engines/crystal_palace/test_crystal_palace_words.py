@@ -9,14 +9,13 @@ import re
 from typing import Any
 
 from rich.console import Console
-from test_crystal_palace_rules import game, play, resolve
 
 from clients.render import LEGENDS, render
 from clients.render.crystal_palace import COLUMNS
 from engines.base import Event, State
 from engines.crystal_palace import ENGINE as cp
 from engines.crystal_palace.data import components
-from support import HIDDEN, playout, random_options
+from support import HIDDEN, game, play, playout, random_options, resolve
 
 BARE_ID = re.compile(r"\b(?:[PCGBO]\d\d|S[1-5][a-c]|[WP][1-4]|[1-4][AB])\b")
 NAMES = ["ana", "[/]bob", "cy", "dee", "eve"]

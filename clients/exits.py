@@ -1,0 +1,37 @@
+"""Exit statuses of the ``tablewire`` client commands, and their help text.
+
+Shared by :mod:`clients.cli` (which parses the command line and serves) and
+:mod:`clients.commands` (which runs the client commands), so that neither imports
+the other for them.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Status(IntEnum):
+    """Exit statuses of the ``tablewire`` client commands."""
+
+    OK = 0
+    FAILED = 1
+    USAGE = 2
+    UNREACHABLE = 3
+    REFUSED = 4
+    SATURATED = 5
+    INTERRUPTED = 130
+
+
+EXIT_STATUSES = """\
+exit status:
+  0    done (a game played to its end, or you left with Ctrl-D)
+  1    a bot or load run had errors or unfinished games; or an unexpected error
+  2    the command line (or, for serve, a TABLEWIRE_* setting) is wrong
+  3    the server cannot be reached (not running, unknown host, no answer,
+       or gone too long during a game); serve: its address cannot be listened on
+  4    the server refused (no such room, room full, bad token, unknown game, ...),
+       or stayed over its limits (rate_limited) while tablewire waited and retried
+  5    a paced load run (loadtest --workload) completed fewer than 99 % of the
+       moves it offered, with no errors: saturated; its JSON line's "limit"
+       says which side
+  130  interrupted with Ctrl-C"""
