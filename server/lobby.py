@@ -141,7 +141,8 @@ class Lobby:
         self.rooms[room.id] = room
         if room.engine.kind == BENCHMARK:
             self._benchmarks.add(room.id)
-        await self.claim(room)
+        if not await self.claim(room) and self.forwarder is not None:
+            self.forwarder.following(room)
         room.start()
 
     def _new_room(self, record: RoomRecord) -> Room:

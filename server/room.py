@@ -300,8 +300,8 @@ class Room:
 
     def refresh_presence(self) -> None:
         """Check every seat again (reports of other processes go stale)."""
-        if self.lease is None:
-            return
+        if self.lease is None or not (self._remote or any(self.table.connected)):
+            return  # no seat connected, no report of another process: nothing to check
         local = self.local_counts()
         for seat, connected in enumerate(self.table.connected):
             if seat in self._remote or (connected and not local.get(seat)):
@@ -366,6 +366,8 @@ class Room:
             log.warning("room lease lost", extra=fields(room=self.id, lease=self.lease))
         self.lease = None
         self._sleep()
+        if self.forwarder is not None:
+            self.forwarder.following(self)
 
     def follow(self, version: int, entry: LogEntry) -> None:
         """Fold one committed log entry (a replica, or a rebuild); older ones are skipped.

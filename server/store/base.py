@@ -172,8 +172,9 @@ class Store(Protocol):
     async def acquire(self, room_id: str, node: str) -> str | None:
         """Take the room's lease if nobody holds it; return the fencing token."""
 
-    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[bool]:
-        """Extend each (room id, lease token) at once; False where it is no longer ours."""
+    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[str]:
+        """Extend each (room id, lease token) at once; the ids of the rooms whose lease
+        is no longer ours (not renewed)."""
 
     async def release(self, room_id: str, lease: str) -> None: ...
 

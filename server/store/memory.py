@@ -136,8 +136,8 @@ class MemoryStore:
     async def acquire(self, room_id: str, node: str) -> str | None:
         return LOCAL_LEASE
 
-    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[bool]:
-        return [lease == LOCAL_LEASE for _, lease in leases]
+    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[str]:
+        return [room_id for room_id, lease in leases if lease != LOCAL_LEASE]
 
     async def release(self, room_id: str, lease: str) -> None:
         pass

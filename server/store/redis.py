@@ -84,17 +84,22 @@ return token
 """
 
 _RENEW = """
-local out = {}
-for i = 1, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[i + 1] then
-    out[i] = redis.call('PEXPIRE', KEYS[i], ARGV[1])
+local items = cmsgpack.unpack(ARGV[3])
+local lost = {}
+for i = 1, #items, 2 do
+  local key = ARGV[1] .. items[i] .. ':lease'
+  if redis.call('GET', key) == items[i + 1] then
+    redis.call('PEXPIRE', key, ARGV[2])
   else
-    out[i] = 0
+    lost[#lost + 1] = items[i]
   end
 end
-return out
+return lost
 """
-"""The leases of several rooms: KEYS lease keys, ARGV the TTL then each token."""
+"""The leases of several rooms: ARGV the room key prefix, the TTL, then one msgpack
+array room id, token, room id, token …; the ids of the leases not held (not renewed).
+One packed argument and a reply of the lost ones only: a pass over thousands of
+rooms costs the client little to build and less to read."""
 
 BATCH = 1000
 """Rooms per call of a script over many rooms (appends, renewals), so that no call
@@ -329,18 +334,19 @@ class RedisStore:
             token = await self._acquire(keys=keys, args=[node, self.lease_ms])
         return token.decode() if token else None
 
-    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[bool]:
-        """Renew each (room id, lease token); True for the leases still held (renewed)."""
-        renewed: list[bool] = []
+    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[str]:
+        """Renew each (room id, lease token); the ids of the rooms whose lease is no
+        longer held (not renewed), in one script call per ``BATCH`` rooms."""
+        lost: list[str] = []
+        prefix = self.key("")  # "{p}:room:"
         for start in range(0, len(leases), BATCH):
-            chunk = leases[start : start + BATCH]
-            keys = [self.key(room_id, "lease") for room_id, _ in chunk]
+            flat = [part for lease in leases[start : start + BATCH] for part in lease]
             with _unavailable():
                 answers: Any = await self._renew(
-                    keys=keys, args=[self.lease_ms, *(lease for _, lease in chunk)]
+                    args=[prefix, self.lease_ms, msgpack.packb(flat, use_bin_type=False)]
                 )
-            renewed += [bool(answer) for answer in answers]
-        return renewed
+            lost += [answer.decode() for answer in answers]
+        return lost
 
     async def holders(self, room_ids: Sequence[str]) -> list[str | None]:
         """The lease token of each room (None: nobody owns it), in one round trip per
