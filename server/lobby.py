@@ -409,9 +409,10 @@ class Lobby:
         engine = requests.requested_engine(body)
         seats = requests.optional_int(body, "seats", None)
         name = requests.player_name(body)  # checked before a room is created for it
-        waiting, _ = await self.store.page(
+        ids, _ = await self.store.page_ids(
             public_index(engine.id, "waiting"), self.settings.list_limit
         )
+        waiting = await self._records(ids)
         candidates = [
             record
             for record in waiting
@@ -429,6 +430,15 @@ class Lobby:
             room = await self.create({"engine": engine.id, "seats": seats}, client, owned=False)
             room_id = room["id"]
         return await self.reserve(room_id, {"name": name})
+
+    async def _records(self, room_ids: list[str]) -> list[RoomRecord]:
+        """The records of these rooms: those loaded here as they are in memory (a
+        replica's folded from the log), the others read from the store at once; a room
+        that is gone is left out."""
+        loaded = {i: room.record for i in room_ids if (room := self.rooms.get(i)) is not None}
+        stored = await self.store.load_rooms([i for i in room_ids if i not in loaded])
+        found = {record.id: record for record in stored if record is not None} | loaded
+        return [found[i] for i in room_ids if i in found]
 
     async def _walk(self) -> AsyncIterator[list[RoomRecord]]:
         """Every room of the store, ``sweep_batch`` at a time, newest first; the event

@@ -142,8 +142,10 @@ async def reserve(room: Room, command: _Reserve) -> None:
     await room.store.add_token(room.id, hash_token(token), seat)
     entry = {"k": "seat", "seat": seat, "name": name}
     room._commit(await room._append(entry), entry, room.state, [])
-    await room.store.save_room(room.record)
+    # The seat is durable (logged, its token stored): answered now, the record saved
+    # next, before this room's actor does anything else.
     command.done.set_result((seat, token))
+    await after_commit(room, None, save=True)
 
 
 def held_seats(room: Room) -> set[int]:

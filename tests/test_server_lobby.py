@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -207,6 +208,9 @@ class BrokenStore(MemoryStore):
     """A store with a bug: listing rooms raises something nobody expects."""
 
     async def page(self, *args: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    async def page_ids(self, *args: Any) -> Any:
         raise RuntimeError("a bug")
 
 
@@ -550,6 +554,14 @@ class PageSpy(MemoryStore):
     async def page(self, index: str, limit: int, after: str | None = None) -> Any:
         self.limits.append(limit)
         return await super().page(index, limit, after)
+
+    async def page_ids(self, index: str, limit: int, after: str | None = None) -> Any:
+        self.limits.append(limit)
+        return await super().page_ids(index, limit, after)
+
+    async def load_rooms(self, room_ids: Sequence[str]) -> Any:
+        self.limits.append(len(room_ids))
+        return await super().load_rooms(room_ids)
 
 
 async def test_no_lobby_operation_reads_more_than_a_bounded_page_of_rooms() -> None:

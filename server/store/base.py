@@ -139,6 +139,15 @@ class Store(Protocol):
         next page, or None when this one is the last. The work is bounded by ``limit``,
         whatever the number of rooms."""
 
+    async def page_ids(
+        self, index: str, limit: int, after: str | None = None
+    ) -> tuple[list[str], str | None]:
+        """:meth:`page`'s room ids only (a room removed meanwhile may be among them), and
+        the cursor of the next page."""
+
+    async def load_rooms(self, room_ids: Sequence[str]) -> list[RoomRecord | None]:
+        """The records of these rooms at once (None for a room that is gone)."""
+
     async def delete_room(self, room_id: str) -> None:
         """Forget the room, its tokens, log, snapshot and lease."""
 

@@ -89,6 +89,18 @@ class MemoryStore:
         records = [copy.deepcopy(self._rooms[key_room(key)]) for key in chosen]
         return records, chosen[-1] if more and chosen else None
 
+    async def page_ids(
+        self, index: str, limit: int, after: str | None = None
+    ) -> tuple[list[str], str | None]:
+        keys = self._indexes.get(index, [])
+        end = len(keys) if after is None else bisect.bisect_left(keys, after)
+        chosen = keys[max(0, end - limit) : end][::-1]
+        more = end - limit > 0
+        return [key_room(key) for key in chosen], chosen[-1] if more and chosen else None
+
+    async def load_rooms(self, room_ids: Sequence[str]) -> list[RoomRecord | None]:
+        return [copy.deepcopy(self._rooms.get(room_id)) for room_id in room_ids]
+
     async def delete_room(self, room_id: str) -> None:
         for table in (self._rooms, self._tokens, self._logs, self._dropped, self._snapshots):
             table.pop(room_id, None)

@@ -236,6 +236,25 @@ class RedisStore:
         found = [RoomRecord(**_unpack(data)) for data in records if data is not None]
         return found, chosen[-1] if len(keys) > limit else None
 
+    async def page_ids(
+        self, index: str, limit: int, after: str | None = None
+    ) -> tuple[list[str], str | None]:
+        top = "+" if after is None else f"({after}"
+        with _unavailable():
+            members: Any = await self.redis.zrevrangebylex(
+                self._index(index), top, "-", start=0, num=limit + 1
+            )
+        keys = [member.decode() for member in members]
+        chosen = keys[:limit]
+        return [key_room(key) for key in chosen], chosen[-1] if len(keys) > limit else None
+
+    async def load_rooms(self, room_ids: Sequence[str]) -> list[RoomRecord | None]:
+        if not room_ids:
+            return []
+        with _unavailable():
+            records: Any = await self.redis.mget([self.key(i) for i in room_ids])
+        return [RoomRecord(**_unpack(data)) if data else None for data in records]
+
     async def delete_room(self, room_id: str) -> None:
         record = await self.load_room(room_id)
         with _unavailable():
