@@ -71,7 +71,7 @@ from server.logs import fields
 from server.room import OPS, Connection, Room
 from server.settings import Settings
 from server.store import StoreUnavailable
-from server.store.redis import REDIS_DOWN, RedisStore, entry_version
+from server.store.redis import BATCH, REDIS_DOWN, RedisStore, entry_version
 from server.tasks import finish
 
 log = logging.getLogger("tablewire.hub")
@@ -367,17 +367,19 @@ class RedisHub:
         rooms nobody holds to the takeover task."""
         rooms = list(self.rooms.values())
         owned = [(room, room.lease) for room in rooms if room.lease is not None]
-        lost = set(await self.store.renew([(room.id, lease) for room, lease in owned]))
-        for room, lease in owned:
-            if room.lease != lease or self.rooms.get(room.id) is not room:
-                continue  # demoted, taken again or unloaded while the pass ran
-            if room.id in lost:
-                room.demote()
-                continue
-            try:
-                room.refresh_presence()
-            except Exception:  # one room's fault must not stop the keeper
-                log.exception("presence check failed", extra=fields(room=room.id))
+        for start in range(0, len(owned), BATCH):  # the event loop runs between two
+            chunk = owned[start : start + BATCH]
+            lost = set(await self.store.renew([(room.id, lease) for room, lease in chunk]))
+            for room, lease in chunk:
+                if room.lease != lease or self.rooms.get(room.id) is not room:
+                    continue  # demoted, taken again or unloaded while the pass ran
+                if room.id in lost:
+                    room.demote()
+                    continue
+                try:
+                    room.refresh_presence()
+                except Exception:  # one room's fault must not stop the keeper
+                    log.exception("presence check failed", extra=fields(room=room.id))
         followed = [r for r in rooms if r.lease is None and r.record.status != "finished"]
         holders = await self.store.holders([room.id for room in followed])
         orphans = []

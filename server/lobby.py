@@ -40,6 +40,9 @@ from server.timers import Timers, WallTimers
 
 log = logging.getLogger("tablewire.lobby")
 
+ADOPTING = 100
+"""Rooms an adoption pass opens at once."""
+
 
 def _people(record: RoomRecord) -> list[int]:
     """The seats held by people (not bots)."""
@@ -492,24 +495,33 @@ class Lobby:
         (after all processes restarted, or an owner died with nobody following).
         Several processes adopting at once split the rooms: the lease decides. A
         process that holds ``max_rooms`` rooms adopts no more (others will). A single
-        process (no forwarder: the memory store) has every room loaded already."""
+        process (no forwarder: the memory store) has every room loaded already.
+
+        It pages room ids (``sweep_batch`` at a time), reads who holds their leases
+        at once, and reads the records of only the rooms nobody holds; it opens
+        those, up to :data:`ADOPTING` at a time."""
         adopted: list[str] = []
         if self.forwarder is None:
             return adopted
-        async for records in self._walk():
-            for record in records:
-                if len(self.rooms) >= self.settings.max_rooms:
+        after: str | None = None
+        while len(self.rooms) < self.settings.max_rooms:
+            page, after = await self.store.page_ids(ALL, self.settings.sweep_batch, after)
+            fresh = [room_id for room_id in page if room_id not in self.rooms]
+            holders = await self.store.holders(fresh)
+            orphans = [i for i, holder in zip(fresh, holders, strict=True) if holder is None]
+            records = await self.store.load_rooms(orphans)
+            ids = [r.id for r in records if r is not None and r.status != "finished"]
+            for start in range(0, len(ids), ADOPTING):
+                space = self.settings.max_rooms - len(self.rooms)
+                chunk = ids[start : start + min(ADOPTING, space)]
+                if not chunk:
                     break
-                if record.status == "finished" or record.id in self.rooms:
-                    continue
-                if await self.store.holder(record.id) is None:
-                    room = await self.open(record.id)
-                    if room is not None and room.lease is not None:
-                        adopted.append(record.id)
-            if len(self.rooms) >= self.settings.max_rooms:
+                opened = await asyncio.gather(*(self.open(i) for i in chunk))
+                adopted += [r.id for r in opened if r is not None and r.lease is not None]
+            if after is None:
                 break
         if adopted:
-            log.info("rooms adopted", extra=fields(rooms=adopted, node=self.node))
+            log.info("rooms adopted", extra=fields(count=len(adopted), node=self.node))
         return adopted
 
     async def close(self) -> None:

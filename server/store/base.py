@@ -189,3 +189,6 @@ class Store(Protocol):
 
     async def holder(self, room_id: str) -> str | None:
         """The room's current lease (fencing token), or None when nobody owns it."""
+
+    async def holders(self, room_ids: Sequence[str]) -> list[str | None]:
+        """:meth:`holder` of each room, at once."""

@@ -156,3 +156,6 @@ class MemoryStore:
 
     async def holder(self, room_id: str) -> str | None:
         return LOCAL_LEASE if room_id in self._rooms else None
+
+    async def holders(self, room_ids: Sequence[str]) -> list[str | None]:
+        return [LOCAL_LEASE if room_id in self._rooms else None for room_id in room_ids]
