@@ -462,12 +462,19 @@ class Lobby:
         removed = []
         async for records in self._walk():
             now = self.clock()
-            for record in records:
-                limit = ttl.get(record.status)
-                if limit is not None and now - record.updated >= limit:
-                    await self._remove(record.id)
-                    removed.append(record.id)
-                    log.info("room removed", extra=fields(room=record.id, status=record.status))
+            due = [
+                record
+                for record in records
+                if (limit := ttl.get(record.status)) is not None and now - record.updated >= limit
+            ]
+            for record in due:
+                room = self._forget(record.id)
+                if room is not None:
+                    await room.close()
+            await self.store.delete_rooms(due)
+            for record in due:
+                removed.append(record.id)
+                log.info("room removed", extra=fields(room=record.id, status=record.status))
         loaded = list(self.rooms.items())
         for start in range(0, len(loaded), self.settings.sweep_batch):
             for room_id, room in loaded[start : start + self.settings.sweep_batch]:

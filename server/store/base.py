@@ -151,6 +151,9 @@ class Store(Protocol):
     async def delete_room(self, room_id: str) -> None:
         """Forget the room, its tokens, log, snapshot and lease."""
 
+    async def delete_rooms(self, records: Sequence[RoomRecord]) -> None:
+        """:meth:`delete_room` of each of these rooms (their records as read), at once."""
+
     async def add_token(self, room_id: str, token_hash: str, seat: int) -> None: ...
 
     async def seat_of(self, room_id: str, token_hash: str) -> int | None: ...

@@ -108,6 +108,10 @@ class MemoryStore:
         for name in names:
             self._unindex(name, key)
 
+    async def delete_rooms(self, records: Sequence[RoomRecord]) -> None:
+        for record in records:
+            await self.delete_room(record.id)
+
     async def add_token(self, room_id: str, token_hash: str, seat: int) -> None:
         self._tokens.setdefault(room_id, {})[token_hash] = seat
 

@@ -261,9 +261,22 @@ class RedisStore:
             async with self.redis.pipeline(transaction=True) as pipe:
                 pipe.delete(*self._keys(room_id))
                 if record is not None:
-                    for name in indexes_for(record):
-                        pipe.zrem(self._index(name), index_key(record))
+                    self._unindex(pipe, record)
                 await pipe.execute()
+
+    async def delete_rooms(self, records: Sequence[RoomRecord]) -> None:
+        if not records:
+            return
+        with _unavailable():
+            async with self.redis.pipeline(transaction=True) as pipe:
+                for record in records:
+                    pipe.delete(*self._keys(record.id))
+                    self._unindex(pipe, record)
+                await pipe.execute()
+
+    def _unindex(self, pipe: Any, record: RoomRecord) -> None:
+        for name in indexes_for(record):
+            pipe.zrem(self._index(name), index_key(record))
 
     # -- seat tokens -------------------------------------------------------------
 
