@@ -365,22 +365,24 @@ class RedisHub:
         """Renew every lease held here (a lease lost demotes its room); then read who
         holds each followed room's lease, in one round trip per batch, and hand the
         rooms nobody holds to the takeover task."""
-        rooms = list(self.rooms.values())
-        owned = [(room, room.lease) for room in rooms if room.lease is not None]
+        rooms = list(self.rooms.items())
+        owned = [(room_id, lease) for room_id, r in rooms if (lease := r.lease) is not None]
         for start in range(0, len(owned), BATCH):  # the event loop runs between two
             chunk = owned[start : start + BATCH]
-            lost = set(await self.store.renew([(room.id, lease) for room, lease in chunk]))
-            for room, lease in chunk:
-                if room.lease != lease or self.rooms.get(room.id) is not room:
-                    continue  # demoted, taken again or unloaded while the pass ran
-                if room.id in lost:
-                    room.demote()
-                    continue
+            lost = await self.store.renew(chunk)
+            held = dict(chunk) if lost else {}
+            for room_id in lost:
+                room = self.rooms.get(room_id)
+                if room is not None and room.lease == held[room_id]:
+                    room.demote()  # unless demoted or taken again while the pass ran
+            for room_id, _ in chunk:
+                room = self.rooms.get(room_id)
                 try:
-                    room.refresh_presence()
+                    if room is not None:
+                        room.refresh_presence()
                 except Exception:  # one room's fault must not stop the keeper
-                    log.exception("presence check failed", extra=fields(room=room.id))
-        followed = [r for r in rooms if r.lease is None and r.record.status != "finished"]
+                    log.exception("presence check failed", extra=fields(room=room_id))
+        followed = [r for _, r in rooms if r.lease is None and r.record.status != "finished"]
         holders = await self.store.holders([room.id for room in followed])
         orphans = []
         for room, holder in zip(followed, holders, strict=True):
