@@ -432,8 +432,9 @@ class Room:
         else:
             await commands.tick(self)
 
-    async def _append(self, entry: LogEntry) -> int:
-        """Durably log ``entry`` as the next version and return that version.
+    async def _append(self, entry: LogEntry, token: tuple[str, int] | None = None) -> int:
+        """Durably log ``entry`` as the next version and return that version;
+        ``token``: a seat token (hash, seat) stored with it (both or neither).
 
         A lost lease demotes the room (and :meth:`_run` reroutes the command).
         Only this actor changes an owned room, so the version is still current
@@ -445,7 +446,7 @@ class Room:
         entry.setdefault("at", self.timers.now())
         start = time.perf_counter()
         try:
-            await self.store.append(self.id, version, entry, self.lease)
+            await self.store.append(self.id, version, entry, self.lease, token)
         except NotOwner:
             self.demote()
             raise

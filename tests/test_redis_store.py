@@ -67,11 +67,23 @@ async def test_an_index_entry_whose_room_expired_is_dropped_by_the_next_page(
     assert await store.redis.zcard(f"{store.prefix}:index:{ALL}") == 1
 
 
-async def test_tokens_are_stored_hashed_with_an_expiry(store: RedisStore) -> None:
-    await store.add_token("a", "hash-of-token", 1)
+async def test_tokens_are_stored_hashed_with_their_seat_entry_and_an_expiry(
+    store: RedisStore,
+) -> None:
+    await store.save_room(record("a"))
+    lease = await store.acquire("a", "node-1")
+    assert lease is not None
+    seat = {"k": "seat", "seat": 1, "name": "bo"}
+    with pytest.raises(NotOwner):
+        await store.append("a", 1, seat, "not-the-lease", ("hash-of-token", 1))
+    assert await store.seat_of("a", "hash-of-token") is None, "neither the entry nor its token"
+    await store.append("a", 1, seat, lease, ("hash-of-token", 1))
     assert await store.seat_of("a", "hash-of-token") == 1
     assert await store.seat_of("a", "other") is None
     assert 0 < await store.redis.ttl(store.key("a", "tokens")) <= 60
+    with pytest.raises(NotOwner):  # version 1 is taken: nothing written, token included
+        await store.append("a", 1, seat, lease, ("another-hash", 0))
+    assert await store.seat_of("a", "another-hash") is None
 
 
 async def test_only_the_lease_holder_appends_and_only_the_next_version(store: RedisStore) -> None:

@@ -154,16 +154,23 @@ class Store(Protocol):
     async def delete_rooms(self, records: Sequence[RoomRecord]) -> None:
         """:meth:`delete_room` of each of these rooms (their records as read), at once."""
 
-    async def add_token(self, room_id: str, token_hash: str, seat: int) -> None: ...
-
     async def seat_of(self, room_id: str, token_hash: str) -> int | None: ...
 
-    async def append(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+    async def append(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None = None,
+    ) -> None:
         """Durably append ``entry`` as ``version`` (the log's length + 1).
 
         Raises :class:`NotOwner` unless ``lease`` is the room's current lease
         and ``version`` is next: a process that lost the room cannot write.
-        The entry is acknowledged only after this returns.
+        The entry is acknowledged only after this returns. ``token``: a seat
+        token (its hash, the seat) stored with the entry, atomically: both are
+        written or neither (:meth:`seat_of` finds it after this returns).
         """
 
     immediate: bool
@@ -171,7 +178,14 @@ class Store(Protocol):
     memory store): a room then applies an intent in its sender's turn of the event loop,
     without a hop through the room's actor. False: :meth:`append_now` is never called."""
 
-    def append_now(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+    def append_now(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None = None,
+    ) -> None:
         """:meth:`append` without waiting (stores that are :attr:`immediate` only)."""
 
     async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:

@@ -112,23 +112,36 @@ class MemoryStore:
         for record in records:
             await self.delete_room(record.id)
 
-    async def add_token(self, room_id: str, token_hash: str, seat: int) -> None:
-        self._tokens.setdefault(room_id, {})[token_hash] = seat
-
     async def seat_of(self, room_id: str, token_hash: str) -> int | None:
         return self._tokens.get(room_id, {}).get(token_hash)
 
     immediate = True
 
-    async def append(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
-        self.append_now(room_id, version, entry, lease)
+    async def append(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None = None,
+    ) -> None:
+        self.append_now(room_id, version, entry, lease, token)
 
-    def append_now(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+    def append_now(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None = None,
+    ) -> None:
         log = self._logs.setdefault(room_id, [])
         last = self._dropped.get(room_id, 0) + len(log)
         if lease != LOCAL_LEASE or version != last + 1:
             raise NotOwner(f"room {room_id}: version {version} after {last}")
         log.append(encode(entry))
+        if token is not None:
+            self._tokens.setdefault(room_id, {})[token[0]] = token[1]
 
     async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
         log = self._logs.get(room_id, [])

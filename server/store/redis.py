@@ -14,7 +14,9 @@ Keys (``{p}`` is the prefix, ``tw`` by default)::
 
 Appends run one Lua script that checks each entry's lease token and writes it
 with an explicit stream id: a process that lost its lease, or that is behind,
-cannot write (Redis refuses an id that is not above the last one). The appends
+cannot write (Redis refuses an id that is not above the last one). A seat
+entry's token is written by the same script, after the entry: a seat is never
+logged without its token, nor a token stored for a seat not taken. The appends
 of many rooms that arrive together go in one call of that script
 (:mod:`server.store.batch`: one round trip and, under ``appendfsync always``,
 one ``fsync`` for the batch), each entry fenced and answered on its own. An
@@ -53,27 +55,37 @@ from server.store.base import (
 )
 from server.store.batch import GroupCommit, Outcome
 
-Append = tuple[str, int, LogEntry, str]
-"""One queued append: room id, version, entry, lease token."""
+Append = tuple[str, int, LogEntry, str, "tuple[str, int] | None"]
+"""One queued append: room id, version, entry, lease token, and the seat token (hash,
+seat) stored with it, if any."""
 
 _APPEND = """
 local batch = cmsgpack.unpack(ARGV[1])
 local out = {}
-for i = 1, #KEYS / 2 do
+for i = 1, #KEYS / 3 do
   local item = batch[i]
-  if redis.call('GET', KEYS[2 * i - 1]) ~= item[1] then
+  if redis.call('GET', KEYS[3 * i - 2]) ~= item[1] then
     out[i] = 'NOTOWNER lease lost'
   else
-    local added = redis.pcall('XADD', KEYS[2 * i], item[2], 'e', item[3])
-    if type(added) == 'table' and added.err then out[i] = added.err else out[i] = 1 end
+    local added = redis.pcall('XADD', KEYS[3 * i - 1], item[2], 'e', item[3])
+    if type(added) == 'table' and added.err then
+      out[i] = added.err
+    else
+      if item[4] ~= '' then
+        redis.call('HSET', KEYS[3 * i], item[4], item[5])
+        redis.call('EXPIRE', KEYS[3 * i], ARGV[2])
+      end
+      out[i] = 1
+    end
   end
 end
 return out
 """
-"""Entries of several rooms: KEYS lease1, log1, lease2, log2 …; ARGV[1] one msgpack
-array of [token, stream id, entry] per room (one argument, whatever the batch: the
-client packs one value, not three per entry); per entry 1 (written) or the reason
-it was not."""
+"""Entries of several rooms: KEYS lease1, log1, tokens1, lease2, log2, tokens2 …;
+ARGV[1] one msgpack array of [lease token, stream id, entry, seat token hash or "",
+seat] per room (one argument, whatever the batch: the client packs one value, not
+five per entry), ARGV[2] the seat tokens' TTL; per entry 1 (written, with its seat
+token if any: both or neither) or the reason it was not."""
 
 _ACQUIRE = """
 if redis.call('EXISTS', KEYS[3]) == 0 then return false end
@@ -280,13 +292,6 @@ class RedisStore:
 
     # -- seat tokens -------------------------------------------------------------
 
-    async def add_token(self, room_id: str, token_hash: str, seat: int) -> None:
-        with _unavailable():
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.hset(self.key(room_id, "tokens"), token_hash, seat)
-                pipe.expire(self.key(room_id, "tokens"), self.token_ttl)
-                await pipe.execute()
-
     async def seat_of(self, room_id: str, token_hash: str) -> int | None:
         with _unavailable():
             seat = await self.redis.hget(self.key(room_id, "tokens"), token_hash)
@@ -296,19 +301,34 @@ class RedisStore:
 
     immediate = False
 
-    def append_now(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+    def append_now(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None = None,
+    ) -> None:
         raise NotImplementedError("a Redis append is awaited (immediate is False)")
 
-    async def append(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
-        await self.appends.submit((room_id, version, entry, lease))
+    async def append(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None = None,
+    ) -> None:
+        await self.appends.submit((room_id, version, entry, lease, token))
 
     async def _write(self, batch: Sequence[Append]) -> list[Outcome]:
         """One call of the append script for a batch; each append's own outcome."""
         keys: list[str] = []
         items: list[Any] = []
-        for room_id, version, entry, lease in batch:
+        for room_id, version, entry, lease, token in batch:
             keys += [self.key(room_id, "lease"), self.key(room_id, "log")]
-            items.append([lease, f"{version}-0", _pack(entry)])
+            keys.append(self.key(room_id, "tokens"))
+            items.append([lease, f"{version}-0", _pack(entry), *(token or ("", 0))])
         try:
             with _unavailable():
                 # Old-style raw strings: Redis's cmsgpack reads no bin type.
@@ -320,7 +340,7 @@ class RedisStore:
             None
             if answer == 1
             else NotOwner(f"room {room_id} version {version}: {answer.decode()}")
-            for (room_id, version, _, _), answer in zip(batch, answers, strict=True)
+            for (room_id, version, *_), answer in zip(batch, answers, strict=True)
         ]
 
     async def _call_append(self, keys: list[str], batch_arg: bytes) -> Any:
@@ -329,7 +349,9 @@ class RedisStore:
         if self._writer is None:
             self._writer = self.redis.connection_pool.make_connection()  # type: ignore[no-untyped-call]
         writer = self._writer
-        command = writer.pack_command("EVALSHA", self._append.sha, len(keys), *keys, batch_arg)
+        command = writer.pack_command(
+            "EVALSHA", self._append.sha, len(keys), *keys, batch_arg, self.token_ttl
+        )
         try:
             await writer.send_packed_command(command, check_health=False)
             return await writer.read_response()
