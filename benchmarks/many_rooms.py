@@ -94,14 +94,21 @@ async def ended(lobby: LobbyClient, ids: list[str], abandon_after: float) -> dic
     }
 
 
+PARTS = ("", ":tokens", ":log", ":snap", ":lease", ":epoch")
+"""A room's keys (server/store/redis.py), after ``tw:room:{id}``."""
+
+
 async def keys_without_ttl(url: str, ids: list[str]) -> int:
     """Keys of these rooms (record, log, tokens …) that would never expire."""
     redis = aioredis.Redis.from_url(url)
     try:
         count = 0
-        for room_id in ids:
-            async for key in redis.scan_iter(match=f"tw:room:{room_id}*"):
-                count += await redis.ttl(key) == -1
+        for start in range(0, len(ids), 100):
+            async with redis.pipeline(transaction=False) as pipe:
+                for room_id in ids[start : start + 100]:
+                    for part in PARTS:
+                        pipe.ttl(f"tw:room:{room_id}{part}")
+                count += sum(ttl == -1 for ttl in await pipe.execute())
         return count
     finally:
         await redis.aclose()
