@@ -12,6 +12,7 @@ from redis.asyncio.client import PubSub
 
 from clients.spawn import free_port
 from server.hub import RedisHub
+from server.lobby import Lobby
 from server.room import Room
 from server.settings import Settings
 from server.store import NotOwner, RoomRecord, StoreUnavailable
@@ -205,3 +206,35 @@ async def test_the_hub_stops_when_a_cancellation_comes_out_of_redis_as_an_error(
     await listening.wait()
     async with asyncio.timeout(10):
         await hub.close()
+
+
+async def test_a_keeper_pass_demotes_only_the_rooms_whose_lease_was_lost_and_takes_them_back(
+    redis_url: str, prefix: str
+) -> None:
+    """Thirty rooms owned by one process; three leases taken by another node, then let go:
+    the pass demotes those three only (their renewal answered lost), and once nobody
+    holds them the takeover task owns them again."""
+    store = RedisStore(redis_url, prefix=prefix)
+    lobby = Lobby(store, Settings(), node="node-1")
+    hub = RedisHub(store, Settings(), "node-1", lobby.rooms, lobby.claim)
+    lobby.forwarder = hub
+    ids = [(await lobby.create({"engine": "sintra", "seats": 3}))["id"] for _ in range(30)]
+    stolen = ids[:3]
+    for room_id in stolen:
+        await store.redis.delete(store.key(room_id, "lease"))
+        assert await store.acquire(room_id, "node-2") is not None
+    await hub._keep_pass()
+    assert [i for i in ids if lobby.rooms[i].lease is None] == stolen
+    assert set(hub._followed()) == {store.key(i, "log") for i in stolen}, "followed now"
+    for room_id in stolen:
+        await store.redis.delete(store.key(room_id, "lease"))  # node-2 is gone
+    await hub._keep_pass()
+    assert hub._taker is not None
+    await hub._taker
+    assert all(lobby.rooms[i].lease is not None for i in ids)
+    for room_id in stolen:
+        holder = await store.holder(room_id)
+        assert holder is not None and holder.startswith("node-1:")
+    await lobby.close()
+    await hub.close()
+    await store.close()
