@@ -240,7 +240,8 @@ class RedisHub:
             if pubsub is not None and room.id not in self._inboxes:
                 with contextlib.suppress(*REDIS_DOWN):  # the listener subscribes it again
                     await pubsub.subscribe(self.inbox(room.id))
-                    self._inboxes.add(room.id)
+                    if self._pubsub is pubsub:  # not a connection replaced meanwhile
+                        self._inboxes.add(room.id)
         self.post(self.owners_channel(), {"k": "owner", "node": self.node, "rooms": [room.id]})
 
     def following(self, room: Room) -> None:
@@ -408,7 +409,8 @@ class RedisHub:
                     await pubsub.subscribe(*(self.inbox(i) for i in wanted - self._inboxes))
                 if self._inboxes - wanted:
                     await pubsub.unsubscribe(*(self.inbox(i) for i in self._inboxes - wanted))
-                self._inboxes = wanted
+                if self._pubsub is pubsub:  # a connection replaced meanwhile subscribes anew
+                    self._inboxes = wanted
 
     def _followed(self) -> dict[str, Room]:
         """The rooms to follow, by log key."""
