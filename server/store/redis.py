@@ -117,6 +117,20 @@ BATCH = 1000
 """Rooms per call of a script over many rooms (appends, renewals), so that no call
 blocks Redis for long."""
 
+_PAGE = """
+local members = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[1], '-', 'LIMIT', 0, ARGV[2])
+local out = {}
+for i, member in ipairs(members) do
+  out[2 * i - 1] = member
+  out[2 * i] = redis.call('GET', ARGV[3] .. string.sub(member, string.find(member, ':') + 1))
+end
+return out
+"""
+"""A page of an index with its records, in one round trip: KEYS the index, ARGV the
+top of the range, how many, and the room key prefix; index key, record (false: the
+room is gone), index key, record … The records are read in the script, so a
+listing waits for Redis once, not twice."""
+
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -189,6 +203,7 @@ class RedisStore:
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
+        self._page = self.redis.register_script(_PAGE)
         self.appends = GroupCommit(self._write, most=BATCH, interval=batch_interval)
 
     def key(self, room_id: str, part: str = "") -> str:
@@ -235,17 +250,16 @@ class RedisStore:
     ) -> tuple[list[RoomRecord], str | None]:
         top = "+" if after is None else f"({after}"
         with _unavailable():
-            members: Any = await self.redis.zrevrangebylex(
-                self._index(index), top, "-", start=0, num=limit + 1
+            answer: Any = await self._page(
+                keys=[self._index(index)], args=[top, limit + 1, self.key("")]
             )
-            keys = [member.decode() for member in members]
+            keys = [member.decode() for member in answer[0::2]]
             chosen = keys[:limit]
-            ids = [key_room(key) for key in chosen]
-            records: Any = await self.redis.mget([self.key(i) for i in ids]) if ids else []
-            gone = [key for key, data in zip(chosen, records, strict=True) if data is None]
+            records = answer[1 : 2 * limit : 2]
+            gone = [key for key, data in zip(chosen, records, strict=True) if not data]
             if gone:
                 await self.redis.zrem(self._index(index), *gone)
-        found = [RoomRecord(**_unpack(data)) for data in records if data is not None]
+        found = [RoomRecord(**_unpack(data)) for data in records if data]
         return found, chosen[-1] if len(keys) > limit else None
 
     async def page_ids(
