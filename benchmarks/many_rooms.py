@@ -20,8 +20,9 @@ records), and on Redis how many keys of those ended rooms have no expiry. One
 JSON line per store. (Abandonment is checked last: by then the waiting rooms'
 players, who never connect, are away past their grace period, and quick play would
 choose none of them. Abandoned rooms that end within the idle window count in its
-CPU: an ``--abandon-after`` longer than creation and idle keeps them out.) ``--profile DIR``: a py-spy profile of the server during the
-idle window, in DIR (py-spy must be installed).
+CPU: an ``--abandon-after`` longer than creation and idle keeps them out.)
+``--profile DIR``: a py-spy profile of the server during the idle window, in DIR
+(py-spy must be installed).
 """
 
 from __future__ import annotations
