@@ -125,7 +125,9 @@ class Lobby:
             return None
         room = self._new_room(record)
         await room.restore()
-        await self._activate(room)
+        registered = await self._activate(room)
+        if registered is not room:
+            return registered  # registered here meanwhile
         log.info("room loaded", extra=fields(room=room_id, version=room.version, owner=room.lease))
         return room
 
@@ -138,15 +140,23 @@ class Lobby:
                 await self.forwarder.owned(room)
         return lease is not None
 
-    async def _activate(self, room: Room) -> None:
-        """Register, try to own, start. Registered first: the hub serves forwarded
-        requests only for rooms it knows, and a claim subscribes the room's inbox."""
+    async def _activate(self, room: Room) -> Room:
+        """Register, try to own, start; the room registered. Registered first: the hub
+        serves forwarded requests only for rooms it knows, and a claim subscribes the
+        room's inbox. A room of that id registered already stays, and ``room`` is dropped
+        (an adoption pass may load a room its creator has saved but not registered yet,
+        or the other way round): two rooms of one id would leave the lease held by the
+        one the lobby no longer knows, and the room unanswered."""
+        registered = self.rooms.get(room.id)
+        if registered is not None:
+            return registered
         self.rooms[room.id] = room
         if room.engine.kind == BENCHMARK:
             self._benchmarks.add(room.id)
         if not await self.claim(room) and self.forwarder is not None:
             self.forwarder.following(room)
         room.start()
+        return room
 
     def _new_room(self, record: RoomRecord) -> Room:
         engine = ENGINES[record.engine]
@@ -235,8 +245,7 @@ class Lobby:
             record.held = [heir.bots[s] in (None, "zombie") for s in range(seats)]
             record.held_until = now + self.settings.rematch_hold
         await self.store.save_room(record)
-        room = self._new_room(record)
-        await self._activate(room)
+        room = await self._activate(self._new_room(record))
         log.info("room created", extra=fields(room=record.id, engine=engine.id, seats=seats))
         if bots is not None:
             await room.seat_bots(bot_kind, bot_seats)

@@ -652,3 +652,33 @@ async def test_a_game_stops_at_max_moves_with_the_move_limit_result() -> None:
     assert log[-1][0] == 40 and log[-1][1]["k"] == "end" and log[-1][1]["why"] == "move_limit"
     assert len(log) <= 6 + 5, "the memory store keeps a bounded tail of the log"
     await lobby.close()
+
+
+class SlowSnapshots(MemoryStore):
+    """A memory store whose snapshot reads wait until they are let through."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reading = asyncio.Event()
+        self.through = asyncio.Event()
+
+    async def load_snapshot(self, room_id: str) -> Any:
+        self.reading.set()
+        await self.through.wait()
+        return await super().load_snapshot(room_id)
+
+
+async def test_a_room_registered_while_it_was_being_loaded_is_the_one_kept() -> None:
+    """An adoption pass loads a room its creator has saved but not registered yet: the
+    creator's room stays the lobby's, never replaced by a copy that does not own it."""
+    store = SlowSnapshots()
+    lobby = Lobby(store, Settings())
+    room_id = (await lobby.create({"engine": "sintra", "seats": 3}))["id"]
+    created = lobby.rooms.pop(room_id)  # as if its creator had not registered it yet
+    loading = asyncio.create_task(lobby.open(room_id))
+    await store.reading.wait()
+    lobby.rooms[room_id] = created  # the creator registers it now
+    store.through.set()
+    assert await loading is created
+    assert lobby.rooms[room_id] is created and created.lease is not None
+    await lobby.close()
