@@ -97,6 +97,8 @@ class Lobby:
         self._opening: dict[str, asyncio.Task[Room | None]] = {}
         self._benchmarks: set[str] = set()
         """The loaded rooms of a benchmark engine (``max_benchmark_rooms``)."""
+        self._claiming: set[str] = set()
+        """The rooms whose lease is being taken (:meth:`claim`)."""
 
     def room(self, room_id: str) -> Room | None:
         """The room if it is loaded in this process."""
@@ -132,12 +134,18 @@ class Lobby:
         return room
 
     async def claim(self, room: Room) -> bool:
-        """Try to own ``room`` (take its lease); True if this process owns it now."""
-        lease = await self.store.acquire(room.id, self.node)
-        if lease is not None:
-            await room.promote(lease)
-            if self.forwarder is not None:
-                await self.forwarder.owned(room)
+        """Try to own ``room`` (take its lease); True if this process owns it now. Until
+        it is done the sweep leaves the room loaded (it is no replica to unload: a lease
+        taken by a room the lobby had let go would be kept by nobody)."""
+        self._claiming.add(room.id)
+        try:
+            lease = await self.store.acquire(room.id, self.node)
+            if lease is not None:
+                await room.promote(lease)
+                if self.forwarder is not None:
+                    await self.forwarder.owned(room)
+        finally:
+            self._claiming.discard(room.id)
         return lease is not None
 
     async def _activate(self, room: Room) -> Room:
@@ -489,6 +497,8 @@ class Lobby:
             for room_id, room in loaded[start : start + self.settings.sweep_batch]:
                 if room.lease is not None or self.rooms.get(room_id) is not room:
                     continue
+                if room_id in self._claiming:
+                    continue  # about to be owned: not a replica
                 if not room.conns or await self.store.load_room(room_id) is None:
                     self._forget(room_id)
                     await room.close()

@@ -682,3 +682,32 @@ async def test_a_room_registered_while_it_was_being_loaded_is_the_one_kept() -> 
     assert await loading is created
     assert lobby.rooms[room_id] is created and created.lease is not None
     await lobby.close()
+
+
+class SlowLeases(MemoryStore):
+    """A memory store whose lease acquisitions wait until they are let through."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.acquiring = asyncio.Event()
+        self.through = asyncio.Event()
+
+    async def acquire(self, room_id: str, node: str) -> str | None:
+        self.acquiring.set()
+        await self.through.wait()
+        return await super().acquire(room_id, node)
+
+
+async def test_the_sweep_never_unloads_a_room_whose_lease_is_being_taken() -> None:
+    """A room just created has no lease until its claim is done; a sweep meanwhile
+    would take it for a replica nobody watches and let it go, and its lease would then
+    be held by a room the lobby no longer knows."""
+    store = SlowLeases()
+    lobby = Lobby(store, Settings())
+    creating = asyncio.create_task(lobby.create({"engine": "sintra", "seats": 3}))
+    await store.acquiring.wait()
+    assert await lobby.sweep() == []
+    store.through.set()
+    room_id = (await creating)["id"]
+    assert lobby.rooms[room_id].lease is not None
+    await lobby.close()
