@@ -22,6 +22,9 @@ from typing import Self
 from clients.addresses import ws_url
 
 TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
+LOG_LINE = 16 * 2**20
+"""The longest log line read from a server (one naming thousands of rooms is long); a
+longer one would end the reader, and a server whose stderr nobody reads stalls."""
 
 
 UNLIMITED: dict[str, object] = {
@@ -85,6 +88,7 @@ class SpawnedServer:
             str(self.port),
             env=env,
             stderr=asyncio.subprocess.PIPE,
+            limit=LOG_LINE,
         )
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._drain = asyncio.create_task(self._read(ready))

@@ -3,17 +3,24 @@
 One hub per server process. It runs four tasks:
 
 * **keeper** — every third of ``lease_ttl``: renews the leases of every room
-  this process owns, in one script call per thousand rooms (a refused renewal
-  demotes the room to a replica), and tries to take the lease of every
+  this process owns, in one script call per thousand rooms that answers only
+  the leases lost (each such room is demoted to a replica), and hands every
   unfinished room it follows whose lease nobody holds (read for all of them
-  at once: this is the failover: when an owner dies its lease expires, a
-  replica takes it, reads the log's tail and goes on).
+  at once) to the takeover task. This is the failover: when an owner dies its
+  lease expires, a replica takes it, reads the log's tail and goes on.
+* **takeovers** (while there are any) — claims the rooms handed to it, at most
+  ``TAKEOVERS`` at a time, so that thousands of orphaned rooms delay neither
+  the renewals nor the listener.
 * **follower** — one ``XREAD BLOCK`` over the log streams of the rooms this
   process follows; each committed entry is folded into the replica, which
-  publishes the same frames the owner's clients get.
+  publishes the same frames the owner's clients get. Which rooms it follows
+  is read again every ``SCAN`` seconds, or at once when one more room is
+  followed (:meth:`RedisHub.following`); with none, it sleeps until then.
 * **listener** — Redis pub/sub: the inboxes of the rooms this process owns
   (intents and seat requests forwarded by replicas) and this node's own
-  channel (the owner's answers).
+  channel (the owner's answers). A room taken subscribes its own inbox; the
+  keeper subscribes and unsubscribes the rest only when the set of rooms owned
+  here changed; after the connection is lost, every inbox is subscribed again.
 * **publisher** — sends queued pub/sub messages, so that a room's actor never
   waits on Redis to answer a forwarded request.
 
@@ -49,7 +56,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import msgpack
@@ -64,7 +71,7 @@ from server.logs import fields
 from server.room import OPS, Connection, Room
 from server.settings import Settings
 from server.store import StoreUnavailable
-from server.store.redis import REDIS_DOWN, RedisStore, entry_version
+from server.store.redis import BATCH, REDIS_DOWN, RedisStore, entry_version
 from server.tasks import finish
 
 log = logging.getLogger("tablewire.hub")
@@ -72,8 +79,13 @@ log = logging.getLogger("tablewire.hub")
 RETRY = 0.5
 """Seconds between attempts to reach Redis again after a failure."""
 BLOCK_MS = 100
-"""How long one XREAD waits for new entries before the followed set is re-read
-(a room loaded meanwhile joins the next read)."""
+"""How long one XREAD waits for new entries (a room followed meanwhile joins the next
+read)."""
+SCAN = 1.0
+"""Seconds between two reads of which rooms are followed, when no room was demoted or
+loaded as a replica meanwhile (:meth:`RedisHub.following` wakes the follower)."""
+TAKEOVERS = 100
+"""Leases the takeover task tries to take at once."""
 
 
 def _pack(value: Any) -> bytes:
@@ -117,12 +129,17 @@ class RedisHub:
         self._clients: dict[str, Connection] = {}
         self._requests: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
-        self._takeovers: set[asyncio.Task[None]] = set()
+        self._orphans: dict[str, Room] = {}
+        """Rooms whose lease nobody holds, waiting for the takeover task, by id."""
+        self._taker: asyncio.Task[None] | None = None
         self._unanswered: dict[str, tuple[str, dict[str, Any]]] = {}
         """Forwarded requests not answered yet, by key: their room and message, sent again
         as soon as the room has a new owner (:meth:`_handed_over`)."""
         self._inboxes: set[str] = set()
+        """The ids of the rooms whose inbox is subscribed."""
         self._inbox_lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        """Set when a room is followed: the follower reads the followed set again now."""
         self._pubsub: PubSub | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._closing = False
@@ -144,7 +161,7 @@ class RedisHub:
 
     async def close(self) -> None:
         self._closing = True
-        await finish(self._tasks)
+        await finish([*self._tasks, *([self._taker] if self._taker else [])])
         await self._drop_pubsub()
 
     # -- forwarding (the replica's side) ---------------------------------------
@@ -218,8 +235,18 @@ class RedisHub:
     async def owned(self, room: Room) -> None:
         """This process took ``room``'s lease: listen to its inbox now, then tell every
         process, so that requests they forwarded to the old owner come here at once."""
-        await self._sync_inboxes()
+        async with self._inbox_lock:
+            pubsub = self._pubsub
+            if pubsub is not None and room.id not in self._inboxes:
+                with contextlib.suppress(*REDIS_DOWN):  # the listener subscribes it again
+                    await pubsub.subscribe(self.inbox(room.id))
+                    if self._pubsub is pubsub:  # not a connection replaced meanwhile
+                        self._inboxes.add(room.id)
         self.post(self.owners_channel(), {"k": "owner", "node": self.node, "rooms": [room.id]})
+
+    def following(self, room: Room) -> None:
+        """``room`` is a replica here now (loaded so, or demoted): follow its log at once."""
+        self._wake.set()
 
     async def released(self, room_ids: list[str]) -> None:
         """This process gave up these rooms' leases (a graceful stop): every other process
@@ -239,21 +266,38 @@ class RedisHub:
         ids make a second delivery harmless)."""
         rooms = set(message["rooms"])
         if message["k"] == "released":
-            for room_id in rooms:
-                room = self.rooms.get(room_id)
-                if room is not None and room.lease is None and room.record.status != "finished":
-                    task = asyncio.create_task(self._take_over(room))
-                    self._takeovers.add(task)
-                    task.add_done_callback(self._takeovers.discard)
+            self._take_over(room for room_id in rooms if (room := self.rooms.get(room_id)))
             return
         for room_id, request in list(self._unanswered.values()):
             if room_id in rooms:
                 self.post(self.inbox(room_id), request)
 
-    async def _take_over(self, room: Room) -> None:
-        with contextlib.suppress(StoreUnavailable):
+    def _take_over(self, rooms: Iterable[Room]) -> None:
+        """Claim these rooms' leases soon, in the takeover task (started if need be)."""
+        for room in rooms:
+            if room.lease is None and room.record.status != "finished":
+                self._orphans[room.id] = room
+        if self._orphans and not self._closing and (self._taker is None or self._taker.done()):
+            self._taker = asyncio.create_task(self._take_overs(), name="hub-takeovers")
+
+    async def _take_overs(self) -> None:
+        while self._orphans and not self._closing:
+            chunk = list(itertools.islice(self._orphans.values(), TAKEOVERS))
+            for room in chunk:
+                del self._orphans[room.id]
+            await asyncio.gather(*(self._take_over_one(room) for room in chunk))
+
+    async def _take_over_one(self, room: Room) -> None:
+        if room.lease is not None or self.rooms.get(room.id) is not room:
+            return  # taken already, or unloaded meanwhile
+        try:
             if await self.claim(room):
                 log.info("room taken over", extra=fields(room=room.id, node=self.node))
+        except StoreUnavailable as exc:
+            log.warning("lease check failed", extra=fields(room=room.id, error=str(exc)))
+        except Exception:
+            # One room's fault (a log that does not fold) must not stop the others.
+            log.exception("lease check failed", extra=fields(room=room.id))
 
     # -- serving forwarded requests (the owner's side) ---------------------------
 
@@ -319,59 +363,75 @@ class RedisHub:
             await self._sync_inboxes()
 
     async def _keep_pass(self) -> None:
-        """Renew every lease held here in one script call per ``BATCH`` rooms (a refused
-        renewal demotes its room); then read who holds each followed room's lease, in
-        one round trip per batch, and try to take only the leases nobody holds."""
-        rooms = list(self.rooms.values())
-        owned = [(room, room.lease) for room in rooms if room.lease is not None]
-        renewed = await self.store.renew([(room.id, lease) for room, lease in owned])
-        for (room, lease), held in zip(owned, renewed, strict=True):
-            if room.lease != lease:
-                continue  # demoted (or taken again) while the pass ran
-            if not held:
-                room.demote()
-            try:
-                room.refresh_presence()
-            except Exception:  # one room's fault must not stop the keeper
-                log.exception("presence check failed", extra=fields(room=room.id))
-        followed = [r for r in rooms if r.lease is None and r.record.status != "finished"]
+        """Renew every lease held here (a lease lost demotes its room); then read who
+        holds each followed room's lease, in one round trip per batch, and hand the
+        rooms nobody holds to the takeover task."""
+        rooms = list(self.rooms.items())
+        owned = [(room_id, lease) for room_id, r in rooms if (lease := r.lease) is not None]
+        for start in range(0, len(owned), BATCH):  # the event loop runs between two
+            chunk = owned[start : start + BATCH]
+            lost = await self.store.renew(chunk)
+            held = dict(chunk) if lost else {}
+            for room_id in lost:
+                room = self.rooms.get(room_id)
+                if room is not None and room.lease == held[room_id]:
+                    room.demote()  # unless demoted or taken again while the pass ran
+            for room_id, _ in chunk:
+                room = self.rooms.get(room_id)
+                try:
+                    if room is not None:
+                        room.refresh_presence()
+                except Exception:  # one room's fault must not stop the keeper
+                    log.exception("presence check failed", extra=fields(room=room_id))
+        followed = [r for _, r in rooms if r.lease is None and r.record.status != "finished"]
         holders = await self.store.holders([room.id for room in followed])
+        orphans = []
         for room, holder in zip(followed, holders, strict=True):
-            try:
-                if holder is None and room.lease is None and await self.claim(room):
-                    log.info("room taken over", extra=fields(room=room.id, node=self.node))
-                else:
-                    for seat, count in room.local_counts().items():
-                        self.forward_presence(room, seat, count)
-            except StoreUnavailable as exc:
-                log.warning("lease check failed", extra=fields(room=room.id, error=str(exc)))
-            except Exception:
-                # One room's fault (a log that does not fold) must not stop the keeper.
-                log.exception("lease check failed", extra=fields(room=room.id))
+            if holder is None:
+                orphans.append(room)
+                continue
+            for seat, count in room.local_counts().items():
+                self.forward_presence(room, seat, count)
+        self._take_over(orphans)
 
     async def _sync_inboxes(self) -> None:
-        """Subscribe to the inboxes of the rooms owned here, and only those."""
+        """Subscribe to the inboxes of the rooms owned here, and only those: a no-op
+        unless that set changed since the last call."""
         async with self._inbox_lock:
             pubsub = self._pubsub
             if pubsub is None:
                 return
-            wanted = {self.inbox(r.id) for r in self.rooms.values() if r.lease is not None}
+            wanted = {room_id for room_id, r in self.rooms.items() if r.lease is not None}
+            if wanted == self._inboxes:
+                return
             with contextlib.suppress(*REDIS_DOWN):
                 if wanted - self._inboxes:
-                    await pubsub.subscribe(*(wanted - self._inboxes))
+                    await pubsub.subscribe(*(self.inbox(i) for i in wanted - self._inboxes))
                 if self._inboxes - wanted:
-                    await pubsub.unsubscribe(*(self._inboxes - wanted))
-                self._inboxes = wanted
+                    await pubsub.unsubscribe(*(self.inbox(i) for i in self._inboxes - wanted))
+                if self._pubsub is pubsub:  # a connection replaced meanwhile subscribes anew
+                    self._inboxes = wanted
+
+    def _followed(self) -> dict[str, Room]:
+        """The rooms to follow, by log key."""
+        return {
+            self.store.key(r.id, "log"): r
+            for r in list(self.rooms.values())
+            if r.lease is None and (r.record.status != "finished" or r.conns)
+        }
 
     async def _follow(self) -> None:
+        loop = asyncio.get_running_loop()
+        followed: dict[str, Room] = {}
+        scanned = -SCAN
         while not self._closing:
-            followed = {
-                self.store.key(r.id, "log"): r
-                for r in list(self.rooms.values())
-                if r.lease is None and (r.record.status != "finished" or r.conns)
-            }
+            if self._wake.is_set() or loop.time() - scanned >= SCAN:
+                self._wake.clear()
+                followed, scanned = self._followed(), loop.time()
             if not followed:
-                await asyncio.sleep(BLOCK_MS / 1000)
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(SCAN):
+                        await self._wake.wait()
                 continue
             try:
                 streams: Any = {key: f"{room.version}-0" for key, room in followed.items()}

@@ -40,6 +40,9 @@ from server.timers import Timers, WallTimers
 
 log = logging.getLogger("tablewire.lobby")
 
+ADOPTING = 100
+"""Rooms an adoption pass opens at once."""
+
 
 def _people(record: RoomRecord) -> list[int]:
     """The seats held by people (not bots)."""
@@ -94,6 +97,8 @@ class Lobby:
         self._opening: dict[str, asyncio.Task[Room | None]] = {}
         self._benchmarks: set[str] = set()
         """The loaded rooms of a benchmark engine (``max_benchmark_rooms``)."""
+        self._claiming: set[str] = set()
+        """The rooms whose lease is being taken (:meth:`claim`)."""
 
     def room(self, room_id: str) -> Room | None:
         """The room if it is loaded in this process."""
@@ -122,27 +127,44 @@ class Lobby:
             return None
         room = self._new_room(record)
         await room.restore()
-        await self._activate(room)
+        registered = await self._activate(room)
+        if registered is not room:
+            return registered  # registered here meanwhile
         log.info("room loaded", extra=fields(room=room_id, version=room.version, owner=room.lease))
         return room
 
     async def claim(self, room: Room) -> bool:
-        """Try to own ``room`` (take its lease); True if this process owns it now."""
-        lease = await self.store.acquire(room.id, self.node)
-        if lease is not None:
-            await room.promote(lease)
-            if self.forwarder is not None:
-                await self.forwarder.owned(room)
+        """Try to own ``room`` (take its lease); True if this process owns it now. Until
+        it is done the sweep leaves the room loaded (it is no replica to unload: a lease
+        taken by a room the lobby had let go would be kept by nobody)."""
+        self._claiming.add(room.id)
+        try:
+            lease = await self.store.acquire(room.id, self.node)
+            if lease is not None:
+                await room.promote(lease)
+                if self.forwarder is not None:
+                    await self.forwarder.owned(room)
+        finally:
+            self._claiming.discard(room.id)
         return lease is not None
 
-    async def _activate(self, room: Room) -> None:
-        """Register, try to own, start. Registered first: the hub serves forwarded
-        requests only for rooms it knows, and a claim subscribes the room's inbox."""
+    async def _activate(self, room: Room) -> Room:
+        """Register, try to own, start; the room registered. Registered first: the hub
+        serves forwarded requests only for rooms it knows, and a claim subscribes the
+        room's inbox. A room of that id registered already stays, and ``room`` is dropped
+        (an adoption pass may load a room its creator has saved but not registered yet,
+        or the other way round): two rooms of one id would leave the lease held by the
+        one the lobby no longer knows, and the room unanswered."""
+        registered = self.rooms.get(room.id)
+        if registered is not None:
+            return registered
         self.rooms[room.id] = room
         if room.engine.kind == BENCHMARK:
             self._benchmarks.add(room.id)
-        await self.claim(room)
+        if not await self.claim(room) and self.forwarder is not None:
+            self.forwarder.following(room)
         room.start()
+        return room
 
     def _new_room(self, record: RoomRecord) -> Room:
         engine = ENGINES[record.engine]
@@ -231,8 +253,7 @@ class Lobby:
             record.held = [heir.bots[s] in (None, "zombie") for s in range(seats)]
             record.held_until = now + self.settings.rematch_hold
         await self.store.save_room(record)
-        room = self._new_room(record)
-        await self._activate(room)
+        room = await self._activate(self._new_room(record))
         log.info("room created", extra=fields(room=record.id, engine=engine.id, seats=seats))
         if bots is not None:
             await room.seat_bots(bot_kind, bot_seats)
@@ -408,9 +429,10 @@ class Lobby:
         engine = requests.requested_engine(body)
         seats = requests.optional_int(body, "seats", None)
         name = requests.player_name(body)  # checked before a room is created for it
-        waiting, _ = await self.store.page(
+        ids, _ = await self.store.page_ids(
             public_index(engine.id, "waiting"), self.settings.list_limit
         )
+        waiting = await self._records(ids)
         candidates = [
             record
             for record in waiting
@@ -428,6 +450,15 @@ class Lobby:
             room = await self.create({"engine": engine.id, "seats": seats}, client, owned=False)
             room_id = room["id"]
         return await self.reserve(room_id, {"name": name})
+
+    async def _records(self, room_ids: list[str]) -> list[RoomRecord]:
+        """The records of these rooms: those loaded here as they are in memory (a
+        replica's folded from the log), the others read from the store at once; a room
+        that is gone is left out."""
+        loaded = {i: room.record for i in room_ids if (room := self.rooms.get(i)) is not None}
+        stored = await self.store.load_rooms([i for i in room_ids if i not in loaded])
+        found = {record.id: record for record in stored if record is not None} | loaded
+        return [found[i] for i in room_ids if i in found]
 
     async def _walk(self) -> AsyncIterator[list[RoomRecord]]:
         """Every room of the store, ``sweep_batch`` at a time, newest first; the event
@@ -448,17 +479,26 @@ class Lobby:
         removed = []
         async for records in self._walk():
             now = self.clock()
-            for record in records:
-                limit = ttl.get(record.status)
-                if limit is not None and now - record.updated >= limit:
-                    await self._remove(record.id)
-                    removed.append(record.id)
-                    log.info("room removed", extra=fields(room=record.id, status=record.status))
+            due = [
+                record
+                for record in records
+                if (limit := ttl.get(record.status)) is not None and now - record.updated >= limit
+            ]
+            for record in due:
+                room = self._forget(record.id)
+                if room is not None:
+                    await room.close()
+            await self.store.delete_rooms(due)
+            for record in due:
+                removed.append(record.id)
+                log.info("room removed", extra=fields(room=record.id, status=record.status))
         loaded = list(self.rooms.items())
         for start in range(0, len(loaded), self.settings.sweep_batch):
             for room_id, room in loaded[start : start + self.settings.sweep_batch]:
                 if room.lease is not None or self.rooms.get(room_id) is not room:
                     continue
+                if room_id in self._claiming:
+                    continue  # about to be owned: not a replica
                 if not room.conns or await self.store.load_room(room_id) is None:
                     self._forget(room_id)
                     await room.close()
@@ -481,24 +521,33 @@ class Lobby:
         (after all processes restarted, or an owner died with nobody following).
         Several processes adopting at once split the rooms: the lease decides. A
         process that holds ``max_rooms`` rooms adopts no more (others will). A single
-        process (no forwarder: the memory store) has every room loaded already."""
+        process (no forwarder: the memory store) has every room loaded already.
+
+        It pages room ids (``sweep_batch`` at a time), reads who holds their leases
+        at once, and reads the records of only the rooms nobody holds; it opens
+        those, up to :data:`ADOPTING` at a time."""
         adopted: list[str] = []
         if self.forwarder is None:
             return adopted
-        async for records in self._walk():
-            for record in records:
-                if len(self.rooms) >= self.settings.max_rooms:
+        after: str | None = None
+        while len(self.rooms) < self.settings.max_rooms:
+            page, after = await self.store.page_ids(ALL, self.settings.sweep_batch, after)
+            fresh = [room_id for room_id in page if room_id not in self.rooms]
+            holders = await self.store.holders(fresh)
+            orphans = [i for i, holder in zip(fresh, holders, strict=True) if holder is None]
+            records = await self.store.load_rooms(orphans)
+            ids = [r.id for r in records if r is not None and r.status != "finished"]
+            for start in range(0, len(ids), ADOPTING):
+                space = self.settings.max_rooms - len(self.rooms)
+                chunk = ids[start : start + min(ADOPTING, space)]
+                if not chunk:
                     break
-                if record.status == "finished" or record.id in self.rooms:
-                    continue
-                if await self.store.holder(record.id) is None:
-                    room = await self.open(record.id)
-                    if room is not None and room.lease is not None:
-                        adopted.append(record.id)
-            if len(self.rooms) >= self.settings.max_rooms:
+                opened = await asyncio.gather(*(self.open(i) for i in chunk))
+                adopted += [r.id for r in opened if r is not None and r.lease is not None]
+            if after is None:
                 break
         if adopted:
-            log.info("rooms adopted", extra=fields(rooms=adopted, node=self.node))
+            log.info("rooms adopted", extra=fields(count=len(adopted), node=self.node))
         return adopted
 
     async def close(self) -> None:

@@ -296,8 +296,8 @@ class Room:
 
     def refresh_presence(self) -> None:
         """Check every seat again (reports of other processes go stale)."""
-        if self.lease is None:
-            return
+        if self.lease is None or not (self._remote or any(self.table.connected)):
+            return  # no seat connected, no report of another process: nothing to check
         local = self.local_counts()
         for seat, connected in enumerate(self.table.connected):
             if seat in self._remote or (connected and not local.get(seat)):
@@ -362,6 +362,8 @@ class Room:
             log.warning("room lease lost", extra=fields(room=self.id, lease=self.lease))
         self.lease = None
         self._sleep()
+        if self.forwarder is not None:
+            self.forwarder.following(self)
 
     def follow(self, version: int, entry: LogEntry) -> None:
         """Fold one committed log entry (a replica, or a rebuild); older ones are skipped.
@@ -426,8 +428,9 @@ class Room:
         else:
             await commands.tick(self)
 
-    async def _append(self, entry: LogEntry) -> int:
-        """Durably log ``entry`` as the next version and return that version.
+    async def _append(self, entry: LogEntry, token: tuple[str, int] | None = None) -> int:
+        """Durably log ``entry`` as the next version and return that version;
+        ``token``: a seat token (hash, seat) stored with it (both or neither).
 
         A lost lease demotes the room (and :meth:`_run` reroutes the command).
         Only this actor changes an owned room, so the version is still current
@@ -439,7 +442,7 @@ class Room:
         entry.setdefault("at", self.timers.now())
         start = time.perf_counter()
         try:
-            await self.store.append(self.id, version, entry, self.lease)
+            await self.store.append(self.id, version, entry, self.lease, token)
         except NotOwner:
             self.demote()
             raise

@@ -138,12 +138,14 @@ async def reserve(room: Room, command: _Reserve) -> None:
         raise seat_held(room)
     name = command.name or f"player {seat + 1}"
     token = ids.seat_token()
-    # The token first: if the append then fails, the orphan token was never shown to anyone.
-    await room.store.add_token(room.id, hash_token(token), seat)
     entry = {"k": "seat", "seat": seat, "name": name}
-    room._commit(await room._append(entry), entry, room.state, [])
-    await room.store.save_room(room.record)
+    # The token is stored with the entry, in one write: never a seat without its token,
+    # nor a token of a seat not taken.
+    room._commit(await room._append(entry, (hash_token(token), seat)), entry, room.state, [])
+    # The seat is durable: answered now, the record saved next, before this room's actor
+    # does anything else.
     command.done.set_result((seat, token))
+    await after_commit(room, None, save=True)
 
 
 def held_seats(room: Room) -> set[int]:

@@ -51,6 +51,9 @@ class Forwarder(Protocol):
     async def owned(self, room: Room) -> None:
         """This process has just taken ``room``'s lease."""
 
+    def following(self, room: Room) -> None:
+        """``room`` is a replica in this process now (loaded so, or demoted)."""
+
     async def released(self, room_ids: list[str]) -> None:
         """This process has just given up these rooms' leases (it is stopping)."""
 

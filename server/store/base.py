@@ -139,19 +139,38 @@ class Store(Protocol):
         next page, or None when this one is the last. The work is bounded by ``limit``,
         whatever the number of rooms."""
 
+    async def page_ids(
+        self, index: str, limit: int, after: str | None = None
+    ) -> tuple[list[str], str | None]:
+        """:meth:`page`'s room ids only (a room removed meanwhile may be among them), and
+        the cursor of the next page."""
+
+    async def load_rooms(self, room_ids: Sequence[str]) -> list[RoomRecord | None]:
+        """The records of these rooms at once (None for a room that is gone)."""
+
     async def delete_room(self, room_id: str) -> None:
         """Forget the room, its tokens, log, snapshot and lease."""
 
-    async def add_token(self, room_id: str, token_hash: str, seat: int) -> None: ...
+    async def delete_rooms(self, records: Sequence[RoomRecord]) -> None:
+        """:meth:`delete_room` of each of these rooms (their records as read), at once."""
 
     async def seat_of(self, room_id: str, token_hash: str) -> int | None: ...
 
-    async def append(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+    async def append(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None = None,
+    ) -> None:
         """Durably append ``entry`` as ``version`` (the log's length + 1).
 
         Raises :class:`NotOwner` unless ``lease`` is the room's current lease
         and ``version`` is next: a process that lost the room cannot write.
-        The entry is acknowledged only after this returns.
+        The entry is acknowledged only after this returns. ``token``: a seat
+        token (its hash, the seat) stored with the entry, atomically: both are
+        written or neither (:meth:`seat_of` finds it after this returns).
         """
 
     immediate: bool
@@ -159,7 +178,14 @@ class Store(Protocol):
     memory store): a room then applies an intent in its sender's turn of the event loop,
     without a hop through the room's actor. False: :meth:`append_now` is never called."""
 
-    def append_now(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+    def append_now(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None = None,
+    ) -> None:
         """:meth:`append` without waiting (stores that are :attr:`immediate` only)."""
 
     async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
@@ -172,10 +198,14 @@ class Store(Protocol):
     async def acquire(self, room_id: str, node: str) -> str | None:
         """Take the room's lease if nobody holds it; return the fencing token."""
 
-    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[bool]:
-        """Extend each (room id, lease token) at once; False where it is no longer ours."""
+    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[str]:
+        """Extend each (room id, lease token) at once; the ids of the rooms whose lease
+        is no longer ours (not renewed)."""
 
     async def release(self, room_id: str, lease: str) -> None: ...
 
     async def holder(self, room_id: str) -> str | None:
         """The room's current lease (fencing token), or None when nobody owns it."""
+
+    async def holders(self, room_ids: Sequence[str]) -> list[str | None]:
+        """:meth:`holder` of each room, at once."""

@@ -89,6 +89,18 @@ class MemoryStore:
         records = [copy.deepcopy(self._rooms[key_room(key)]) for key in chosen]
         return records, chosen[-1] if more and chosen else None
 
+    async def page_ids(
+        self, index: str, limit: int, after: str | None = None
+    ) -> tuple[list[str], str | None]:
+        keys = self._indexes.get(index, [])
+        end = len(keys) if after is None else bisect.bisect_left(keys, after)
+        chosen = keys[max(0, end - limit) : end][::-1]
+        more = end - limit > 0
+        return [key_room(key) for key in chosen], chosen[-1] if more and chosen else None
+
+    async def load_rooms(self, room_ids: Sequence[str]) -> list[RoomRecord | None]:
+        return [copy.deepcopy(self._rooms.get(room_id)) for room_id in room_ids]
+
     async def delete_room(self, room_id: str) -> None:
         for table in (self._rooms, self._tokens, self._logs, self._dropped, self._snapshots):
             table.pop(room_id, None)
@@ -96,23 +108,40 @@ class MemoryStore:
         for name in names:
             self._unindex(name, key)
 
-    async def add_token(self, room_id: str, token_hash: str, seat: int) -> None:
-        self._tokens.setdefault(room_id, {})[token_hash] = seat
+    async def delete_rooms(self, records: Sequence[RoomRecord]) -> None:
+        for record in records:
+            await self.delete_room(record.id)
 
     async def seat_of(self, room_id: str, token_hash: str) -> int | None:
         return self._tokens.get(room_id, {}).get(token_hash)
 
     immediate = True
 
-    async def append(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
-        self.append_now(room_id, version, entry, lease)
+    async def append(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None = None,
+    ) -> None:
+        self.append_now(room_id, version, entry, lease, token)
 
-    def append_now(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+    def append_now(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None = None,
+    ) -> None:
         log = self._logs.setdefault(room_id, [])
         last = self._dropped.get(room_id, 0) + len(log)
         if lease != LOCAL_LEASE or version != last + 1:
             raise NotOwner(f"room {room_id}: version {version} after {last}")
         log.append(encode(entry))
+        if token is not None:
+            self._tokens.setdefault(room_id, {})[token[0]] = token[1]
 
     async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
         log = self._logs.get(room_id, [])
@@ -136,11 +165,14 @@ class MemoryStore:
     async def acquire(self, room_id: str, node: str) -> str | None:
         return LOCAL_LEASE
 
-    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[bool]:
-        return [lease == LOCAL_LEASE for _, lease in leases]
+    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[str]:
+        return [room_id for room_id, lease in leases if lease != LOCAL_LEASE]
 
     async def release(self, room_id: str, lease: str) -> None:
         pass
 
     async def holder(self, room_id: str) -> str | None:
         return LOCAL_LEASE if room_id in self._rooms else None
+
+    async def holders(self, room_ids: Sequence[str]) -> list[str | None]:
+        return [LOCAL_LEASE if room_id in self._rooms else None for room_id in room_ids]

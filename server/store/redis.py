@@ -14,7 +14,9 @@ Keys (``{p}`` is the prefix, ``tw`` by default)::
 
 Appends run one Lua script that checks each entry's lease token and writes it
 with an explicit stream id: a process that lost its lease, or that is behind,
-cannot write (Redis refuses an id that is not above the last one). The appends
+cannot write (Redis refuses an id that is not above the last one). A seat
+entry's token is written by the same script, after the entry: a seat is never
+logged without its token, nor a token stored for a seat not taken. The appends
 of many rooms that arrive together go in one call of that script
 (:mod:`server.store.batch`: one round trip and, under ``appendfsync always``,
 one ``fsync`` for the batch), each entry fenced and answered on its own. An
@@ -53,27 +55,37 @@ from server.store.base import (
 )
 from server.store.batch import GroupCommit, Outcome
 
-Append = tuple[str, int, LogEntry, str]
-"""One queued append: room id, version, entry, lease token."""
+Append = tuple[str, int, LogEntry, str, "tuple[str, int] | None"]
+"""One queued append: room id, version, entry, lease token, and the seat token (hash,
+seat) stored with it, if any."""
 
 _APPEND = """
 local batch = cmsgpack.unpack(ARGV[1])
 local out = {}
-for i = 1, #KEYS / 2 do
+for i = 1, #KEYS / 3 do
   local item = batch[i]
-  if redis.call('GET', KEYS[2 * i - 1]) ~= item[1] then
+  if redis.call('GET', KEYS[3 * i - 2]) ~= item[1] then
     out[i] = 'NOTOWNER lease lost'
   else
-    local added = redis.pcall('XADD', KEYS[2 * i], item[2], 'e', item[3])
-    if type(added) == 'table' and added.err then out[i] = added.err else out[i] = 1 end
+    local added = redis.pcall('XADD', KEYS[3 * i - 1], item[2], 'e', item[3])
+    if type(added) == 'table' and added.err then
+      out[i] = added.err
+    else
+      if item[4] ~= '' then
+        redis.call('HSET', KEYS[3 * i], item[4], item[5])
+        redis.call('EXPIRE', KEYS[3 * i], ARGV[2])
+      end
+      out[i] = 1
+    end
   end
 end
 return out
 """
-"""Entries of several rooms: KEYS lease1, log1, lease2, log2 …; ARGV[1] one msgpack
-array of [token, stream id, entry] per room (one argument, whatever the batch: the
-client packs one value, not three per entry); per entry 1 (written) or the reason
-it was not."""
+"""Entries of several rooms: KEYS lease1, log1, tokens1, lease2, log2, tokens2 …;
+ARGV[1] one msgpack array of [lease token, stream id, entry, seat token hash or "",
+seat] per room (one argument, whatever the batch: the client packs one value, not
+five per entry), ARGV[2] the seat tokens' TTL; per entry 1 (written, with its seat
+token if any: both or neither) or the reason it was not."""
 
 _ACQUIRE = """
 if redis.call('EXISTS', KEYS[3]) == 0 then return false end
@@ -84,21 +96,40 @@ return token
 """
 
 _RENEW = """
-local out = {}
-for i = 1, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[i + 1] then
-    out[i] = redis.call('PEXPIRE', KEYS[i], ARGV[1])
+local items = cmsgpack.unpack(ARGV[3])
+local lost = {}
+for i = 1, #items, 2 do
+  local key = ARGV[1] .. items[i] .. ':lease'
+  if redis.call('GET', key) == items[i + 1] then
+    redis.call('PEXPIRE', key, ARGV[2])
   else
-    out[i] = 0
+    lost[#lost + 1] = items[i]
   end
 end
-return out
+return lost
 """
-"""The leases of several rooms: KEYS lease keys, ARGV the TTL then each token."""
+"""The leases of several rooms: ARGV the room key prefix, the TTL, then one msgpack
+array room id, token, room id, token …; the ids of the leases not held (not renewed).
+One packed argument and a reply of the lost ones only: a pass over thousands of
+rooms costs the client little to build and less to read."""
 
 BATCH = 1000
 """Rooms per call of a script over many rooms (appends, renewals), so that no call
 blocks Redis for long."""
+
+_PAGE = """
+local members = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[1], '-', 'LIMIT', 0, ARGV[2])
+local out = {}
+for i, member in ipairs(members) do
+  out[2 * i - 1] = member
+  out[2 * i] = redis.call('GET', ARGV[3] .. string.sub(member, string.find(member, ':') + 1))
+end
+return out
+"""
+"""A page of an index with its records, in one round trip: KEYS the index, ARGV the
+top of the range, how many, and the room key prefix; index key, record (false: the
+room is gone), index key, record … The records are read in the script, so a
+listing waits for Redis once, not twice."""
 
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -172,6 +203,7 @@ class RedisStore:
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
+        self._page = self.redis.register_script(_PAGE)
         self.appends = GroupCommit(self._write, most=BATCH, interval=batch_interval)
 
     def key(self, room_id: str, part: str = "") -> str:
@@ -218,18 +250,36 @@ class RedisStore:
     ) -> tuple[list[RoomRecord], str | None]:
         top = "+" if after is None else f"({after}"
         with _unavailable():
+            answer: Any = await self._page(
+                keys=[self._index(index)], args=[top, limit + 1, self.key("")]
+            )
+            keys = [member.decode() for member in answer[0::2]]
+            chosen = keys[:limit]
+            records = answer[1 : 2 * limit : 2]
+            gone = [key for key, data in zip(chosen, records, strict=True) if not data]
+            if gone:
+                await self.redis.zrem(self._index(index), *gone)
+        found = [RoomRecord(**_unpack(data)) for data in records if data]
+        return found, chosen[-1] if len(keys) > limit else None
+
+    async def page_ids(
+        self, index: str, limit: int, after: str | None = None
+    ) -> tuple[list[str], str | None]:
+        top = "+" if after is None else f"({after}"
+        with _unavailable():
             members: Any = await self.redis.zrevrangebylex(
                 self._index(index), top, "-", start=0, num=limit + 1
             )
-            keys = [member.decode() for member in members]
-            chosen = keys[:limit]
-            ids = [key_room(key) for key in chosen]
-            records: Any = await self.redis.mget([self.key(i) for i in ids]) if ids else []
-            gone = [key for key, data in zip(chosen, records, strict=True) if data is None]
-            if gone:
-                await self.redis.zrem(self._index(index), *gone)
-        found = [RoomRecord(**_unpack(data)) for data in records if data is not None]
-        return found, chosen[-1] if len(keys) > limit else None
+        keys = [member.decode() for member in members]
+        chosen = keys[:limit]
+        return [key_room(key) for key in chosen], chosen[-1] if len(keys) > limit else None
+
+    async def load_rooms(self, room_ids: Sequence[str]) -> list[RoomRecord | None]:
+        if not room_ids:
+            return []
+        with _unavailable():
+            records: Any = await self.redis.mget([self.key(i) for i in room_ids])
+        return [RoomRecord(**_unpack(data)) if data else None for data in records]
 
     async def delete_room(self, room_id: str) -> None:
         record = await self.load_room(room_id)
@@ -237,18 +287,24 @@ class RedisStore:
             async with self.redis.pipeline(transaction=True) as pipe:
                 pipe.delete(*self._keys(room_id))
                 if record is not None:
-                    for name in indexes_for(record):
-                        pipe.zrem(self._index(name), index_key(record))
+                    self._unindex(pipe, record)
                 await pipe.execute()
 
-    # -- seat tokens -------------------------------------------------------------
-
-    async def add_token(self, room_id: str, token_hash: str, seat: int) -> None:
+    async def delete_rooms(self, records: Sequence[RoomRecord]) -> None:
+        if not records:
+            return
         with _unavailable():
             async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.hset(self.key(room_id, "tokens"), token_hash, seat)
-                pipe.expire(self.key(room_id, "tokens"), self.token_ttl)
+                for record in records:
+                    pipe.delete(*self._keys(record.id))
+                    self._unindex(pipe, record)
                 await pipe.execute()
+
+    def _unindex(self, pipe: Any, record: RoomRecord) -> None:
+        for name in indexes_for(record):
+            pipe.zrem(self._index(name), index_key(record))
+
+    # -- seat tokens -------------------------------------------------------------
 
     async def seat_of(self, room_id: str, token_hash: str) -> int | None:
         with _unavailable():
@@ -259,19 +315,34 @@ class RedisStore:
 
     immediate = False
 
-    def append_now(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
+    def append_now(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None = None,
+    ) -> None:
         raise NotImplementedError("a Redis append is awaited (immediate is False)")
 
-    async def append(self, room_id: str, version: int, entry: LogEntry, lease: str) -> None:
-        await self.appends.submit((room_id, version, entry, lease))
+    async def append(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None = None,
+    ) -> None:
+        await self.appends.submit((room_id, version, entry, lease, token))
 
     async def _write(self, batch: Sequence[Append]) -> list[Outcome]:
         """One call of the append script for a batch; each append's own outcome."""
         keys: list[str] = []
         items: list[Any] = []
-        for room_id, version, entry, lease in batch:
+        for room_id, version, entry, lease, token in batch:
             keys += [self.key(room_id, "lease"), self.key(room_id, "log")]
-            items.append([lease, f"{version}-0", _pack(entry)])
+            keys.append(self.key(room_id, "tokens"))
+            items.append([lease, f"{version}-0", _pack(entry), *(token or ("", 0))])
         try:
             with _unavailable():
                 # Old-style raw strings: Redis's cmsgpack reads no bin type.
@@ -283,7 +354,7 @@ class RedisStore:
             None
             if answer == 1
             else NotOwner(f"room {room_id} version {version}: {answer.decode()}")
-            for (room_id, version, _, _), answer in zip(batch, answers, strict=True)
+            for (room_id, version, *_), answer in zip(batch, answers, strict=True)
         ]
 
     async def _call_append(self, keys: list[str], batch_arg: bytes) -> Any:
@@ -292,7 +363,9 @@ class RedisStore:
         if self._writer is None:
             self._writer = self.redis.connection_pool.make_connection()  # type: ignore[no-untyped-call]
         writer = self._writer
-        command = writer.pack_command("EVALSHA", self._append.sha, len(keys), *keys, batch_arg)
+        command = writer.pack_command(
+            "EVALSHA", self._append.sha, len(keys), *keys, batch_arg, self.token_ttl
+        )
         try:
             await writer.send_packed_command(command, check_health=False)
             return await writer.read_response()
@@ -329,18 +402,19 @@ class RedisStore:
             token = await self._acquire(keys=keys, args=[node, self.lease_ms])
         return token.decode() if token else None
 
-    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[bool]:
-        """Renew each (room id, lease token); True for the leases still held (renewed)."""
-        renewed: list[bool] = []
+    async def renew(self, leases: Sequence[tuple[str, str]]) -> list[str]:
+        """Renew each (room id, lease token); the ids of the rooms whose lease is no
+        longer held (not renewed), in one script call per ``BATCH`` rooms."""
+        lost: list[str] = []
+        prefix = self.key("")  # "{p}:room:"
         for start in range(0, len(leases), BATCH):
-            chunk = leases[start : start + BATCH]
-            keys = [self.key(room_id, "lease") for room_id, _ in chunk]
+            flat = [part for lease in leases[start : start + BATCH] for part in lease]
             with _unavailable():
                 answers: Any = await self._renew(
-                    keys=keys, args=[self.lease_ms, *(lease for _, lease in chunk)]
+                    args=[prefix, self.lease_ms, msgpack.packb(flat, use_bin_type=False)]
                 )
-            renewed += [bool(answer) for answer in answers]
-        return renewed
+            lost += [answer.decode() for answer in answers]
+        return lost
 
     async def holders(self, room_ids: Sequence[str]) -> list[str | None]:
         """The lease token of each room (None: nobody owns it), in one round trip per

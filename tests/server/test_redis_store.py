@@ -12,6 +12,7 @@ from redis.asyncio.client import PubSub
 
 from clients.spawn import free_port
 from server.hub import RedisHub
+from server.lobby import Lobby
 from server.room import Room
 from server.settings import Settings
 from server.store import NotOwner, RoomRecord, StoreUnavailable
@@ -67,11 +68,23 @@ async def test_an_index_entry_whose_room_expired_is_dropped_by_the_next_page(
     assert await store.redis.zcard(f"{store.prefix}:index:{ALL}") == 1
 
 
-async def test_tokens_are_stored_hashed_with_an_expiry(store: RedisStore) -> None:
-    await store.add_token("a", "hash-of-token", 1)
+async def test_tokens_are_stored_hashed_with_their_seat_entry_and_an_expiry(
+    store: RedisStore,
+) -> None:
+    await store.save_room(record("a"))
+    lease = await store.acquire("a", "node-1")
+    assert lease is not None
+    seat = {"k": "seat", "seat": 1, "name": "bo"}
+    with pytest.raises(NotOwner):
+        await store.append("a", 1, seat, "not-the-lease", ("hash-of-token", 1))
+    assert await store.seat_of("a", "hash-of-token") is None, "neither the entry nor its token"
+    await store.append("a", 1, seat, lease, ("hash-of-token", 1))
     assert await store.seat_of("a", "hash-of-token") == 1
     assert await store.seat_of("a", "other") is None
     assert 0 < await store.redis.ttl(store.key("a", "tokens")) <= 60
+    with pytest.raises(NotOwner):  # version 1 is taken: nothing written, token included
+        await store.append("a", 1, seat, lease, ("another-hash", 0))
+    assert await store.seat_of("a", "another-hash") is None
 
 
 async def test_only_the_lease_holder_appends_and_only_the_next_version(store: RedisStore) -> None:
@@ -111,10 +124,12 @@ async def test_a_process_that_lost_its_lease_is_fenced_off(store: RedisStore) ->
     await store.redis.delete(store.key("a", "lease"))  # as if it had expired
     new = await store.acquire("a", "node-2")
     assert new is not None and new != old
-    assert await store.renew([("a", old)]) == [False]
+    assert await store.renew([("a", old)]) == ["a"], "the lost lease, not renewed"
     with pytest.raises(NotOwner):
         await store.append("a", 1, {"k": "intent", "seat": 0, "id": 1, "action": {}}, old)
-    assert await store.renew([("a", new), ("a", old), ("nobody", new)]) == [True, False, False]
+    await store.redis.pexpire(store.key("a", "lease"), 50)
+    assert await store.renew([("a", new), ("a", old), ("nobody", new)]) == ["a", "nobody"]
+    assert await store.redis.pttl(store.key("a", "lease")) > 50, "the held one renewed"
     assert await store.holders(["a", "nobody"]) == [new, None]
     await store.release("a", old)
     assert await store.redis.get(store.key("a", "lease")) == new.encode(), "not the old one's"
@@ -191,3 +206,35 @@ async def test_the_hub_stops_when_a_cancellation_comes_out_of_redis_as_an_error(
     await listening.wait()
     async with asyncio.timeout(10):
         await hub.close()
+
+
+async def test_a_keeper_pass_demotes_only_the_rooms_whose_lease_was_lost_and_takes_them_back(
+    redis_url: str, prefix: str
+) -> None:
+    """Thirty rooms owned by one process; three leases taken by another node, then let go:
+    the pass demotes those three only (their renewal answered lost), and once nobody
+    holds them the takeover task owns them again."""
+    store = RedisStore(redis_url, prefix=prefix)
+    lobby = Lobby(store, Settings(), node="node-1")
+    hub = RedisHub(store, Settings(), "node-1", lobby.rooms, lobby.claim)
+    lobby.forwarder = hub
+    ids = [(await lobby.create({"engine": "sintra", "seats": 3}))["id"] for _ in range(30)]
+    stolen = ids[:3]
+    for room_id in stolen:
+        await store.redis.delete(store.key(room_id, "lease"))
+        assert await store.acquire(room_id, "node-2") is not None
+    await hub._keep_pass()
+    assert [i for i in ids if lobby.rooms[i].lease is None] == stolen
+    assert set(hub._followed()) == {store.key(i, "log") for i in stolen}, "followed now"
+    for room_id in stolen:
+        await store.redis.delete(store.key(room_id, "lease"))  # node-2 is gone
+    await hub._keep_pass()
+    assert hub._taker is not None
+    await hub._taker
+    assert all(lobby.rooms[i].lease is not None for i in ids)
+    for room_id in stolen:
+        holder = await store.holder(room_id)
+        assert holder is not None and holder.startswith("node-1:")
+    await lobby.close()
+    await hub.close()
+    await store.close()

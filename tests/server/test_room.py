@@ -56,6 +56,9 @@ class Owner:
     async def owned(self, room: Room) -> None:
         pass
 
+    def following(self, room: Room) -> None:
+        pass
+
 
 async def test_commands_queued_before_a_lost_lease_go_to_the_new_owner() -> None:
     store, owner = MemoryStore(), Owner()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -201,6 +203,9 @@ class BrokenStore(MemoryStore):
     """A store with a bug: listing rooms raises something nobody expects."""
 
     async def page(self, *args: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    async def page_ids(self, *args: Any) -> Any:
         raise RuntimeError("a bug")
 
 
@@ -425,6 +430,14 @@ class PageSpy(MemoryStore):
         self.limits.append(limit)
         return await super().page(index, limit, after)
 
+    async def page_ids(self, index: str, limit: int, after: str | None = None) -> Any:
+        self.limits.append(limit)
+        return await super().page_ids(index, limit, after)
+
+    async def load_rooms(self, room_ids: Sequence[str]) -> Any:
+        self.limits.append(len(room_ids))
+        return await super().load_rooms(room_ids)
+
 
 async def test_no_lobby_operation_reads_more_than_a_bounded_page_of_rooms() -> None:
     clock = Clock()
@@ -513,4 +526,63 @@ async def test_a_game_stops_at_max_moves_with_the_move_limit_result() -> None:
     log = await store.read_log(room_id)
     assert log[-1][0] == 40 and log[-1][1]["k"] == "end" and log[-1][1]["why"] == "move_limit"
     assert len(log) <= 6 + 5, "the memory store keeps a bounded tail of the log"
+    await lobby.close()
+
+
+class SlowSnapshots(MemoryStore):
+    """A memory store whose snapshot reads wait until they are let through."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reading = asyncio.Event()
+        self.through = asyncio.Event()
+
+    async def load_snapshot(self, room_id: str) -> Any:
+        self.reading.set()
+        await self.through.wait()
+        return await super().load_snapshot(room_id)
+
+
+async def test_a_room_registered_while_it_was_being_loaded_is_the_one_kept() -> None:
+    """An adoption pass loads a room its creator has saved but not registered yet: the
+    creator's room stays the lobby's, never replaced by a copy that does not own it."""
+    store = SlowSnapshots()
+    lobby = Lobby(store, Settings())
+    room_id = (await lobby.create({"engine": "sintra", "seats": 3}))["id"]
+    created = lobby.rooms.pop(room_id)  # as if its creator had not registered it yet
+    loading = asyncio.create_task(lobby.open(room_id))
+    await store.reading.wait()
+    lobby.rooms[room_id] = created  # the creator registers it now
+    store.through.set()
+    assert await loading is created
+    assert lobby.rooms[room_id] is created and created.lease is not None
+    await lobby.close()
+
+
+class SlowLeases(MemoryStore):
+    """A memory store whose lease acquisitions wait until they are let through."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.acquiring = asyncio.Event()
+        self.through = asyncio.Event()
+
+    async def acquire(self, room_id: str, node: str) -> str | None:
+        self.acquiring.set()
+        await self.through.wait()
+        return await super().acquire(room_id, node)
+
+
+async def test_the_sweep_never_unloads_a_room_whose_lease_is_being_taken() -> None:
+    """A room just created has no lease until its claim is done; a sweep meanwhile
+    would take it for a replica nobody watches and let it go, and its lease would then
+    be held by a room the lobby no longer knows."""
+    store = SlowLeases()
+    lobby = Lobby(store, Settings())
+    creating = asyncio.create_task(lobby.create({"engine": "sintra", "seats": 3}))
+    await store.acquiring.wait()
+    assert await lobby.sweep() == []
+    store.through.set()
+    room_id = (await creating)["id"]
+    assert lobby.rooms[room_id].lease is not None
     await lobby.close()

@@ -99,3 +99,16 @@ async def test_the_memory_store_keeps_the_log_after_the_snapshot_and_a_bounded_t
     assert [v for v, _ in await store.read_log("r", after=8)] == [9, 10]
     await store.append("r", 11, {"k": "intent", "n": 11}, "local")
     assert (await store.read_log("r", after=10))[0] == (11, {"k": "intent", "n": 11})
+
+
+async def test_a_page_of_ids_pages_as_records_do_and_records_load_at_once(store: Store) -> None:
+    for i in range(5):
+        await store.save_room(record(f"r{i}", 10.0 + i))
+    first, after = await store.page_ids(ALL, 3)
+    second, last = await store.page_ids(ALL, 3, after)
+    assert (first, second, last) == (["r4", "r3", "r2"], ["r1", "r0"], None)
+    assert after == (await store.page(ALL, 3))[1], "the same cursor as a page of records"
+    await store.delete_room("r3")
+    loaded = await store.load_rooms(["r4", "r3", "nobody"])
+    assert [r.id if r else None for r in loaded] == ["r4", None, None]
+    assert await store.load_rooms([]) == []
