@@ -161,11 +161,6 @@ class SpawnedRedis:
                 return
         raise RuntimeError(f"redis-server did not start: {self.command}")
 
-    @property
-    def pid(self) -> int:
-        assert self.process is not None
-        return self.process.pid
-
     def pause(self) -> None:
         """SIGSTOP: the server keeps its connections open and answers nothing (a hung
         Redis) until :meth:`resume`."""
