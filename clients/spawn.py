@@ -165,9 +165,24 @@ class SpawnedRedis:
                 return
         raise RuntimeError(f"redis-server did not start: {self.command}")
 
-    def stop(self) -> None:
+    def pause(self) -> None:
+        """SIGSTOP: the server keeps its connections open and answers nothing (a hung
+        Redis) until :meth:`resume`."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT: a paused server answers again."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        """Send ``sig`` (SIGKILL for a crash: only what the AOF has on disk is kept) and
+        wait for the end; a paused server is resumed so that it can end. :meth:`start`
+        starts it again on the same port and directory."""
         if self.process is not None:
-            self.process.terminate()
+            self.process.send_signal(sig)
+            self.process.send_signal(signal.SIGCONT)
             self.process.wait()
             self.process = None
 

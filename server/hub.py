@@ -452,15 +452,18 @@ class RedisHub:
     async def _listen(self) -> None:
         node_channel = self.node_channel(self.node)
         while not self._closing:
+            pubsub = self.redis.pubsub()
             try:
-                self._pubsub = self.redis.pubsub()
-                self._inboxes = set()
-                await self._pubsub.subscribe(node_channel, self.owners_channel())
+                # A new PubSub takes its connection on its first command: an inbox sync
+                # (a room owned meanwhile) may use it only after that, or it would take a
+                # second connection that replaces the first, and the subscriptions made
+                # on the replaced one would never be heard.
+                await pubsub.subscribe(node_channel, self.owners_channel())
+                async with self._inbox_lock:
+                    self._pubsub, self._inboxes = pubsub, set()
                 await self._sync_inboxes()
                 while not self._closing:
-                    message = await self._pubsub.get_message(
-                        ignore_subscribe_messages=True, timeout=1.0
-                    )
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
                     if message is None:
                         continue
                     channel = message["channel"].decode()
@@ -473,14 +476,20 @@ class RedisHub:
                         self._serve(channel.split(":")[-2], data)
             except REDIS_DOWN as exc:
                 log.warning("pub/sub lost", extra=fields(node=self.node, error=str(exc)))
-                await self._drop_pubsub()
-                await asyncio.sleep(RETRY)
+            finally:
+                await self._drop_pubsub(pubsub)
+            await asyncio.sleep(RETRY)
 
-    async def _drop_pubsub(self) -> None:
-        pubsub, self._pubsub = self._pubsub, None
-        if pubsub is not None:
-            with contextlib.suppress(Exception):
-                await pubsub.aclose()
+    async def _drop_pubsub(self, unused: PubSub | None = None) -> None:
+        """Close the pub/sub connection, once no inbox sync is using it (none subscribes
+        on a closed PubSub: that would take a connection nobody reads), and ``unused``,
+        one the listener had not handed over yet."""
+        async with self._inbox_lock:
+            pubsub, self._pubsub = self._pubsub, None
+        for channel in (pubsub, unused):
+            if channel is not None:
+                with contextlib.suppress(Exception):
+                    await channel.aclose()
 
     async def _publish(self) -> None:
         while not self._closing:

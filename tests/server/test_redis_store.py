@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from redis import exceptions as redis_errors
 from redis.asyncio.client import PubSub
 
 from clients.spawn import free_port
+from server.errors import ApiError
 from server.hub import RedisHub
 from server.lobby import Lobby
 from server.room import Room
@@ -238,3 +240,39 @@ async def test_a_keeper_pass_demotes_only_the_rooms_whose_lease_was_lost_and_tak
     await lobby.close()
     await hub.close()
     await store.close()
+
+
+class _Owned:
+    """A room owned here, as the hub sees one: its id, its lease and one operation a
+    replica can forward to it."""
+
+    def __init__(self, room_id: str) -> None:
+        self.id, self.lease = room_id, "node-1:1"
+
+    async def seat_bots(self) -> str:
+        return "served"
+
+
+async def test_a_room_owned_while_the_hub_subscribes_is_heard(store: RedisStore) -> None:
+    """The hub's listener (re)subscribes at start and after Redis comes back, and a room
+    can be owned meanwhile (leases are taken again as Redis returns). That room's
+    inbox and the node's own channel must both be heard then, and later: a request
+    forwarded to the room (here by its own process) is answered once the hub listens."""
+
+    async def claim(room: Room) -> bool:
+        return False
+
+    room = cast(Room, _Owned("r1"))
+    hub = RedisHub(store, Settings(lease_ttl=60, forward_timeout=1), "node-1", {"r1": room}, claim)
+    await hub.start()
+    try:
+        # A task created after the hub's: it runs while the listener is subscribing.
+        await asyncio.create_task(hub.owned(room))
+        answers = []
+        for _ in range(5):  # a request sent before the listener is subscribed is not heard
+            with contextlib.suppress(ApiError):
+                answers.append(await hub.forward_call(room, "seat_bots", {}))
+                break
+        assert answers == ["served"]
+    finally:
+        await hub.close()
