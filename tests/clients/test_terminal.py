@@ -24,11 +24,11 @@ from clients.cli import _parser
 from clients.client import LobbyClient, LobbyError, RoomClient
 from clients.commands import create_room, local_games
 from clients.keyboard import StdinKeyboard
-from clients.render import safe_name
 from clients.seating import SeatRequest, come_back, seat_bots, take_seat
 from clients.terminal import Screen, result_table, table_line
 from engines import ENGINES
 from engines.base import STEP
+from engines.render import safe_name
 from server.room import ABANDONED, MOVE_LIMIT
 
 HOSTILE = ["[/]", "[bold]x", "\x1b[31mred\x1b[0m", "\x1b]0;owned\x07tab"]
@@ -258,10 +258,11 @@ def test_a_larger_terminal_shows_more_moves() -> None:
     assert all(label in large_out.getvalue() for label in moves)
 
 
-def test_question_mark_legend_comes_from_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(render.LEGENDS, "sintra", lambda: Text("R red, O orange"))
-    legend = render.LEGENDS.get("sintra")
-    assert legend is not None and "R red" in Text.assemble(legend()).plain  # type: ignore[arg-type]
+def test_question_mark_legend_comes_from_the_game_folder() -> None:
+    from engines.sintra.render import legend as sintra_legend
+
+    assert render.legend_of("sintra") is sintra_legend
+    assert render.legend_of("no-such-game") is None
 
 
 # -- names are data ---------------------------------------------------------------------
@@ -293,7 +294,7 @@ def test_names_reach_a_renderer_printable_and_print_as_typed(
     def plain(doc: dict[str, Any], seat: int | None) -> RenderableType:
         return Group(*(Text(name) for name in doc["seats"]))
 
-    monkeypatch.setitem(render.RENDERERS, "plain", plain)
+    monkeypatch.setattr(render, "renderer", {"plain": plain}.get)
     doc = {"status": "playing", "seats": HOSTILE, "to_act": [], "game": {}}
     console, out = recorded()
     render.render(console, "plain", doc, 0)
@@ -306,7 +307,7 @@ def test_a_renderer_that_reads_names_as_markup_cannot_crash_the_client(
     def careless(doc: dict[str, Any], seat: int | None) -> RenderableType:
         return Group(*(f"[bold]{name}[/bold]" for name in doc["seats"]))
 
-    monkeypatch.setitem(render.RENDERERS, "careless", careless)
+    monkeypatch.setattr(render, "renderer", {"careless": careless}.get)
     doc = {"status": "playing", "seats": HOSTILE, "to_act": [], "game": {}}
     console, out = recorded()
     Screen(console, "careless", 0, "r").draw(doc)
@@ -581,7 +582,7 @@ async def test_a_connection_lost_at_the_prompt_is_told_on_a_line_of_its_own() ->
     assert out.getvalue().endswith("? help): \nLost the server\n")
 
 
-@pytest.mark.parametrize("engine", sorted(render.LEGENDS))
+@pytest.mark.parametrize("engine", [e for e in sorted(ENGINES) if render.legend_of(e)])
 async def test_the_help_is_shown_a_screenful_at_a_time_at_80x24(engine: str) -> None:
     from clients.terminal import HELP, Session, _help
 
@@ -597,7 +598,9 @@ async def test_the_help_is_shown_a_screenful_at_a_time_at_80x24(engine: str) -> 
     assert all(len(page.split("\n")) <= 24 for page in screens), "a page scrolled away"
     assert shown.endswith("Press Enter to see the board again. ")
     whole, whole_out = recorded(80, 1000)
-    whole.print(Text(HELP), render.LEGENDS[engine]())
+    legend = render.legend_of(engine)
+    assert legend is not None
+    whole.print(Text(HELP), legend())
     expected = whole_out.getvalue().splitlines()
     printed = [line for page in screens for line in page.splitlines()]
     assert [line.rstrip() for line in printed if line] == [

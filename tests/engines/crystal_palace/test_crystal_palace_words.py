@@ -11,11 +11,12 @@ from typing import Any
 from rich.console import Console
 from test_crystal_palace_rules import game, play, resolve
 
-from clients.render import LEGENDS, render
-from clients.render.crystal_palace import COLUMNS
+from clients.render import render
 from engines.base import Event, State
 from engines.crystal_palace import ENGINE as cp
 from engines.crystal_palace.data import components
+from engines.crystal_palace.render import COLUMNS
+from engines.crystal_palace.render import legend as game_legend
 from support import HIDDEN, playout, random_options
 
 BARE_ID = re.compile(r"\b(?:[PCGBO]\d\d|S[1-5][a-c]|[WP][1-4]|[1-4][AB])\b")
@@ -155,7 +156,7 @@ def test_the_screen_fits_15_lines_of_80_columns_for_5_players() -> None:
 
 def test_the_legend_explains_every_column() -> None:
     text = io.StringIO()
-    Console(file=text, width=80, color_system=None).print(LEGENDS[cp.id]())
+    Console(file=text, width=80, color_system=None).print(game_legend())
     legend = " ".join(text.getvalue().split())
     for header in COLUMNS:
         assert header in legend, header
