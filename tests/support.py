@@ -18,11 +18,11 @@ from typing import Any, TypeVar
 import msgpack
 import pytest
 
+import engines
 from clients.spawn import SpawnedServer
 from conftest import Running, running
 from engines import ENGINES, Engine
 from engines.base import Action, State
-from engines.chartered.board import components as chartered_components
 from engines.turn_relay.engine import TurnRelay
 from protocol.codec import decode
 from protocol.messages import Intent
@@ -108,100 +108,21 @@ class Mover:
             return await self.answer
 
 
-# -- hidden information -------------------------------------------------------
+# -- hidden information -----------------------------------------------------------
 #
-# For each engine, a function that returns a copy of ``state`` changed only in
-# what ``viewer`` must not see. The conformance suite checks that the viewer's
-# view is byte-identical for both: whatever the hidden part holds, it leaks
-# nothing. Every engine must register one.
+# Each game's folder has hidden.py with ``scramble(state, viewer, rnd)``: a copy of
+# ``state`` changed only in what ``viewer`` must not see. The conformance suite checks
+# that the viewer's view is byte-identical for both: whatever the hidden part holds,
+# it leaks nothing. Every engine must have one.
 
 
-def _scramble_sintra(state: State, viewer: int | None, rnd: random.Random) -> State:
-    """The bag's and the tower's colour mix, and the PRNG, are hidden from everyone."""
-    scrambled = msgpack.unpackb(packed(state))
-    for pile in ("bag", "tower"):
-        total = sum(scrambled[pile])
-        counts = [0] * len(scrambled[pile])
-        for _ in range(total):
-            counts[rnd.randrange(len(counts))] += 1
-        scrambled[pile] = counts
-    scrambled["rng"] = rnd.getrandbits(64)
-    return scrambled
-
-
-def _scramble_chartered(state: State, viewer: int | None, rnd: random.Random) -> State:
-    """Hidden: the deck's order, the other seats' hands (only their sizes show) and,
-    with hidden shares, which companies the other seats' face-down shares are in
-    (only how many each seat holds shows): they are dealt again at random among
-    the companies on the board, at most nine held per company."""
-    scrambled = msgpack.unpackb(packed(state))
-    others = [s for s in range(scrambled["players"]) if s != viewer]
-    pool = scrambled["deck"] + [c for s in others for c in scrambled["hands"][s]]
-    rnd.shuffle(pool)
-    for seat in others:
-        size = len(scrambled["hands"][seat])
-        scrambled["hands"][seat], pool = sorted(pool[:size]), pool[size:]
-    scrambled["deck"] = pool
-    scrambled["rng"] = rnd.getrandbits(64)
-    if scrambled["options"]["hidden_shares"]:
-        holdings = scrambled["shares"]
-        counts = {s: sum(down for _, down in holdings[s].values()) for s in others}
-        for seat in others:
-            for cell in holdings[seat].values():
-                cell[1] = 0
-        per_company = chartered_components()["shares_per_company"]
-        room = {c: per_company - sum(sum(h[c]) for h in holdings) for c in scrambled["companies"]}
-        for seat in others:
-            for _ in range(counts[seat]):
-                company = rnd.choice(sorted(c for c, n in room.items() if n))
-                holdings[seat][company][1] += 1
-                room[company] -= 1
-    return scrambled
-
-
-def _scramble_crystal_palace(state: State, viewer: int | None, rnd: random.Random) -> State:
-    """Hidden: other seats' secret dice values (until the reveal), what other seats
-    did in the simultaneous loan repayment (their money, newspapers, gears, income
-    and repaid loans, until every seat is ready), other seats' loan values and the
-    loan stack, the order of every face-down stack, and the face-up card stacks
-    below their top card."""
-    scrambled = msgpack.unpackb(packed(state))
-    others = [s for s in range(scrambled["players"]) if s != viewer]
-    low, high = 1, 6
-    repaying = scrambled["step"]["kind"] == "repay" and not scrambled["finished"]
-    for seat in others:
-        secret = scrambled["seats"][seat]["secret"]
-        scrambled["seats"][seat]["secret"] = [rnd.randint(low, high) for _ in secret]
-        if repaying:
-            for key in ("money", "newspapers", "gears", "income", "repaid"):
-                scrambled["seats"][seat][key] = rnd.randint(0, 7)
-    pool = scrambled["loans"] + [v for s in others for v in scrambled["seats"][s]["loans"]]
-    rnd.shuffle(pool)
-    for seat in others:
-        size = len(scrambled["seats"][seat]["loans"])
-        scrambled["seats"][seat]["loans"], pool = pool[:size], pool[size:]
-    scrambled["loans"] = pool
-    for stack in (scrambled["green"], *scrambled["violet"].values(), *scrambled["share_piles"]):
-        rnd.shuffle(stack)
-    for display in (scrambled["patents"], scrambled["characters"]):
-        below = display["stack"][:-1]
-        rnd.shuffle(below)
-        display["stack"][:-1] = below
-    scrambled["rng"] = rnd.getrandbits(64)
-    return scrambled
-
-
-def _scramble_turn_relay(state: State, viewer: int | None, rnd: random.Random) -> State:
-    """Hidden: the generator's state (the tiles to come)."""
-    return {**state, "rng": rnd.getrandbits(32) or 1}
-
-
-HIDDEN: dict[str, Callable[[State, int | None, random.Random], State]] = {
-    "sintra": _scramble_sintra,
-    "chartered": _scramble_chartered,
-    "crystal-palace": _scramble_crystal_palace,
-    "turn-relay": _scramble_turn_relay,
-}
+def scrambler(engine_id: str) -> Callable[[State, int | None, random.Random], State] | None:
+    """The hidden-information scrambler of a game's folder (None: it has no hidden.py)."""
+    module = engines.part(engine_id, "hidden")
+    found: Callable[[State, int | None, random.Random], State] | None = getattr(
+        module, "scramble", None
+    )
+    return found
 
 
 # -- provoking the codes of docs/protocol.md's error tables -----------------------

@@ -15,9 +15,10 @@ from clients.render import render
 from engines.base import Event, State
 from engines.crystal_palace import ENGINE as cp
 from engines.crystal_palace.data import components
+from engines.crystal_palace.hidden import scramble
 from engines.crystal_palace.render import COLUMNS
 from engines.crystal_palace.render import legend as game_legend
-from support import HIDDEN, playout, random_options
+from support import playout, random_options
 
 BARE_ID = re.compile(r"\b(?:[PCGBO]\d\d|S[1-5][a-c]|[WP][1-4]|[1-4][AB])\b")
 NAMES = ["ana", "[/]bob", "cy", "dee", "eve"]
@@ -60,7 +61,7 @@ def test_every_label_names_things_and_the_labels_of_a_seat_differ() -> None:
 def test_labels_use_only_what_the_seat_may_see() -> None:
     rnd = random.Random(1)
     for _, state, seat, _, _ in STEPS[::11]:
-        scrambled = HIDDEN[cp.id](state, seat, rnd)
+        scrambled = scramble(state, seat, rnd)
         for action in cp.legal_actions(state, seat):
             assert cp.describe(state, seat, action) == cp.describe(scrambled, seat, action)
 
