@@ -109,6 +109,18 @@ def part(engine_id: str, name: str) -> ModuleType | None:
     return importlib.import_module(f"{package.__name__}.{name}")
 
 
+def benchmark() -> tuple[Engine, ModuleType]:
+    """The load-test workload: the engine of kind ``"benchmark"`` and its rules module,
+    whose ``client_move(view)`` and ``simulate(seed, moves)`` the load generators use."""
+    found = [engine for engine in ENGINES.values() if engine.kind == BENCHMARK]
+    if len(found) != 1:
+        raise LookupError(f"one benchmark engine expected, found {[e.id for e in found]}")
+    rules = part(found[0].id, "engine")
+    if rules is None:
+        raise LookupError(f"{found[0].id}: a benchmark's folder needs engine.py")
+    return found[0], rules
+
+
 def folder(engine_id: str) -> Path:
     """The folder of a game."""
     return Path(next(iter(PACKAGES[engine_id].__path__)))
@@ -124,6 +136,7 @@ __all__ = [
     "PACKAGES",
     "Engine",
     "GameFolderError",
+    "benchmark",
     "discover",
     "folder",
     "part",
