@@ -65,10 +65,11 @@ def game_folder(engine_id: str) -> Path:
 
 
 def game_urls(engine_id: str) -> dict[str, str | None]:
-    """The URLs of a game's board module, style sheet and option words (None: absent)."""
-    folder = game_folder(engine_id)
+    """The URLs of a game's board module, style sheet and option words (None: absent,
+    or an engine registered by hand, without a folder)."""
+    folder = game_folder(engine_id) if engine_id in engines.PACKAGES else None
     return {
-        key: f"/games/{engine_id}/{name}" if (folder / name).is_file() else None
+        key: f"/games/{engine_id}/{name}" if folder and (folder / name).is_file() else None
         for key, name in GAME_FILES.items()
     }
 
@@ -117,7 +118,7 @@ def routes(frame_origins: list[str]) -> list[BaseRoute]:
         Mount("/static", app=Assets(directory=STATIC), name="static"),
         *(
             Mount(f"/games/{engine_id}", app=Assets(directory=game_folder(engine_id)))
-            for engine_id in engines.ENGINES
+            for engine_id in engines.PACKAGES
             if game_folder(engine_id).is_dir()
         ),
     ]

@@ -23,7 +23,6 @@ from clients.spawn import SpawnedServer
 from conftest import Running, running
 from engines import ENGINES, Engine
 from engines.base import Action, State
-from engines.turn_relay.engine import TurnRelay
 from protocol.codec import decode
 from protocol.messages import Intent
 from server.room import Room
@@ -47,9 +46,10 @@ def canonical(value: Any) -> Any:
     return (type(value).__name__, value)
 
 
-BOUNDED_CHOICES: dict[str, dict[str, list[Any]]] = {"turn-relay": {"moves": [12, 100]}}
+BOUNDED_CHOICES: dict[str, dict[str, list[Any]]] = {engines.benchmark()[0].id: {"moves": [12, 100]}}
 """Option values random tests use instead of an engine's full choices, where the
-full choices include games too long to play out thousands of times."""
+full choices include games too long to play out thousands of times (the benchmark
+workload, found by kind, ends after ``moves``)."""
 
 
 def random_options(engine: Engine, rnd: random.Random) -> dict[str, Any]:
@@ -189,23 +189,23 @@ class CodeEnv:
         return self.serve(**redis, forward_timeout=0.2, **settings)
 
     def faulty_engine(self, fault: str) -> str:
-        """Register, for this test only, the engine ``faulty``: turn-relay whose method
-        ``fault`` (``apply``, ``setup``) raises. Returns its id."""
+        """Register, for this test only, the engine ``faulty``: the benchmark engine whose
+        method ``fault`` (``apply``, ``setup``) raises. Returns its id."""
         faulty = Faulty(fault)
         self.monkeypatch.setitem(ENGINES, faulty.id, faulty)
         return faulty.id
 
 
 class Faulty:
-    """turn-relay with a bug (:meth:`CodeEnv.faulty_engine`): every attribute is
-    turn-relay's but the method ``fault``, which raises. It wraps the engine rather than
+    """The benchmark engine with a bug (:meth:`CodeEnv.faulty_engine`): every attribute
+    is that engine's but the method ``fault``, which raises. It wraps the engine rather than
     subclass it: under ``make test`` the engine is compiled, and an interpreted class
     cannot inherit from a compiled one."""
 
     id = "faulty"
 
     def __init__(self, fault: str) -> None:
-        self._relay = TurnRelay()
+        self._relay = engines.benchmark()[0]
         self._fault = fault
 
     def __getattr__(self, name: str) -> Any:
