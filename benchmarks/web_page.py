@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from browser import DESKTOP, Served, chromium_path
 from playwright.sync_api import sync_playwright
 
-# The root element of each game's own board (static/games/<engine>.js).
+# The root element of each game's own board (engines/<game>/web/board.js).
 BOARDS = ".o-board .sn-board, .o-board .ch-board, .o-board .cp-board"
 # Stamps, in the page, the moment the game's board first appears.
 STAMP_DRAWN = (

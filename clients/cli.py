@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from clients.addresses import server_url
 from clients.exits import EXIT_STATUSES, Status
-from engines import GAMES
+from engines import GAMES, benchmark
 from server.ids import ROOM_ID
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
@@ -343,7 +343,9 @@ def _parser() -> argparse.ArgumentParser:
         several=True,
     )
     what = load.add_mutually_exclusive_group(required=True)
-    what.add_argument("--workload", choices=["turn-relay"], help="the paced side-by-side workload")
+    what.add_argument(
+        "--workload", choices=[benchmark()[0].id], help="the paced side-by-side workload"
+    )
     what.add_argument("--game", metavar="GAME", help="full games of this engine with bots")
     load.add_argument("--rooms", type=_positive, default=10, help="rooms at once (default 10)")
     load.add_argument("--players", type=_positive, default=4, help="seats per room (--game)")

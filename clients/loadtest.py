@@ -56,8 +56,11 @@ from clients.lean import LeanClient
 from clients.retry import OnWait, Wait
 from clients.spawn import SpawnedRedis, SpawnedServer
 from clients.stats import LoopDelay, percentile, tree_cpu_seconds, tree_rss_mib
-from engines.turn_relay.engine import SEATS, client_move, simulate
+from engines import benchmark
 from protocol import PROTOCOL_VERSION
+
+WORKLOAD, _RULES = benchmark()  # the paced workload: the engine of kind "benchmark"
+SEATS, client_move, simulate = WORKLOAD.max_players, _RULES.client_move, _RULES.simulate
 
 JOIN_AT_ONCE = 16
 JOIN_ATTEMPTS = 3
@@ -207,7 +210,7 @@ class RelayRoom:
 
 
 async def _join(lobby: LobbyClient, ws: str, index: int, spectators: int) -> RelayRoom:
-    room = await lobby.create_room("turn-relay", seats=SEATS, seed=index)
+    room = await lobby.create_room(WORKLOAD.id, seats=SEATS, seed=index)
     seats = [await lobby.reserve(room["id"], name=f"p{seat}") for seat in range(SEATS)]
     players = [LeanClient(ws, room["id"], s["token"]) for s in seats]
     watchers = [LeanClient(ws, room["id"], None) for _ in range(spectators)]
@@ -418,7 +421,7 @@ async def _turn_relay(
         "bytes_per_update_avg": round(update_bytes / updates, 1) if updates else None,
         "errors": sum(errors.values()),
         "protocol": f"tablewire/{PROTOCOL_VERSION} (WebSocket, msgpack patches)",
-        "workload": "turn-relay",
+        "workload": WORKLOAD.id,
         "interval_ms": config.interval_ms,
         "duration_s": config.duration_s,
         "moves_target": target,
@@ -574,8 +577,8 @@ async def loadtest(config: Config, console: Console | None = None) -> dict[str, 
     """Run one load test and return its result (one JSON object). Each wait for a
     limit of the server (:mod:`clients.retry`) is a line on ``console``."""
     if (config.workload is None) == (config.game is None):
-        raise ValueError("give either --workload turn-relay or --game ENGINE")
-    if config.workload not in (None, "turn-relay"):
+        raise ValueError(f"give either --workload {WORKLOAD.id} or --game ENGINE")
+    if config.workload not in (None, WORKLOAD.id):
         raise ValueError(f"unknown workload {config.workload!r}")
     live = Progress()
     console = console or Console(stderr=True)

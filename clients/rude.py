@@ -31,11 +31,14 @@ from websockets.uri import parse_uri
 from clients.addresses import ws_url
 from clients.client import LobbyClient
 from clients.lean import LeanClient
-from engines.turn_relay.engine import client_move
+from engines import benchmark
 from protocol import PROTOCOL_VERSION
 from protocol.codec import decode, encode
 
-SEATS = 4
+WORKLOAD, _RULES = benchmark()
+"""The benchmark engine (``kind == "benchmark"``), found by kind."""
+SEATS: int = WORKLOAD.max_players
+client_move = _RULES.client_move
 
 
 async def _connect(url: str, rcvbuf: int | None = None) -> socket.socket:
@@ -123,7 +126,7 @@ class RelayMover:
     async def open(self) -> str:
         """Create the room and take its seats; return its id (the game starts at once)."""
         async with LobbyClient(self.server_url) as lobby:
-            room = await lobby.create_room("turn-relay", seats=SEATS)
+            room = await lobby.create_room(WORKLOAD.id, seats=SEATS)
             self.room_id = room["id"]
             seats = [await lobby.reserve(self.room_id, name=f"p{i}") for i in range(SEATS)]
         ws = ws_url(self.server_url)

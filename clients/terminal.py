@@ -11,7 +11,7 @@ steps with :data:`engines.base.STEP`) and the player narrows step by step,
 with pages as a last resort. A move too long for one line wraps under its
 number, so its effect and price are never cut. Words narrow the list to the
 moves that contain them; ``?`` shows the keys and the game's legend
-(:data:`clients.render.LEGENDS`), a screenful at a time.
+(:func:`clients.render.legend`), a screenful at a time.
 
 **The connection.** If the server goes away (a restart closes with 1012, then
 refuses connections for a while), the client says so, reconnects with backoff
@@ -42,7 +42,7 @@ from clients.addresses import ws_url
 from clients.chooser import Chooser
 from clients.client import LobbyClient, RoomClient, ServerError, Unreachable
 from clients.keyboard import Keyboard, StdinKeyboard
-from clients.render import LEGENDS, as_printed, clean, safe_name
+from clients.render import as_printed, clean, legend_of, safe_name
 from clients.render import lines as board_lines
 from clients.retry import Wait
 from clients.seating import SeatRequest, come_back, seat_bots, server_option, take_seat
@@ -291,7 +291,7 @@ async def _help(session: Session, version: int) -> None:
     player has read the last page, or typed ``b``."""
     console = session.console
     parts: list[RenderableType] = [Text(HELP)]
-    legend = LEGENDS.get(session.screen.engine)
+    legend = legend_of(session.screen.engine)
     if legend is not None:
         parts.append(legend())
     lines = console.render_lines(Group(*parts), pad=False)

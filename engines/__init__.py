@@ -1,24 +1,143 @@
-"""Game engines and their registry.
+"""Game engines and their registry, discovered from the game folders.
 
-Every engine implements :class:`engines.base.Engine`. ``ENGINES`` maps an
-engine id (the value of ``engine`` in the lobby API) to its engine object;
-``GAMES`` holds the ones offered to players (``kind == "game"``), leaving out
-engines such as ``turn-relay`` that exist for load tests (``kind == "benchmark"``).
+A game is one folder: a package that exports ``ENGINE`` (an
+:class:`engines.base.Engine`) and holds everything else about the game under
+the same file names in every game (``bot.py``, ``words.py``, ``render.py``,
+``web/``, ``rules.md``; docs/architecture.md, "How to add a game"). The
+registry finds the packages directly under ``engines/`` and, from the
+``TABLEWIRE_GAMES`` environment variable (folders separated by ``:``), game
+folders kept elsewhere; nothing outside a game's folder names the game.
+
+``ENGINES`` maps an engine id (the value of ``engine`` in the lobby API) to its
+engine object; ``GAMES`` holds the ones offered to players (``kind == "game"``),
+leaving out engines such as ``turn-relay`` that exist for load tests
+(``kind == "benchmark"``); ``PACKAGES`` maps an engine id to its folder's package.
 """
 
-from engines.base import Engine
-from engines.chartered import ENGINE as CHARTERED
-from engines.crystal_palace import ENGINE as CRYSTAL_PALACE
-from engines.sintra import ENGINE as SINTRA
-from engines.turn_relay import ENGINE as TURN_RELAY
+from __future__ import annotations
 
-ENGINES: dict[str, Engine] = {
-    engine.id: engine for engine in (SINTRA, CHARTERED, CRYSTAL_PALACE, TURN_RELAY)
-}
+import importlib
+import importlib.util
+import os
+import pkgutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from engines.base import Engine
 
 GAME, BENCHMARK = "game", "benchmark"
 """The kinds of engine (``Engine.kind``)."""
 
-GAMES: dict[str, Engine] = {id_: engine for id_, engine in ENGINES.items() if engine.kind == GAME}
+PATH_VARIABLE = "TABLEWIRE_GAMES"
+"""The environment variable naming game folders outside ``engines/`` (``:``-separated)."""
 
-__all__ = ["BENCHMARK", "ENGINES", "GAME", "GAMES", "Engine"]
+ENGINES: dict[str, Engine] = {}
+GAMES: dict[str, Engine] = {}
+PACKAGES: dict[str, ModuleType] = {}
+
+
+class GameFolderError(ImportError):
+    """A game folder the registry cannot take: no package, no ``ENGINE``, a taken id."""
+
+
+def _outside(folder: Path) -> ModuleType:
+    """The game package in ``folder`` (outside ``engines/``), imported as ``engines.<name>``."""
+    name = f"{__name__}.{folder.name}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    if spec is None or spec.loader is None or not (folder / "__init__.py").is_file():
+        raise GameFolderError(f"{folder}: a game folder is a package (it needs __init__.py)")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _packages(extra: list[Path]) -> list[ModuleType]:
+    """The game packages: those under ``engines/`` exporting ``ENGINE``, then ``extra``."""
+    found = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.ispkg:
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            if hasattr(module, "ENGINE"):
+                found.append(module)
+    for folder in extra:
+        module = _outside(folder)
+        if not hasattr(module, "ENGINE"):
+            raise GameFolderError(f"{folder}: a game folder exports ENGINE from its __init__.py")
+        found.append(module)
+    return found
+
+
+def folders_from(value: str | None) -> list[Path]:
+    """The game folders named by a ``TABLEWIRE_GAMES`` value (empty parts ignored)."""
+    return [Path(part).resolve() for part in (value or "").split(os.pathsep) if part]
+
+
+def discover(extra: list[Path] | None = None) -> None:
+    """Fill ``ENGINES``, ``GAMES`` and ``PACKAGES`` (in place: importers keep the same
+    dicts) from ``engines/`` and ``extra`` (by default the folders of ``TABLEWIRE_GAMES``)."""
+    folders = folders_from(os.environ.get(PATH_VARIABLE)) if extra is None else extra
+    packages: dict[str, ModuleType] = {}
+    for module in _packages(folders):
+        engine: Engine = module.ENGINE
+        if engine.id in packages:
+            raise GameFolderError(
+                f"engine id {engine.id!r} is taken by {packages[engine.id].__name__}"
+            )
+        packages[engine.id] = module
+    for registry in (ENGINES, GAMES, PACKAGES):
+        registry.clear()
+    PACKAGES.update(packages)
+    ENGINES.update((id_, module.ENGINE) for id_, module in packages.items())
+    GAMES.update((id_, e) for id_, e in ENGINES.items() if e.kind == GAME)
+
+
+def part(engine_id: str, name: str) -> ModuleType | None:
+    """The module ``name`` (``"bot"``, ``"render"``, ...) of a game's folder, or None if absent."""
+    package = PACKAGES[engine_id]
+    if importlib.util.find_spec(f"{package.__name__}.{name}") is None:
+        return None
+    return importlib.import_module(f"{package.__name__}.{name}")
+
+
+def benchmark() -> tuple[Engine, ModuleType]:
+    """The load-test workload: the engine of kind ``"benchmark"`` and its rules module,
+    whose ``client_move(view)`` and ``simulate(seed, moves)`` the load generators use."""
+    found = [engine for engine in ENGINES.values() if engine.kind == BENCHMARK]
+    if len(found) != 1:
+        raise LookupError(f"one benchmark engine expected, found {[e.id for e in found]}")
+    rules = part(found[0].id, "engine")
+    if rules is None:
+        raise LookupError(f"{found[0].id}: a benchmark's folder needs engine.py")
+    return found[0], rules
+
+
+def folder(engine_id: str) -> Path:
+    """The folder of a game."""
+    return Path(next(iter(PACKAGES[engine_id].__path__)))
+
+
+discover()
+
+__all__ = [
+    "BENCHMARK",
+    "ENGINES",
+    "GAME",
+    "GAMES",
+    "PACKAGES",
+    "Engine",
+    "GameFolderError",
+    "benchmark",
+    "discover",
+    "folder",
+    "part",
+]

@@ -3,6 +3,11 @@
 A bot sees only what its seat sees (its view) and the legal actions; it never
 reads the state. The runners in ``clients/`` connect bots to real rooms;
 ``benchmarks/bot_winrate.py`` pits them against each other in-process.
+
+Every game has the random bot. Its greedy bot, if any, is declared by the
+game's own ``bot.py`` as ``GREEDY`` (a class taking ``(seat, seed)``), or
+``GREEDY = None`` for none: a game folder without ``bot.py``, or a ``bot.py``
+without ``GREEDY``, is an error, never a silent fall back to random bots.
 """
 
 from __future__ import annotations
@@ -11,9 +16,8 @@ import random
 from collections.abc import Callable
 from typing import Any, Protocol
 
+import engines
 from engines.base import Action
-from engines.chartered.bot import GreedyBot as CharteredGreedy
-from engines.crystal_palace.bot import GreedyBot as CrystalPalaceGreedy
 
 
 class Bot(Protocol):
@@ -30,19 +34,35 @@ class RandomBot:
         return self._random.choice(actions)
 
 
-GREEDY: dict[str, Callable[[int, int], Bot]] = {
-    "chartered": CharteredGreedy,
-    "crystal-palace": CrystalPalaceGreedy,
-}
-"""Engines with a greedy bot, by engine id."""
+class MissingBotDeclaration(LookupError):
+    """A game folder that does not say whether it has a greedy bot."""
+
 
 KINDS = ("random", "greedy")
+
+
+def greedy(engine: str) -> Callable[[int, int], Bot] | None:
+    """The greedy bot of ``engine`` as its ``bot.py`` declares it (None: it has none, or
+    the engine was registered by hand, without a folder, as test doubles are)."""
+    if engine not in engines.PACKAGES:
+        return None
+    module = engines.part(engine, "bot")
+    if module is None or not hasattr(module, "GREEDY"):
+        raise MissingBotDeclaration(
+            f"{engine}: its folder's bot.py must declare GREEDY (a bot class, or None)"
+        )
+    found: Callable[[int, int], Bot] | None = module.GREEDY
+    return found
+
+
+def has_greedy(engine: str) -> bool:
+    """Whether ``engine`` has a greedy bot."""
+    return greedy(engine) is not None
 
 
 def make_bot(kind: str, engine: str, seat: int, seed: int) -> Bot:
     """A bot of ``kind`` for ``seat``; engines without a greedy bot get a random one."""
     if kind not in KINDS:
         raise ValueError(f"bot kind must be one of {KINDS}")
-    if kind == "greedy" and engine in GREEDY:
-        return GREEDY[engine](seat, seed)
-    return RandomBot(seed)
+    chosen = greedy(engine) if kind == "greedy" else None
+    return chosen(seat, seed) if chosen is not None else RandomBot(seed)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engines import ENGINES, GAMES, Engine
-from server import robots
+from server import robots, web
 from server.errors import ApiError
 
 MAX_NAME = 32
@@ -33,6 +33,7 @@ def engine_info(engine: Engine) -> dict[str, Any]:
         "min_players": engine.min_players,
         "max_players": engine.max_players,
         "options": {name: dict(spec) for name, spec in engine.options.items()},
+        "web": web.game_urls(engine.id),
     }
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 
 from engines.base import Action, Engine, State
-from engines.bots import GREEDY, KINDS, make_bot
+from engines.bots import KINDS, has_greedy, make_bot
 
 ZOMBIE = "zombie"
 """The seat of an expelled player: played by the engine's best bot for the rest of the game."""
@@ -20,14 +20,14 @@ ZOMBIE = "zombie"
 
 def default_kind(engine: Engine) -> str:
     """Greedy where the engine has a greedy bot, else random."""
-    return "greedy" if engine.id in GREEDY else "random"
+    return "greedy" if has_greedy(engine.id) else "random"
 
 
 def check_kind(engine: Engine, kind: str) -> str | None:
     """Why ``kind`` cannot play ``engine`` (None when it can)."""
     if kind not in KINDS:
         return f"bot kind must be one of {list(KINDS)}"
-    if kind == "greedy" and engine.id not in GREEDY:
+    if kind == "greedy" and not has_greedy(engine.id):
         return f"{engine.id} has no greedy bot; use random"
     return None
 

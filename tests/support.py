@@ -21,14 +21,13 @@ import msgpack
 import pytest
 from rich.console import Console
 
+import engines
 from clients.spawn import SpawnedServer
 from conftest import Running, running
 from engines import ENGINES, Engine
 from engines.base import STEP, Action, State
-from engines.chartered.board import components as chartered_components
 from engines.crystal_palace import ENGINE as crystal_palace
 from engines.crystal_palace.data import components as crystal_palace_components
-from engines.turn_relay.engine import TurnRelay
 from protocol.codec import decode
 from protocol.messages import Intent
 from server.room import Room
@@ -52,9 +51,10 @@ def canonical(value: Any) -> Any:
     return (type(value).__name__, value)
 
 
-BOUNDED_CHOICES: dict[str, dict[str, list[Any]]] = {"turn-relay": {"moves": [12, 100]}}
+BOUNDED_CHOICES: dict[str, dict[str, list[Any]]] = {engines.benchmark()[0].id: {"moves": [12, 100]}}
 """Option values random tests use instead of an engine's full choices, where the
-full choices include games too long to play out thousands of times."""
+full choices include games too long to play out thousands of times (the benchmark
+workload, found by kind, ends after ``moves``)."""
 
 
 def random_options(engine: Engine, rnd: random.Random) -> dict[str, Any]:
@@ -106,100 +106,21 @@ class Mover:
             return await self.answer
 
 
-# -- hidden information -------------------------------------------------------
+# -- hidden information -----------------------------------------------------------
 #
-# For each engine, a function that returns a copy of ``state`` changed only in
-# what ``viewer`` must not see. The conformance suite checks that the viewer's
-# view is byte-identical for both: whatever the hidden part holds, it leaks
-# nothing. Every engine must register one.
+# Each game's folder has hidden.py with ``scramble(state, viewer, rnd)``: a copy of
+# ``state`` changed only in what ``viewer`` must not see. The conformance suite checks
+# that the viewer's view is byte-identical for both: whatever the hidden part holds,
+# it leaks nothing. Every engine must have one.
 
 
-def _scramble_sintra(state: State, viewer: int | None, rnd: random.Random) -> State:
-    """The bag's and the tower's colour mix, and the PRNG, are hidden from everyone."""
-    scrambled = msgpack.unpackb(packed(state))
-    for pile in ("bag", "tower"):
-        total = sum(scrambled[pile])
-        counts = [0] * len(scrambled[pile])
-        for _ in range(total):
-            counts[rnd.randrange(len(counts))] += 1
-        scrambled[pile] = counts
-    scrambled["rng"] = rnd.getrandbits(64)
-    return scrambled
-
-
-def _scramble_chartered(state: State, viewer: int | None, rnd: random.Random) -> State:
-    """Hidden: the deck's order, the other seats' hands (only their sizes show) and,
-    with hidden shares, which companies the other seats' face-down shares are in
-    (only how many each seat holds shows): they are dealt again at random among
-    the companies on the board, at most nine held per company."""
-    scrambled = msgpack.unpackb(packed(state))
-    others = [s for s in range(scrambled["players"]) if s != viewer]
-    pool = scrambled["deck"] + [c for s in others for c in scrambled["hands"][s]]
-    rnd.shuffle(pool)
-    for seat in others:
-        size = len(scrambled["hands"][seat])
-        scrambled["hands"][seat], pool = sorted(pool[:size]), pool[size:]
-    scrambled["deck"] = pool
-    scrambled["rng"] = rnd.getrandbits(64)
-    if scrambled["options"]["hidden_shares"]:
-        holdings = scrambled["shares"]
-        counts = {s: sum(down for _, down in holdings[s].values()) for s in others}
-        for seat in others:
-            for cell in holdings[seat].values():
-                cell[1] = 0
-        per_company = chartered_components()["shares_per_company"]
-        room = {c: per_company - sum(sum(h[c]) for h in holdings) for c in scrambled["companies"]}
-        for seat in others:
-            for _ in range(counts[seat]):
-                company = rnd.choice(sorted(c for c, n in room.items() if n))
-                holdings[seat][company][1] += 1
-                room[company] -= 1
-    return scrambled
-
-
-def _scramble_crystal_palace(state: State, viewer: int | None, rnd: random.Random) -> State:
-    """Hidden: other seats' secret dice values (until the reveal), what other seats
-    did in the simultaneous loan repayment (their money, newspapers, gears, income
-    and repaid loans, until every seat is ready), other seats' loan values and the
-    loan stack, the order of every face-down stack, and the face-up card stacks
-    below their top card."""
-    scrambled = msgpack.unpackb(packed(state))
-    others = [s for s in range(scrambled["players"]) if s != viewer]
-    low, high = 1, 6
-    repaying = scrambled["step"]["kind"] == "repay" and not scrambled["finished"]
-    for seat in others:
-        secret = scrambled["seats"][seat]["secret"]
-        scrambled["seats"][seat]["secret"] = [rnd.randint(low, high) for _ in secret]
-        if repaying:
-            for key in ("money", "newspapers", "gears", "income", "repaid"):
-                scrambled["seats"][seat][key] = rnd.randint(0, 7)
-    pool = scrambled["loans"] + [v for s in others for v in scrambled["seats"][s]["loans"]]
-    rnd.shuffle(pool)
-    for seat in others:
-        size = len(scrambled["seats"][seat]["loans"])
-        scrambled["seats"][seat]["loans"], pool = pool[:size], pool[size:]
-    scrambled["loans"] = pool
-    for stack in (scrambled["green"], *scrambled["violet"].values(), *scrambled["share_piles"]):
-        rnd.shuffle(stack)
-    for display in (scrambled["patents"], scrambled["characters"]):
-        below = display["stack"][:-1]
-        rnd.shuffle(below)
-        display["stack"][:-1] = below
-    scrambled["rng"] = rnd.getrandbits(64)
-    return scrambled
-
-
-def _scramble_turn_relay(state: State, viewer: int | None, rnd: random.Random) -> State:
-    """Hidden: the generator's state (the tiles to come)."""
-    return {**state, "rng": rnd.getrandbits(32) or 1}
-
-
-HIDDEN: dict[str, Callable[[State, int | None, random.Random], State]] = {
-    "sintra": _scramble_sintra,
-    "chartered": _scramble_chartered,
-    "crystal-palace": _scramble_crystal_palace,
-    "turn-relay": _scramble_turn_relay,
-}
+def scrambler(engine_id: str) -> Callable[[State, int | None, random.Random], State] | None:
+    """The hidden-information scrambler of a game's folder (None: it has no hidden.py)."""
+    module = engines.part(engine_id, "hidden")
+    found: Callable[[State, int | None, random.Random], State] | None = getattr(
+        module, "scramble", None
+    )
+    return found
 
 
 # -- provoking the codes of docs/protocol.md's error tables -----------------------
@@ -266,23 +187,23 @@ class CodeEnv:
         return self.serve(**redis, forward_timeout=0.2, **settings)
 
     def faulty_engine(self, fault: str) -> str:
-        """Register, for this test only, the engine ``faulty``: turn-relay whose method
-        ``fault`` (``apply``, ``setup``) raises. Returns its id."""
+        """Register, for this test only, the engine ``faulty``: the benchmark engine whose
+        method ``fault`` (``apply``, ``setup``) raises. Returns its id."""
         faulty = Faulty(fault)
         self.monkeypatch.setitem(ENGINES, faulty.id, faulty)
         return faulty.id
 
 
 class Faulty:
-    """turn-relay with a bug (:meth:`CodeEnv.faulty_engine`): every attribute is
-    turn-relay's but the method ``fault``, which raises. It wraps the engine rather than
+    """The benchmark engine with a bug (:meth:`CodeEnv.faulty_engine`): every attribute
+    is that engine's but the method ``fault``, which raises. It wraps the engine rather than
     subclass it: under ``make test`` the engine is compiled, and an interpreted class
     cannot inherit from a compiled one."""
 
     id = "faulty"
 
     def __init__(self, fault: str) -> None:
-        self._relay = TurnRelay()
+        self._relay = engines.benchmark()[0]
         self._fault = fault
 
     def __getattr__(self, name: str) -> Any:

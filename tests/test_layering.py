@@ -16,13 +16,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("server", "protocol", "engines", "clients")
 
-ALLOWED_CLIENT_IMPORTS = {
-    # The static files of the web client are served from clients/web/static; the
-    # branch "games" (engine folders that carry their own web board) removes this edge.
-    ("server.web", "clients"),
-}
-"""Edges from server/, protocol/ or engines/ into clients/ allowed for now."""
-
 TYPE_ONLY_BACK_EDGES = {
     # The room's parts name the Room they are given, for mypy only: the room, split
     # into small parts that are given what they change (issue 25), drops these.
@@ -179,7 +172,7 @@ def test_server_protocol_and_engines_import_nothing_from_clients() -> None:
         for module, targets in _graph().items()
         if _floor(module) != "clients"
         for target in targets
-        if _floor(target) == "clients" and (module, target) not in ALLOWED_CLIENT_IMPORTS
+        if _floor(target) == "clients"
     )
     assert offenders == []
 

@@ -1,74 +1,50 @@
 """Text rendering of a room document for the terminal clients (rich).
 
-Each engine has a renderer module here; any other engine's view is shown as
-pretty-printed data, so ``play`` and ``spectate`` work for every engine.
+Each game draws its board in its own folder, ``engines/<game>/render.py``
+(``render(doc, seat)``, and ``legend()``, the key to its notation, shown on
+``?``); this module finds them through the engine registry. An engine without
+one is shown as pretty-printed data, so ``play`` and ``spectate`` work for
+every engine.
 
-**Names are data.** A seat's name is whatever a player typed: it may hold
-rich markup (``[/]`` makes rich raise, ``[bold]`` restyles) or terminal escape
-sequences. The dispatcher hands renderers names without control characters
-(no escape sequence reaches a terminal); a renderer puts them in a
-:class:`~rich.text.Text` (``Text(name)`` or :func:`safe_name`), never in a
-string rich reads as markup (a ``str`` table cell or title, an f-string given
-to ``console.print``) — or escapes them there with :func:`markup_name`. As a
-last resort, :func:`lines` draws a board whose markup breaks on a name again
+**Names are data** (see :mod:`engines.render`). The dispatcher hands renderers
+names without control characters (no escape sequence reaches a terminal); as
+a last resort, :func:`lines` draws a board whose markup breaks on a name again
 with escaped names, so a renderer that forgets cannot crash a client.
-
-``LEGENDS`` maps an engine id to a function returning the key to its notation
-(letters, symbols, columns); the terminal client shows it on ``?``.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.errors import MarkupError
-from rich.markup import escape
 from rich.pretty import Pretty
 from rich.rule import Rule
 from rich.segment import Segment, Segments
 from rich.table import Table
 from rich.text import Text
 
-from clients.render.chartered import legend_chartered, render_chartered
-from clients.render.crystal_palace import legend_crystal_palace, render_crystal_palace
-from clients.render.sintra import render_sintra, sintra_legend
-from clients.render.turn_relay import render_turn_relay
+import engines
 from engines import ENGINES
+from engines.render import clean, markup_name, safe_name
 
 Renderer = Callable[[dict[str, Any], int | None], RenderableType]
-
-RENDERERS: dict[str, Renderer] = {
-    "sintra": render_sintra,
-    "chartered": render_chartered,
-    "crystal-palace": render_crystal_palace,
-    "turn-relay": render_turn_relay,
-}
-
-LEGENDS: dict[str, Callable[[], RenderableType]] = {
-    "sintra": sintra_legend,
-    "chartered": legend_chartered,
-    "crystal-palace": legend_crystal_palace,
-}
-"""Engine id → the key to its notation on screen (shown on ``?`` at the move prompt)."""
+Legend = Callable[[], RenderableType]
 
 
-def clean(text: str) -> str:
-    """``text`` without control and format characters (escape sequences, newlines,
-    bidirectional overrides): what is left prints as itself."""
-    return "".join(c for c in text if unicodedata.category(c) not in ("Cc", "Cf"))
+def renderer(engine: str) -> Renderer | None:
+    """The board renderer of ``engine``'s folder (None: none, or an unknown engine)."""
+    module = engines.part(engine, "render") if engine in engines.PACKAGES else None
+    found: Renderer | None = getattr(module, "render", None)
+    return found
 
 
-def safe_name(name: str) -> Text:
-    """A player's name as a :class:`Text`: printed as typed, never read as markup."""
-    return Text(clean(name))
-
-
-def markup_name(name: str) -> str:
-    """A player's name for a string rich reads as markup."""
-    return escape(clean(name))
+def legend_of(engine: str) -> Legend | None:
+    """The key to ``engine``'s notation on screen (shown on ``?`` at the move prompt)."""
+    module = engines.part(engine, "render") if engine in engines.PACKAGES else None
+    found: Legend | None = getattr(module, "legend", None)
+    return found
 
 
 def _named(doc: dict[str, Any], markup: bool) -> dict[str, Any]:
@@ -104,8 +80,8 @@ def board(
     rule = Rule(Text(f"{title(engine)} · {doc['status']}"))
     if doc["game"] is None:
         return Group(rule, _waiting(doc, seat))
-    renderer = RENDERERS.get(engine)
-    drawn = renderer(_named(doc, markup_names), seat) if renderer else Pretty(doc["game"])
+    draw = renderer(engine)
+    drawn = draw(_named(doc, markup_names), seat) if draw else Pretty(doc["game"])
     return Group(rule, drawn)
 
 
@@ -128,3 +104,19 @@ def as_printed(rendered: list[list[Segment]]) -> Segments:
 def render(console: Console, engine: str, doc: dict[str, Any], seat: int | None) -> None:
     """Print the board."""
     console.print(as_printed(lines(console, engine, doc, seat)))
+
+
+__all__ = [
+    "Legend",
+    "Renderer",
+    "as_printed",
+    "board",
+    "clean",
+    "legend_of",
+    "lines",
+    "markup_name",
+    "render",
+    "renderer",
+    "safe_name",
+    "title",
+]

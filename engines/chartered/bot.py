@@ -106,3 +106,7 @@ class GreedyBot:
         if affordable:
             return max(affordable, key=lambda a: view["companies"][a["company"]]["value"])
         return {"type": "done"}
+
+
+GREEDY = GreedyBot
+"""This game's greedy bot (engines/bots.py finds it here)."""

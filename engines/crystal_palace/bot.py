@@ -235,3 +235,7 @@ class GreedyBot:
         )
         aim = self.seat if helpful else leader
         return float(card["vp"][view["round"]] * 10 + (5 if action["target"] == aim else 0))
+
+
+GREEDY = GreedyBot
+"""This game's greedy bot (engines/bots.py finds it here)."""

@@ -27,10 +27,10 @@ from engines.base import (
     Result,
     State,
     View,
-    narrate_plainly,
     rank,
     resolve_options,
 )
+from engines.turn_relay.words import describe_move, narrate_event
 
 SEATS = 4
 HAND_SIZE = 5
@@ -171,10 +171,10 @@ class TurnRelay:
         }
 
     def narrate(self, event: Event, names: Sequence[str]) -> str:
-        return narrate_plainly(event, names)
+        return narrate_event(event, names)
 
     def describe(self, state: State, seat: int, action: Action) -> str:
-        return f"take colour {action.get('colour')} from factory {action.get('take')}"
+        return describe_move(action)
 
 
 def client_move(view: View) -> Action:

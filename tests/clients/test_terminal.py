@@ -14,11 +14,11 @@ from rich.text import Text
 from clients import render
 from clients.chooser import Chooser
 from clients.client import RoomClient
-from clients.render import safe_name
 from clients.seating import come_back
 from clients.terminal import Screen, result_table, table_line
 from engines import ENGINES
 from engines.base import STEP
+from engines.render import safe_name
 from support import recorded, stepped
 
 HOSTILE = ["[/]", "[bold]x", "\x1b[31mred\x1b[0m", "\x1b]0;owned\x07tab"]
@@ -233,10 +233,11 @@ def test_a_larger_terminal_shows_more_moves() -> None:
     assert all(label in large_out.getvalue() for label in moves)
 
 
-def test_question_mark_legend_comes_from_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(render.LEGENDS, "sintra", lambda: Text("R red, O orange"))
-    legend = render.LEGENDS.get("sintra")
-    assert legend is not None and "R red" in Text.assemble(legend()).plain  # type: ignore[arg-type]
+def test_question_mark_legend_comes_from_the_game_folder() -> None:
+    from engines.sintra.render import legend as sintra_legend
+
+    assert render.legend_of("sintra") is sintra_legend
+    assert render.legend_of("no-such-game") is None
 
 
 # -- names are data ---------------------------------------------------------------------
@@ -268,7 +269,7 @@ def test_names_reach_a_renderer_printable_and_print_as_typed(
     def plain(doc: dict[str, Any], seat: int | None) -> RenderableType:
         return Group(*(Text(name) for name in doc["seats"]))
 
-    monkeypatch.setitem(render.RENDERERS, "plain", plain)
+    monkeypatch.setattr(render, "renderer", {"plain": plain}.get)
     doc = {"status": "playing", "seats": HOSTILE, "to_act": [], "game": {}}
     console, out = recorded()
     render.render(console, "plain", doc, 0)
@@ -281,7 +282,7 @@ def test_a_renderer_that_reads_names_as_markup_cannot_crash_the_client(
     def careless(doc: dict[str, Any], seat: int | None) -> RenderableType:
         return Group(*(f"[bold]{name}[/bold]" for name in doc["seats"]))
 
-    monkeypatch.setitem(render.RENDERERS, "careless", careless)
+    monkeypatch.setattr(render, "renderer", {"careless": careless}.get)
     doc = {"status": "playing", "seats": HOSTILE, "to_act": [], "game": {}}
     console, out = recorded()
     Screen(console, "careless", 0, "r").draw(doc)

@@ -23,6 +23,7 @@ from clients.commands import create_room, local_games
 from clients.keyboard import StdinKeyboard
 from clients.seating import SeatRequest, seat_bots, take_seat
 from clients.terminal import Screen, result_table
+from engines import ENGINES
 from engines.base import STEP
 from server.fold import ABANDONED, MOVE_LIMIT
 from support import recorded, stepped
@@ -244,7 +245,7 @@ async def test_a_connection_lost_at_the_prompt_is_told_on_a_line_of_its_own() ->
     assert out.getvalue().endswith("? help): \nLost the server\n")
 
 
-@pytest.mark.parametrize("engine", sorted(render.LEGENDS))
+@pytest.mark.parametrize("engine", [e for e in sorted(ENGINES) if render.legend_of(e)])
 async def test_the_help_is_shown_a_screenful_at_a_time_at_80x24(engine: str) -> None:
     from clients.terminal import HELP, Session, _help
 
@@ -260,7 +261,9 @@ async def test_the_help_is_shown_a_screenful_at_a_time_at_80x24(engine: str) -> 
     assert all(len(page.split("\n")) <= 24 for page in screens), "a page scrolled away"
     assert shown.endswith("Press Enter to see the board again. ")
     whole, whole_out = recorded(80, 1000)
-    whole.print(Text(HELP), render.LEGENDS[engine]())
+    legend = render.legend_of(engine)
+    assert legend is not None
+    whole.print(Text(HELP), legend())
     expected = whole_out.getvalue().splitlines()
     printed = [line for page in screens for line in page.splitlines()]
     assert [line.rstrip() for line in printed if line] == [

@@ -1,4 +1,4 @@
-"""Chartered's board (``static/games/chartered.js``) in real Chromium against a real
+"""Chartered's board (``engines/chartered/web/board.js``) in real Chromium against a real
 ``tablewire serve`` on the Redis store: a seat plays a whole game by clicking the board
 against two server bots, survives the server restarting mid-game, and a spectator sees
 the public view only. The board's data file must be what its generator makes."""
@@ -25,8 +25,9 @@ from browser import (
 )
 from playwright.sync_api import Error as PlaywrightError
 
-from clients.web.chartered_data import TARGET, rendered
+from engines.chartered.web_data import rendered
 from engines.chartered.words import card_effect, company_name
+from support import ROOT
 
 RESTART_AT = 40
 SHOTS_AT = 25
@@ -57,7 +58,8 @@ def served(redis_url: str) -> Iterator[Served]:
 
 
 def test_the_board_data_file_is_what_its_generator_makes() -> None:
-    assert TARGET.read_text(encoding="utf-8") == rendered()
+    target = ROOT / "engines" / "chartered" / "web" / "board.json"
+    assert target.read_text(encoding="utf-8") == rendered()
 
 
 SNAPSHOT = """() => {

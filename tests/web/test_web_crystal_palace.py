@@ -1,4 +1,4 @@
-"""Crystal Palace's board (clients/web/static/games/crystal-palace.js) in real Chromium:
+"""Crystal Palace's board (engines/crystal_palace/web/board.js) in real Chromium:
 a person's seat plays a whole 3-seat game against two server bots by clicking the board;
 phase 1's secret dice show who is ready and never another seat's values, to a spectator
 or to a player; a reload in the middle of the secret step returns to the same seat; a
@@ -35,7 +35,7 @@ COUNT_BOARD_CLICKS = """() => document.addEventListener("click", (event) => {
 
 
 def test_the_board_data_is_the_engines_component_data() -> None:
-    served = ROOT / "clients" / "web" / "static" / "games" / "crystal-palace.json"
+    served = ROOT / "engines" / "crystal_palace" / "web" / "board.json"
     engine = ROOT / "engines" / "crystal_palace" / "data" / "components.json"
     assert json.loads(served.read_text()) == json.loads(engine.read_text())
 

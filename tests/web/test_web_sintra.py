@@ -1,4 +1,4 @@
-"""Sintra's board (clients/web/static/games/sintra.js) in real Chromium against a real
+"""Sintra's board (engines/sintra/web/board.js) in real Chromium against a real
 ``tablewire serve``: a person's seat plays a whole game by clicking the board's factories,
 centre and strips against two server bots, reloads the page mid-game and comes back to
 the same seat; a spectator on a phone sees the public view, with no moves to make."""

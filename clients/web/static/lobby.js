@@ -72,8 +72,7 @@ function GameCard({ game, name, onError }) {
   const ruleOptions = Object.entries(game.options);
   const [named, setNamed] = useState({});
   useEffect(() => {
-    const load = choiceWords[game.id];
-    if (load) load().then(setNamed, () => {});
+    choiceWords(game.id).then(setNamed, () => {});
   }, [game.id]);
   const changed = ruleOptions.filter(([key, spec]) => options[key] !== spec.default).map(([key]) => key);
 

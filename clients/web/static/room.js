@@ -1,5 +1,5 @@
 // The game page (/rooms/{id}): the room's header and link, the seats with presence and
-// clocks, what is being asked, the board (games/<engine>.js, or the fallback), the legal
+// clocks, what is being asked, the board (the game's web/board.js, or the fallback), the legal
 // moves as buttons, the event log in sentences, the result with a rematch button for its
 // players. With a seat's token kept in this browser the page plays that seat; without, it
 // watches, and while the room waits it tells a visitor what the room is before they sit.
@@ -9,7 +9,7 @@
 // browser tests and for anyone curious in the developer console.
 
 import { FallbackBoard } from "./games/fallback.js";
-import { boards, choiceWords } from "./games/index.js";
+import { choiceWords, loadBoard } from "./games/index.js";
 import {
   botsCredential,
   clockWords,
@@ -227,8 +227,7 @@ function AboutRoom({ info, game, seedChosen }) {
   const [named, setNamed] = useState({});
   const engine = game && game.id;
   useEffect(() => {
-    const load = engine && choiceWords[engine];
-    if (load) load().then(setNamed, () => {});
+    if (engine) choiceWords(engine).then(setNamed, () => {});
   }, [engine]);
   const changed = changedOptions(game, info, named);
   const held = info.held_until && info.held_until * 1000 > Date.now() && info.held.some(Boolean);
@@ -334,13 +333,10 @@ function useBoard(engine) {
   const [board, setBoard] = useState({ Board: null, note: null, describe: null });
   useEffect(() => {
     if (!engine) return;
-    const load = boards[engine];
-    if (!load) {
-      setBoard({ Board: FallbackBoard, note: null, describe: null });
-      return;
-    }
-    load().then(
-      (module) => setBoard({ Board: module.Board, note: null, describe: module.resultDetails || null }),
+    loadBoard(engine).then(
+      (module) => setBoard(module
+        ? { Board: module.Board, note: null, describe: module.resultDetails || null }
+        : { Board: FallbackBoard, note: null, describe: null }),
       (error) => setBoard({
         Board: FallbackBoard, note: `the board could not be loaded (${problem(error)})`, describe: null,
       }),

@@ -10,10 +10,10 @@ from typing import Any
 from rich.console import Console
 from test_chartered_rules import company, plot_card, table
 
-from clients.render import LEGENDS, RENDERERS
-from clients.render.chartered import COMPANY_STYLES
 from engines.base import State
 from engines.chartered import ENGINE as chartered
+from engines.chartered.render import COMPANY_STYLES, render
+from engines.chartered.render import legend as game_legend
 from engines.chartered.state import company_ids
 from engines.chartered.words import company_label, company_name
 
@@ -30,7 +30,7 @@ def screen(state: State, viewer: int | None, width: int = 80) -> str:
         "game": chartered.view(state, viewer),
     }
     out = io.StringIO()
-    Console(file=out, width=width, color_system=None).print(RENDERERS["chartered"](doc, viewer))
+    Console(file=out, width=width, color_system=None).print(render(doc, viewer))
     return out.getvalue()
 
 
@@ -59,7 +59,7 @@ def test_the_status_line_names_the_seat_to_act_in_full() -> None:
     names = ["greedy bot 1", "greedy bot 2", "greedy bot 3"]
     doc = {"status": "playing", "seats": names, "to_act": [seat], "game": chartered.view(state, 0)}
     out = io.StringIO()
-    Console(file=out, width=80, color_system=None).print(RENDERERS["chartered"](doc, 0))
+    Console(file=out, width=80, color_system=None).print(render(doc, 0))
     (status,) = [line for line in out.getvalue().splitlines() if line.startswith("supply")]
     assert status.endswith(f"· greedy bot {seat + 1}: to play"), "names cut to 10 look alike"
 
@@ -68,7 +68,7 @@ def test_company_letters_and_colours_are_unique_and_the_legend_names_them() -> N
     assert len({company_label(c) for c in company_ids()}) == len(company_ids())
     assert len({COMPANY_STYLES[c] for c in company_ids()}) == len(company_ids())
     out = io.StringIO()
-    Console(file=out, width=80, color_system=None).print(LEGENDS["chartered"]())
+    Console(file=out, width=80, color_system=None).print(game_legend())
     legend = out.getvalue()
     for name in company_ids():
         assert company_name(name) in legend and name in legend

@@ -13,9 +13,9 @@ from test_chartered_rules import build, company, level_card, play, plot_card, ta
 
 from engines.base import STEP, Event, State
 from engines.chartered import ENGINE as chartered
+from engines.chartered.hidden import scramble
 from engines.chartered.state import cards, company_ids
 from engines.chartered.words import card_effect, company_name
-from support import HIDDEN
 
 EVENT_TYPES = {
     "buy",
@@ -84,7 +84,7 @@ def test_labels_depend_only_on_what_the_seat_may_see() -> None:
     for state, seat, _ in games(4):
         if seat < 0:
             continue
-        scrambled = HIDDEN["chartered"](state, seat, rnd)
+        scrambled = scramble(state, seat, rnd)
         for action in chartered.legal_actions(state, seat):
             assert chartered.describe(scrambled, seat, action) == chartered.describe(
                 state, seat, action

@@ -10,12 +10,14 @@ from typing import Any
 
 from rich.console import Console
 
-from clients.render import LEGENDS, render
-from clients.render.crystal_palace import COLUMNS
+from clients.render import render
 from engines.base import Event, State
 from engines.crystal_palace import ENGINE as cp
 from engines.crystal_palace.data import components
-from support import HIDDEN, game, play, playout, random_options, resolve
+from engines.crystal_palace.hidden import scramble
+from engines.crystal_palace.render import COLUMNS
+from engines.crystal_palace.render import legend as game_legend
+from support import game, play, playout, random_options, resolve
 
 BARE_ID = re.compile(r"\b(?:[PCGBO]\d\d|S[1-5][a-c]|[WP][1-4]|[1-4][AB])\b")
 NAMES = ["ana", "[/]bob", "cy", "dee", "eve"]
@@ -58,7 +60,7 @@ def test_every_label_names_things_and_the_labels_of_a_seat_differ() -> None:
 def test_labels_use_only_what_the_seat_may_see() -> None:
     rnd = random.Random(1)
     for _, state, seat, _, _ in STEPS[::11]:
-        scrambled = HIDDEN[cp.id](state, seat, rnd)
+        scrambled = scramble(state, seat, rnd)
         for action in cp.legal_actions(state, seat):
             assert cp.describe(state, seat, action) == cp.describe(scrambled, seat, action)
 
@@ -154,7 +156,7 @@ def test_the_screen_fits_15_lines_of_80_columns_for_5_players() -> None:
 
 def test_the_legend_explains_every_column() -> None:
     text = io.StringIO()
-    Console(file=text, width=80, color_system=None).print(LEGENDS[cp.id]())
+    Console(file=text, width=80, color_system=None).print(game_legend())
     legend = " ".join(text.getvalue().split())
     for header in COLUMNS:
         assert header in legend, header

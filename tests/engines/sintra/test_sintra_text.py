@@ -1,5 +1,5 @@
 """What Sintra says to people: move labels (describe), the game log (narrate)
-and the terminal screen (clients/render/sintra.py).
+and the terminal screen (engines/sintra/render.py).
 
 Colours: 0 pink, 1 orange, 2 yellow, 3 light blue, 4 dark blue. Strip layouts,
 window points and track values are the data file's [proposed] defaults.
@@ -15,11 +15,12 @@ import pytest
 from rich.console import Console
 from rich.text import Text
 
-from clients.render import LEGENDS, render
-from clients.render.sintra import render_sintra
+from clients.render import render
 from engines.base import STEP, Event, State
 from engines.sintra import ENGINE as sintra
 from engines.sintra.engine import components
+from engines.sintra.render import legend as game_legend
+from engines.sintra.render import render as render_sintra
 from support import playout
 
 PINK, ORANGE, YELLOW, LIGHT, DARK = range(5)
@@ -370,7 +371,7 @@ def test_the_screen_shows_what_a_player_decides_with() -> None:
 
 def test_the_legend_explains_every_mark_the_board_uses() -> None:
     out = io.StringIO()
-    Console(file=out, width=80).print(LEGENDS["sintra"]())
+    Console(file=out, width=80).print(game_legend())
     legend = out.getvalue()
     for mark in [
         "▼",

@@ -1,19 +1,42 @@
-// The boards of the games: engine id → a function loading its module (games/README.md).
-// An engine without an entry is drawn by the fallback board (games/fallback.js).
-export const boards = {
-  chartered: () => import("./chartered.js"),
-  "crystal-palace": () => import("./crystal-palace.js"),
-  sintra: () => import("./sintra.js"),
-};
+// The games' own web files, found through the lobby (games/README.md): each entry of
+// GET /api/games names its board module (`web.board`), its style sheet (`web.style`) and
+// its words for option choices (`web.words`), served from the game's folder at
+// /games/<engine id>/. A game without a board is drawn by the fallback (games/fallback.js).
 
-// Words for option choices that are ids of printed components, for the lobby's form:
-// engine id → a function resolving to {option: {choice: words}}.
-export const choiceWords = {
-  "crystal-palace": async () => {
-    const answer = await fetch(new URL("./crystal-palace.json", import.meta.url));
-    if (!answer.ok) throw new Error(`the game's data could not be loaded (${answer.status})`);
-    const { publishers } = await answer.json();
-    const sided = (id) => `tile ${id.slice(0, -1)}, side ${id.slice(-1)}`;
-    return { publisher: Object.fromEntries(publishers.map((p) => [p.id, `${p.name} (${sided(p.id)})`])) };
-  },
-};
+let listed = null;
+
+/** The lobby's list of every engine (games and benchmarks), asked for once per page. */
+function games() {
+  listed ??= fetch("/api/games?kind=all").then((answer) => {
+    if (!answer.ok) throw new Error(`the list of games could not be loaded (${answer.status})`);
+    return answer.json();
+  });
+  return listed;
+}
+
+/** The URLs of an engine's web files: {board, style, words}, each null when absent. */
+async function files(engine) {
+  const game = (await games()).find((g) => g.id === engine);
+  return (game && game.web) || { board: null, style: null, words: null };
+}
+
+/** The engine's board module (its style sheet added to the page), or null without one. */
+export async function loadBoard(engine) {
+  const { board, style } = await files(engine);
+  if (!board) return null;
+  if (style && !document.querySelector(`link[href="${style}"]`)) {
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = style;
+    document.head.append(link);
+  }
+  return import(board);
+}
+
+/** Words for option choices that are ids of printed components, for the lobby's form:
+ * {option: {choice: words}}, empty for an engine without them. */
+export async function choiceWords(engine) {
+  const { words } = await files(engine);
+  if (!words) return {};
+  return (await import(words)).choiceWords();
+}

@@ -4,7 +4,7 @@ Line 1 says the season, the phase and the publisher; then the eight locations
 in two columns (1–4 left, 5–8 right) with their dice; then the displays by
 name and price (patents, characters, research tiles, shares); then one line
 per seat. A die shows as its owner's letter and its value (``B5``: player B's
-die showing 5). ``legend_crystal_palace`` explains every letter and symbol.
+die showing 5). :func:`legend` explains every letter and symbol.
 Names are data: they go into :class:`rich.text.Text`, never into markup.
 """
 
@@ -254,7 +254,7 @@ def _seats(doc: dict[str, Any], game: dict[str, Any], seat: int | None) -> Table
     return table
 
 
-def render_crystal_palace(doc: dict[str, Any], seat: int | None) -> RenderableType:
+def render(doc: dict[str, Any], seat: int | None) -> RenderableType:
     """The season, the locations and their dice, the displays and every seat."""
     game = doc["game"]
     order = palace.location_order(game["options"])
@@ -274,7 +274,7 @@ def render_crystal_palace(doc: dict[str, Any], seat: int | None) -> RenderableTy
     )
 
 
-def legend_crystal_palace() -> RenderableType:
+def legend() -> RenderableType:
     """The key to every letter, symbol and column of the Crystal Palace screen."""
     data = palace.components()
     full = ", ".join(

@@ -8,7 +8,7 @@ them, the plot beside them in the same block, and across a canal only at a
 bridge. A cell is the plot number, then the company's letter (capital on its
 HQ) and the height. The companies' values, bank shares and flags sit beside
 the map; under it the seats (two per row), the market, your hand and who is
-deciding what. :func:`legend_chartered` is the key to every mark.
+deciding what. :func:`legend` is the key to every mark.
 """
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ def _status(doc: dict[str, Any]) -> Text:
     return text
 
 
-def render_chartered(doc: dict[str, Any], seat: int | None) -> RenderableType:
+def render(doc: dict[str, Any], seat: int | None) -> RenderableType:
     """The map with the companies beside it, then seats, market, hand and status."""
     game = doc["game"]
     board = _map(game)
@@ -260,7 +260,7 @@ def render_chartered(doc: dict[str, Any], seat: int | None) -> RenderableType:
     return Group(*(line for line in lines))
 
 
-def legend_chartered() -> RenderableType:
+def legend() -> RenderableType:
     """The key to the board's marks, the companies' letters and the prices."""
     prices = components()["prices"]
     companies = Table.grid(padding=(0, 1))

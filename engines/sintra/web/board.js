@@ -1,4 +1,4 @@
-// The board of Azul: Stained Glass of Sintra (engine `sintra`), per games/README.md.
+// The board of Azul: Stained Glass of Sintra (engine `sintra`), per clients/web/static/games/README.md.
 // It draws the engine's view (docs/protocol.md §10): the round track and its bonus
 // colours, the factory displays and the centre with the start tile, the bag and the
 // glass tower as counts, and every player's palace: score, broken-glass track, the
@@ -8,7 +8,7 @@
 // A move is two clicks: pieces (a colour on a factory or in the centre), then a strip of
 // your palace; a third choice (wild spaces, the colour kept) appears next to it.
 
-import { html, useEffect, useMemo, useState } from "../common.js";
+import { html, useEffect, useMemo, useState } from "/static/common.js";
 
 const STEP = " → ";
 const ROMAN = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"];
@@ -324,7 +324,7 @@ function floored(final, score) {
   return final.before_final + final.leftover + final.broken_glass + final.palace_bonus !== score;
 }
 
-/** A seat's score details (the result's `details`) in words: see games/README.md. */
+/** A seat's score details (the result's `details`) in words: see clients/web/static/games/README.md. */
 export function resultDetails(final, { score }) {
   if (!final) return "";
   const steps = `${final.before_final} points before the final scoring, ${signed(final.leftover)} for glass left on
@@ -333,7 +333,7 @@ export function resultDetails(final, { score }) {
   return `${steps.replace(/\s+/g, " ")}${floor}; tie-break: ${plural(final.glass_lost, "point")} lost to broken glass over the whole game, each −18 at the bottom included (fewer is better).`;
 }
 
-/** Board({doc, seat, legal, send}): see games/README.md. */
+/** Board({doc, seat, legal, send}): see clients/web/static/games/README.md. */
 export function Board({ doc, seat, legal, send }) {
   const game = doc.game;
   const names = game.printed.colors;

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 
-def render_turn_relay(doc: dict[str, Any], seat: int | None) -> RenderableType:
+def render(doc: dict[str, Any], seat: int | None) -> RenderableType:
     """Scores, hands, factories and the centre of the benchmark workload."""
     game = doc["game"]
     seats = Table("seat", "score", "hand", box=None)

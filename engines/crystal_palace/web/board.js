@@ -4,12 +4,12 @@
 // and every player's public area. Secret steps (phase 1's dice, the final repayment) show
 // who is ready, never what another seat chose: the view does not carry it.
 // Names, costs and effects come from the engine's component data, served next to this
-// module as crystal-palace.json (a copy of engines/crystal_palace/data/components.json).
-// It follows the Board contract of games/README.md.
+// module as board.json (a copy of engines/crystal_palace/data/components.json).
+// It follows the Board contract of clients/web/static/games/README.md.
 
-import { html, useState } from "../common.js";
+import { html, useState } from "/static/common.js";
 
-const answer = await fetch(new URL("./crystal-palace.json", import.meta.url));
+const answer = await fetch(new URL("./board.json", import.meta.url));
 if (!answer.ok) throw new Error(`the game's data could not be loaded (${answer.status})`);
 const DATA = await answer.json();
 
@@ -556,7 +556,7 @@ function Final({ doc, game }) {
   </section>`;
 }
 
-/** A seat's score details (the result's `details`) in words: see games/README.md. */
+/** A seat's score details (the result's `details`) in words: see clients/web/static/games/README.md. */
 export function resultDetails(final) {
   if (!final) return "";
   const parts = SCORES.filter(([key]) => final[key]).map(([key, text]) => `${minus(final[key])} ${key === "play" ? text : `for ${text}`}`);

@@ -1,11 +1,11 @@
-// Chartered: The Golden Age's board (games/README.md's contract). The map of the canal
+// Chartered: The Golden Age's board (clients/web/static/games/README.md's contract). The map of the canal
 // ring with its blocks, canals and bridges (rules/chartered.md §5.2), each plot with its
 // company, floors, HQ and flag; the stock market (values, bank shares, flags, share
 // prices); the open market and the deck; this seat's hand with what each card would do
 // now; every player's cash, shares, flags and hand as a count of backs.
 //
 // The fixed data (plot graph, canals and bridges, company names, prices) is
-// chartered.json, generated from the engine by clients/web/chartered_data.py. Colours
+// board.json, generated from the engine by engines/chartered/web_data.py. Colours
 // are presentation only: style.css, `.ch-co-<company>` and `.ch-seat-<n>`.
 //
 // Moves: a plot, a hand card, a market card, the deck or a company's button makes the
@@ -13,10 +13,10 @@
 // a founding's free warehouses) is selected first; its moves then show beside the map,
 // and the other spots sharing one of them become that move.
 
-import { html, useEffect, useMemo, useState } from "../common.js";
+import { html, useEffect, useMemo, useState } from "/static/common.js";
 
-const DATA = await fetch(new URL("./chartered.json", import.meta.url)).then((answer) => {
-  if (!answer.ok) throw new Error(`chartered.json: HTTP ${answer.status}`);
+const DATA = await fetch(new URL("./board.json", import.meta.url)).then((answer) => {
+  if (!answer.ok) throw new Error(`board.json: HTTP ${answer.status}`);
   return answer.json();
 });
 
@@ -464,7 +464,7 @@ function Status({ doc }) {
   </div>`;
 }
 
-/** A seat's score details (the result's `details`) in words: see games/README.md. */
+/** A seat's score details (the result's `details`) in words: see clients/web/static/games/README.md. */
 export function resultDetails(final) {
   if (!final) return "";
   return `${money(final.cash)} cash, ${money(final.hand_penalty)} for cards left in hand, ${

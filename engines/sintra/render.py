@@ -13,7 +13,7 @@ position, so the move chooser keeps the rest of a 24-row screen::
     ▶Cy              3 pt  yrlod  royld  lrlrY  ylydy  dRdod  olryd ▼droyl  YdydO
       glass 0/12 0   1st   ··     ··     ··     ··     ··     ··     L·     ··
 
-:func:`sintra_legend` explains every letter and mark. Player names are data:
+:func:`legend` explains every letter and mark. Player names are data:
 they are drawn as plain text, never parsed as markup.
 """
 
@@ -188,7 +188,7 @@ def _board(
     return top, bottom
 
 
-def render_sintra(doc: dict[str, Any], seat: int | None) -> RenderableType:
+def render(doc: dict[str, Any], seat: int | None) -> RenderableType:
     """The round, the factories and centre, then every palace board in two lines."""
     game = doc["game"]
     lines = [_head(game), _key(), *_sources(game), _columns(game)]
@@ -223,8 +223,8 @@ _LEGEND = [
 ]
 
 
-def sintra_legend() -> RenderableType:
-    """A key to every letter, case and mark :func:`render_sintra` draws."""
+def legend() -> RenderableType:
+    """A key to every letter, case and mark :func:`render` draws."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()

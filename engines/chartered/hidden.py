@@ -1,0 +1,39 @@
+"""Chartered's hidden information, for the conformance suite: :func:`scramble` returns a
+copy of a state changed only in what a viewer must not see (its view must not change)."""
+
+from __future__ import annotations
+
+import random
+
+from engines.base import State, copy_state
+from engines.chartered.board import components
+
+
+def scramble(state: State, viewer: int | None, rnd: random.Random) -> State:
+    """Hidden: the deck's order, the other seats' hands (only their sizes show) and,
+    with hidden shares, which companies the other seats' face-down shares are in
+    (only how many each seat holds shows): they are dealt again at random among
+    the companies on the board, at most nine held per company."""
+    scrambled = copy_state(state)
+    others = [s for s in range(scrambled["players"]) if s != viewer]
+    pool = scrambled["deck"] + [c for s in others for c in scrambled["hands"][s]]
+    rnd.shuffle(pool)
+    for seat in others:
+        size = len(scrambled["hands"][seat])
+        scrambled["hands"][seat], pool = sorted(pool[:size]), pool[size:]
+    scrambled["deck"] = pool
+    scrambled["rng"] = rnd.getrandbits(64)
+    if scrambled["options"]["hidden_shares"]:
+        holdings = scrambled["shares"]
+        counts = {s: sum(down for _, down in holdings[s].values()) for s in others}
+        for seat in others:
+            for cell in holdings[seat].values():
+                cell[1] = 0
+        per_company = components()["shares_per_company"]
+        room = {c: per_company - sum(sum(h[c]) for h in holdings) for c in scrambled["companies"]}
+        for seat in others:
+            for _ in range(counts[seat]):
+                company = rnd.choice(sorted(c for c, n in room.items() if n))
+                holdings[seat][company][1] += 1
+                room[company] -= 1
+    return scrambled

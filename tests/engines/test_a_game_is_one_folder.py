@@ -1,0 +1,132 @@
+"""A game is one folder: a copy of tests/tiny_game written elsewhere and named by
+``TABLEWIRE_GAMES`` is found, with no other edit, by the engine registry, the
+conformance suite, the bots, the terminal renderer, the lobby (a room created and
+played to its end over a real server) and the web page (its board served and listed)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from rich.console import Console
+
+import engines
+from clients import bots as bot_runner
+from clients import render
+from clients.spawn import SpawnedServer
+from engines.bots import MissingBotDeclaration, RandomBot, has_greedy, make_bot
+from server import robots
+from support import ROOT
+
+TEMPLATE = ROOT / "tests" / "tiny_game"
+ID = "tiny-nim"
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The template game, copied to a folder outside the repository."""
+    copied = tmp_path_factory.mktemp("elsewhere") / "tiny_game"
+    shutil.copytree(TEMPLATE, copied)
+    return copied
+
+
+@pytest.fixture
+def discovered(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The registry as a process started with ``TABLEWIRE_GAMES`` naming the copy sees it."""
+    monkeypatch.setenv(engines.PATH_VARIABLE, str(folder))
+    engines.discover()
+    yield folder
+    monkeypatch.delenv(engines.PATH_VARIABLE)
+    engines.discover()
+
+
+def test_the_registry_finds_the_folder_and_forgets_it_when_unnamed(discovered: Path) -> None:
+    assert ID in engines.ENGINES and ID in engines.GAMES
+    assert engines.folder(ID) == discovered
+    engines.discover([])
+    assert ID not in engines.ENGINES and ID not in engines.PACKAGES
+
+
+def test_a_folder_that_is_no_game_is_refused_clearly_and_changes_nothing(tmp_path: Path) -> None:
+    before = dict(engines.ENGINES)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(engines.GameFolderError, match=r"needs __init__\.py"):
+        engines.discover([tmp_path / "empty"])
+    assert before == engines.ENGINES
+
+
+def test_its_bots_are_random_and_it_says_it_has_no_greedy_one(discovered: Path) -> None:
+    assert not has_greedy(ID)
+    assert robots.default_kind(engines.ENGINES[ID]) == "random"
+    assert robots.check_kind(engines.ENGINES[ID], "greedy") == f"{ID} has no greedy bot; use random"
+    assert isinstance(make_bot("greedy", ID, 0, 1), RandomBot)
+
+
+def test_a_game_folder_without_a_bot_declaration_fails_loudly(folder: Path, tmp_path: Path) -> None:
+    silent = tmp_path / "silent_game"
+    shutil.copytree(folder, silent)
+    (silent / "bot.py").write_text('"""No declaration."""\n')
+    engines.discover([silent])
+    try:
+        with pytest.raises(MissingBotDeclaration, match="must declare GREEDY"):
+            make_bot("greedy", ID, 0, 1)
+    finally:
+        engines.discover()
+
+
+def test_the_terminal_draws_its_board_and_legend(discovered: Path) -> None:
+    game = engines.ENGINES[ID]
+    state = game.setup(2, {"stones": 7}, 1)
+    doc = {"status": "playing", "seats": ["ann", "bob"], "to_act": [0], "game": game.view(state, 0)}
+    out = io.StringIO()
+    render.render(Console(file=out, width=80), ID, doc, 0)
+    assert "Tiny Nim · playing" in out.getvalue() and "ooooooo (7)" in out.getvalue()
+    assert render.legend_of(ID) is not None
+
+
+def test_the_conformance_suite_runs_it(folder: Path) -> None:
+    env = {**os.environ, engines.PATH_VARIABLE: str(folder), "TABLEWIRE_PLAYOUTS": "30"}
+    suite = ROOT / "tests" / "engines" / "test_engine_conformance.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(suite), "-k", ID],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert " passed" in done.stdout and " failed" not in done.stdout
+
+
+async def test_the_lobby_and_the_web_page_serve_it_and_a_room_plays_to_its_end(
+    discovered: Path,
+) -> None:
+    server = await SpawnedServer().start()
+    try:
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            listed = {g["id"]: g for g in (await http.get("/api/games")).json()}
+            web = listed[ID]["web"]
+            assert web == {
+                "board": f"/games/{ID}/board.js",
+                "style": f"/games/{ID}/board.css",
+                "words": None,
+            }
+            board = await http.get(web["board"])
+            assert board.status_code == 200 and "export function Board" in board.text
+            assert board.headers["content-type"].startswith("text/javascript")
+            assert (await http.get(web["style"])).status_code == 200
+            assert (await http.get(f"/games/{ID}/rules.md")).status_code == 404
+            assert (await http.get(f"/games/{ID}/../engine.py")).status_code == 404
+        summary = await asyncio.wait_for(bot_runner.run(server.url, ID, rooms=1, players=2), 60)
+        assert summary.ok and summary.games_finished == 1, summary.failures
+    finally:
+        await server.stop()
