@@ -21,6 +21,7 @@ import time
 
 from common import machine, percentile
 
+from clients.recorder import Recorder
 from engines import ENGINES
 from protocol.codec import decode, encode
 from protocol.diff import diff
@@ -29,21 +30,6 @@ from server.room import Room
 from server.room_commands import apply_intent
 from server.settings import Settings
 from server.store import MemoryStore, RoomRecord
-
-
-class Collecting:
-    """A connection that keeps the frames it is sent (read after the timing)."""
-
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.protocol = 1
-        self.frames: list[bytes] = []
-
-    def send(self, frame: bytes) -> None:
-        self.frames.append(frame)
-
-    def close(self, code: str, message: str) -> None:
-        pass
 
 
 async def play(engine_id: str, seed: int, players: int, spectators: int) -> dict[str, list[int]]:
@@ -67,9 +53,9 @@ async def play(engine_id: str, seed: int, players: int, spectators: int) -> dict
     room.start()
     for _ in range(players):
         await room.reserve(None)
-    seats = [Collecting(seat) for seat in range(players)]
-    watcher = Collecting(None)
-    for conn in [*seats, watcher, *(Collecting(None) for _ in range(spectators - 1))]:
+    seats = [Recorder(seat) for seat in range(players)]
+    watcher = Recorder(None)
+    for conn in [*seats, watcher, *(Recorder(None) for _ in range(spectators - 1))]:
         room.attach(conn, None)
     rnd = random.Random(seed)
     ids = itertools.count()

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from clients.recorder import Recorder
 from engines import Engine
 from engines.chartered import ENGINE as chartered
 from engines.crystal_palace import ENGINE as crystal_palace
@@ -20,21 +21,6 @@ from server.room import Room
 from server.settings import Settings
 from server.store import MemoryStore, RoomRecord
 from support import Mover, packed
-
-
-class Recorder:
-    """A connection that keeps its frames."""
-
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.protocol = 1
-        self.frames: list[bytes] = []
-
-    def send(self, frame: bytes) -> None:
-        self.frames.append(frame)
-
-    def close(self, code: str, message: str) -> None:
-        pass
 
 
 class Owner:
