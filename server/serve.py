@@ -86,6 +86,8 @@ class _Server(uvicorn.Server):
         application on a second address, closed with the first."""
         await super().startup(sockets)
         settings = self.settings
+        if self.started and sockets is None:
+            print(where_to_open(settings), flush=True)
         if not self.started or not settings.metrics_port:
             return
         config = self.config
@@ -171,6 +173,21 @@ def run(settings: Settings) -> None:
     _warn_of_exposure(settings)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn raises it once stopped
         _Server(config, settings).run()
+
+
+def where_to_open(settings: Settings) -> str:
+    """The line ``tablewire serve`` prints on standard output once it listens: the page to
+    open, and the command that plays against it."""
+    host = settings.host
+    if host in ("0.0.0.0", "::", ""):
+        host = "127.0.0.1"  # every address: this machine's is one of them
+    elif ":" in host:
+        host = f"[{host}]"
+    url = f"http://{host}:{settings.port}"
+    play = "tablewire play"  # its default server is this one's default address
+    if (host, settings.port) != ("127.0.0.1", Settings().port):
+        play += f" --server {url}"
+    return f"tablewire is serving: open {url}/ in a browser, or in another terminal: {play}"
 
 
 def _warn_of_exposure(settings: Settings) -> None:

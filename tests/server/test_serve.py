@@ -15,14 +15,14 @@ import pytest
 import uvicorn
 
 from clients.client import LobbyClient
-from clients.spawn import SpawnedServer
+from clients.spawn import TABLEWIRE, SpawnedServer, free_port
 from conftest import listening_socket
 from engines.turn_relay.engine import client_move
 from protocol.messages import Intent
 from server.app import create_app
 from server.lobby import Lobby
 from server.room import Room
-from server.serve import tune_gc
+from server.serve import tune_gc, where_to_open
 from server.settings import Settings
 from server.store import MemoryStore
 from server.transport import BoundedWebSocket, guarded
@@ -270,3 +270,32 @@ async def test_a_room_removed_after_its_game_is_freed_without_the_collector() ->
     assert left == []
     assert not [o for o in gc.get_objects() if isinstance(o, Room) and o.id == room_id]
     await lobby.close()
+
+
+def test_the_line_to_open_names_the_page_and_the_play_command_for_this_address() -> None:
+    assert where_to_open(Settings()) == (
+        "tablewire is serving: open http://127.0.0.1:8000/ in a browser, "
+        "or in another terminal: tablewire play"
+    )
+    everywhere = where_to_open(Settings(host="0.0.0.0", port=9000))
+    assert "open http://127.0.0.1:9000/" in everywhere
+    assert everywhere.endswith("tablewire play --server http://127.0.0.1:9000")
+    assert "open http://[::1]:8000/" in where_to_open(Settings(host="::1"))
+
+
+async def test_serve_prints_where_to_open_once_it_listens() -> None:
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        TABLEWIRE, "serve", "--port", str(port),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        async with asyncio.timeout(60):
+            line = (await process.stdout.readline()).decode()
+        assert f"open http://127.0.0.1:{port}/ in a browser" in line
+        async with httpx.AsyncClient() as http:  # listening when it says so
+            assert (await http.get(f"http://127.0.0.1:{port}/healthz")).status_code == 200
+    finally:
+        process.terminate()
+        await process.wait()
