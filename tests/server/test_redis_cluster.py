@@ -282,6 +282,7 @@ async def test_a_seat_back_on_a_replica_gets_exactly_the_patches_it_missed(
     async with asyncio.timeout(30):
         await away.wait_version(2)
     await away.close()
+    held = away.version or 0  # the room may have moved past 2 before the close
     seats = [RoomClient(owner.ws, room["id"], token) for token in tokens]  # other devices
     async with asyncio.timeout(30):
         for seat in seats:
@@ -294,7 +295,7 @@ async def test_a_seat_back_on_a_replica_gets_exactly_the_patches_it_missed(
         away.received.clear()
         await away.connect()
         doc = await away.wait_version(ack["v"])
-    assert (away.received["snapshot"], away.received["patch"]) == (0, ack["v"] - 2)
+    assert (away.received["snapshot"], away.received["patch"]) == (0, ack["v"] - held)
     assert doc == seats[0].doc
     for client in [away, *seats]:
         await client.close()
