@@ -225,6 +225,9 @@ def create_app(
     async def room(request: Request) -> Response:
         return JSONResponse(await lobby.details(request.path_params["room_id"]))
 
+    async def record(request: Request) -> Response:
+        return JSONResponse(await lobby.history(request.path_params["room_id"]))
+
     async def seats(request: Request) -> Response:
         room_id = request.path_params["room_id"]
         body = await _body(request)
@@ -321,6 +324,7 @@ def create_app(
             Route("/api/games", games),
             Route("/api/rooms", rooms, methods=["GET", "POST"]),
             Route("/api/rooms/{room_id}", room),
+            Route("/api/rooms/{room_id}/record", record),
             Route("/api/rooms/{room_id}/seats", seats, methods=["POST"]),
             Route("/api/rooms/{room_id}/bots", bots, methods=["POST"]),
             Route("/api/rooms/{room_id}/rematch", rematch, methods=["POST"]),

@@ -26,7 +26,7 @@ from urllib.parse import urlencode
 
 from engines import BENCHMARK, ENGINES
 from engines.base import OptionError, resolve_options
-from server import credentials, ids, requests
+from server import credentials, history, ids, requests
 from server.errors import ApiError
 from server.limits import Buckets, load_test
 from server.logs import fields
@@ -400,6 +400,15 @@ class Lobby:
     async def details(self, room_id: str) -> dict[str, Any]:
         """``GET /api/rooms/{id}``."""
         return self._show(await self._record(room_id))
+
+    async def history(self, room_id: str) -> dict[str, Any]:
+        """``GET /api/rooms/{id}/record``: the game's record (server/history.py)."""
+        record = await self._record(room_id)
+        entries = await self.store.read_log(room_id)
+        try:
+            return history.game_record(ENGINES[record.engine], record, entries)
+        except history.TrimmedLog as exc:
+            raise ApiError(410, "record_trimmed", str(exc)) from exc
 
     async def reserve(
         self, room_id: str, body: Mapping[str, Any], client: str | None = None

@@ -38,6 +38,27 @@ _TOLD = {
 """Sentences of the room's own events (the engines narrate the game's)."""
 
 
+def narrate(engine: Engine, names: list[str], events: list[Event]) -> list[Event]:
+    """The events with their sentence for the game log (``text``); ``names`` per seat."""
+    told = []
+    for event in events:
+        kind = event.get("type")
+        if kind == "seat":
+            text = f"{names[event['seat']]} takes seat {event['seat'] + 1}"
+        elif kind == "start":
+            text = "the game starts"
+        elif kind in _TOLD:
+            text = _TOLD[kind].format(
+                who=names[event["seat"]] if "seat" in event else "", room=event.get("room")
+            )
+        else:
+            text = engine.narrate(event, names)
+            if event.get("by") == "zombie":
+                text += f" (a bot played for {names[event['seat']]})" if "seat" in event else ""
+        told.append({**event, "text": text})
+    return told
+
+
 class Views:
     """The frame caches of one room. It keeps no reference to its room (which holds it):
     the methods that read the room's state are given the room."""
@@ -159,26 +180,8 @@ class Views:
             frames[1] = encode(messages.patch(room.version - 1, room.version, ops))
         return frames
 
-    def _narrated(self, events: list[Event]) -> list[Event]:
-        """The events with their sentence for the game log (``text``)."""
-        names = [name or f"seat {i + 1}" for i, name in enumerate(self.record.names)]
-        told = []
-        for event in events:
-            kind = event.get("type")
-            if kind == "seat":
-                text = f"{names[event['seat']]} takes seat {event['seat'] + 1}"
-            elif kind == "start":
-                text = "the game starts"
-            elif kind in _TOLD:
-                text = _TOLD[kind].format(
-                    who=names[event["seat"]] if "seat" in event else "", room=event.get("room")
-                )
-            else:
-                text = self.engine.narrate(event, names)
-                if event.get("by") == "zombie":
-                    text += f" (a bot played for {names[event['seat']]})" if "seat" in event else ""
-            told.append({**event, "text": text})
-        return told
+    def _names(self) -> list[str]:
+        return [name or f"seat {i + 1}" for i, name in enumerate(self.record.names)]
 
     def publish(self, room: Room, events: list[dict[str, Any]], result: Result | None) -> None:
         # Every group seen here advances, connected or not, in every protocol its
@@ -193,7 +196,8 @@ class Views:
         frames = {group: self._advance(room, group, self.spoken[group]) for group in groups}
         extra = []
         if events:
-            extra.append(encode(messages.event(room.version, self._narrated(events))))
+            told = narrate(self.engine, self._names(), events)
+            extra.append(encode(messages.event(room.version, told)))
         if result is not None:
             extra.append(encode(messages.result(room.version, dict(result))))
         for conn in list(room.conns):

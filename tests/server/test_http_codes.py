@@ -171,6 +171,12 @@ async def game_over(env: CodeEnv) -> httpx.Response:
         return await seat(client, await finished_room(server))
 
 
+@case("record_trimmed")
+async def record_trimmed(env: CodeEnv) -> httpx.Response:
+    async with env.serve(memory_log=1, snapshot_every=4) as server, http(server) as client:
+        return await client.get(f"/api/rooms/{await finished_room(server)}/record")
+
+
 async def played_game(server: Running) -> tuple[str, list[str]]:
     """A game of two people (played here by bot clients) and two server bots, over: the
     room and the people's seat tokens."""

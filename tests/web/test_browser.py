@@ -8,6 +8,7 @@ import random
 from collections.abc import Callable
 
 from browser import PHONE, REFUSED, Served, Watched, play_to_end
+from playwright.sync_api import expect
 
 
 def test_the_lobby_creates_a_room_with_bots_and_seats_this_browser(
@@ -42,6 +43,24 @@ def test_a_spectator_mirror_equals_a_fresh_snapshot_at_the_end(
     fresh.open_room(reservation["room"])
     assert spectator.mirror() == fresh.mirror()
     assert spectator.no_horizontal_scroll()
+
+
+def test_a_reload_and_a_late_spectator_see_the_whole_game_log(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    room = reservation["room"]
+    player = open_page()
+    player.hold_seat(reservation)
+    player.open_room(room)
+    play_to_end(player, random.Random(2))
+    told = [line["text"] for line in served.api("GET", f"/api/rooms/{room}/record")["log"]]
+    assert told[1:3] == ["Ana takes seat 1", "the game starts"] and len(told) > 10
+    late = open_page(PHONE)
+    late.open_room(room)
+    player.page.reload()
+    for page in (late.page, player.page):
+        expect(page.locator(".o-log .log li")).to_have_text(told[-200:])
 
 
 def test_the_lobby_fits_a_phone_and_names_its_choices(

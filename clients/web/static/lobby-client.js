@@ -129,6 +129,12 @@ export class Lobby {
     return this.call("GET", `/api/rooms/${encodeURIComponent(id)}`);
   }
 
+  /** The game's record: its narrated `log` (`[{v, text}]`), `moves`, and once it is over
+   * each move's `action` and `label` and the `seed` (docs/protocol.md, section 9). */
+  record(id) {
+    return this.call("GET", `/api/rooms/${encodeURIComponent(id)}/record`);
+  }
+
   /** `{engine, seats?, options?, private?, seed?, bots?: {seats, kind}}` → the room, with,
    * this once, its owner credential `owner_token` and, for a private room, `invite` and
    * `invite_url`: keep them (bots need the first, a seat of a private room either). */

@@ -369,7 +369,7 @@ function Room({ conn, held, notice }) {
       }),
       conn.on("welcome", (w) => setWelcome(w)),
       conn.on("result", (r) => setResult(r)),
-      conn.on("event", (event) => setLog((old) => [...old.slice(1 - LOG_SIZE), event.text])),
+      conn.on("event", (event, v) => setLog((old) => [...old.slice(1 - LOG_SIZE), { v, text: event.text }])),
     ];
     // Effects run after the first paint: what the connection received before these
     // subscriptions (its welcome, snapshot, result) is taken from it now.
@@ -379,6 +379,14 @@ function Room({ conn, held, notice }) {
     if (conn.result) setResult(conn.result);
     lobby.games().then(setGames, () => {});
     lobby.room(roomId).then(setInfo, () => {});
+    // What was told before this page opened (a reload, a late spectator, a finished
+    // room) comes from the record; what arrives live after the record's version stays.
+    lobby.record(roomId).then(
+      (record) => setLog((live) => [
+        ...record.log, ...live.filter((line) => line.v > record.version),
+      ].slice(-LOG_SIZE)),
+      () => {},
+    );
     return () => offs.forEach((off) => off());
   }, [conn]);
 
@@ -490,7 +498,7 @@ function Room({ conn, held, notice }) {
             <section class="card o-log" aria-labelledby="log-title">
               <h2 id="log-title">Game log</h2>
               ${log.length
-                ? html`<ul class="log" ref=${logEnd} aria-live="polite">${log.map((text) => html`<li>${text}</li>`)}</ul>`
+                ? html`<ul class="log" ref=${logEnd} aria-live="polite">${log.map((line) => html`<li>${line.text}</li>`)}</ul>`
                 : html`<p class="muted">Moves appear here as they are played.</p>`}
             </section>
           </aside>

@@ -1,0 +1,121 @@
+"""A room's game record, replayed from its log without I/O: ``GET /api/rooms/{id}/record``.
+
+The log holds every committed entry from version 1 (seats taken, decisions,
+presence, the end), and engines are deterministic from the seed: folding the
+entries again (:func:`server.fold.fold`, as a replica does) gives every event
+the room published, narrated as the players read them. The record is what any
+viewer may see at any time: the narrated log (events are sent to everyone
+alike) and, per decision, its seat and its sentences. The actions themselves,
+their labels and the seed come only once the game is over: an action may name
+what its seat alone could see (a card in hand), and the seed reveals the bag.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from engines.base import Engine, Event, State
+from server.fold import fold
+from server.room_frames import narrate
+from server.store import LogEntry, RoomRecord
+from server.table import Table
+
+RECORD_FORMAT = 1
+"""The record's ``format``: raised when a field changes meaning (fields may be added)."""
+
+
+class TrimmedLog(Exception):
+    """The log no longer starts at version 1 (the memory store keeps ``memory_log``
+    entries before a room's latest snapshot): the game cannot be replayed."""
+
+
+def game_record(
+    engine: Engine, record: RoomRecord, entries: Sequence[tuple[int, LogEntry]]
+) -> dict[str, Any]:
+    """The record of ``record``'s game from its log ``entries`` (every version from 1)."""
+    if entries and entries[0][0] != 1:
+        raise TrimmedLog(f"the log of room {record.id} starts at version {entries[0][0]}")
+    over = record.status == "finished"
+    replayed = dataclasses.replace(
+        record,
+        names=[None] * record.seats,
+        status="waiting",
+        result=None,
+        rematch=None,
+        bots=[None] * record.seats,
+        connected=[False] * record.seats,
+        away_since=[None] * record.seats,
+        held=[],
+        held_until=None,
+    )
+    table = Table(record.seats, record.room_options)
+    state: State | None = None
+    told: list[dict[str, Any]] = []
+    moves: list[dict[str, Any]] = []
+    for version, entry in entries:
+        previous = state
+        events: list[Event] = []
+        if entry["k"] == "intent" and state is not None:
+            state, events = engine.apply(state, entry["seat"], entry["action"])
+        folded = fold(engine, replayed, table, previous, state, entry, events, _to_act(engine))
+        state = folded.state
+        names = [name or f"seat {i + 1}" for i, name in enumerate(replayed.names)]
+        sentences = [event["text"] for event in narrate(engine, names, folded.events)]
+        told.extend({"v": version, "text": text} for text in sentences)
+        if entry["k"] == "intent":
+            moves.append(_move(engine, entry, version, len(moves) + 1, sentences, previous, over))
+    players = [
+        {"seat": seat, "name": name, "bot": bot}
+        for seat, (name, bot) in enumerate(zip(record.names, record.bots, strict=False))
+    ]
+    data: dict[str, Any] = {
+        "format": RECORD_FORMAT,
+        "room": record.id,
+        "engine": engine.id,
+        "title": engine.title,
+        "options": record.options,
+        "room_options": record.room_options,
+        "status": record.status,
+        "players": players,
+        "created": record.created,
+        "version": entries[-1][0] if entries else 0,
+        "moves": moves,
+        "log": told,
+        "result": record.result,
+    }
+    if over:
+        data["seed"] = record.seed
+    return data
+
+
+def _move(
+    engine: Engine,
+    entry: LogEntry,
+    version: int,
+    number: int,
+    sentences: list[str],
+    before: State | None,
+    over: bool,
+) -> dict[str, Any]:
+    move: dict[str, Any] = {
+        "n": number,
+        "v": version,
+        "seat": entry["seat"],
+        "at": entry.get("at"),
+        "text": sentences,
+    }
+    if "by" in entry:
+        move["by"] = entry["by"]
+    if over and before is not None:
+        move["action"] = entry["action"]
+        move["label"] = engine.describe(before, entry["seat"], entry["action"])
+    return move
+
+
+def _to_act(engine: Engine) -> Any:
+    def to_act(state: State | None) -> frozenset[int]:
+        return engine.to_act(state) if state is not None else frozenset()
+
+    return to_act
