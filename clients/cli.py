@@ -160,10 +160,10 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--server",
             type=_servers if several else _server,
-            default=default_server,
+            default=None,  # main() fills it in, knowing that none was given
             metavar="HOST:PORT",
             help=f"the server (http:// is assumed; default {default_server}, "
-            f"or set {SERVER_ENV}){more}",
+            f"or set {SERVER_ENV}, or the one `tablewire serve` runs here){more}",
         )
         return sub
 
@@ -428,6 +428,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         default_server = _servers(os.environ.get(SERVER_ENV, DEFAULT_SERVER))
-    except argparse.ArgumentTypeError:
-        default_server = ""  # argparse has refused it already if it was used
+    except argparse.ArgumentTypeError as exc:
+        parser.error(f"{SERVER_ENV}: {exc}")
+    args.server_given = args.server is not None or SERVER_ENV in os.environ
+    if args.server is None:
+        args.server = default_server
     return run(args, default_server)

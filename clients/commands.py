@@ -14,11 +14,13 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import sys
 import textwrap
 import traceback
 from collections.abc import Coroutine
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import uvloop
@@ -31,6 +33,7 @@ from clients.client import LobbyClient, LobbyError, ServerError, Unreachable
 from clients.exits import Status
 from clients.retry import Wait
 from engines import ENGINES, GAMES
+from server import local
 from server.table import DEFAULTS as ROOM_OPTION_DEFAULTS
 from server.table import HELP as ROOM_OPTION_HELP
 
@@ -313,6 +316,33 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
     )
 
 
+def _local_server(default: str) -> str:
+    """The server for a command that names none: the default address, unless nothing
+    answers there and ``tablewire serve`` runs on this machine elsewhere
+    (server/local.py), then that one; with several, the user must choose."""
+    here = local.running()
+    if not here or default in here or _answers(default):
+        return default
+    if len(here) > 1:
+        choices = " or ".join(f"--server {url}" for url in here)
+        raise Usage(
+            f"nothing answers at {default}, and `tablewire serve` runs here at "
+            f"{', '.join(here)}: pass {choices}"
+        )
+    print(f"tablewire: using the server `tablewire serve` runs at {here[0]}", file=sys.stderr)
+    return here[0]
+
+
+def _answers(url: str) -> bool:
+    """Something accepts connections at ``url`` (a quick TCP connect)."""
+    parsed = urlsplit(url)
+    try:
+        with socket.create_connection((parsed.hostname, parsed.port or 80), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
 async def _interruptible(command: Coroutine[Any, Any, int]) -> int:
     """Run ``command``; Ctrl-C (SIGINT) cancels it, so that what it holds is let go
     (a seat says how to come back, a connection closes), and then raises
@@ -349,6 +379,8 @@ async def _interruptible(command: Coroutine[Any, Any, int]) -> int:
 def run(args: argparse.Namespace, default_server: str) -> int:
     """Run a client command; its exit status (a failure printed as one line)."""
     try:
+        if not getattr(args, "server_given", True):
+            args.server = _local_server(args.server)
         if args.command == "loadtest":  # uvloop: the generator's speed
             return uvloop.run(_interruptible(_command(args, default_server)))
         return asyncio.run(_interruptible(_command(args, default_server)))

@@ -15,7 +15,7 @@ import threading
 
 import uvicorn
 
-from server import logs, native
+from server import local, logs, native
 from server.app import create_app
 from server.settings import Settings
 from server.transport import BoundedWebSocket, guarded
@@ -84,8 +84,14 @@ class _Server(uvicorn.Server):
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         """uvicorn's startup, then the metrics listener (``metrics_port``): the same
         application on a second address, closed with the first."""
-        await super().startup(sockets)
         settings = self.settings
+        if sockets is None:  # before it listens: once it says so, clients find it
+            try:
+                local.announce(local_url(settings))
+            except OSError as exc:
+                why = "cannot leave this server's address for tablewire play"
+                log.warning(why, extra=logs.fields(error=str(exc)))
+        await super().startup(sockets)
         if self.started and sockets is None:
             print(where_to_open(settings), flush=True)
         if not self.started or not settings.metrics_port:
@@ -112,6 +118,7 @@ class _Server(uvicorn.Server):
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         _watchdog(self.settings.shutdown_timeout + STOP_MARGIN)
+        local.withdraw()  # (uvicorn then raises the signal it caught again: no finally runs)
         await super().shutdown(sockets)
 
 
@@ -171,21 +178,30 @@ def run(settings: Settings) -> None:
         timeout_graceful_shutdown=settings.shutdown_timeout,
     )
     _warn_of_exposure(settings)
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn raises it once stopped
-        _Server(config, settings).run()
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn raises it once stopped
+            _Server(config, settings).run()
+    finally:
+        local.withdraw()
 
 
-def where_to_open(settings: Settings) -> str:
-    """The line ``tablewire serve`` prints on standard output once it listens: the page to
-    open, and the command that plays against it."""
+def local_url(settings: Settings) -> str:
+    """The address a client on this machine reaches the server at."""
     host = settings.host
     if host in ("0.0.0.0", "::", ""):
         host = "127.0.0.1"  # every address: this machine's is one of them
     elif ":" in host:
         host = f"[{host}]"
-    url = f"http://{host}:{settings.port}"
+    return f"http://{host}:{settings.port}"
+
+
+def where_to_open(settings: Settings) -> str:
+    """The line ``tablewire serve`` prints on standard output once it listens: the page to
+    open, and the command that plays against it (which finds this server by itself
+    while it is the only one here: server/local.py)."""
+    url = local_url(settings)
     play = "tablewire play"  # its default server is this one's default address
-    if (host, settings.port) != ("127.0.0.1", Settings().port):
+    if url != local_url(Settings()):
         play += f" --server {url}"
     return f"tablewire is serving: open {url}/ in a browser, or in another terminal: {play}"
 

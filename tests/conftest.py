@@ -8,6 +8,7 @@ import contextlib
 import os
 import shutil
 import socket
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, replace
@@ -33,6 +34,8 @@ from server.transport import BoundedWebSocket
 
 def pytest_configure(config: pytest.Config) -> None:
     """Refuse to test old code: a compiled module older than its source (server.native)."""
+    # The servers of module-wide fixtures leave their address here, not in the user's.
+    os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="tablewire-run-")
     if old := native.stale():
         names = ", ".join(str(source.relative_to(native.ROOT)) for source in old)
         pytest.exit(
@@ -40,6 +43,16 @@ def pytest_configure(config: pytest.Config) -> None:
             "`make test` rebuilds it (or `make pure`, then the source runs)",
             returncode=4,
         )
+
+
+@pytest.fixture(autouse=True)
+def runtime_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own XDG_RUNTIME_DIR: the servers it spawns leave their address there
+    (server/local.py), and its client commands find only those, not the servers of
+    tests running beside it nor the developer's own."""
+    folder = tmp_path_factory.mktemp("run")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    return folder
 
 
 BROWSER_FIXTURES = frozenset({"chromium", "open_page", "served"})

@@ -11,10 +11,12 @@ import re
 import signal
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
-from clients.cli import _parser
+from clients.cli import DEFAULT_SERVER, _parser
+from clients.commands import _answers
 from clients.exits import EXIT_STATUSES, Status
 from clients.spawn import TABLEWIRE, SpawnedServer, free_port
 from engines import GAMES
@@ -197,6 +199,33 @@ async def test_an_unknown_host_and_a_bad_address_are_one_line_each() -> None:
         assert code == Status.USAGE and "'a/b' is not a room id" in one_line(err)
     code, _, err = await run("bots", "--spectators", "-3")
     assert code == Status.USAGE and "must be 0 or more" in one_line(err)
+
+
+async def test_commands_without_server_find_the_one_tablewire_serve_runs_here(
+    runtime_dir: Path,
+) -> None:
+    if _answers(DEFAULT_SERVER):
+        pytest.skip(f"something answers at {DEFAULT_SERVER}: the commands rightly use it")
+    servers = runtime_dir / "tablewire" / "servers"
+    first = await SpawnedServer().start()
+    assert [p.name for p in servers.iterdir()] == [f"{first.pid}.json"]
+    code, out, err = await run("rooms")
+    assert (code, json.loads(out)) == (0, [])
+    assert one_line(err) == f"tablewire: using the server `tablewire serve` runs at {first.url}"
+    second = await SpawnedServer().start()
+    code, out, err = await run("rooms")
+    assert code == Status.USAGE and out == ""
+    assert f"--server {first.url} or --server {second.url}" in one_line(err)
+    await second.stop(signal.SIGKILL)  # its file stays: the next command ignores and removes it
+    code, _, err = await run("new", "--seats", "2")
+    assert code == 0 and f"Join it with: tablewire play --server={first.url} --room=" in err
+    assert [p.name for p in servers.iterdir()] == [f"{first.pid}.json"]
+    await first.stop()
+    assert list(servers.iterdir()) == [], "a server that stops takes its address away"
+    code, _, err = await run("play")
+    assert code == Status.UNREACHABLE
+    assert f"cannot reach the server at {DEFAULT_SERVER}" in one_line(err)
+    assert "Start one with `tablewire serve`" in err
 
 
 async def test_serve_says_in_one_line_why_it_cannot_start(served: str) -> None:
