@@ -226,7 +226,10 @@ def create_app(
         return JSONResponse(await lobby.details(request.path_params["room_id"]))
 
     async def record(request: Request) -> Response:
-        return JSONResponse(await lobby.history(request.path_params["room_id"]))
+        views = request.query_params.get("views", "0")
+        if views not in ("0", "1"):
+            raise ApiError(400, "bad_views", "views is 0 or 1")
+        return JSONResponse(await lobby.history(request.path_params["room_id"], views == "1"))
 
     async def seats(request: Request) -> Response:
         room_id = request.path_params["room_id"]

@@ -32,9 +32,14 @@ class TrimmedLog(Exception):
 
 
 def game_record(
-    engine: Engine, record: RoomRecord, entries: Sequence[tuple[int, LogEntry]]
+    engine: Engine,
+    record: RoomRecord,
+    entries: Sequence[tuple[int, LogEntry]],
+    views: bool = False,
 ) -> dict[str, Any]:
-    """The record of ``record``'s game from its log ``entries`` (every version from 1)."""
+    """The record of ``record``'s game from its log ``entries`` (every version from 1);
+    with ``views``, also the room document a spectator held at the start and after each
+    move (``views[n]``: after move ``n``), for a viewer that steps through the game."""
     if entries and entries[0][0] != 1:
         raise TrimmedLog(f"the log of room {record.id} starts at version {entries[0][0]}")
     over = record.status == "finished"
@@ -54,6 +59,7 @@ def game_record(
     state: State | None = None
     told: list[dict[str, Any]] = []
     moves: list[dict[str, Any]] = []
+    docs: list[dict[str, Any]] = []
     for version, entry in entries:
         previous = state
         events: list[Event] = []
@@ -66,6 +72,8 @@ def game_record(
         told.extend({"v": version, "text": text} for text in sentences)
         if entry["k"] == "intent":
             moves.append(_move(engine, entry, version, len(moves) + 1, sentences, previous, over))
+        if views and state is not None and (folded.started or entry["k"] == "intent"):
+            docs.append(_spectators_doc(engine, replayed, state))
     players = [
         {"seat": seat, "name": name, "bot": bot}
         for seat, (name, bot) in enumerate(zip(record.names, record.bots, strict=False))
@@ -87,7 +95,19 @@ def game_record(
     }
     if over:
         data["seed"] = record.seed
+    if views:
+        data["views"] = docs
     return data
+
+
+def _spectators_doc(engine: Engine, record: RoomRecord, state: State) -> dict[str, Any]:
+    """The room document of a spectator (no seat's secrets: ``view(state, None)``)."""
+    return {
+        "status": record.status,
+        "seats": list(record.names),
+        "to_act": sorted(engine.to_act(state)),
+        "game": engine.view(state, None),
+    }
 
 
 def _move(

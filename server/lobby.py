@@ -401,12 +401,12 @@ class Lobby:
         """``GET /api/rooms/{id}``."""
         return self._show(await self._record(room_id))
 
-    async def history(self, room_id: str) -> dict[str, Any]:
+    async def history(self, room_id: str, views: bool = False) -> dict[str, Any]:
         """``GET /api/rooms/{id}/record``: the game's record (server/history.py)."""
         record = await self._record(room_id)
         entries = await self.store.read_log(room_id)
         try:
-            return history.game_record(ENGINES[record.engine], record, entries)
+            return history.game_record(ENGINES[record.engine], record, entries, views)
         except history.TrimmedLog as exc:
             raise ApiError(410, "record_trimmed", str(exc)) from exc
 

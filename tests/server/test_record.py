@@ -14,9 +14,9 @@ from server.history import TrimmedLog, game_record
 from server.store import RoomRecord
 
 
-async def record_of(server: Running, room_id: str) -> tuple[int, dict[str, Any]]:
+async def record_of(server: Running, room_id: str, query: str = "") -> tuple[int, dict[str, Any]]:
     async with httpx.AsyncClient(base_url=server.url) as http:
-        answer = await http.get(f"/api/rooms/{room_id}/record")
+        answer = await http.get(f"/api/rooms/{room_id}/record{query}")
     return answer.status_code, answer.json()
 
 
@@ -65,9 +65,15 @@ async def test_a_game_against_a_bot_is_recorded_move_by_move_and_replays(
     assert any(move["text"] for move in moves), "moves carry the sentences they caused"
     game = ENGINES[engine]  # the finished record replays to the same result from its seed
     state = game.setup(2, record["options"], record["seed"])
+    seen = [game.view(state, None)]
     for move in moves:
         state, _ = game.apply(state, move["seat"], move["action"])
+        seen.append(game.view(state, None))
     assert game.result(state) == result
+    status, viewed = await record_of(server, room["id"], "?views=1")
+    assert status == 200 and [doc["game"] for doc in viewed["views"]] == seen
+    assert viewed["views"][-1]["status"] == "finished" and viewed["views"][-1]["to_act"] == []
+    assert viewed["views"][0]["seats"] == [name, record["players"][1]["name"]]
 
 
 async def test_a_waiting_room_has_an_empty_record_and_unknown_rooms_are_404(
