@@ -96,7 +96,7 @@ def routes(frame_origins: list[str]) -> list[BaseRoute]:
     ``frame_origins`` may embed the pages in a frame."""
     policy = content_security_policy(frame_origins)
 
-    def page(name: str) -> Route:
+    def page(name: str, path: str) -> Route:
         async def endpoint(request: Request) -> Response:
             headers = {
                 "cache-control": REVALIDATE,
@@ -106,15 +106,13 @@ def routes(frame_origins: list[str]) -> list[BaseRoute]:
             }
             return FileResponse(STATIC / name, media_type="text/html", headers=headers)
 
-        return Route(
-            "/" if name == "index.html" else "/rooms/{room_id}",
-            endpoint,
-            methods=["GET", "HEAD"],
-        )
+        return Route(path, endpoint, methods=["GET", "HEAD"])
 
     return [
-        page("index.html"),
-        page("room.html"),
+        page("index.html", "/"),
+        page("room.html", "/rooms/{room_id}"),
+        page("replay.html", "/rooms/{room_id}/replay"),
+        page("replay.html", "/replay"),
         Mount("/static", app=Assets(directory=STATIC), name="static"),
         *(
             Mount(f"/games/{engine_id}", app=Assets(directory=game_folder(engine_id)))

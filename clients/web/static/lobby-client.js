@@ -130,9 +130,10 @@ export class Lobby {
   }
 
   /** The game's record: its narrated `log` (`[{v, text}]`), `moves`, and once it is over
-   * each move's `action` and `label` and the `seed` (docs/protocol.md, section 9). */
-  record(id) {
-    return this.call("GET", `/api/rooms/${encodeURIComponent(id)}/record`);
+   * each move's `action` and `label` and the `seed`; with `views`, the spectator's document
+   * at the start and after each move (docs/protocol.md, section 9). */
+  record(id, { views = false } = {}) {
+    return this.call("GET", `/api/rooms/${encodeURIComponent(id)}/record${views ? "?views=1" : ""}`);
   }
 
   /** `{engine, seats?, options?, private?, seed?, bots?: {seats, kind}}` → the room, with,

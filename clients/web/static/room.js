@@ -204,6 +204,7 @@ function Result({ doc, result, mySeat, token, describe }) {
             ? watch
             : html`<button type="button" disabled=${busy} onClick=${rematch}>${
                 doc.rematch ? "Go to the rematch" : "Rematch"}</button>`}
+      <a class="button secondary" href=${`${roomPath(roomId)}/replay`}>Replay the game</a>
       <a class="button secondary" href="/">Back to the lobby</a>
     </p>
     ${token || doc.rematch

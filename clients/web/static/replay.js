@@ -1,0 +1,157 @@
+// The game viewer: /rooms/{id}/replay steps through a room's game, /replay through a
+// record file exported from it. The record (`GET /api/rooms/{id}/record?views=1`,
+// docs/protocol.md section 9) holds the spectator's document at the start and after
+// each move; the game's own board draws the one chosen, read-only. First, previous,
+// next, last, a slider and the keyboard (Home, ←, →, End) step; `#move=N` in the
+// address opens move N and is the link to it; "Export" saves the record as a file that
+// /replay opens again, without the server knowing the room.
+
+import { FallbackBoard } from "./games/fallback.js";
+import { loadBoard } from "./games/index.js";
+import { html, lobby, problem, render, useEffect, useState } from "./common.js";
+
+const roomId = (globalThis.location.pathname.match(/^\/rooms\/([^/]+)\/replay$/) || [])[1] || null;
+const NOTHING = () => Promise.resolve();
+
+function moveInAddress(count) {
+  const found = globalThis.location.hash.match(/^#move=(\d+)$/);
+  return found ? Math.min(Number(found[1]), count) : count;
+}
+
+function useBoardOf(engine) {
+  const [Board, setBoard] = useState(null);
+  useEffect(() => {
+    loadBoard(engine).then(
+      (module) => setBoard(() => (module ? module.Board : FallbackBoard)),
+      () => setBoard(() => FallbackBoard),
+    );
+  }, [engine]);
+  return Board;
+}
+
+function seatWords(record, seat) {
+  const player = record.players[seat];
+  return `${(player && player.name) || `seat ${seat + 1}`} (seat ${seat + 1})`;
+}
+
+/** What move `n` did, in words: its label once the game is over, else its sentences. */
+function moveWords(record, n) {
+  if (n === 0) return "The start of the game.";
+  const move = record.moves[n - 1];
+  const what = move.label || move.text.join(" ") || "a move";
+  const by = move.by === "bot" ? " (a bot)" : move.by === "zombie" ? " (a bot played for them)" : "";
+  return `${seatWords(record, move.seat)}${by}: ${what}`;
+}
+
+function exportRecord(record) {
+  const blob = new Blob([JSON.stringify(record)], { type: "application/json" });
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = `tablewire-${record.engine}-${record.room}.json`;
+  link.click();
+  URL.revokeObjectURL(link.href);
+}
+
+function Viewer({ record }) {
+  const count = record.views.length - 1;
+  const [step, setStep] = useState(() => moveInAddress(count));
+  const Board = useBoardOf(record.engine);
+  const go = (n) => setStep(Math.max(0, Math.min(count, n)));
+
+  useEffect(() => {
+    const keys = { Home: () => go(0), End: () => go(count), ArrowLeft: () => go(step - 1), ArrowRight: () => go(step + 1) };
+    const onKey = (event) => {
+      if (event.target instanceof HTMLInputElement && event.target.type !== "range") return;
+      const act = keys[event.key];
+      if (act) { event.preventDefault(); act(); }
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [step, count]);
+  useEffect(() => {
+    if (roomId) globalThis.history.replaceState(null, "", `#move=${step}`);
+    document.title = `${record.title} · move ${step} of ${count} · tablewire`;
+  }, [step]);
+
+  const doc = record.views[step];
+  const move = step > 0 ? record.moves[step - 1] : null;
+  const over = record.status === "finished";
+  return html`
+    <header class="room-head">
+      <div>
+        <p><a href="/">← lobby</a>${roomId ? html` · <a href=${`/rooms/${roomId}`}>the room</a>` : null}</p>
+        <h1>${record.title}: replay</h1>
+        <p class="muted">${record.players.map((p, s) => seatWords(record, s)).join(", ")}${over ? "" : " · still being played: the replay stops at the last move so far"}</p>
+      </div>
+    </header>
+    <div class="layout">
+      <div class="side">
+        <section class="card o-replay" aria-labelledby="step-title">
+          <h2 id="step-title">Move ${step} of ${count}</h2>
+          <p class="o-last-move" aria-live="polite">${moveWords(record, step)}</p>
+          ${move && move.text.length && move.label ? html`<p class="muted">${move.text.join(" ")}</p>` : null}
+          <p class="row replay-controls">
+            <button type="button" class="secondary" onClick=${() => go(0)} disabled=${step === 0} aria-label="First move">« First</button>
+            <button type="button" class="secondary" onClick=${() => go(step - 1)} disabled=${step === 0} aria-label="Previous move">‹ Previous</button>
+            <button type="button" class="secondary" onClick=${() => go(step + 1)} disabled=${step === count} aria-label="Next move">Next ›</button>
+            <button type="button" class="secondary" onClick=${() => go(count)} disabled=${step === count} aria-label="Last move">Last »</button>
+          </p>
+          <label for="replay-slider" class="visually-hidden">Move</label>
+          <input id="replay-slider" type="range" min="0" max=${count} value=${step}
+            onInput=${(e) => go(Number(e.currentTarget.value))} />
+          <p class="row">
+            <button type="button" class="secondary" onClick=${() => exportRecord(record)}>Export the record</button>
+            ${roomId ? html`<a href=${`/rooms/${roomId}/replay#move=${step}`}>Link to move ${step}</a>` : null}
+          </p>
+        </section>
+        <section class="card o-board" aria-labelledby="board-title">
+          <h2 id="board-title">Board</h2>
+          ${Board ? html`<${Board} doc=${doc} seat=${null} legal=${[]} send=${NOTHING} />` : html`<p class="loading">Loading the board…</p>`}
+        </section>
+      </div>
+    </div>`;
+}
+
+/** /replay: open a record file exported from a viewer. */
+function OpenFile() {
+  const [error, setError] = useState(null);
+  async function open(event) {
+    const input = event.currentTarget;
+    const file = input.files[0];
+    if (!file) return;
+    input.value = ""; // the same file chosen again (fixed meanwhile) is read again
+    try {
+      const record = JSON.parse(await file.text());
+      if (!record || !Array.isArray(record.views) || !Array.isArray(record.moves) || !record.engine) {
+        throw new Error("this file is not a tablewire game record (export one from a replay)");
+      }
+      render(html`<${Viewer} record=${record} />`, document.getElementById("app"));
+    } catch (e) {
+      setError(`That file cannot be shown: ${e instanceof SyntaxError ? "it is not JSON" : e.message}.`);
+    }
+  }
+  return html`<section class="card">
+    <h1>Open a game record</h1>
+    <p>Choose a record exported from a replay (its “Export the record” button).</p>
+    <label for="record-file">Record file</label>
+    <input id="record-file" type="file" accept="application/json,.json" onChange=${open} />
+    <p class="error" role="alert">${error || ""}</p>
+    <p><a href="/">← lobby</a></p>
+  </section>`;
+}
+
+function start() {
+  const app = document.getElementById("app");
+  app.textContent = ""; // the page's "Loading…" (render adds to what is there)
+  if (!roomId) {
+    render(html`<${OpenFile} />`, app);
+    return;
+  }
+  lobby.record(roomId, { views: true }).then(
+    (record) => render(html`<${Viewer} record=${record} />`, app),
+    (error) => render(html`<section class="card"><h1>No game to show</h1>
+      <p>${problem(error)}</p><p><a href="/">Back to the lobby</a></p></section>`, app),
+  );
+}
+
+start();

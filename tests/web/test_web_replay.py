@@ -1,0 +1,93 @@
+"""The game viewer in Chromium: a finished room's replay steps through every move of
+each game (buttons, slider, keyboard, a link to move N), and its exported record opens
+again in /replay without the room."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from browser import PHONE, Served, Watched
+from playwright.sync_api import expect
+
+from engines import GAMES
+
+
+def bots_room(served: Served, engine: str) -> str:
+    """A two-seat room of random bots acting at once: it plays to its end by itself."""
+    room = served.api(
+        "POST",
+        "/api/rooms",
+        {
+            "engine": engine,
+            "seats": 2,
+            "options": {"bot_delay": 0},
+            "bots": {"seats": [0, 1], "kind": "random"},
+        },
+    )
+    room_id: str = room["id"]
+    return room_id
+
+
+@pytest.mark.parametrize("engine", sorted(GAMES))
+def test_a_finished_game_replays_move_by_move_and_its_record_opens_again(
+    open_page: Callable[..., Watched], served: Served, engine: str, tmp_path: Path, shots: Path
+) -> None:
+    room_id = bots_room(served, engine)
+    watched = open_page()
+    page = watched.page
+    watched.open_room(room_id)
+    page.wait_for_selector(".o-result", timeout=60_000)
+    page.get_by_role("link", name="Replay the game").click()
+    record = served.api("GET", f"/api/rooms/{room_id}/record")
+    count = len(record["moves"])
+    heading = page.locator("#step-title")
+    expect(heading).to_have_text(f"Move {count} of {count}")
+    expect(page.locator(".o-board")).to_be_visible()
+    page.get_by_role("button", name="First move").click()
+    expect(heading).to_have_text(f"Move 0 of {count}")
+    expect(page.locator(".o-last-move")).to_have_text("The start of the game.")
+    page.keyboard.press("ArrowRight")
+    expect(heading).to_have_text(f"Move 1 of {count}")
+    expect(page.locator(".o-last-move")).to_contain_text(record["moves"][0]["label"])
+    page.locator("#replay-slider").fill("3")
+    expect(heading).to_have_text(f"Move 3 of {count}")
+    watched.shoot(shots, f"replay-{engine}-desktop")
+    expect(page).to_have_url(re.compile("#move=3$"))
+    page.keyboard.press("End")
+    expect(heading).to_have_text(f"Move {count} of {count}")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export the record").click()
+    saved = tmp_path / "record.json"
+    download.value.save_as(saved)
+    assert json.loads(saved.read_text())["moves"] == record["moves"]
+
+    linked = open_page(PHONE)
+    linked.page.goto(f"{served.url}/rooms/{room_id}/replay#move=2")
+    expect(linked.page.locator("#step-title")).to_have_text(f"Move 2 of {count}")
+    assert linked.no_horizontal_scroll()
+    linked.shoot(shots, f"replay-{engine}-phone")
+
+    opened = open_page()
+    opened.page.goto(f"{served.url}/replay")
+    opened.page.locator("#record-file").set_input_files(str(saved))
+    expect(opened.page.locator("#step-title")).to_have_text(f"Move {count} of {count}")
+    expect(opened.page.locator(".o-board")).to_be_visible()
+
+
+def test_a_file_that_is_not_a_record_is_refused_in_words(
+    open_page: Callable[..., Watched], served: Served, tmp_path: Path
+) -> None:
+    watched = open_page()
+    watched.page.goto(f"{served.url}/replay")
+    for content, said in (
+        ("{not json", "it is not JSON"),
+        ('{"moves": 1}', "not a tablewire game record"),
+    ):
+        bad = tmp_path / "bad.json"
+        bad.write_text(content)
+        watched.page.locator("#record-file").set_input_files(str(bad))
+        expect(watched.page.get_by_role("alert")).to_contain_text(said)
