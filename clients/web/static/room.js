@@ -8,6 +8,7 @@
 // The page's connection is `globalThis.tablewireRoom` (its `doc`, `version`...), for the
 // browser tests and for anyone curious in the developer console.
 
+import { AttentionOptions, useAttention } from "./attention.js";
 import { FallbackBoard } from "./games/fallback.js";
 import { choiceWords, loadBoard } from "./games/index.js";
 import {
@@ -431,7 +432,7 @@ function Room({ conn, held, notice }) {
   const engine = welcome ? welcome.engine : null;
   const game = games.find((g) => g.id === engine);
   const title = game ? game.title : engine || "a room";
-  useEffect(() => { document.title = `${title} · room ${roomId} · tablewire`; }, [title]);
+  const [attention, chooseAttention] = useAttention(myTurn, `${title} · room ${roomId} · tablewire`);
   const { Board, note, describe } = useBoard(engine);
   const link = `${globalThis.location.origin}${roomPath(roomId)}`;
   const owned = ownedRoom(roomId);
@@ -490,6 +491,8 @@ function Room({ conn, held, notice }) {
           </div>
           <aside class="side">
             <${Seats} doc=${doc} mySeat=${mySeat} now=${now} live=${state === "open"} />
+            ${mySeat !== null && doc.status !== "finished"
+              ? html`<${AttentionOptions} options=${attention} choose=${chooseAttention} />` : null}
             ${owned && owned.invite && doc.status === "waiting" ? html`<${Invitation} invite=${owned.invite} />` : null}
             ${mySeat === null && open
               ? html`<${TakeSeat} doc=${doc} info=${info} game=${game}

@@ -1,0 +1,81 @@
+"""A player is called back in Chromium: the tab's title and icon say when it is their
+turn, and the sound and the notification they turned on go off when a turn starts
+while the tab is hidden (the browser's audio and notifications are stand-ins that
+count what the page asked for)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from browser import Served, Watched
+from playwright.sync_api import expect
+
+STAND_INS = """
+globalThis.__beeps = 0;
+globalThis.__notes = [];
+globalThis.__hidden = false;
+class StandInAudio {
+  get currentTime() { return 0; }
+  get destination() { return {}; }
+  createOscillator() {
+    const start = () => { globalThis.__beeps += 1; };
+    return { frequency: {}, connect: (to) => to, start, stop() {} };
+  }
+  createGain() {
+    const gain = { setValueAtTime() {}, exponentialRampToValueAtTime() {} };
+    return { gain, connect: (to) => to };
+  }
+  close() {}
+}
+globalThis.AudioContext = StandInAudio;
+class StandInNotification {
+  static permission = "default";
+  static requestPermission() {
+    StandInNotification.permission = "granted";
+    return Promise.resolve("granted");
+  }
+  constructor(title, options) { globalThis.__notes.push([title, options.body]); }
+}
+globalThis.Notification = StandInNotification;
+Object.defineProperty(document, "hidden", { get: () => globalThis.__hidden });
+"""
+
+MOVE = "() => tablewireRoom.legal().then((moves) => tablewireRoom.send(moves[0].action))"
+
+
+def test_the_title_icon_sound_and_notification_say_it_is_your_turn(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    player = open_page()
+    page = player.page
+    page.add_init_script(STAND_INS)
+    player.hold_seat(reservation)
+    player.open_room(reservation["room"])
+    expect(page).to_have_title(re.compile(r"^Your turn · Azul"))
+    icon = page.locator('link[rel="icon"]')
+    expect(icon).to_have_attribute("href", "/static/favicon-turn.svg")
+    page.get_by_label("play a sound").check()
+    page.get_by_label("notify me while this tab is hidden").check()
+    expect(page.get_by_label("notify me while this tab is hidden")).to_be_checked()
+    page.evaluate("globalThis.__hidden = true")
+    page.evaluate(MOVE)  # the bot answers at once: a turn starts again
+    page.wait_for_function("() => globalThis.__beeps > 0 && globalThis.__notes.length > 0")
+    title, body = page.evaluate("globalThis.__notes[0]")
+    assert title == "Your turn" and body.startswith("Azul: Stained Glass of Sintra")
+    page.reload()  # the options are kept in this browser
+    expect(page.get_by_label("play a sound")).to_be_checked()
+
+
+def test_a_spectator_gets_no_call_and_an_ordinary_title(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    watcher = open_page()
+    watcher.open_room(reservation["room"])
+    expect(watcher.page).to_have_title(re.compile(r"^Azul: Stained Glass of Sintra · room"))
+    expect(watcher.page.get_by_label("play a sound")).to_have_count(0)
+    expect(watcher.page.locator('link[rel="icon"]')).to_have_attribute(
+        "href", "/static/favicon.svg"
+    )
