@@ -22,6 +22,9 @@ option             default                allowed
 ``idle``           300.0                  30-86400 seconds a connected player may
                                           leave a decision unmade, in a room with no
                                           clock, before a zombie plays it
+``confirm``        ``true``               ``true``, ``false``: the web page asks its
+                                          player to confirm each move before sending
+                                          it (the server does not check it)
 =================  =====================  ==========================================
 
 :class:`Table` is the part of a room that is not the engine's state: who holds
@@ -59,6 +62,7 @@ DEFAULTS: dict[str, Any] = {
     "expel_after": 0,
     "abandon_after": 600.0,
     "idle": 300.0,
+    "confirm": True,
 }
 ROOM_OPTIONS = tuple(DEFAULTS)
 HELP: dict[str, tuple[str, str]] = {
@@ -87,6 +91,11 @@ HELP: dict[str, tuple[str, str]] = {
         "SECONDS",
         "With no clock: how long a connected player may leave a decision unmade before a "
         "bot plays it for them, as for a player who left (30-86400).",
+    ),
+    "confirm": (
+        "true|false",
+        "Whether the web page asks each player to confirm a move before it is played (a "
+        "move a single click would otherwise play by mistake).",
     ),
 }
 """Each room option's values and what it does, for people (``tablewire games``)."""
@@ -157,7 +166,8 @@ def split_options(given: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, A
     """``options`` of a create request → (engine options as given, complete room options).
 
     Room options are checked here (``bad_clock``, ``bad_bot_delay``, ``bad_grace``,
-    ``bad_expel_after``, ``bad_abandon_after``); engine options are left to the engine.
+    ``bad_expel_after``, ``bad_abandon_after``, ``bad_idle``, ``bad_confirm``); engine
+    options are left to the engine.
     """
     engine = {k: v for k, v in given.items() if k not in DEFAULTS}
     room = dict(DEFAULTS)
@@ -167,6 +177,11 @@ def split_options(given: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, A
         value = given[name]
         if name == "clock":
             room[name] = parse_clock(value).text()
+            continue
+        if name == "confirm":
+            if not isinstance(value, bool):
+                raise ApiError(400, "bad_confirm", "confirm must be true or false")
+            room[name] = value
             continue
         low, high = _BOUNDS[name]
         number = isinstance(value, int | float) and not isinstance(value, bool)

@@ -97,6 +97,8 @@ CASES.update(
         "bad_grace": created(sintra(options={"grace": 7200})),
         "bad_expel_after": created(sintra(options={"expel_after": 101})),
         "bad_abandon_after": created(sintra(options={"abandon_after": 5})),
+        "bad_idle": created(sintra(options={"idle": 10})),
+        "bad_confirm": created(sintra(options={"confirm": "yes"})),
         "bad_bots": created(sintra(bots=[1])),
         "bad_bot_kind": created(sintra(bots={"kind": "greedy"})),
         "bad_host": refused("GET", "/api/games", headers={"host": "rebinding.example"}),
