@@ -53,7 +53,13 @@ def test_a_finished_game_replays_move_by_move_and_its_record_opens_again(
     page.keyboard.press("ArrowRight")
     expect(heading).to_have_text(f"Move 1 of {count}")
     expect(page.locator(".o-last-move")).to_contain_text(record["moves"][0]["label"])
+    expect(page.locator(".o-board .o-changed").first).to_be_attached()  # what it changed
     page.locator("#replay-slider").fill("3")
+    expect(heading).to_have_text(f"Move 3 of {count}")
+    expect(page.locator(".o-board .o-changed")).to_have_count(0)  # a jump marks nothing
+    page.get_by_role("button", name="Previous move").click()
+    expect(heading).to_have_text(f"Move 2 of {count}")
+    page.get_by_role("button", name="Next move").click()
     expect(heading).to_have_text(f"Move 3 of {count}")
     watched.shoot(shots, f"replay-{engine}-desktop")
     expect(page).to_have_url(re.compile("#move=3$"))

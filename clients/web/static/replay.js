@@ -8,7 +8,8 @@
 
 import { FallbackBoard } from "./games/fallback.js";
 import { loadBoard } from "./games/index.js";
-import { html, lobby, problem, render, useEffect, useState } from "./common.js";
+import { html, lobby, problem, render, useEffect, useRef, useState } from "./common.js";
+import { useChangeHighlight } from "./highlight.js";
 
 const roomId = (globalThis.location.pathname.match(/^\/rooms\/([^/]+)\/replay$/) || [])[1] || null;
 const NOTHING = () => Promise.resolve();
@@ -56,7 +57,14 @@ function Viewer({ record }) {
   const count = record.views.length - 1;
   const [step, setStep] = useState(() => moveInAddress(count));
   const Board = useBoardOf(record.engine);
-  const go = (n) => setStep(Math.max(0, Math.min(count, n)));
+  const drawn = useRef(null);
+  const single = useRef(true);
+  useChangeHighlight(drawn, !!Board, single);
+  const go = (n) => {
+    const next = Math.max(0, Math.min(count, n));
+    single.current = Math.abs(next - step) === 1; // a jump would light up half the board
+    setStep(next);
+  };
 
   useEffect(() => {
     const keys = { Home: () => go(0), End: () => go(count), ArrowLeft: () => go(step - 1), ArrowRight: () => go(step + 1) };
@@ -106,7 +114,9 @@ function Viewer({ record }) {
         </section>
         <section class="card o-board" aria-labelledby="board-title">
           <h2 id="board-title">Board</h2>
-          ${Board ? html`<${Board} doc=${doc} seat=${null} legal=${[]} send=${NOTHING} />` : html`<p class="loading">Loading the board…</p>`}
+          <div ref=${drawn}>
+            ${Board ? html`<${Board} doc=${doc} seat=${null} legal=${[]} send=${NOTHING} />` : html`<p class="loading">Loading the board…</p>`}
+          </div>
         </section>
       </div>
     </div>`;
