@@ -32,6 +32,8 @@ from protocol.codec import decode
 from protocol.messages import Intent
 from server.room import Room
 from server.settings import Settings
+from server.store import RoomRecord
+from server.timers import ManualTimers
 
 T = TypeVar("T")
 
@@ -348,3 +350,60 @@ def last_round(players: int = 2) -> State:
     state = pay_nothing(game(players))
     state["round"] = len(crystal_palace_components()["rounds"]) - 1
     return state
+
+
+def record(room_id: str, created: float = 1.0, status: str = "waiting") -> RoomRecord:
+    """A two-seat Sintra room's record, as a store keeps it."""
+    return RoomRecord(
+        id=room_id,
+        engine="sintra",
+        seats=2,
+        options={"side": "A"},
+        private=False,
+        seed=7,
+        created=created,
+        updated=created,
+        status=status,
+        names=[None, None],
+    )
+
+
+class Player:
+    """A connection of one seat (or a spectator) that keeps its frames."""
+
+    def __init__(self, room: Room, seat: int | None) -> None:
+        self.room, self.seat = room, seat
+        self.protocol = 1
+        self.frames: list[dict[str, Any]] = []
+        self.ids = iter(range(1, 1_000_000))
+
+    def send(self, frame: bytes) -> None:
+        self.frames.append(decode(frame))
+
+    def close(self, code: str, message: str) -> None:
+        pass
+
+    async def join(self) -> Player:
+        if self.seat is not None:
+            await self.room.arrive(self.seat)
+        self.room.attach(self, None)
+        return self
+
+    def leave(self) -> None:
+        self.room.detach(self)
+
+    async def play(self, rnd: random.Random) -> dict[str, Any]:
+        """One random legal move; the ack or reject."""
+        room = self.room
+        assert room.state is not None and self.seat is not None
+        action = rnd.choice(room.engine.legal_actions(room.state, self.seat))
+        room.submit(self, Intent(next(self.ids), action))
+        await room.settled()
+        return [f for f in self.frames if f["t"] in ("ack", "reject")][-1]
+
+
+async def run(timers: ManualTimers, room: Room, seconds: float) -> None:
+    """Move time forward and let the room do what became due."""
+    timers.advance(seconds)
+    await room.settled()
+    await room.settled()

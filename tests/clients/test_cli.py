@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from cli_runs import one_line, run
 
 from clients.cli import DEFAULT_SERVER, _parser
 from clients.commands import _answers
@@ -21,30 +22,6 @@ from clients.exits import EXIT_STATUSES, Status
 from clients.spawn import TABLEWIRE, SpawnedServer, free_port
 from engines import GAMES
 from server.lobby import Lobby
-
-
-async def run(
-    *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
-) -> tuple[int, str, str]:
-    process = await asyncio.create_subprocess_exec(
-        TABLEWIRE,
-        *args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "COLUMNS": "80", "LINES": "24", **(env or {})},
-    )
-    out, err = await process.communicate(stdin)
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
-
-
-def one_line(err: str) -> str:
-    """The one line a failed command prints; never a traceback."""
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from test_cli import one_line, run
+from cli_runs import one_line, run
 
 from clients.client import LobbyClient, LobbyError, RoomClient
 from clients.exits import Status

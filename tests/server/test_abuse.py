@@ -17,10 +17,10 @@ from typing import Any
 
 import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
+from wire import GUARD, UNLIMITED_FRAMES, scrape, until
 
 from clients import bots
 from clients.addresses import ws_url
@@ -35,31 +35,6 @@ from server.connection import FREE_LEGAL, FREE_LEGAL_SAVED, SocketConnection
 from server.metrics import Tallied
 from server.settings import Settings
 from support import ROOT
-
-GUARD = 60.0
-"""Seconds any one wait may take before the test fails (not a measured bound)."""
-
-UNLIMITED_FRAMES = {"address_factor": 0, "intent_rate": 0, "query_rate": 0, "ping_rate": 0}
-
-
-async def scrape(url: str) -> dict[str, float]:
-    """``GET /metrics``: every sample as ``name{label="value",...}`` → value."""
-    async with httpx.AsyncClient() as client:
-        text = (await client.get(f"{url}/metrics")).text
-    samples = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
-            samples[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
-    return samples
-
-
-async def until(url: str, check: Any) -> dict[str, float]:
-    """Scrape until ``check(samples)`` holds (the server's state is not awaitable from here)."""
-    async with asyncio.timeout(GUARD):
-        while not check(samples := await scrape(url)):  # noqa: ASYNC110
-            await asyncio.sleep(0.1)
-    return samples
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_abuse import GUARD, UNLIMITED_FRAMES, until
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
+from wire import GUARD, UNLIMITED_FRAMES, until
 
 from clients.client import LobbyClient
 from clients.rude import NonReader

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from test_server_ws import Raw
+from wire import Raw
 
 from clients import bots
 from clients.client import LobbyClient, RoomClient

@@ -9,8 +9,6 @@ from typing import Any
 
 import pytest
 
-from protocol.codec import decode
-from protocol.messages import Intent
 from server.errors import ApiError
 from server.lobby import Lobby
 from server.room import Room
@@ -18,40 +16,7 @@ from server.settings import Settings
 from server.store import MemoryStore, StoreUnavailable
 from server.table import Table, parse_clock, split_options
 from server.timers import ManualTimers
-
-
-class Player:
-    """A connection of one seat (or a spectator) that keeps its frames."""
-
-    def __init__(self, room: Room, seat: int | None) -> None:
-        self.room, self.seat = room, seat
-        self.protocol = 1
-        self.frames: list[dict[str, Any]] = []
-        self.ids = iter(range(1, 1_000_000))
-
-    def send(self, frame: bytes) -> None:
-        self.frames.append(decode(frame))
-
-    def close(self, code: str, message: str) -> None:
-        pass
-
-    async def join(self) -> Player:
-        if self.seat is not None:
-            await self.room.arrive(self.seat)
-        self.room.attach(self, None)
-        return self
-
-    def leave(self) -> None:
-        self.room.detach(self)
-
-    async def play(self, rnd: random.Random) -> dict[str, Any]:
-        """One random legal move; the ack or reject."""
-        room = self.room
-        assert room.state is not None and self.seat is not None
-        action = rnd.choice(room.engine.legal_actions(room.state, self.seat))
-        room.submit(self, Intent(next(self.ids), action))
-        await room.settled()
-        return [f for f in self.frames if f["t"] in ("ack", "reject")][-1]
+from support import Player, run
 
 
 @pytest.fixture
@@ -82,13 +47,6 @@ async def seated(lobby: Lobby, room: Room, names: list[str]) -> list[Player]:
         seat, _ = await room.reserve(name)
         players.append(await Player(room, seat).join())
     return players
-
-
-async def run(timers: ManualTimers, room: Room, seconds: float) -> None:
-    """Move time forward and let the room do what became due."""
-    timers.advance(seconds)
-    await room.settled()
-    await room.settled()
 
 
 async def log_of(lobby: Lobby, room: Room) -> list[dict[str, Any]]:

@@ -9,7 +9,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-from test_live import Player, run
 
 from server.app import create_app
 from server.errors import ApiError
@@ -18,6 +17,7 @@ from server.room import Room
 from server.settings import Settings
 from server.store import MemoryStore
 from server.timers import ManualTimers
+from support import Player, run
 
 
 @pytest.fixture

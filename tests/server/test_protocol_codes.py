@@ -18,9 +18,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from test_server_ws import Raw, new_room, played_out
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
+from wire import Raw, new_room, played_out
 
 from clients.client import LobbyClient
 from conftest import Running, redis_server

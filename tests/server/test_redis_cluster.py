@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from processes import LEASE_TTL, assert_every_ack_is_logged, spread
 
 from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient
@@ -22,8 +23,6 @@ from engines.bots import RandomBot
 from engines.sintra import ENGINE as sintra
 from protocol.codec import decode, encode
 from server.store.redis import RedisStore
-
-LEASE_TTL = 1.0
 
 
 def node_process(node: str, redis_url: str, prefix: str, port: int | None = None) -> SpawnedServer:
@@ -64,17 +63,6 @@ async def open_room(
     return room["id"], tokens
 
 
-def spread(
-    servers: list[SpawnedServer], room_id: str, tokens: list[str | None]
-) -> list[RoomClient]:
-    """Client i starts on server i % n and fails over to the others."""
-    clients = []
-    for i, token in enumerate(tokens):
-        order = servers[i % len(servers) :] + servers[: i % len(servers)]
-        clients.append(RoomClient(",".join(s.ws for s in order), room_id, token, record=True))
-    return clients
-
-
 async def play(players: list[RoomClient], watchers: list[RoomClient], summary: Summary) -> None:
     """Bots on ``players`` play to the end; every client waits for the result."""
     async with asyncio.timeout(120):
@@ -110,16 +98,6 @@ async def replay(redis_url: str, prefix: str, room_id: str) -> tuple[list[Any], 
         if entry["k"] == "intent":
             state, _ = sintra.apply(state, entry["seat"], entry["action"])
     return log, state
-
-
-def assert_every_ack_is_logged(clients: list[RoomClient], log: list[Any]) -> None:
-    """No acknowledged intent is missing: each ack names a log entry of that seat and id."""
-    by_version = dict(log)
-    acks = [(c.seat, a) for c in clients for a in c.acks]
-    assert acks, "the bots were acknowledged"
-    for seat, ack in acks:
-        entry = by_version[ack["v"]]
-        assert (entry["k"], entry["seat"], entry["id"]) == ("intent", seat, ack["id"]), ack
 
 
 def assert_final_docs_match(clients: list[RoomClient], state: Any) -> None:

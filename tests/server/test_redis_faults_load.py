@@ -25,7 +25,7 @@ import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
-from test_redis_cluster import LEASE_TTL, assert_every_ack_is_logged, spread
+from processes import LEASE_TTL, assert_every_ack_is_logged, spread
 
 from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient

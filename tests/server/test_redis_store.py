@@ -17,9 +17,10 @@ from server.hub import RedisHub
 from server.lobby import Lobby
 from server.room import Room
 from server.settings import Settings
-from server.store import NotOwner, RoomRecord, StoreUnavailable
+from server.store import NotOwner, StoreUnavailable
 from server.store.base import ALL
 from server.store.redis import RedisStore
+from support import record
 
 
 @pytest.fixture
@@ -27,21 +28,6 @@ async def store(redis_url: str, prefix: str) -> AsyncIterator[RedisStore]:
     store = RedisStore(redis_url, prefix=prefix, lease_ttl=0.3, token_ttl=60)
     yield store
     await store.close()
-
-
-def record(room_id: str, created: float = 1.0, status: str = "waiting") -> RoomRecord:
-    return RoomRecord(
-        id=room_id,
-        engine="sintra",
-        seats=2,
-        options={"side": "A"},
-        private=False,
-        seed=7,
-        created=created,
-        updated=created,
-        status=status,
-        names=[None, None],
-    )
 
 
 async def test_records_are_saved_listed_and_deleted(store: RedisStore) -> None:

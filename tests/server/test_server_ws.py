@@ -7,8 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from wire import INVITES, Raw, new_room, played_out
 
 from clients import bots
 from clients.client import LobbyClient, RoomClient
@@ -19,61 +18,6 @@ from protocol import compact
 from protocol.codec import decode, encode
 from protocol.mirror import Mirror
 from server.settings import Settings
-
-
-class Raw:
-    """A bare WebSocket speaking msgpack frames, for tests that check every frame."""
-
-    def __init__(self, ws: ClientConnection) -> None:
-        self.ws = ws
-
-    @classmethod
-    async def open(cls, server: Running, room_id: str) -> Raw:
-        return cls(await connect(f"{server.ws}/ws/rooms/{room_id}", max_size=None))
-
-    async def send(self, message: dict[str, Any]) -> None:
-        await self.ws.send(encode(message))
-
-    async def recv(self) -> Any:
-        """The next frame as it came: a map (or, under protocol 2, an array)."""
-        return decode(await self.ws.recv(decode=False), max_size=1 << 30, arrays=True)
-
-    async def recv_until(self, kind: str) -> dict[str, Any]:
-        while (frame := await self.recv())["t"] != kind:
-            pass
-        return frame
-
-    async def join(
-        self, token: str | None = None, since: int | None = None, protocol: int = 1
-    ) -> dict[str, Any]:
-        await self.send({"t": "hello", "protocol": protocol, "token": token, "since": since})
-        welcome = await self.recv()
-        assert welcome["t"] == "welcome", welcome
-        return welcome
-
-    async def closed_with(self) -> dict[str, Any]:
-        """The fatal error frame, then the close."""
-        frame = await self.recv()
-        assert frame["t"] == "error" and frame["fatal"], frame
-        with pytest.raises(ConnectionClosed):
-            await self.recv()
-        return frame
-
-
-INVITES: dict[str, str] = {}
-"""The invitation of each private room :func:`new_room` made (bots take its seats)."""
-
-
-async def new_room(server: Running, seats: int = 2, seed: int = 1, fill: int | None = None):
-    """Create a room and reserve ``fill`` seats (all by default); return it and the tokens."""
-    async with LobbyClient(server.url) as lobby:
-        room = await lobby.create_room("sintra", seats=seats, seed=seed)
-        INVITES[room["id"]] = room["invite"]
-        tokens = [
-            (await lobby.reserve(room["id"], name=f"p{i}"))["token"]
-            for i in range(seats if fill is None else fill)
-        ]
-    return room["id"], tokens
 
 
 @pytest.fixture
@@ -430,19 +374,6 @@ async def test_intents_before_the_game_starts_are_rejected(server: Running) -> N
     await raw.join(tokens[0])
     assert (await raw.recv())["doc"]["status"] == "waiting"
     assert (await intent(raw, {"type": "reset"}))["code"] == "not_started"
-
-
-async def played_out(server: Running, seed: int) -> tuple[str, list[str]]:
-    """A two-seat room played to its end: seat 0 by a bot client here (its token first
-    in the tokens), seat 1 by ``tablewire bots`` filling the room."""
-    room_id, tokens = await new_room(server, seed=seed, fill=1)
-    async with RoomClient(server.ws, room_id, tokens[0]) as me:
-        filler = asyncio.create_task(
-            bots.run(server.url, "sintra", 0, 2, room_id=room_id, invite=INVITES[room_id])
-        )
-        await bots.play_seat(me, RandomBot(1), bots.Summary("sintra"))
-    assert (await filler).ok
-    return room_id, tokens
 
 
 async def test_intents_after_the_game_are_rejected(server: Running) -> None:

@@ -7,11 +7,11 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 
 import pytest
-from test_redis_store import record
 
 from server.store import NotOwner, StoreUnavailable
 from server.store.batch import GroupCommit, Outcome
 from server.store.redis import RedisStore
+from support import record
 
 
 class Writer:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_chartered_rules import build, company, plot_card, table
+from chartered_positions import build, company, plot_card, table
 
 from engines.bots import RandomBot, make_bot
 from engines.chartered import ENGINE as chartered

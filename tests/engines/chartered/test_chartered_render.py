@@ -7,8 +7,8 @@ import io
 import random
 from typing import Any
 
+from chartered_positions import company, plot_card, table
 from rich.console import Console
-from test_chartered_rules import company, plot_card, table
 
 from engines.base import State
 from engines.chartered import ENGINE as chartered

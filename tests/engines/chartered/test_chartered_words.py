@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 
-from test_chartered_rules import build, company, level_card, play, plot_card, table
+from chartered_positions import build, company, level_card, play, plot_card, table
 
 from engines.base import STEP, Event, State
 from engines.chartered import ENGINE as chartered

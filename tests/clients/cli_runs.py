@@ -1,0 +1,33 @@
+"""The ``tablewire`` command run as a user runs it: a subprocess, its exit status and
+its output, and the one line a failing command must print."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from clients.spawn import TABLEWIRE
+
+
+async def run(
+    *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
+) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        TABLEWIRE,
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "80", "LINES": "24", **(env or {})},
+    )
+    out, err = await process.communicate(stdin)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+def one_line(err: str) -> str:
+    """The one line a failed command prints; never a traceback."""
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]

@@ -1,0 +1,33 @@
+"""Doubles for tests of many server processes on one Redis: clients spread over the
+processes (each failing over to the others) and the check that no acknowledged move
+is missing from the log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clients.client import RoomClient
+from clients.spawn import SpawnedServer
+
+LEASE_TTL = 1.0
+
+
+def spread(
+    servers: list[SpawnedServer], room_id: str, tokens: list[str | None]
+) -> list[RoomClient]:
+    """Client i starts on server i % n and fails over to the others."""
+    clients = []
+    for i, token in enumerate(tokens):
+        order = servers[i % len(servers) :] + servers[: i % len(servers)]
+        clients.append(RoomClient(",".join(s.ws for s in order), room_id, token, record=True))
+    return clients
+
+
+def assert_every_ack_is_logged(clients: list[RoomClient], log: list[Any]) -> None:
+    """No acknowledged intent is missing: each ack names a log entry of that seat and id."""
+    by_version = dict(log)
+    acks = [(c.seat, a) for c in clients for a in c.acks]
+    assert acks, "the bots were acknowledged"
+    for seat, ack in acks:
+        entry = by_version[ack["v"]]
+        assert (entry["k"], entry["seat"], entry["id"]) == ("intent", seat, ack["id"]), ack
