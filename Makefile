@@ -31,14 +31,15 @@ $(BUILT): $(DEPS) setup.py pyproject.toml protocol/_speedups.c $(NATIVE)
 serve: $(BUILT)
 	$(BIN)/tablewire serve --host $(HOST) --port $(PORT)
 
-## test: run the whole test suite, on TEST_JOBS parallel workers (pytest-xdist)
+## test: run the whole test suite, on TEST_JOBS parallel workers (pytest-xdist; the
+## `load` tests one after the other on one of them)
 TEST_JOBS ?= 4
 test: $(BUILT)
-	$(BIN)/pytest -n $(TEST_JOBS)
+	$(BIN)/pytest -n $(TEST_JOBS) --dist loadgroup
 
 ## test-quick: the suite without the browser and load tests (marked `browser`, `load`)
 test-quick: $(BUILT)
-	$(BIN)/pytest -n $(TEST_JOBS) -m "not browser and not load"
+	$(BIN)/pytest -n $(TEST_JOBS) --dist loadgroup -m "not browser and not load"
 
 ## pure: run the Python source of the compiled modules (until the next make test or serve)
 pure:

@@ -39,6 +39,7 @@ def test_a_finished_game_replays_move_by_move_and_its_record_opens_again(
     room_id = bots_room(served, engine)
     watched = open_page()
     page = watched.page
+    page.emulate_media(reduced_motion="reduce")  # what a move changed stays marked
     watched.open_room(room_id)
     page.wait_for_selector(".o-result", timeout=60_000)
     page.get_by_role("link", name="Replay the game").click()
@@ -53,10 +54,20 @@ def test_a_finished_game_replays_move_by_move_and_its_record_opens_again(
     page.keyboard.press("ArrowRight")
     expect(heading).to_have_text(f"Move 1 of {count}")
     expect(page.locator(".o-last-move")).to_contain_text(record["moves"][0]["label"])
+    views = [
+        doc["game"] for doc in served.api("GET", f"/api/rooms/{room_id}/record?views=1")["views"]
+    ]
+    seen = next(n for n in range(1, count + 1) if views[n] != views[n - 1])  # not a secret move
+    page.locator("#replay-slider").fill(str(seen - 1))
+    page.keyboard.press("ArrowRight")
+    expect(heading).to_have_text(f"Move {seen} of {count}")
     expect(page.locator(".o-board .o-changed").first).to_be_attached()  # what it changed
+    far = 0 if seen > 1 else count
+    page.locator("#replay-slider").fill(str(far))
+    expect(heading).to_have_text(f"Move {far} of {count}")
+    expect(page.locator(".o-board .o-changed")).to_have_count(0)  # a jump marks nothing
     page.locator("#replay-slider").fill("3")
     expect(heading).to_have_text(f"Move 3 of {count}")
-    expect(page.locator(".o-board .o-changed")).to_have_count(0)  # a jump marks nothing
     page.get_by_role("button", name="Previous move").click()
     expect(heading).to_have_text(f"Move 2 of {count}")
     page.get_by_role("button", name="Next move").click()

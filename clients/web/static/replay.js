@@ -58,18 +58,17 @@ function Viewer({ record }) {
   const [step, setStep] = useState(() => moveInAddress(count));
   const Board = useBoardOf(record.engine);
   const drawn = useRef(null);
-  const single = useRef(true);
+  const single = useRef(false);
+  const shown = useRef(step);
+  single.current = Math.abs(step - shown.current) === 1; // a jump would light up half the board
+  shown.current = step;
   useChangeHighlight(drawn, !!Board, single);
-  const go = (n) => {
-    const next = Math.max(0, Math.min(count, n));
-    single.current = Math.abs(next - step) === 1; // a jump would light up half the board
-    setStep(next);
-  };
+  const go = (n) => setStep(Math.max(0, Math.min(count, n)));
 
   useEffect(() => {
     const keys = { Home: () => go(0), End: () => go(count), ArrowLeft: () => go(step - 1), ArrowRight: () => go(step + 1) };
     const onKey = (event) => {
-      if (event.target instanceof HTMLInputElement && event.target.type !== "range") return;
+      if (event.target instanceof HTMLInputElement) return; // the slider steps by itself
       const act = keys[event.key];
       if (act) { event.preventDefault(); act(); }
     };
