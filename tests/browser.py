@@ -9,6 +9,7 @@ folder under the system's temporary directory); the run prints where.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -35,6 +36,7 @@ DESKTOP = {"width": 1280, "height": 800}
 # What a page offers to click: the move list's buttons and the board's [data-move] parts.
 CLICKABLE = ".moves button:not([disabled]), .o-board [data-move]:not([disabled])"
 FINISHED = ".o-result"
+CONFIRM = ".o-confirm button.confirm"
 # While the server is down, Chromium itself logs each refused reconnection attempt of
 # the page's WebSocket as a console error (the SDK cannot silence the browser's own
 # message); the page handles it by reconnecting with backoff. Only this is forgiven.
@@ -134,14 +136,15 @@ class Served:
         options: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """A room of ``seats`` whose last ``bots`` seats are server bots acting at once,
-        and this person's reservation of seat 0: ``{room, seat, token}``."""
+        and this person's reservation of seat 0: ``{room, seat, token}``. Its moves are
+        played without a confirmation unless ``options`` asks for one (``confirm``)."""
         room = self.api(
             "POST",
             "/api/rooms",
             {
                 "engine": engine,
                 "seats": seats,
-                "options": {"bot_delay": 0, **(options or {})},
+                "options": {"bot_delay": 0, "confirm": False, **(options or {})},
                 "bots": {"seats": list(range(seats - bots, seats)), "kind": "random"},
             },
         )
@@ -236,9 +239,13 @@ def play_to_end(
     number of clicks; fails if the game is not over after ``max_clicks``."""
     page = watched.page
     for clicks in range(max_clicks):
-        page.wait_for_selector(f"{FINISHED}, {CLICKABLE}", timeout=60_000)
+        page.wait_for_selector(f"{FINISHED}, {CLICKABLE}, {CONFIRM}", timeout=60_000)
         if page.locator(FINISHED).count():
             return clicks
+        if page.locator(CONFIRM).count():  # a room that asks: the move chosen is played
+            with contextlib.suppress(PlaywrightError):
+                page.locator(CONFIRM).click(timeout=2_000)
+            continue
         board = page.locator(".o-board [data-move]:not([disabled])")
         listed = page.locator(".moves button:not([disabled])")
         choices = (

@@ -9,6 +9,8 @@
 // browser tests and for anyone curious in the developer console.
 
 import { AttentionOptions, useAttention } from "./attention.js";
+import { useConfirm } from "./confirm.js";
+import { useChangeHighlight } from "./highlight.js";
 import { FallbackBoard } from "./games/fallback.js";
 import { choiceWords, loadBoard } from "./games/index.js";
 import {
@@ -440,6 +442,10 @@ function Room({ conn, held, notice }) {
   const open = doc && doc.status === "waiting" && doc.seats.includes(null);
 
   const legal = myTurn ? moves : [];
+  const confirming = !(info && info.room_options && info.room_options.confirm === false);
+  const [play, waiting, confirmBar] = useConfirm(send, legal, confirming, version);
+  const drawn = useRef(null);
+  useChangeHighlight(drawn, !!(Board && doc && doc.game));
   return html`
     <header class="room-head">
       <div>
@@ -469,9 +475,10 @@ function Room({ conn, held, notice }) {
             <section class="card o-asked" aria-labelledby="asked-title">
               <h2 id="asked-title" class="visually-hidden">What is being asked</h2>
               <p class=${myTurn ? "banner" : ""}><strong>${asked(doc, mySeat, state)}</strong></p>
+              ${myTurn ? confirmBar : null}
               ${myTurn
                 ? legal.length
-                  ? html`<${Moves} moves=${legal} send=${send} busy=${busy} />`
+                  ? html`<${Moves} moves=${legal} send=${play} busy=${busy || !!waiting} />`
                   : html`<p class="muted">${state === "open" ? "Finding your moves…" : "Your moves come back with the connection."}</p>`
                 : null}
             </section>
@@ -485,7 +492,7 @@ function Room({ conn, held, notice }) {
               ${!doc.game
                 ? html`<p class="muted">The board appears when every seat is taken.</p>`
                 : Board
-                  ? html`<${Board} doc=${doc} seat=${mySeat} legal=${legal} send=${send} />`
+                  ? html`<div ref=${drawn}><${Board} doc=${doc} seat=${mySeat} legal=${waiting ? [] : legal} send=${play} /></div>`
                   : html`<p class="loading">Loading the board…</p>`}
             </section>
           </div>

@@ -1,0 +1,30 @@
+"""What the last move changed is marked on the room's board in Chromium, for a player
+and for a spectator, and stays marked under prefers-reduced-motion (no animation)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from browser import PHONE, Served, Watched
+from playwright.sync_api import expect
+
+MOVE = "() => tablewireRoom.legal().then((moves) => tablewireRoom.send(moves[0].action))"
+
+
+def test_the_last_move_is_marked_on_the_board(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    player, spectator = open_page(), open_page(PHONE)
+    for watched in (player, spectator):
+        watched.page.emulate_media(reduced_motion="reduce")
+    player.hold_seat(reservation)
+    player.open_room(reservation["room"])
+    spectator.open_room(reservation["room"])
+    for watched in (player, spectator):
+        expect(watched.page.locator(".o-board .o-changed")).to_have_count(0)  # drawn, not moved
+    before = player.version()
+    player.page.evaluate(MOVE)
+    player.page.wait_for_function(f"() => tablewireRoom.version > {before}")
+    for watched in (player, spectator):
+        expect(watched.page.locator(".o-board .o-changed").first).to_be_attached()
