@@ -57,6 +57,14 @@ function OptionField({ game, name, spec, value, onChange, named }) {
   </div>`;
 }
 
+/** "Play now": a table of three (within the game's counts, at most four) where every
+ * other seat is the server's default bot, the strongest the game has, acting at once. */
+function playNow(game) {
+  const seats = Math.min(Math.max(game.min_players, 3), game.max_players, 4);
+  const others = Array.from({ length: seats - 1 }, (_, n) => n + 1);
+  return { engine: game.id, seats, bots: { seats: others } };
+}
+
 function GameCard({ game, name, onError }) {
   const defaults = Object.fromEntries(
     Object.entries(game.options).map(([key, spec]) => [key, spec.default]));
@@ -84,6 +92,10 @@ function GameCard({ game, name, onError }) {
       let reservation;
       if (how === "quick") {
         reservation = await lobby.quickplay({ engine: game.id, name, seats });
+      } else if (how === "now") {
+        const room = await lobby.createRoom(playNow(game));
+        holdOwner(room.id, { ownerToken: room.owner_token, invite: room.invite });
+        reservation = await lobby.reserve(room.id, { name, ownerToken: room.owner_token });
       } else {
         const body = { engine: game.id, seats, options: { ...options } };
         if (clock !== "none") body.options.clock = clock;
@@ -110,6 +122,11 @@ function GameCard({ game, name, onError }) {
   return html`<section class="card" aria-labelledby=${id("title")}>
     <h3 id=${id("title")}>${game.title}</h3>
     <p class="muted">${playersText(game)}</p>
+    <p class="row actions">
+      <button type="button" class="play-now" disabled=${busy} onClick=${() => act("now")}
+        aria-describedby=${id("now-hint")}>Play now</button>
+      <span class="hint" id=${id("now-hint")}>you and ${playNow(game).seats - 1} bots; the game starts at once</span>
+    </p>
     <form onSubmit=${(e) => { e.preventDefault(); act("create"); }}>
       <label for=${id("seats")}>players</label>
       <select id=${id("seats")} value=${String(seats)}

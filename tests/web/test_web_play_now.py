@@ -1,0 +1,35 @@
+""" "Play now" in Chromium: one click on a game's card seats this browser at a table of
+three with the game's default (strongest) bots, and the game is on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from browser import PHONE, Served, Watched
+from playwright.sync_api import expect
+
+from engines import GAMES
+from engines.bots import has_greedy
+
+
+@pytest.mark.parametrize("engine", sorted(GAMES))
+def test_play_now_seats_you_with_the_best_bots_in_one_click(
+    open_page: Callable[..., Watched], served: Served, engine: str, shots: Path
+) -> None:
+    watched = open_page(PHONE)
+    page = watched.page
+    page.goto(served.url + "/")
+    page.fill("#name", "Bea")
+    card = page.locator("section", has=page.locator(f"#{engine}-title"))
+    expect(card.get_by_text("you and 2 bots")).to_be_visible()
+    card.screenshot(path=str(shots / f"play-now-{engine}.png"))
+    card.get_by_role("button", name="Play now").click()
+    page.wait_for_url("**/rooms/*")
+    page.wait_for_selector(".o-board")
+    room = served.api("GET", f"/api/rooms/{page.url.rsplit('/', 1)[1]}")
+    kind = "greedy" if has_greedy(engine) else "random"
+    assert (room["engine"], room["status"], room["seats"]) == (engine, "playing", 3)
+    assert room["names"][0] == "Bea" and room["bots"] == [None, kind, kind]
+    assert watched.mirror()["status"] == "playing"
