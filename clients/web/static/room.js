@@ -122,6 +122,11 @@ function Moves({ moves, send, busy }) {
   </div>`;
 }
 
+/** A number as the boards write them: a true minus sign (−25), never a hyphen. */
+function signed(n) {
+  return typeof n === "number" && n < 0 ? `−${-n}` : String(n);
+}
+
 function details(value) {
   if (value === null || typeof value !== "object") return shown(value);
   if (Array.isArray(value)) return value.map(details).join(", ");
@@ -194,7 +199,7 @@ function Result({ doc, result, mySeat, token, describe }) {
       <tbody>${order.map((seat) => html`<tr class=${seat === mySeat ? "mine" : ""}>
         <td class="rank">${ordinal(result.ranks[seat])}</td>
         <td class="who">${seatName(doc, seat)}${seat === mySeat ? " (you)" : ""}</td>
-        <td class="score">${result.scores[seat]}<span class="visually-hidden"> points</span></td>
+        <td class="score">${signed(result.scores[seat])}</td>
         <td class="how">${said(seat)}</td>
       </tr>`)}</tbody>
     </table>`}
