@@ -45,13 +45,16 @@ def test_random_playouts_finish_with_a_result(engine: Engine, share: int) -> Non
     for seed in range(share, PLAYOUTS, SHARES):
         players, options, rnd = _game(engine, seed)
         steps = 0
-        for state, _seat, _action in playout(engine, seed, players, options, rnd):
+        state = engine.setup(players, options, seed)
+        while engine.result(state) is None:  # support.playout's game, each seat's moves asked once
             steps += 1
             to_act = engine.to_act(state)
             assert to_act, f"seed {seed}: no seat to act before the end"
+            legal = [engine.legal_actions(state, seat) for seat in range(players)]
             for seat in range(players):
-                legal = engine.legal_actions(state, seat)
-                assert bool(legal) == (seat in to_act), f"seed {seed} seat {seat}"
+                assert bool(legal[seat]) == (seat in to_act), f"seed {seed} seat {seat}"
+            seat = rnd.choice(sorted(to_act))
+            state, _ = engine.apply(state, seat, rnd.choice(legal[seat]))
         assert steps > 0
 
 
