@@ -8,7 +8,7 @@ bank's shares (§10.1), and money paid to and from the bank.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from engines.base import State
@@ -82,7 +82,13 @@ def _occupied(state: State) -> list[int]:
 
 def _closed(state: State) -> set[int]:
     """Occupied plots and the buffer zone around them (§5.4)."""
-    return closed_to_founding(board(state["board"]), _occupied(state), state["options"]["buffer"])
+    return set(_closed_of(state["board"], tuple(_occupied(state)), state["options"]["buffer"]))
+
+
+@lru_cache(maxsize=256)
+def _closed_of(side: str, occupied: tuple[int, ...], buffer: int) -> frozenset[int]:
+    """:func:`_closed` by what it depends on: a turn asks it of one board many times."""
+    return frozenset(closed_to_founding(board(side), occupied, buffer))
 
 
 def _founding_layouts(
