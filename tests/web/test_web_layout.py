@@ -6,11 +6,12 @@ its rendered size). Screenshots of each go to the screenshots folder."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browser import CLICKABLE, DESKTOP, PHONE, Served, Watched
+from browser import CLICKABLE, DESKTOP, FINISHED, PHONE, Served, Watched, play_to_end
 
 GAMES = {"sintra": 3, "chartered": 3, "crystal-palace": 3}
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
@@ -94,3 +95,42 @@ def test_no_text_under_12_px_on_a_phone(
     smallest = watched.page.evaluate(SMALLEST_TEXT)
     print(f"{engine} phone smallest text: {smallest}")
     assert smallest["size"] >= 12 - 0.01, smallest
+
+
+class Enough(Exception):
+    """Stops ``play_to_end`` once enough of the game was looked at."""
+
+
+# The smallest visible board part that makes a move: its width and height in px.
+SMALLEST_PART = """() => {
+  const boxes = [...document.querySelectorAll(".o-board [data-move]")]
+    .map((el) => el.getBoundingClientRect()).filter((box) => box.width && box.height);
+  return boxes.length ? Math.min(...boxes.map((box) => Math.min(box.width, box.height))) : null;
+}"""
+
+
+@pytest.mark.parametrize("engine", GAMES)
+def test_a_phone_stays_readable_and_playable_through_the_game(
+    served: Served, open_page: Callable[..., Watched], engine: str
+) -> None:
+    """Thirty clicks into the game (boards grow: companies, prototypes, filled strips),
+    the phone page still shows no text under 12 px, board parts of at least 24 px and
+    nothing sideways."""
+    watched = my_turn(served, open_page, engine, "phone")
+    seen: list[tuple[float, float | None]] = []
+
+    def look(clicks: int) -> None:
+        watched.page.wait_for_selector(f"{FINISHED}, {CLICKABLE}", timeout=60_000)
+        smallest = watched.page.evaluate(SMALLEST_TEXT)
+        assert smallest["size"] >= 12 - 0.01, (clicks, smallest)
+        seen.append((smallest["size"], watched.page.evaluate(SMALLEST_PART)))
+        assert watched.no_horizontal_scroll(), clicks
+        if clicks >= 30:
+            raise Enough
+
+    with pytest.raises(Enough):
+        play_to_end(watched, random.Random(engine), on_click=look)
+    parts = [part for _, part in seen if part is not None]
+    texts = min(size for size, _ in seen)
+    print(f"{engine} phone through the game: text >= {texts} px, parts >= {min(parts)} px")
+    assert min(parts) >= 24
