@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browser import CLICKABLE, DESKTOP, FINISHED, PHONE, Served, Watched, play_to_end
+from browser import CLICKABLE, DESKTOP, FINISHED, FOLDED, PHONE, Served, Watched, play_to_end
 
 GAMES = {"sintra": 3, "chartered": 3, "crystal-palace": 3}
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
@@ -23,12 +23,15 @@ MEASURE = """(selector) => {
     return box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== "hidden";
   };
   const board = document.querySelector("[data-board]");
-  const first = [...document.querySelectorAll(selector)].filter(visible)
+  const firstOf = (css) => [...document.querySelectorAll(css)].filter(visible)
     .map((el) => el.getBoundingClientRect()).sort((a, b) => a.top - b.top)[0];
+  const first = firstOf(selector);
+  const part = firstOf(".o-board [data-move]");
   return {
     board: board ? board.getBoundingClientRect().top : null,
     engine: board ? board.dataset.board : null,
     first: first ? { top: first.top, bottom: first.bottom } : null,
+    part: part ? part.top : null,
     height: document.documentElement.scrollHeight,
   };
 }"""
@@ -62,9 +65,7 @@ def my_turn(served: Served, open_page: Callable[..., Watched], engine: str, size
     watched = open_page(SIZES[size])
     watched.hold_seat(reservation)
     watched.open_room(reservation["room"])
-    watched.page.wait_for_selector(
-        ".moves button:not([disabled]), .o-board [data-move]:not([disabled])", timeout=30_000
-    )
+    watched.page.wait_for_selector(f"{CLICKABLE}, {FOLDED}", timeout=30_000)
     return watched
 
 
@@ -76,7 +77,7 @@ def test_the_board_comes_first_on_your_turn(
     watched = my_turn(served, open_page, engine, size)
     page = watched.page
     viewport = SIZES[size]
-    found = page.evaluate(MEASURE, f"{CLICKABLE}, .moves-fold > summary")
+    found = page.evaluate(MEASURE, f"{CLICKABLE}, {FOLDED}")
     watched.shoot(shots, f"layout-{engine}-{size}")
     page.screenshot(path=str(shots / f"layout-{engine}-{size}-screen.png"))
     print(f"{engine} {size}: {found}")
