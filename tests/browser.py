@@ -35,6 +35,8 @@ PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 # What a page offers to click: the move list's buttons and the board's [data-move] parts.
 CLICKABLE = ".moves button:not([disabled]), .o-board [data-move]:not([disabled])"
+# On a phone the move list is folded under the board: its summary opens it.
+FOLDED = ".moves-fold:not([open]) > summary"
 FINISHED = ".o-result"
 CONFIRM = ".o-confirm button.confirm"
 # While the server is down, Chromium itself logs each refused reconnection attempt of
@@ -235,11 +237,12 @@ def play_to_end(
 ) -> int:
     """Click this page's seat through the whole game: a board part when the board offers
     one (with probability ``board_first``), else a move-list button (a group narrows one
-    step). ``on_click(n)`` runs after each click (a reload, a restart...). Returns the
-    number of clicks; fails if the game is not over after ``max_clicks``."""
+    step; a folded list is opened first). ``on_click(n)`` runs after each click (a
+    reload, a restart...). Returns the number of clicks; fails if the game is not over
+    after ``max_clicks``."""
     page = watched.page
     for clicks in range(max_clicks):
-        page.wait_for_selector(f"{FINISHED}, {CLICKABLE}, {CONFIRM}", timeout=60_000)
+        page.wait_for_selector(f"{FINISHED}, {CLICKABLE}, {CONFIRM}, {FOLDED}", timeout=60_000)
         if page.locator(FINISHED).count():
             return clicks
         if page.locator(CONFIRM).count():  # a room that asks: the move chosen is played
@@ -247,7 +250,11 @@ def play_to_end(
                 page.locator(CONFIRM).click(timeout=2_000)
             continue
         board = page.locator(".o-board [data-move]:not([disabled])")
-        listed = page.locator(".moves button:not([disabled])")
+        listed = page.locator(".moves button:not([disabled]):visible")
+        folded = page.locator(FOLDED)
+        if folded.count() and (not board.count() or rnd.random() >= board_first):
+            folded.click()
+            continue
         choices = (
             board
             if board.count() and (not listed.count() or rnd.random() < board_first)

@@ -155,7 +155,7 @@ def test_a_running_clock_is_shown_and_counts_down(
     player = open_page(PHONE)
     player.hold_seat(reservation)
     player.open_room(reservation["room"])
-    player.page.wait_for_selector(".moves button")
+    player.page.wait_for_selector(".moves button", state="attached")
     mine = player.page.locator(".o-seats .seat").first.locator(".clock")
     assert mine.get_attribute("aria-label").startswith("Ana: 0:")  # type: ignore[union-attr]
     assert mine.get_attribute("aria-label").endswith("left, running")  # type: ignore[union-attr]

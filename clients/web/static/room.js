@@ -42,6 +42,8 @@ import { RoomConnection } from "./tablewire.js";
 const STEP = " → ";
 const FLAT_MOVES = 12;
 const LOG_SIZE = 200;
+// Where style.css puts the move list beside the board rather than under it.
+const WIDE = "(min-width: 821px)";
 const STATES = {
   connecting: "connecting…",
   open: "connected",
@@ -336,6 +338,18 @@ function FillWithBots({ credential }) {
   </form>`;
 }
 
+/** The legal moves beside the board on a wide screen, folded under it on a phone (the
+ * board's own parts are the main way to play there): a <details> with their count. */
+function MoveList({ moves, send, busy }) {
+  const [open, setOpen] = useState(() => globalThis.matchMedia(WIDE).matches);
+  return html`<section class="card o-moves" aria-label="Your moves">
+    <details class="moves-fold" open=${open} onToggle=${(e) => setOpen(e.currentTarget.open)}>
+      <summary>All your moves (${moves.length})</summary>
+      <${Moves} moves=${moves} send=${send} busy=${busy} />
+    </details>
+  </section>`;
+}
+
 /** The engine's board module: `Board` is null while it loads (the page says so rather
  * than flash the fallback's data view), the fallback when the engine has none. */
 function useBoard(engine) {
@@ -477,22 +491,20 @@ function Room({ conn, held, notice }) {
     ${doc
       ? html`<div class="layout">
           <div class="side">
-            <section class="card o-asked" aria-labelledby="asked-title">
-              <h2 id="asked-title" class="visually-hidden">What is being asked</h2>
-              <p class=${myTurn ? "banner" : ""}><strong>${asked(doc, mySeat, state)}</strong></p>
-              ${myTurn ? confirmBar : null}
-              ${myTurn
-                ? legal.length
-                  ? html`<${Moves} moves=${legal} send=${play} busy=${busy || !!waiting} />`
-                  : html`<p class="muted">${state === "open" ? "Finding your moves…" : "Your moves come back with the connection."}</p>`
-                : null}
-            </section>
             ${result && doc.status === "finished"
               ? html`<${Result} doc=${doc} result=${result} mySeat=${mySeat} token=${held && held.token}
                   describe=${describe} />`
               : null}
-            <section class="card o-board" aria-labelledby="board-title">
-              <h2 id="board-title">Board</h2>
+            <section class="card o-asked" aria-labelledby="asked-title">
+              <h2 id="asked-title" class="visually-hidden">What is being asked</h2>
+              <p class=${myTurn ? "banner" : ""}><strong>${asked(doc, mySeat, state)}</strong></p>
+              ${myTurn ? confirmBar : null}
+              ${myTurn && !legal.length
+                ? html`<p class="muted">${state === "open" ? "Finding your moves…" : "Your moves come back with the connection."}</p>`
+                : null}
+            </section>
+            <section class="card o-board" aria-labelledby="board-title" data-board=${engine}>
+              <h2 id="board-title" class="visually-hidden">Board</h2>
               ${note ? html`<p class="muted">${note}</p>` : null}
               ${!doc.game
                 ? html`<p class="muted">The board appears when every seat is taken.</p>`
@@ -502,6 +514,7 @@ function Room({ conn, held, notice }) {
             </section>
           </div>
           <aside class="side">
+            ${myTurn && legal.length ? html`<${MoveList} moves=${legal} send=${play} busy=${busy || !!waiting} />` : null}
             <${Seats} doc=${doc} mySeat=${mySeat} now=${now} live=${state === "open"} />
             ${mySeat !== null && doc.status !== "finished"
               ? html`<${AttentionOptions} options=${attention} choose=${chooseAttention} />` : null}
