@@ -97,7 +97,7 @@ CASES.update(
         "bad_expel_after": created(sintra(options={"expel_after": 101})),
         "bad_abandon_after": created(sintra(options={"abandon_after": 5})),
         "bad_bots": created(sintra(bots=[1])),
-        "bad_bot_kind": created(sintra(bots={"kind": "greedy"})),
+        "bad_bot_kind": created(sintra(bots={"kind": "clever"})),
         "bad_host": refused("GET", "/api/games", headers={"host": "rebinding.example"}),
         "cross_origin": refused(
             "POST", "/api/rooms", json=sintra(), headers={"origin": "https://elsewhere.example"}
