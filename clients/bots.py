@@ -255,7 +255,7 @@ async def run(
     room_id: str | None = None,
     time_limit: float = 600.0,
     check: bool = False,
-    bot: str = "random",
+    bot: str = "greedy",
     summary: Summary | None = None,
     on_wait: OnWait | None = None,
     invite: str | None = None,

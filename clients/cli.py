@@ -177,18 +177,18 @@ def _parser() -> argparse.ArgumentParser:
             help=f"{what}, repeatable (side=B, clock=move:30); `tablewire games` lists them",
         )
 
-    def bot_kind(sub: argparse.ArgumentParser, flag: str, on_server: bool) -> None:
+    def bot_kind(sub: argparse.ArgumentParser, flag: str, on_server: bool, local: str) -> None:
         default = (
             "default: the game's strongest, greedy where it has one"
             if on_server
-            else "default random"
+            else f"default {local}"
         )
         sub.add_argument(
             flag,
-            default=None if on_server else "random",
+            default=None if on_server else local,
             choices=BOT_KINDS,
             help="random bots play any legal move; greedy bots pick the move that looks best "
-            f"now (Chartered and Crystal Palace only); {default}",
+            f"now (random where a game has no greedy bot); {default}",
         )
 
     games = client_command(
@@ -227,7 +227,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="computer players in the last N seats",
     )
-    bot_kind(new, "--bot-kind", on_server=True)
+    bot_kind(new, "--bot-kind", on_server=True, local="greedy")
 
     rooms = client_command(
         "rooms",
@@ -283,7 +283,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="play against N computer players in a new room (or in --room's free seats)",
     )
-    bot_kind(play, "--bot-kind", on_server=True)
+    bot_kind(play, "--bot-kind", on_server=True, local="greedy")
     options(play, "with --bots: a game or room option of the new room")
     play.add_argument(
         "--reconnect-for",
@@ -330,7 +330,7 @@ def _parser() -> argparse.ArgumentParser:
         help="first room's seed; the rooms are then private (default: public, random seeds)",
     )
     bot.add_argument("--timeout", type=float, default=600.0, help="seconds before giving up")
-    bot_kind(bot, "--bot", on_server=False)
+    bot_kind(bot, "--bot", on_server=False, local="greedy")
     bot.add_argument(
         "--check",
         action="store_true",
@@ -356,7 +356,7 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument(
         "--duration-s", type=float, default=20.0, help="turn-relay: seconds of load (D)"
     )
-    bot_kind(load, "--bot", on_server=False)
+    bot_kind(load, "--bot", on_server=False, local="random")
     options(load)
     load.add_argument("--seed", type=int, default=0, help="first room's seed (default 0)")
     load.add_argument("--spawn", action="store_true", help="start a server on 127.0.0.1")

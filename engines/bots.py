@@ -7,7 +7,9 @@ reads the state. The runners in ``clients/`` connect bots to real rooms;
 Every game has the random bot. Its greedy bot, if any, is declared by the
 game's own ``bot.py`` as ``GREEDY`` (a class taking ``(seat, seed)``), or
 ``GREEDY = None`` for none: a game folder without ``bot.py``, or a ``bot.py``
-without ``GREEDY``, is an error, never a silent fall back to random bots.
+without ``GREEDY``, is an error, never a silent fall back to random bots. A game
+with a greedy bot says how strong it is in one line, ``STRENGTH`` beside it (the
+lobby shows it); :func:`kinds` lists a game's kinds, strongest first.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ class MissingBotDeclaration(LookupError):
 
 KINDS = ("random", "greedy")
 
+RANDOM_STRENGTH = "plays any legal move, at random"
+"""What the random bot every game has is worth."""
+
 
 def greedy(engine: str) -> Callable[[int, int], Bot] | None:
     """The greedy bot of ``engine`` as its ``bot.py`` declares it (None: it has none, or
@@ -52,6 +57,15 @@ def greedy(engine: str) -> Callable[[int, int], Bot] | None:
             f"{engine}: its folder's bot.py must declare GREEDY (a bot class, or None)"
         )
     found: Callable[[int, int], Bot] | None = module.GREEDY
+    return found
+
+
+def kinds(engine: str) -> dict[str, str]:
+    """The bot kinds ``engine`` has, strongest first, each with one line on its strength."""
+    found: dict[str, str] = {}
+    if has_greedy(engine):
+        found["greedy"] = str(getattr(engines.part(engine, "bot"), "STRENGTH", "greedy"))
+    found["random"] = RANDOM_STRENGTH
     return found
 
 

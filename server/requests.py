@@ -34,6 +34,7 @@ def engine_info(engine: Engine) -> dict[str, Any]:
         "max_players": engine.max_players,
         "options": {name: dict(spec) for name, spec in engine.options.items()},
         "web": web.game_urls(engine.id),
+        "bots": [{"kind": k, "strength": v} for k, v in robots.kinds(engine).items()],
     }
 
 

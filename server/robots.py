@@ -12,23 +12,28 @@ from __future__ import annotations
 import hashlib
 
 from engines.base import Action, Engine, State
-from engines.bots import KINDS, has_greedy, make_bot
+from engines.bots import KINDS, make_bot
+from engines.bots import kinds as bot_kinds
 
 ZOMBIE = "zombie"
 """The seat of an expelled player: played by the engine's best bot for the rest of the game."""
 
 
+def kinds(engine: Engine) -> dict[str, str]:
+    """The bot kinds ``engine`` has, strongest first, each with one line on its strength."""
+    return bot_kinds(engine.id)
+
+
 def default_kind(engine: Engine) -> str:
-    """Greedy where the engine has a greedy bot, else random."""
-    return "greedy" if has_greedy(engine.id) else "random"
+    """The engine's strongest bot kind: greedy where it has a greedy bot, else random."""
+    return next(iter(kinds(engine)))
 
 
 def check_kind(engine: Engine, kind: str) -> str | None:
     """Why ``kind`` cannot play ``engine`` (None when it can)."""
-    if kind not in KINDS:
-        return f"bot kind must be one of {list(KINDS)}"
-    if kind == "greedy" and not has_greedy(engine.id):
-        return f"{engine.id} has no greedy bot; use random"
+    offered = list(kinds(engine))
+    if kind not in offered:
+        return f"{engine.id} has the bot kinds {offered}; not {kind!r}"
     return None
 
 

@@ -421,3 +421,28 @@ async def test_ctrl_c_and_ctrl_d_at_the_prompt_leave_at_once_and_the_printed_com
     finally:
         bot.kill()
         await bot.wait()
+
+
+def test_bots_default_to_the_strongest_kind() -> None:
+    assert _parser().parse_args(["bots"]).bot == "greedy"
+    assert _parser().parse_args(["loadtest", "--game", next(iter(GAMES))]).bot == "random"
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+async def test_bots_play_every_game_greedy(served: str, game: str) -> None:
+    code, out, err = await run(
+        "bots",
+        "--server",
+        served,
+        "--game",
+        game,
+        "--rooms",
+        "1",
+        "--players",
+        "2",
+        "--bot",
+        "greedy",
+    )
+    summary = json.loads(out)
+    assert code == 0, err
+    assert (summary["games_finished"], summary["errors"]) == (1, 0)

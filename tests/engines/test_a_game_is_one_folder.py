@@ -22,7 +22,7 @@ import engines
 from clients import bots as bot_runner
 from clients import render
 from clients.spawn import SpawnedServer
-from engines.bots import MissingBotDeclaration, RandomBot, has_greedy, make_bot
+from engines.bots import RANDOM_STRENGTH, MissingBotDeclaration, RandomBot, has_greedy, make_bot
 from server import robots
 from support import ROOT
 
@@ -66,7 +66,10 @@ def test_a_folder_that_is_no_game_is_refused_clearly_and_changes_nothing(tmp_pat
 def test_its_bots_are_random_and_it_says_it_has_no_greedy_one(discovered: Path) -> None:
     assert not has_greedy(ID)
     assert robots.default_kind(engines.ENGINES[ID]) == "random"
-    assert robots.check_kind(engines.ENGINES[ID], "greedy") == f"{ID} has no greedy bot; use random"
+    assert robots.check_kind(engines.ENGINES[ID], "greedy") == (
+        f"{ID} has the bot kinds ['random']; not 'greedy'"
+    )
+    assert robots.kinds(engines.ENGINES[ID]) == {"random": RANDOM_STRENGTH}
     assert isinstance(make_bot("greedy", ID, 0, 1), RandomBot)
 
 

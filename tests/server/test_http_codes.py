@@ -100,7 +100,7 @@ CASES.update(
         "bad_idle": created(sintra(options={"idle": 10})),
         "bad_confirm": created(sintra(options={"confirm": "yes"})),
         "bad_bots": created(sintra(bots=[1])),
-        "bad_bot_kind": created(sintra(bots={"kind": "greedy"})),
+        "bad_bot_kind": created(sintra(bots={"kind": "clever"})),
         "bad_host": refused("GET", "/api/games", headers={"host": "rebinding.example"}),
         "cross_origin": refused(
             "POST", "/api/rooms", json=sintra(), headers={"origin": "https://elsewhere.example"}

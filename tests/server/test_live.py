@@ -342,15 +342,16 @@ async def test_bots_take_seats_and_play_through_the_room_queue(
     assert all(e["k"] != "intent" or e["seat"] == 0 or e.get("by") == "bot" for e in entries)
 
 
-async def test_sintra_has_no_greedy_bot_and_a_started_room_takes_no_bots(
+async def test_an_unknown_bot_kind_is_refused_and_a_started_room_takes_no_bots(
     lobby: Lobby,
 ) -> None:
     with pytest.raises(ApiError) as refused:
-        await lobby.create({"engine": "sintra", "seats": 2, "bots": {"kind": "greedy"}})
+        await lobby.create({"engine": "sintra", "seats": 2, "bots": {"kind": "clever"}})
     assert (refused.value.status, refused.value.code) == (400, "bad_bot_kind")
+    assert "['greedy', 'random']" in refused.value.message
     created = await lobby.create({"engine": "sintra", "seats": 2})
     owner = {"owner_token": created["owner_token"]}
-    assert (await lobby.add_bots(created["id"], owner))["bots"] == ["random", "random"]
+    assert (await lobby.add_bots(created["id"], owner))["bots"] == ["greedy", "greedy"]
     with pytest.raises(ApiError) as full:
         await lobby.add_bots(created["id"], owner)
     assert (full.value.status, full.value.code) == (409, "room_full")

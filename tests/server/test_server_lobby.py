@@ -172,7 +172,7 @@ async def test_listing_filters_and_hides_private_rooms(http: httpx.AsyncClient) 
         (b'{"engine": "sintra", "options": {"clock": "fischer:60"}}', 400, "bad_clock"),
         (b'{"engine": "sintra", "options": {"grace": 7200}}', 400, "bad_grace"),
         (b'{"engine": "sintra", "options": {"bot_delay": "1"}}', 400, "bad_bot_delay"),
-        (b'{"engine": "sintra", "bots": {"kind": "greedy"}}', 400, "bad_bot_kind"),
+        (b'{"engine": "sintra", "bots": {"kind": "clever"}}', 400, "bad_bot_kind"),
         (b'{"engine": "sintra", "bots": {"seats": [4]}}', 400, "bad_seat"),
         (b'{"engine": "sintra", "bots": [1]}', 400, "bad_bots"),
     ],

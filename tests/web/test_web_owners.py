@@ -20,11 +20,12 @@ CONFLICT = REFUSED.format("409 (Conflict)")
 
 
 def create_in_lobby(watched: Watched, served: Served, private: bool = False) -> str:
-    """Create a 3-seat Sintra room from the lobby's form, seated as NAME; its id."""
+    """Create a 3-seat Sintra room without bots from the lobby's form, seated as NAME; its id."""
     page = watched.page
     page.goto(served.url + "/")
     page.fill("#name", NAME)
     page.select_option("#sintra-seats", "3")
+    page.select_option("#sintra-bots", "0")
     if private:
         page.check("#sintra-private")
     page.locator("section", has=page.locator("#sintra-title")).get_by_role(

@@ -69,9 +69,10 @@ function GameCard({ game, name, onError }) {
   const defaults = Object.fromEntries(
     Object.entries(game.options).map(([key, spec]) => [key, spec.default]));
   const [options, setOptions] = useState(defaults);
-  const [seats, setSeats] = useState(game.max_players);
-  const [bots, setBots] = useState(0);
-  const [botKind, setBotKind] = useState("random");
+  const small = Math.min(game.max_players, Math.max(game.min_players, 2));
+  const [seats, setSeats] = useState(small);
+  const [bots, setBots] = useState(small - 1);
+  const [botKind, setBotKind] = useState(game.bots[0].kind);
   const [clock, setClock] = useState("none");
   const [hidden, setHidden] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -132,7 +133,7 @@ function GameCard({ game, name, onError }) {
       <select id=${id("seats")} value=${String(seats)}
         onChange=${(e) => { const n = Number(e.currentTarget.value); setSeats(n); setBots(Math.min(bots, n - 1)); }}>
         ${counts.map((n) => html`<option value=${String(n)}>
-          ${n}${n === game.max_players ? " (default)" : ""}</option>`)}
+          ${n}${n === small ? " (default)" : ""}</option>`)}
       </select>
       ${ruleOptions.length
         ? html`<details class="rules">
@@ -155,15 +156,15 @@ function GameCard({ game, name, onError }) {
           <select id=${id("bots")} value=${String(bots)}
             onChange=${(e) => setBots(Number(e.currentTarget.value))}>
             ${Array.from({ length: seats }, (_, n) => html`<option value=${String(n)}>
-              ${n === 0 ? "none (default)" : `${n} of ${seats} seats`}</option>`)}
+              ${n === 0 ? "none" : `${n} of ${seats} seats`}${n === seats - 1 ? " (default)" : ""}</option>`)}
           </select>
         </div>
         <div>
           <label for=${id("botkind")}>bot strength</label>
           <select id=${id("botkind")} value=${botKind} disabled=${bots === 0}
             onChange=${(e) => setBotKind(e.currentTarget.value)}>
-            <option value="random">random (default)</option>
-            <option value="greedy">greedy</option>
+            ${game.bots.map((b, i) => html`<option value=${b.kind}>
+              ${b.kind} — ${b.strength}${i === 0 ? " (default)" : ""}</option>`)}
           </select>
         </div>
       </div>
@@ -205,7 +206,7 @@ function RoomRow({ room, title, name, onError }) {
   async function fill() {
     onError(null);
     try {
-      await lobby.addBots(room.id, { kind: "random", ...bots });
+      await lobby.addBots(room.id, bots);
     } catch (error) {
       onError(`room ${room.id}: ${problem(error)}`);
     }

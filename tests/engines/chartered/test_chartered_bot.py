@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chartered_positions import build, company, plot_card, table
 
-from engines.bots import RandomBot, make_bot
+from engines.bots import make_bot
 from engines.chartered import ENGINE as chartered
 from engines.chartered.bot import GreedyBot
 
@@ -30,7 +30,3 @@ def test_greedy_builds_for_the_biggest_payout() -> None:
     actions = chartered.legal_actions(state, 0)
     choice = GreedyBot(0).choose(chartered.view(state, 0), actions)
     assert choice == build(plot_card(15)), "expanding the ƒ200 company pays ƒ210"
-
-
-def test_engines_without_a_greedy_bot_get_a_random_one() -> None:
-    assert isinstance(make_bot("greedy", "sintra", 0, 1), RandomBot)
