@@ -39,6 +39,8 @@ CLICKABLE = ".moves button:not([disabled]), .o-board [data-move]:not([disabled])
 FOLDED = ".moves-fold:not([open]) > summary"
 FINISHED = ".o-result"
 CONFIRM = ".o-confirm button.confirm"
+PLAY_FIRST = "() => tablewireRoom.legal().then((moves) => tablewireRoom.send(moves[0].action))"
+"""A script that plays this page's first legal move through its connection."""
 # While the server is down, Chromium itself logs each refused reconnection attempt of
 # the page's WebSocket as a console error (the SDK cannot silence the browser's own
 # message); the page handles it by reconnecting with backoff. Only this is forgiven.
@@ -193,6 +195,11 @@ class Watched:
             "([k, v]) => localStorage.setItem(k, v)",
             [f"tablewire:seat:{reservation['room']}", value],
         )
+
+    def sit(self, reservation: dict[str, Any]) -> None:
+        """Hold ``reservation``'s seat in this browser and open its room."""
+        self.hold_seat(reservation)
+        self.open_room(reservation["room"])
 
     def open_room(self, room_id: str) -> None:
         self.page.goto(f"{self.origin}/rooms/{room_id}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from browser import Served, Watched
+from browser import PLAY_FIRST, Served, Watched
 from playwright.sync_api import expect
 
 STAND_INS = """
@@ -41,8 +41,6 @@ globalThis.Notification = StandInNotification;
 Object.defineProperty(document, "hidden", { get: () => globalThis.__hidden });
 """
 
-MOVE = "() => tablewireRoom.legal().then((moves) => tablewireRoom.send(moves[0].action))"
-
 
 def test_the_title_icon_sound_and_notification_say_it_is_your_turn(
     open_page: Callable[..., Watched], served: Served
@@ -51,8 +49,7 @@ def test_the_title_icon_sound_and_notification_say_it_is_your_turn(
     player = open_page()
     page = player.page
     page.add_init_script(STAND_INS)
-    player.hold_seat(reservation)
-    player.open_room(reservation["room"])
+    player.sit(reservation)
     expect(page).to_have_title(re.compile(r"^Your turn · Azul"))
     icon = page.locator('link[rel="icon"]')
     expect(icon).to_have_attribute("href", "/static/favicon-turn.svg")
@@ -60,7 +57,7 @@ def test_the_title_icon_sound_and_notification_say_it_is_your_turn(
     page.get_by_label("notify me while this tab is hidden").check()
     expect(page.get_by_label("notify me while this tab is hidden")).to_be_checked()
     page.evaluate("globalThis.__hidden = true")
-    page.evaluate(MOVE)  # the bot answers at once: a turn starts again
+    page.evaluate(PLAY_FIRST)  # the bot answers at once: a turn starts again
     page.wait_for_function("() => globalThis.__beeps > 0 && globalThis.__notes.length > 0")
     title, body = page.evaluate("globalThis.__notes[0]")
     assert title == "Your turn" and body.startswith("Azul: Stained Glass of Sintra")

@@ -23,8 +23,7 @@ def test_a_move_is_played_only_once_confirmed(
     reservation = served.room_with_bots("sintra", seats=2, bots=1, options={"confirm": True})
     player = open_page()
     page = player.page
-    player.hold_seat(reservation)
-    player.open_room(reservation["room"])
+    player.sit(reservation)
     page.wait_for_selector(".moves button:not([disabled])")
     before = player.version()
     first_move(player)
@@ -50,8 +49,7 @@ def test_a_room_without_confirmation_plays_a_move_on_its_click(
     reservation = served.room_with_bots("sintra", seats=2, bots=1)
     player = open_page()
     page = player.page
-    player.hold_seat(reservation)
-    player.open_room(reservation["room"])
+    player.sit(reservation)
     page.wait_for_selector(".moves button:not([disabled])")
     before = player.version()
     while player.version() == before:

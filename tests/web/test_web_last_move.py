@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from browser import PHONE, Served, Watched
+from browser import PHONE, PLAY_FIRST, Served, Watched
 from playwright.sync_api import expect
-
-MOVE = "() => tablewireRoom.legal().then((moves) => tablewireRoom.send(moves[0].action))"
 
 
 def test_the_last_move_is_marked_on_the_board(
@@ -18,13 +16,12 @@ def test_the_last_move_is_marked_on_the_board(
     player, spectator = open_page(), open_page(PHONE)
     for watched in (player, spectator):
         watched.page.emulate_media(reduced_motion="reduce")
-    player.hold_seat(reservation)
-    player.open_room(reservation["room"])
+    player.sit(reservation)
     spectator.open_room(reservation["room"])
     for watched in (player, spectator):
         expect(watched.page.locator(".o-board .o-changed")).to_have_count(0)  # drawn, not moved
     before = player.version()
-    player.page.evaluate(MOVE)
+    player.page.evaluate(PLAY_FIRST)
     player.page.wait_for_function(f"() => tablewireRoom.version > {before}")
     for watched in (player, spectator):
         expect(watched.page.locator(".o-board .o-changed").first).to_be_attached()
