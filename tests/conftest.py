@@ -59,15 +59,10 @@ BROWSER_FIXTURES = frozenset({"chromium", "open_page", "served"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests that drive Chromium ``browser`` (``-m "not browser"`` leaves them),
-    and put the ``load`` tests in one group: under ``--dist loadgroup`` (``make test``)
-    one worker runs them one after the other, so that hundreds of rooms of one do not
-    starve the processes of another (their leases last a second)."""
+    """Mark the tests that drive Chromium ``browser`` (``-m "not browser"`` leaves them)."""
     for item in items:
         if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.browser)
-        if item.get_closest_marker("load"):
-            item.add_marker(pytest.mark.xdist_group("load"))
 
 
 @dataclass
