@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,13 +48,6 @@ from server.errors import ApiError
 MIN_DECISION = 5.0
 """A seat whose budget is spent still gets this many seconds per decision."""
 
-_BOUNDS: dict[str, tuple[float, float]] = {
-    "bot_delay": (0.0, 30.0),
-    "grace": (0.0, 3600.0),
-    "expel_after": (0, 100),
-    "abandon_after": (10.0, 86400.0),
-    "idle": (30.0, 86400.0),
-}
 DEFAULTS: dict[str, Any] = {
     "clock": "none",
     "bot_delay": 1.0,
@@ -162,6 +155,49 @@ def parse_clock(value: Any) -> Clock:
     return Clock()
 
 
+Parse = Callable[[Any], Any]
+
+
+def _duration(name: str, low: float, high: float) -> Parse:
+    def parse(value: Any) -> float:
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not number or not low <= value <= high:
+            raise ApiError(400, f"bad_{name}", f"{name} must be a number of seconds, {low}-{high}")
+        return float(value)
+
+    return parse
+
+
+def _count(name: str, low: int, high: int) -> Parse:
+    def parse(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ApiError(400, f"bad_{name}", f"{name} must be an integer, {low}-{high}")
+        return value
+
+    return parse
+
+
+def _flag(name: str) -> Parse:
+    def parse(value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise ApiError(400, f"bad_{name}", f"{name} must be true or false")
+        return value
+
+    return parse
+
+
+_PARSERS: dict[str, Parse] = {
+    "clock": lambda value: parse_clock(value).text(),
+    "bot_delay": _duration("bot_delay", 0.0, 30.0),
+    "grace": _duration("grace", 0.0, 3600.0),
+    "expel_after": _count("expel_after", 0, 100),
+    "abandon_after": _duration("abandon_after", 10.0, 86400.0),
+    "idle": _duration("idle", 30.0, 86400.0),
+    "confirm": _flag("confirm"),
+}
+"""Each room option's check: its value as the room keeps it, or ``bad_<name>``."""
+
+
 def split_options(given: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``options`` of a create request → (engine options as given, complete room options).
 
@@ -171,25 +207,9 @@ def split_options(given: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, A
     """
     engine = {k: v for k, v in given.items() if k not in DEFAULTS}
     room = dict(DEFAULTS)
-    for name in ROOM_OPTIONS:
-        if name not in given:
-            continue
-        value = given[name]
-        if name == "clock":
-            room[name] = parse_clock(value).text()
-            continue
-        if name == "confirm":
-            if not isinstance(value, bool):
-                raise ApiError(400, "bad_confirm", "confirm must be true or false")
-            room[name] = value
-            continue
-        low, high = _BOUNDS[name]
-        number = isinstance(value, int | float) and not isinstance(value, bool)
-        integral = name != "expel_after" or isinstance(value, int)
-        if not number or not integral or not low <= value <= high:
-            kind = "an integer" if name == "expel_after" else "a number of seconds"
-            raise ApiError(400, f"bad_{name}", f"{name} must be {kind}, {low}-{high}")
-        room[name] = value if name == "expel_after" else float(value)
+    for name, parse in _PARSERS.items():
+        if name in given:
+            room[name] = parse(given[name])
     return engine, room
 
 
