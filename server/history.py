@@ -13,7 +13,7 @@ what its seat alone could see (a card in hand), and the seed reveals the bag.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engines.base import Engine, Event, State
@@ -134,7 +134,7 @@ def _move(
     return move
 
 
-def _to_act(engine: Engine) -> Any:
+def _to_act(engine: Engine) -> Callable[[State | None], frozenset[int]]:
     def to_act(state: State | None) -> frozenset[int]:
         return engine.to_act(state) if state is not None else frozenset()
 
