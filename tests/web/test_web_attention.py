@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from browser import PLAY_FIRST, Served, Watched
+from browser import DESKTOP, PHONE, PLAY_FIRST, Served, Watched
 from playwright.sync_api import expect
 
 STAND_INS = """
@@ -51,6 +51,11 @@ def test_the_title_icon_sound_and_notification_say_it_is_your_turn(
     page.add_init_script(STAND_INS)
     player.sit(reservation)
     expect(page).to_have_title(re.compile(r"^Your turn · Azul"))
+    page.set_viewport_size(PHONE)  # on a phone the options come after the board
+    options = page.locator(".o-attention").bounding_box()
+    board = page.locator(".o-board").bounding_box()
+    assert options is not None and board is not None and options["y"] > board["y"]
+    page.set_viewport_size(DESKTOP)
     icon = page.locator('link[rel="icon"]')
     expect(icon).to_have_attribute("href", "/static/favicon-turn.svg")
     page.get_by_label("play a sound").check()
