@@ -10,7 +10,7 @@ BUILT := $(VENV)/.built-stamp
 # The modules compiled with mypyc: pyproject.toml's one list, [tool.tablewire] native.
 NATIVE := $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["tool"]["tablewire"]["native"])')
 
-.PHONY: serve test test-quick lint check bench bench-load pure clean
+.PHONY: serve test test-slow test-all lint check bench bench-load pure clean
 
 $(DEPS): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "tablewire needs Python 3.11 or newer")'
@@ -31,17 +31,22 @@ $(BUILT): $(DEPS) setup.py pyproject.toml protocol/_speedups.c $(NATIVE)
 serve: $(BUILT)
 	$(BIN)/tablewire serve --host $(HOST) --port $(PORT)
 
-## test: run the whole test suite: on TEST_JOBS parallel workers (pytest-xdist), then
-## the `load` tests alone, one after the other (hundreds of rooms beside Chromium and
-## the other workers starve their processes: moves refused, leases lost)
+## test: run the test suite on TEST_JOBS parallel workers (pytest-xdist), all but the
+## slow tests marked `browser`, `load` and `soak`, which test-slow runs
 TEST_JOBS ?= 4
+FAST := not browser and not load and not soak
 test: $(BUILT)
-	$(BIN)/pytest -n $(TEST_JOBS) -m "not load"
+	$(BIN)/pytest -n $(TEST_JOBS) -m "$(FAST)"
+
+## test-slow: the marked tests: Chromium (`browser`) and the long random runs (`soak`) in
+## parallel, then the `load` tests alone, one after the other (hundreds of rooms beside
+## Chromium and the other workers starve their processes: moves refused, leases lost)
+test-slow: $(BUILT)
+	$(BIN)/pytest -n $(TEST_JOBS) -m "(browser or soak) and not load"
 	$(BIN)/pytest -m load
 
-## test-quick: the suite without the browser and load tests (marked `browser`, `load`)
-test-quick: $(BUILT)
-	$(BIN)/pytest -n $(TEST_JOBS) -m "not browser and not load"
+## test-all: every test (what CI runs): test, then test-slow
+test-all: test test-slow
 
 ## pure: run the Python source of the compiled modules (until the next make test or serve)
 pure:
@@ -54,8 +59,8 @@ lint: $(DEPS)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-## check: lint, then test
-check: lint test
+## check: lint, then every test (what CI runs)
+check: lint test-all
 
 ## bench: print the benchmark figures
 bench: $(BUILT)

@@ -6,7 +6,9 @@ and the action log is bit-identical; state and views round-trip through
 msgpack; views leak no hidden information; ``apply`` never mutates its input;
 junk and near-miss actions are rejected with a code and change nothing.
 
-``TABLEWIRE_PLAYOUTS`` sets the number of random playouts per engine.
+``TABLEWIRE_PLAYOUTS`` sets the number of random playouts per engine (2,000): the
+first :data:`QUICK` of them run in ``make test``, the rest in the ``soak`` test
+(``make test-all`` and CI).
 """
 
 from __future__ import annotations
@@ -24,13 +26,16 @@ from engines.base import IllegalAction, State
 from support import packed, playout, random_options, scrambler
 
 PLAYOUTS = int(os.environ.get("TABLEWIRE_PLAYOUTS", "2000"))
+QUICK = min(PLAYOUTS, 200)
+"""The playouts per engine of the quick test; the ``soak`` test plays the others."""
 SHARES = 4
-"""The playouts of an engine run as this many tests (seeds ``share, share + SHARES, ...``),
+"""Each engine's playouts run as this many tests (seeds ``share, share + SHARES, ...``),
 so that parallel workers (``make test``) share them."""
 DEEP = 40
 """Playouts per engine that also run the expensive per-step checks."""
 
 engines = pytest.mark.parametrize("engine", list(ENGINES.values()), ids=list(ENGINES))
+shares = pytest.mark.parametrize("share", range(SHARES))
 
 
 def _game(engine: Engine, seed: int) -> tuple[int, dict[str, Any], random.Random]:
@@ -39,10 +44,10 @@ def _game(engine: Engine, seed: int) -> tuple[int, dict[str, Any], random.Random
     return players, random_options(engine, rnd), rnd
 
 
-@engines
-@pytest.mark.parametrize("share", range(SHARES))
-def test_random_playouts_finish_with_a_result(engine: Engine, share: int) -> None:
-    for seed in range(share, PLAYOUTS, SHARES):
+def _play_out(engine: Engine, seeds: range) -> None:
+    """A random game from each seed ends with a result, ``to_act`` naming exactly the
+    seats with legal actions at every step."""
+    for seed in seeds:
         players, options, rnd = _game(engine, seed)
         steps = 0
         state = engine.setup(players, options, seed)
@@ -56,6 +61,19 @@ def test_random_playouts_finish_with_a_result(engine: Engine, share: int) -> Non
             seat = rnd.choice(sorted(to_act))
             state, _ = engine.apply(state, seat, rnd.choice(legal[seat]))
         assert steps > 0
+
+
+@engines
+@shares
+def test_random_playouts_finish_with_a_result(engine: Engine, share: int) -> None:
+    _play_out(engine, range(share, QUICK, SHARES))
+
+
+@pytest.mark.soak
+@engines
+@shares
+def test_many_more_random_playouts_finish_with_a_result(engine: Engine, share: int) -> None:
+    _play_out(engine, range(QUICK + share, PLAYOUTS, SHARES))
 
 
 @engines
