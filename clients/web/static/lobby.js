@@ -41,13 +41,13 @@ function OptionField({ game, name, spec, value, onChange, named }) {
       <label class="inline" for=${id}>
         <input id=${id} type="checkbox" checked=${value === true}
           aria-describedby=${`${id}-hint`} onChange=${(e) => onChange(e.currentTarget.checked)} />
-        ${words(name)}
+        ${spec.name || words(name)}
       </label>
-      <span class="hint" id=${`${id}-hint`}>${spec.description} (default: ${shown(spec.default)})</span>
+      <span class="hint" id=${`${id}-hint`}>${spec.description}</span>
     </div>`;
   }
   return html`<div>
-    <label for=${id}>${words(name)}<span class="hint">${spec.description}</span></label>
+    <label for=${id}>${spec.name || words(name)}<span class="hint">${spec.description}</span></label>
     <select id=${id} value=${String(value)}
       onChange=${(e) => onChange(choices[e.currentTarget.selectedIndex])}>
       ${choices.map((choice) => html`<option value=${String(choice)}>
@@ -137,8 +137,9 @@ function GameCard({ game, name, onError }) {
       </select>
       ${ruleOptions.length
         ? html`<details class="rules">
-            <summary>Rule options: ${changed.length
-              ? `${changed.length} of ${ruleOptions.length} changed (${changed.map(words).join(", ")})`
+            <summary>House rules: ${changed.length
+              ? `${changed.length} of ${ruleOptions.length} changed (${
+                changed.map((key) => game.options[key].name || words(key)).join(", ")})`
               : `all ${ruleOptions.length} at their defaults`}</summary>
             ${ruleOptions.map(([key, spec]) => html`<${OptionField}
               game=${game} name=${key} spec=${spec} value=${options[key]} named=${named[key]}

@@ -229,7 +229,8 @@ function changedOptions(game, info, named) {
   if (!game || !info) return [];
   return Object.entries(info.options || {})
     .filter(([key, value]) => game.options[key] && value !== game.options[key].default)
-    .map(([key, value]) => `${words(key)}: ${(named[key] && named[key][value]) || words(shown(value))}`);
+    .map(([key, value]) => `${game.options[key].name || words(key)}: ${
+      (named[key] && named[key][value]) || words(shown(value))}`);
 }
 
 /** What a visitor should know before taking a seat: who may sit, whether someone may know
