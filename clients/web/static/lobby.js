@@ -122,7 +122,8 @@ function GameCard({ game, name, onError }) {
   const id = (what) => `${game.id}-${what}`;
   return html`<section class="card" aria-labelledby=${id("title")}>
     <h3 id=${id("title")}>${game.title}</h3>
-    <p class="muted">${playersText(game)}</p>
+    <p class="muted">${playersText(game)}${game.web.rules
+      ? html` · <a href=${game.web.rules} aria-label=${`How to play ${game.title}`}>How to play</a>` : null}</p>
     <p class="row actions">
       <button type="button" class="play-now" disabled=${busy} onClick=${() => act("now")}
         aria-describedby=${id("now-hint")}>Play now</button>
