@@ -88,7 +88,9 @@ class Engine(Protocol):
 
     @property
     def options(self) -> Mapping[str, Mapping[str, Any]]:
-        """``{name: {"choices": [...], "default": value, "description": str}}``."""
+        """``{name: {"choices": [...], "default": value, "name": str, "description": str}}``:
+        ``name`` and ``description`` are player text (the lobby's form, the rules page's
+        house rules): a name and one line, no option ids or notes about the spec."""
 
     def setup(self, players: int, options: Mapping[str, Any], seed: int) -> State: ...
 
@@ -136,6 +138,16 @@ def resolve_options(engine: Engine, given: Mapping[str, Any] | None) -> dict[str
             raise OptionError(f"option {name!r} must be one of {list(spec['choices'])}")
         resolved[name] = value
     return resolved
+
+
+def player_options(block: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A data file's ``options`` block as ``Engine.options`` serves it: each option without
+    its keys that start with ``_`` (developers' notes, such as why the spec chose a
+    default), which no player is shown."""
+    return {
+        name: {key: value for key, value in spec.items() if not key.startswith("_")}
+        for name, spec in block.items()
+    }
 
 
 def load_components(package: str) -> dict[str, Any]:

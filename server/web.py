@@ -1,11 +1,11 @@
 """The browser client, served by the server itself (same origin, no build step).
 
 ``/`` is the lobby page, ``/rooms/{room_id}`` a room's page (the link to share),
-``/static/...`` the ES modules, styles and vendored libraries of
-``clients/web/static`` (installed with the package), and ``/games/<id>/...``
-each game's own web folder (``engines/<game>/web/``: its board module, style
-sheet and data, :func:`game_urls`). Pages carry a Content Security Policy that
-lets them reach this server only.
+``/rules/{engine}`` a game's how-to-play page (server/rules.py), ``/static/...``
+the ES modules, styles and vendored libraries of ``clients/web/static`` (installed
+with the package), and ``/games/<id>/...`` each game's own web folder
+(``engines/<game>/web/``: its board module, style sheet and data, :func:`game_urls`).
+Pages carry a Content Security Policy that lets them reach this server only.
 
 Cache policy: pages and the app's own modules are revalidated on every load
 (``no-cache``: a 304 when unchanged, so a deploy is seen at once); the vendored
@@ -20,12 +20,13 @@ import os
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
 import engines
+from server import rules
 
 
 def _static() -> Path:
@@ -39,8 +40,9 @@ def _static() -> Path:
 STATIC = _static()
 """The browser client's files (``clients/web/static``)."""
 
-GAME_FILES = {"board": "board.js", "style": "board.css", "words": "words.js"}
-"""What ``GET /api/games`` links for each game, from its web folder, when present."""
+GAME_FILES = {"board": "board.js", "style": "board.css", "words": "words.js", "help": "help.json"}
+"""What ``GET /api/games`` links for each game, from its web folder, when present (and
+``rules``, its how-to-play page, when its folder has ``rules.md``)."""
 
 REVALIDATE = "no-cache"
 VENDOR_MAX_AGE = "public, max-age=86400"
@@ -65,13 +67,15 @@ def game_folder(engine_id: str) -> Path:
 
 
 def game_urls(engine_id: str) -> dict[str, str | None]:
-    """The URLs of a game's board module, style sheet and option words (None: absent,
-    or an engine registered by hand, without a folder)."""
+    """The URLs of a game's board module, style sheet, option words, in-room help and
+    how-to-play page (None: absent, or an engine registered by hand, without a folder)."""
     folder = game_folder(engine_id) if engine_id in engines.PACKAGES else None
-    return {
+    urls = {
         key: f"/games/{engine_id}/{name}" if folder and (folder / name).is_file() else None
         for key, name in GAME_FILES.items()
     }
+    urls["rules"] = f"/rules/{engine_id}" if rules.source(engine_id) is not None else None
+    return urls
 
 
 class Assets(StaticFiles):
@@ -94,25 +98,36 @@ class Assets(StaticFiles):
 def routes(frame_origins: list[str]) -> list[BaseRoute]:
     """The pages, ``/static`` and ``/games/<id>`` for every game with a web folder;
     ``frame_origins`` may embed the pages in a frame."""
-    policy = content_security_policy(frame_origins)
+    headers = {
+        "cache-control": REVALIDATE,
+        "content-security-policy": content_security_policy(frame_origins),
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "same-origin",
+    }
 
     def page(name: str, path: str) -> Route:
         async def endpoint(request: Request) -> Response:
-            headers = {
-                "cache-control": REVALIDATE,
-                "content-security-policy": policy,
-                "x-content-type-options": "nosniff",
-                "referrer-policy": "same-origin",
-            }
             return FileResponse(STATIC / name, media_type="text/html", headers=headers)
 
         return Route(path, endpoint, methods=["GET", "HEAD"])
+
+    def how_to_play(request: Request) -> Response:
+        """A game's rules page, or a 404 page in words (a plain function: Starlette runs it
+        in a thread, and the first call plays the example games)."""
+        engine_id = request.path_params["engine_id"]
+        found = rules.source(engine_id)
+        if found is None:
+            return HTMLResponse(rules.missing(engine_id), status_code=404, headers=headers)
+        text = found.read_text(encoding="utf-8")
+        drawn = game_urls(engine_id)["board"] is not None
+        return HTMLResponse(rules.page(engines.ENGINES[engine_id], text, drawn), headers=headers)
 
     return [
         page("index.html", "/"),
         page("room.html", "/rooms/{room_id}"),
         page("replay.html", "/rooms/{room_id}/replay"),
         page("replay.html", "/replay"),
+        Route("/rules/{engine_id}", how_to_play, methods=["GET", "HEAD"]),
         Mount("/static", app=Assets(directory=STATIC), name="static"),
         *(
             Mount(f"/games/{engine_id}", app=Assets(directory=game_folder(engine_id)))

@@ -86,6 +86,7 @@ from engines.base import (
     View,
     check_turn,
     copy_state,
+    player_options,
     rank,
     resolve_options,
     same,
@@ -126,8 +127,7 @@ class Chartered:
 
     @property
     def options(self) -> Mapping[str, Mapping[str, Any]]:
-        opts: Mapping[str, Mapping[str, Any]] = components()["options"]
-        return opts
+        return player_options(components()["options"])
 
     kind = "game"
 

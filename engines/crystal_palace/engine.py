@@ -100,6 +100,7 @@ from engines.base import (
     View,
     check_turn,
     copy_state,
+    player_options,
     rank,
     resolve_options,
 )
@@ -161,8 +162,7 @@ class CrystalPalace:
 
     @property
     def options(self) -> Mapping[str, Mapping[str, Any]]:
-        opts: Mapping[str, Mapping[str, Any]] = components()["options"]
-        return opts
+        return player_options(components()["options"])
 
     # -- setup (§2) ------------------------------------------------------------
 

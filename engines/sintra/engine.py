@@ -68,6 +68,7 @@ from engines.base import (
     State,
     View,
     copy_state,
+    player_options,
     rank,
     resolve_options,
 )
@@ -104,8 +105,7 @@ class Sintra:
 
     @property
     def options(self) -> Mapping[str, Mapping[str, Any]]:
-        opts: Mapping[str, Mapping[str, Any]] = components()["options"]
-        return opts
+        return player_options(components()["options"])
 
     # -- setup (§2) ---------------------------------------------------------
 

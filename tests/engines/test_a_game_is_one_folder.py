@@ -1,7 +1,8 @@
 """A game is one folder: a copy of tests/tiny_game written elsewhere and named by
 ``TABLEWIRE_GAMES`` is found, with no other edit, by the engine registry, the
 conformance suite, the bots, the terminal renderer, the lobby (a room created and
-played to its end over a real server) and the web page (its board served and listed)."""
+played to its end over a real server), the web page (its board and in-room help served
+and listed) and its how-to-play page (its rules.md, with a picture drawn by its board)."""
 
 from __future__ import annotations
 
@@ -122,11 +123,17 @@ async def test_the_lobby_and_the_web_page_serve_it_and_a_room_plays_to_its_end(
                 "board": f"/games/{ID}/board.js",
                 "style": f"/games/{ID}/board.css",
                 "words": None,
+                "help": f"/games/{ID}/help.json",
+                "rules": f"/rules/{ID}",
             }
             board = await http.get(web["board"])
             assert board.status_code == 200 and "export function Board" in board.text
             assert board.headers["content-type"].startswith("text/javascript")
             assert (await http.get(web["style"])).status_code == 200
+            assert (await http.get(web["help"])).json()["steps"]
+            how = await http.get(web["rules"])
+            assert how.status_code == 200 and "<h1>Tiny Nim</h1>" in how.text
+            assert 'data-board="tiny-nim"' in how.text and "<strong>Pile size.</strong>" in how.text
             assert (await http.get(f"/games/{ID}/rules.md")).status_code == 404
             assert (await http.get(f"/games/{ID}/../engine.py")).status_code == 404
         summary = await asyncio.wait_for(bot_runner.run(server.url, ID, rooms=1, players=2), 60)

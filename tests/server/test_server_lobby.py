@@ -40,6 +40,7 @@ async def test_games_lists_engines_with_their_options(http: httpx.AsyncClient) -
     assert chartered["options"]["events"] == {
         "choices": [False, True],
         "default": False,
+        "name": "Event cards",
         "description": chartered["options"]["events"]["description"],
     }
     palace = games["crystal-palace"]

@@ -41,7 +41,8 @@ class TinyNim:
             "stones": {
                 "choices": [7, 10, 15],
                 "default": 10,
-                "description": "stones in the pile at the start",
+                "name": "Pile size",
+                "description": "How many stones the pile starts with: 10 by default.",
             }
         }
 

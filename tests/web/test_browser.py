@@ -78,8 +78,8 @@ def test_the_lobby_fits_a_phone_and_names_its_choices(
     for button in page.locator(".rooms a.button, .rooms button").all():
         box = button.bounding_box()
         assert box is not None and box["x"] + box["width"] <= card["x"] + card["width"], box
-    # Rule options wait in a closed group that says they are at their defaults; a
-    # publisher is offered by its name, never by its tile id alone.
+    # House rules wait in a closed group that says they are at their defaults; each is
+    # named in words, and a publisher by its name, never by its tile id alone.
     rules = page.locator("section", has=page.locator("#crystal-palace-title")).locator(
         "details.rules"
     )
@@ -92,7 +92,11 @@ def test_the_lobby_fits_a_phone_and_names_its_choices(
         ".some((o) => o.text.startsWith('The Times'))"
     )
     publisher.select_option("1B")
-    assert "1 of 2 changed (publisher)" in rules.locator("summary").inner_text()
+    assert "1 of 2 changed (Publisher)" in rules.locator("summary").inner_text()
+    # Option names and lines are player text: no option ids, no notes about the spec.
+    assert "[proposed" not in page.content()
+    flag = page.locator("label[for='sintra-opt-negative_scores']")
+    assert (flag.text_content() or "").strip() == "Scores below zero"
 
 
 def test_a_second_player_keeps_a_seat_in_a_rematch_another_opened(

@@ -41,13 +41,13 @@ function OptionField({ game, name, spec, value, onChange, named }) {
       <label class="inline" for=${id}>
         <input id=${id} type="checkbox" checked=${value === true}
           aria-describedby=${`${id}-hint`} onChange=${(e) => onChange(e.currentTarget.checked)} />
-        ${words(name)}
+        ${spec.name || words(name)}
       </label>
-      <span class="hint" id=${`${id}-hint`}>${spec.description} (default: ${shown(spec.default)})</span>
+      <span class="hint" id=${`${id}-hint`}>${spec.description}</span>
     </div>`;
   }
   return html`<div>
-    <label for=${id}>${words(name)}<span class="hint">${spec.description}</span></label>
+    <label for=${id}>${spec.name || words(name)}<span class="hint">${spec.description}</span></label>
     <select id=${id} value=${String(value)}
       onChange=${(e) => onChange(choices[e.currentTarget.selectedIndex])}>
       ${choices.map((choice) => html`<option value=${String(choice)}>
@@ -122,7 +122,8 @@ function GameCard({ game, name, onError }) {
   const id = (what) => `${game.id}-${what}`;
   return html`<section class="card" aria-labelledby=${id("title")}>
     <h3 id=${id("title")}>${game.title}</h3>
-    <p class="muted">${playersText(game)}</p>
+    <p class="muted">${playersText(game)}${game.web.rules
+      ? html` · <a href=${game.web.rules} aria-label=${`How to play ${game.title}`}>How to play</a>` : null}</p>
     <p class="row actions">
       <button type="button" class="play-now" disabled=${busy} onClick=${() => act("now")}
         aria-describedby=${id("now-hint")}>Play now</button>
@@ -137,8 +138,9 @@ function GameCard({ game, name, onError }) {
       </select>
       ${ruleOptions.length
         ? html`<details class="rules">
-            <summary>Rule options: ${changed.length
-              ? `${changed.length} of ${ruleOptions.length} changed (${changed.map(words).join(", ")})`
+            <summary>House rules: ${changed.length
+              ? `${changed.length} of ${ruleOptions.length} changed (${
+                changed.map((key) => game.options[key].name || words(key)).join(", ")})`
               : `all ${ruleOptions.length} at their defaults`}</summary>
             ${ruleOptions.map(([key, spec]) => html`<${OptionField}
               game=${game} name=${key} spec=${spec} value=${options[key]} named=${named[key]}

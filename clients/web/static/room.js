@@ -1,8 +1,9 @@
 // The game page (/rooms/{id}): the room's header and link, the seats with presence and
 // clocks, what is being asked, the board (the game's web/board.js, or the fallback), the legal
 // moves as buttons, the event log in sentences, the result with a rematch button for its
-// players. With a seat's token kept in this browser the page plays that seat; without, it
-// watches, and while the room waits it tells a visitor what the room is before they sit.
+// players, and a link to the game's rules with a line of help for the step it is at. With
+// a seat's token kept in this browser the page plays that seat; without, it watches, and
+// while the room waits it tells a visitor what the room is before they sit.
 // The room's owner (this browser created it) gets the invitation link of a private room
 // and the bots; `?invite=SECRET` in the page's address is a private room's invitation.
 // The page's connection is `globalThis.tablewireRoom` (its `doc`, `version`...), for the
@@ -13,6 +14,7 @@ import { useConfirm } from "./confirm.js";
 import { useChangeHighlight } from "./highlight.js";
 import { FallbackBoard } from "./games/fallback.js";
 import { choiceWords, loadBoard } from "./games/index.js";
+import { StepHelp, useHelp } from "./help.js";
 import {
   botsCredential,
   clockWords,
@@ -229,7 +231,8 @@ function changedOptions(game, info, named) {
   if (!game || !info) return [];
   return Object.entries(info.options || {})
     .filter(([key, value]) => game.options[key] && value !== game.options[key].default)
-    .map(([key, value]) => `${words(key)}: ${(named[key] && named[key][value]) || words(shown(value))}`);
+    .map(([key, value]) => `${game.options[key].name || words(key)}: ${
+      (named[key] && named[key][value]) || words(shown(value))}`);
 }
 
 /** What a visitor should know before taking a seat: who may sit, whether someone may know
@@ -455,6 +458,8 @@ function Room({ conn, held, notice }) {
   const title = game ? game.title : engine || "a room";
   const [attention, chooseAttention] = useAttention(myTurn, `${title} · room ${roomId} · tablewire`);
   const { Board, note, describe } = useBoard(engine);
+  const help = useHelp(engine);
+  const rules = game && game.web && game.web.rules;
   const link = `${globalThis.location.origin}${roomPath(roomId)}`;
   const owned = ownedRoom(roomId);
   const bots = info ? botsCredential(info) : null;
@@ -468,7 +473,8 @@ function Room({ conn, held, notice }) {
   return html`
     <header class="room-head">
       <div>
-        <p><a href="/">← lobby</a></p>
+        <p class="row"><a href="/">← lobby</a>${rules
+          ? html`<a href=${rules} target="_blank" rel="noopener" class="o-rules-link">How to play</a>` : null}</p>
         <h1>${title}</h1>
         <p class="row">
           <span class=${`badge ${state}`} role="status" aria-live="polite">${STATES[state]}</span>
@@ -499,6 +505,7 @@ function Room({ conn, held, notice }) {
               <h2 id="asked-title" class="visually-hidden">What is being asked</h2>
               <p class=${myTurn ? "banner" : ""}><strong>${asked(doc, mySeat, state)}</strong></p>
               ${myTurn ? confirmBar : null}
+              <${StepHelp} help=${help} doc=${doc} rules=${rules} />
               ${myTurn && !legal.length
                 ? html`<p class="muted">${state === "open" ? "Finding your moves…" : "Your moves come back with the connection."}</p>`
                 : null}

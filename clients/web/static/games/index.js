@@ -1,7 +1,7 @@
 // The games' own web files, found through the lobby (games/README.md): each entry of
-// GET /api/games names its board module (`web.board`), its style sheet (`web.style`) and
-// its words for option choices (`web.words`), served from the game's folder at
-// /games/<engine id>/. A game without a board is drawn by the fallback (games/fallback.js).
+// GET /api/games names its board module (`web.board`), its style sheet (`web.style`), its
+// words for option choices (`web.words`) and its in-room help (`web.help`), served from
+// the game's folder at /games/<engine id>/. A game without a board is drawn by the fallback (games/fallback.js).
 
 let listed = null;
 
@@ -14,10 +14,11 @@ function games() {
   return listed;
 }
 
-/** The URLs of an engine's web files: {board, style, words}, each null when absent. */
+/** The URLs of an engine's web files: {board, style, words, help, rules}, each null when
+ * absent. */
 async function files(engine) {
   const game = (await games()).find((g) => g.id === engine);
-  return (game && game.web) || { board: null, style: null, words: null };
+  return (game && game.web) || { board: null, style: null, words: null, help: null, rules: null };
 }
 
 /** The engine's board module (its style sheet added to the page), or null without one. */
@@ -39,4 +40,13 @@ export async function choiceWords(engine) {
   const { words } = await files(engine);
   if (!words) return {};
   return (await import(words)).choiceWords();
+}
+
+/** The game's in-room help (its `web/help.json`: games/README.md), or null without one. */
+export async function loadHelp(engine) {
+  const { help } = await files(engine);
+  if (!help) return null;
+  const answer = await fetch(help);
+  if (!answer.ok) throw new Error(`the game's help could not be loaded (${answer.status})`);
+  return answer.json();
 }
