@@ -1,7 +1,7 @@
 // The game page (/rooms/{id}): the room's header and link, the seats with presence and
 // clocks, what is being asked, the board (the game's web/board.js, or the fallback), the legal
-// moves as buttons, the event log in sentences, the result with a rematch button for its
-// players. With a seat's token kept in this browser the page plays that seat; without, it
+// moves as buttons, the event log in sentences, the chat (chat.js), the result with a
+// rematch button for its players. With a seat's token kept in this browser the page plays that seat; without, it
 // watches, and while the room waits it tells a visitor what the room is before they sit.
 // The room's owner (this browser created it) gets the invitation link of a private room
 // and the bots; `?invite=SECRET` in the page's address is a private room's invitation.
@@ -9,6 +9,7 @@
 // browser tests and for anyone curious in the developer console.
 
 import { AttentionOptions, useAttention } from "./attention.js";
+import { Chat } from "./chat.js";
 import { useConfirm } from "./confirm.js";
 import { useChangeHighlight } from "./highlight.js";
 import { FallbackBoard } from "./games/fallback.js";
@@ -524,6 +525,8 @@ function Room({ conn, held, notice }) {
                   seedChosen=${!!((welcome && welcome.seed_chosen) || (info && info.seed_chosen))} />`
               : null}
             ${bots && open ? html`<${FillWithBots} credential=${bots} />` : null}
+            <${Chat} conn=${conn} mySeat=${mySeat} status=${doc.status}
+              spectatorChat=${!!(info && info.room_options && info.room_options.spectator_chat)} />
             <section class="card o-log" aria-labelledby="log-title">
               <h2 id="log-title">Game log</h2>
               ${log.length
