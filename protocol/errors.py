@@ -60,6 +60,17 @@ class Code(StrEnum):
     RATE_LIMITED = "rate_limited"
     """The connection (or its address) sent more intents, queries or pings than its
     rate limit allows; the frame was not served. Persisting closes the connection."""
+    CHAT_EMPTY = "chat_empty"
+    """A ``say`` whose text is empty or only spaces."""
+    CHAT_TOO_LONG = "chat_too_long"
+    """A ``say`` whose text is longer than ``MAX_CHAT`` characters."""
+    CHAT_BAD_TEXT = "chat_bad_text"
+    """A ``say`` whose text holds a character that does not show as typed: a control
+    or format character (a line break, an escape, a bidirectional override), or a pile
+    of combining marks."""
+    CHAT_NOT_ALLOWED = "chat_not_allowed"
+    """A spectator's ``say`` while the game is being played, in a room whose option
+    ``spectator_chat`` is off (the default): spectators do not talk to the players."""
     TOO_MANY_CONNECTIONS = "too_many_connections"
     """The server or the room holds as many connections as it may; retry later."""
     ROOM_CLOSED = "room_closed"

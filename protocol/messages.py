@@ -14,10 +14,13 @@ from typing import Any
 
 from protocol.codec import SCALARS
 from protocol.errors import Code, ProtocolError
+from protocol.text import shown_as_typed, typed
 
 IntentId = int | str
 
 MAX_INTENT_ID_LEN = 64
+MAX_CHAT = 300
+"""Characters a chat line may hold (after its outer spaces are stripped)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +60,14 @@ class Ping:
     data: Any
 
 
-ClientMessage = Hello | Intent | Resync | Legal | Ping
+@dataclass(frozen=True, slots=True)
+class Say:
+    """A chat line for everyone in the room; ``text`` checked and kept as typed."""
+
+    text: str
+
+
+ClientMessage = Hello | Intent | Resync | Legal | Ping | Say
 
 
 def _is_int(value: Any) -> bool:
@@ -120,12 +130,36 @@ def _ping(msg: dict[str, Any]) -> Ping:
     return Ping(msg.get("data"))
 
 
+def _say(msg: dict[str, Any]) -> Say:
+    """A chat line: plain text of 1-``MAX_CHAT`` characters that shows as typed."""
+    text = msg.get("text")
+    if not isinstance(text, str):
+        got = "missing" if "text" not in msg else type(text).__name__
+        raise ProtocolError(Code.BAD_FIELD, f"say.text must be a string (got {got})", of="say")
+    text = typed(text)
+    if not text:
+        raise ProtocolError(Code.CHAT_EMPTY, "say.text is empty", of="say")
+    if len(text) > MAX_CHAT:
+        raise ProtocolError(
+            Code.CHAT_TOO_LONG, f"say.text holds more than {MAX_CHAT} characters", of="say"
+        )
+    if not shown_as_typed(text):
+        raise ProtocolError(
+            Code.CHAT_BAD_TEXT,
+            "say.text may not hold control or invisible characters, line breaks or "
+            "piles of accents",
+            of="say",
+        )
+    return Say(text)
+
+
 _PARSERS: dict[str, Callable[[dict[str, Any]], ClientMessage]] = {
     "hello": _hello,
     "intent": _intent,
     "resync": _resync,
     "legal": _legal,
     "ping": _ping,
+    "say": _say,
 }
 
 
@@ -227,6 +261,15 @@ def error(
         frame["of"] = of
     if retry_after is not None:
         frame["retry_after"] = retry_after
+    return frame
+
+
+def chat(lines: list[dict[str, Any]], *, history: bool = False) -> dict[str, Any]:
+    """Chat ``lines`` (each ``{"seat", "name", "text", "at"}``); ``history``: the room's
+    recent lines for a connection that has just joined, which replace what it showed."""
+    frame: dict[str, Any] = {"t": "chat", "lines": lines}
+    if history:
+        frame["history"] = True
     return frame
 
 

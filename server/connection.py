@@ -19,7 +19,7 @@ its last frames (the fatal error, the WebSocket close); then its transport is
 aborted, so a socket that never reads cannot pin its buffers. The room stops
 writing to a connection the moment it closes.
 
-After ``hello``, intents, queries (``legal``, ``resync``) and pings are rate
+After ``hello``, intents, queries (``legal``, ``resync``), pings and chat lines are rate
 limited per connection and per client address (:mod:`server.limits`): a frame
 over the limit gets ``rate_limited`` (a ``reject`` for an intent) and is not
 served, and says when to retry (``retry_after``); ``rate_strikes`` of them in
@@ -47,7 +47,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from protocol import messages, session
 from protocol.codec import decode, encode
 from protocol.errors import Code, ProtocolError
-from protocol.messages import ClientMessage, Intent, Legal, Ping, Resync
+from protocol.messages import ClientMessage, Intent, Legal, Ping, Resync, Say
 from protocol.session import refusal
 from server.errors import retry_delay
 from server.limits import FrameLimits, Gate, Kind, client_address, load_test
@@ -322,6 +322,8 @@ def dispatch(conn: Connection, room: Room, message: ClientMessage) -> None:
         room.send_legal(conn)
     elif isinstance(message, Ping):
         conn.send(encode(messages.pong(message.data)))
+    elif isinstance(message, Say):
+        room.say(conn, message.text)
     else:
         conn.send(refusal(ProtocolError(Code.ALREADY_JOINED, "this connection has joined already")))
 
@@ -533,6 +535,8 @@ def handle(conn: SocketConnection, room: Room, message: ClientMessage) -> None:
     elif isinstance(message, Resync):
         if conn.limited(Kind.QUERY, of="resync"):
             return
-    elif isinstance(message, Ping) and conn.limited(Kind.PING, of="ping"):
-        return
+    elif isinstance(message, Ping | Say):
+        kind, of = (Kind.PING, "ping") if isinstance(message, Ping) else (Kind.CHAT, "say")
+        if conn.limited(kind, of=of):
+            return
     dispatch(conn, room, message)

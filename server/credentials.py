@@ -30,8 +30,10 @@ def is_owner(record: RoomRecord, body: Mapping[str, Any]) -> bool:
 
 async def require_owner(record: RoomRecord, body: Mapping[str, Any], store: Store) -> None:
     """Refuse a request that needs the room's owner: ``owner_token`` must be the owner
-    credential; a room without an owner (quick play's) takes a seated player's
-    ``token`` (looked up in ``store``) instead."""
+    credential. A room without an owner (quick play's) takes a seated player's
+    ``token`` (looked up in ``store``) instead, while no other person holds a seat:
+    the player waiting alone may fill the room with bots (what quick play's page
+    offers), and nobody fills it over another player's head."""
     if record.owner is not None:
         if is_owner(record, body):
             return
@@ -42,11 +44,19 @@ async def require_owner(record: RoomRecord, body: Mapping[str, Any], store: Stor
             "the room's creation answered",
         )
     token = body.get("token")
-    if isinstance(token, str) and await store.seat_of(record.id, hash_token(token)) is not None:
-        return
-    raise ApiError(
-        403, "owner_required", "only a player seated in this room may do this: send your token"
-    )
+    seat = await store.seat_of(record.id, hash_token(token)) if isinstance(token, str) else None
+    if seat is None:
+        raise ApiError(
+            403, "owner_required", "only a player seated in this room may do this: send your token"
+        )
+    bots = record.bots or [None] * record.seats
+    others = [s for s, name in enumerate(record.names) if name and bots[s] is None and s != seat]
+    if others:
+        raise ApiError(
+            403,
+            "owner_required",
+            "another player sits in this room: only a player alone in it may fill it with bots",
+        )
 
 
 def require_invitation(

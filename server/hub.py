@@ -17,8 +17,10 @@ One hub per server process. It runs four tasks:
   is read again every ``SCAN`` seconds, or at once when one more room is
   followed (:meth:`RedisHub.following`); with none, it sleeps until then.
 * **listener** — Redis pub/sub: the inboxes of the rooms this process owns
-  (intents and seat requests forwarded by replicas) and this node's own
-  channel (the owner's answers). A room taken subscribes its own inbox; the
+  (intents and seat requests forwarded by replicas), this node's own
+  channel (the owner's answers) and the chat channel (every room's chat lines,
+  :mod:`server.chat`: a line goes to every process, and each that has the room
+  loaded sends it to its connections there). A room taken subscribes its own inbox; the
   keeper subscribes and unsubscribes the rest only when the set of rooms owned
   here changed; after the connection is lost, every inbox is subscribed again.
 * **publisher** — sends queued pub/sub messages, so that a room's actor never
@@ -35,6 +37,7 @@ Channels carry msgpack maps::
                           | {"req", "error": [status, code, message, None, retry_after]}
     {p}:owners            {"k": "owner", "node", "rooms"}       this node took these leases
                           {"k": "released", "node", "rooms"}    a stopping node gave them up
+    {p}:chat              {"node", "room", "line"}              a chat line said on node
 
 A handover is at once: a stopping process gives up its leases and says so, and
 every process following one of those rooms tries to take it then (not at its
@@ -213,6 +216,16 @@ class RedisHub:
         message = {"k": "presence", "node": self.node, "seat": seat, "count": count}
         self.post(self.inbox(room.id), message)
 
+    def forward_chat(self, room: Room, said: dict[str, Any]) -> None:
+        self.post(self.chat_channel(), {"node": self.node, "room": room.id, "line": said})
+
+    def _chat(self, message: dict[str, Any]) -> None:
+        """A chat line said on another process: for this process's connections to its
+        room, if it has the room loaded."""
+        room = self.rooms.get(message["room"])
+        if message["node"] != self.node and room is not None:
+            room.hear(message["line"])
+
     async def _request(self, room: Room, request: dict[str, Any]) -> dict[str, Any]:
         key = f"{self.node}:{next(self._ids)}"
         done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
@@ -259,6 +272,9 @@ class RedisHub:
 
     def owners_channel(self) -> str:
         return f"{self.store.prefix}:owners"
+
+    def chat_channel(self) -> str:
+        return f"{self.store.prefix}:chat"
 
     def _handed_over(self, message: dict[str, Any]) -> None:
         """A room changed hands: a released room followed here is claimed now; a room
@@ -458,7 +474,7 @@ class RedisHub:
                 # (a room owned meanwhile) may use it only after that, or it would take a
                 # second connection that replaces the first, and the subscriptions made
                 # on the replaced one would never be heard.
-                await pubsub.subscribe(node_channel, self.owners_channel())
+                await pubsub.subscribe(node_channel, self.owners_channel(), self.chat_channel())
                 async with self._inbox_lock:
                     self._pubsub, self._inboxes = pubsub, set()
                 await self._sync_inboxes()
@@ -472,6 +488,8 @@ class RedisHub:
                         self._answer(data)
                     elif channel == self.owners_channel():
                         self._handed_over(data)
+                    elif channel == self.chat_channel():
+                        self._chat(data)
                     else:
                         self._serve(channel.split(":")[-2], data)
             except REDIS_DOWN as exc:

@@ -10,7 +10,7 @@ here starts a task or a timer.
   refilled completely is the same as a new one, so idle keys are dropped and
   the table stays as small as the set of recently active clients.
 * :class:`FrameLimits`: what a WebSocket connection may send after ``hello``:
-  intents, queries (``legal``, ``resync``) and pings, each limited per
+  intents, queries (``legal``, ``resync``), pings and chat lines, each limited per
   connection and per client address.
 * :class:`Gate`: the process's WebSocket connections, counted per process and
   refused above ``max_connections``; handshakes limited per address.
@@ -110,6 +110,7 @@ class Kind(StrEnum):
     INTENT = "intent"
     QUERY = "query"
     PING = "ping"
+    CHAT = "chat"
 
 
 class AddressLimits:
@@ -129,6 +130,7 @@ def _frame_rates(settings: Settings) -> dict[Kind, tuple[float, float]]:
         Kind.INTENT: (settings.intent_rate, settings.intent_burst),
         Kind.QUERY: (settings.query_rate, settings.query_burst),
         Kind.PING: (settings.ping_rate, settings.ping_burst),
+        Kind.CHAT: (settings.chat_rate, settings.chat_burst),
     }
 
 

@@ -42,6 +42,8 @@ log = logging.getLogger("tablewire.lobby")
 
 ADOPTING = 100
 """Rooms an adoption pass opens at once."""
+QUICK_SEATS = 2
+"""Seats of a room quick play opens unasked: a newcomer waits for one player, not five."""
 
 
 def _people(record: RoomRecord) -> list[int]:
@@ -431,10 +433,9 @@ class Lobby:
 
     async def quickplay(self, body: Mapping[str, Any], client: str | None = None) -> dict[str, Any]:
         """``POST /api/quickplay``: a seat in the open public room with the most players
-        connected (then the fullest), or a new room (created for ``client``: see
-        :meth:`create`). A room whose seated players have all been away longer than its
-        grace period is never chosen. The candidates are the ``list_limit`` newest
-        public rooms of the engine waiting for players."""
+        connected (then the fullest) among the engine's ``list_limit`` newest, never one
+        whose seated players have all been away past its grace period; else in a new room
+        of ``seats`` (default :data:`QUICK_SEATS`) created for ``client`` (:meth:`create`)."""
         engine = requests.requested_engine(body)
         seats = requests.optional_int(body, "seats", None)
         name = requests.player_name(body)  # checked before a room is created for it
@@ -442,21 +443,16 @@ class Lobby:
             public_index(engine.id, "waiting"), self.settings.list_limit
         )
         waiting = await self._records(ids)
-        candidates = [
-            record
-            for record in waiting
-            if record.status == "waiting"
-            and not record.private
-            and (seats is None or record.seats == seats)
-        ]
         now = self.timers.now()
-        candidates = [r for r in candidates if not _deserted(r, now)]
+        fits = [r for r in waiting if r.status == "waiting" and seats in (None, r.seats)]
+        candidates = [r for r in fits if not r.private and not _deserted(r, now)]
         if candidates:
             room_id = max(
                 candidates, key=lambda r: (_here(r), sum(n is not None for n in r.names))
             ).id
         else:
-            room = await self.create({"engine": engine.id, "seats": seats}, client, owned=False)
+            size = seats or min(max(QUICK_SEATS, engine.min_players), engine.max_players)
+            room = await self.create({"engine": engine.id, "seats": size}, client, owned=False)
             room_id = room["id"]
         return await self.reserve(room_id, {"name": name})
 

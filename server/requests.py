@@ -6,18 +6,15 @@ so that a bad request changes nothing.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from engines import ENGINES, GAMES, Engine
+from protocol.text import MAX_MARKS, shown_as_typed, typed
 from server import robots, web
 from server.errors import ApiError
 
 MAX_NAME = 32
-MAX_MARKS = 4
-"""Combining marks allowed in a row in a name (enough for any script's accents,
-not for 'zalgo' text that spills over the lines around it)."""
 MAX_SEED = 2**63 - 1
 """Seeds are ints in 0…2⁶³−1 (they are stored as msgpack ints)."""
 KINDS = ("game", "benchmark", "all")
@@ -70,20 +67,6 @@ def optional_int(body: Mapping[str, Any], key: str, default: int | None) -> int 
     return value
 
 
-def _shown_as_typed(name: str) -> bool:
-    """No control, format, private-use, unassigned or surrogate character, no line
-    or paragraph separator, and at most ``MAX_MARKS`` combining marks in a row."""
-    marks = 0
-    for c in name:
-        category = unicodedata.category(c)
-        if category[0] == "C" or category in ("Zl", "Zp"):
-            return False
-        marks = marks + 1 if category[0] == "M" else 0
-        if marks > MAX_MARKS:
-            return False
-    return True
-
-
 def player_name(body: Mapping[str, Any]) -> str | None:
     """The optional ``name`` field, stripped and NFC-normalized."""
     name = body.get("name")
@@ -91,8 +74,8 @@ def player_name(body: Mapping[str, Any]) -> str | None:
         return None
     if not isinstance(name, str) or not 1 <= len(name.strip()) <= MAX_NAME:
         raise ApiError(400, "bad_name", f"name must be a string of 1-{MAX_NAME} characters")
-    name = unicodedata.normalize("NFC", name.strip())
-    if not _shown_as_typed(name):
+    name = typed(name)
+    if not shown_as_typed(name):
         raise ApiError(
             400,
             "bad_name",

@@ -57,7 +57,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -66,7 +66,8 @@ from protocol import compact, messages
 from protocol.codec import encode
 from protocol.errors import Code
 from protocol.messages import Intent, IntentId
-from server import metrics
+from protocol.session import refusal
+from server import chat, metrics
 from server import room_commands as commands
 from server.errors import ApiError
 from server.fold import fold
@@ -131,6 +132,8 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         self.views = Views(engine, record, settings)
         """The frames of every view group (:mod:`server.room_frames`)."""
+        self.chat: deque[chat.Line] = deque(maxlen=chat.HISTORY)
+        """The recent chat lines, oldest first (:mod:`server.chat`)."""
         self._seen: dict[int, OrderedDict[IntentId, int]] = {}
         self._wakeup: tuple[float, Handle] | None = None
         self._ticking = False
@@ -190,6 +193,8 @@ class Room:
         self.catch_up(conn, since)
         if self.record.status == "finished" and self.record.result is not None:
             conn.send(encode(messages.result(self.version, self.record.result)))
+        if self.chat:
+            conn.send(encode(messages.chat(list(self.chat), history=True)))
 
     def detach(self, conn: Connection) -> None:
         self.conns.discard(conn)
@@ -214,6 +219,29 @@ class Room:
         actions = self.engine.legal_actions(state, seat) if state else []
         labels = [self.engine.describe(state, seat, a) for a in actions] if state else []
         conn.send(encode(messages.legal(self.version, seat, actions, labels)))
+
+    # -- chat, beside the game (server/chat.py) --------------------------------
+
+    def say(self, conn: Connection, text: str) -> None:
+        """``conn``'s chat line, to everyone in the room (on every process), or an
+        ``error`` to ``conn`` alone. Neither the game nor the version changes."""
+        refused = chat.refusal(self.record, conn.seat)
+        if refused is not None:
+            metrics.ERRORS.labels(refused.code).inc()
+            conn.send(refusal(refused))
+            return
+        said = chat.line(self.record, conn.seat, text, self.clock())
+        self.hear(said)
+        if self.forwarder is not None:
+            self.forwarder.forward_chat(self, said)
+
+    def hear(self, said: chat.Line) -> None:
+        """A chat line said in the room (here, or on another process): kept, and sent to
+        every connection here."""
+        self.chat.append(said)
+        frame = encode(messages.chat([said]))
+        for conn in self.conns:
+            conn.send(frame)
 
     # -- writes, through the actor's queue ----------------------------------
 

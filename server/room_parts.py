@@ -63,6 +63,9 @@ class Forwarder(Protocol):
     def forward_presence(self, room: Room, seat: int, count: int) -> None:
         """Tell the owner how many connections of ``seat`` this process has."""
 
+    def forward_chat(self, room: Room, said: dict[str, Any]) -> None:
+        """Hand a chat line said here to every other process that has ``room`` loaded."""
+
 
 @dataclass
 class _Reserve:

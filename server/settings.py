@@ -128,9 +128,14 @@ class Settings:
     ping_rate: float = 10.0
     """``ping`` frames per second per connection (``ping_burst`` deep)."""
     ping_burst: int = 20
+    chat_rate: float = 0.2
+    """Chat lines (``say``) per second per connection (``chat_burst`` deep): with the
+    defaults, 5 lines at once, then one every 5 s."""
+    chat_burst: int = 5
     address_factor: float = 20.0
     """Every client address shares buckets this many times a connection's rate and
-    depth for intents, queries and pings; 0 turns the per-address limits off."""
+    depth for intents, queries, pings and chat lines; 0 turns the per-address limits
+    off."""
     rate_strikes: int = 20
     """Frames refused as ``rate_limited`` in a row after which the connection is closed."""
     http_rate: float = 50.0

@@ -25,6 +25,8 @@ option             default                allowed
 ``confirm``        ``true``               ``true``, ``false``: the web page asks its
                                           player to confirm each move before sending
                                           it (the server does not check it)
+``spectator_chat`` ``false``              ``true``, ``false``: spectators may chat
+                                          while the game is played (server/chat.py)
 =================  =====================  ==========================================
 
 :class:`Table` is the part of a room that is not the engine's state: who holds
@@ -56,6 +58,7 @@ DEFAULTS: dict[str, Any] = {
     "abandon_after": 600.0,
     "idle": 300.0,
     "confirm": True,
+    "spectator_chat": False,
 }
 ROOM_OPTIONS = tuple(DEFAULTS)
 HELP: dict[str, tuple[str, str]] = {
@@ -89,6 +92,11 @@ HELP: dict[str, tuple[str, str]] = {
         "true|false",
         "Whether the web page asks each player to confirm a move before it is played (a "
         "move a single click would otherwise play by mistake).",
+    ),
+    "spectator_chat": (
+        "true|false",
+        "Whether spectators may chat while the game is played (they always may before and "
+        "after it; players always may).",
     ),
 }
 """Each room option's values and what it does, for people (``tablewire games``)."""
@@ -194,6 +202,7 @@ _PARSERS: dict[str, Parse] = {
     "abandon_after": _duration("abandon_after", 10.0, 86400.0),
     "idle": _duration("idle", 30.0, 86400.0),
     "confirm": _flag("confirm"),
+    "spectator_chat": _flag("spectator_chat"),
 }
 """Each room option's check: its value as the room keeps it, or ``bad_<name>``."""
 
@@ -202,8 +211,8 @@ def split_options(given: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, A
     """``options`` of a create request → (engine options as given, complete room options).
 
     Room options are checked here (``bad_clock``, ``bad_bot_delay``, ``bad_grace``,
-    ``bad_expel_after``, ``bad_abandon_after``, ``bad_idle``, ``bad_confirm``); engine
-    options are left to the engine.
+    ``bad_expel_after``, ``bad_abandon_after``, ``bad_idle``, ``bad_confirm``,
+    ``bad_spectator_chat``); engine options are left to the engine.
     """
     engine = {k: v for k, v in given.items() if k not in DEFAULTS}
     room = dict(DEFAULTS)

@@ -99,6 +99,7 @@ CASES.update(
         "bad_abandon_after": created(sintra(options={"abandon_after": 5})),
         "bad_idle": created(sintra(options={"idle": 10})),
         "bad_confirm": created(sintra(options={"confirm": "yes"})),
+        "bad_spectator_chat": created(sintra(options={"spectator_chat": 1})),
         "bad_bots": created(sintra(bots=[1])),
         "bad_bot_kind": created(sintra(bots={"kind": "clever"})),
         "bad_host": refused("GET", "/api/games", headers={"host": "rebinding.example"}),

@@ -60,7 +60,9 @@ async def test_only_the_owner_fills_a_waiting_room_with_bots(lobby: Lobby) -> No
     assert filled["status"] == "playing"
 
 
-async def test_a_quick_play_room_has_no_owner_and_its_players_may_fill_it(lobby: Lobby) -> None:
+async def test_a_quick_play_room_has_no_owner_and_a_player_alone_may_fill_it(
+    lobby: Lobby,
+) -> None:
     seat = await lobby.quickplay({"engine": "sintra", "seats": 3, "name": "ana"})
     details = await lobby.details(seat["room"])
     assert "owner_token" not in seat and "owner" not in details
@@ -68,6 +70,16 @@ async def test_a_quick_play_room_has_no_owner_and_its_players_may_fill_it(lobby:
     await refused(lobby.add_bots(seat["room"], {"token": "not-a-seat"}), 403, "owner_required")
     filled = await lobby.add_bots(seat["room"], {"token": seat["token"]})
     assert filled["bots"][0] is None and None not in filled["bots"][1:]
+
+
+async def test_no_one_fills_a_quick_play_room_over_another_players_head(lobby: Lobby) -> None:
+    first = await lobby.quickplay({"engine": "sintra", "seats": 4, "name": "ana"})
+    second = await lobby.quickplay({"engine": "sintra", "seats": 4, "name": "bo"})
+    assert second["room"] == first["room"]
+    for seat in (first, second):
+        await refused(lobby.add_bots(seat["room"], {"token": seat["token"]}), 403, "owner_required")
+    details = await lobby.details(first["room"])
+    assert (details["status"], details["bots"]) == ("waiting", [None] * 4), "nothing changed"
 
 
 # -- private rooms -----------------------------------------------------------------------

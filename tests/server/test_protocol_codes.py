@@ -181,6 +181,45 @@ async def spectator_legal(env: CodeEnv) -> Frame:
     return refused
 
 
+async def said(env: CodeEnv, text: Any) -> Frame:
+    """What a spectator of a waiting room (who may chat) gets for saying ``text``."""
+    refused = await refused_after_welcome(env, encode({"t": "say", "text": text}))
+    assert refused["of"] == "say", refused
+    return refused
+
+
+@case("chat_empty")
+async def chat_empty(env: CodeEnv) -> Frame:
+    return await said(env, " \u3000 ")
+
+
+@case("chat_too_long")
+async def chat_too_long(env: CodeEnv) -> Frame:
+    return await said(env, "ha" * 151)
+
+
+@case("chat_bad_text")
+async def chat_bad_text(env: CodeEnv) -> Frame:
+    return await said(env, "first line\nsecond line")
+
+
+@case("chat_not_allowed")
+async def chat_not_allowed(env: CodeEnv) -> Frame:
+    """A spectator's line while the game is played (``spectator_chat`` off)."""
+    async with env.serve() as server:
+        room_id, _ = await new_room(server, seats=2)
+        raw = await Raw.open(server, room_id)
+        try:
+            await raw.join()
+            assert (await raw.recv())["doc"]["status"] == "playing"
+            await raw.send({"t": "say", "text": "psst: take the blue one"})
+            refused = await answer(raw)
+        finally:
+            await raw.ws.close()
+        assert refused["of"] == "say"
+        return refused
+
+
 @asynccontextmanager
 async def seated(server: Running, room_id: str, token: str) -> AsyncIterator[Raw]:
     """A seat's connection to a room (its snapshot read)."""

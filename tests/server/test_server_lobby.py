@@ -104,9 +104,21 @@ async def test_quickplay_without_seats_creates_a_room_of_the_default_size(
     joined = await http.post("/api/quickplay", json={"engine": "chartered", "name": "x"})
     assert joined.status_code == 201, joined.text
     room = (await http.get(f"/api/rooms/{joined.json()['room']}")).json()
-    assert (room["seats"], room["taken"], room["names"][0]) == (6, 1, "x")
+    assert (room["seats"], room["taken"], room["names"][0]) == (2, 1, "x"), "a small room"
     again = await http.post("/api/quickplay", json={"engine": "chartered", "seats": None})
     assert again.json()["room"] == room["id"], "no seats asked: any open room of the engine"
+    started = (await http.get(f"/api/rooms/{room['id']}")).json()
+    assert started["status"] == "playing", "the second player starts the game"
+
+
+async def test_quickplay_seats_a_newcomer_with_a_person_waiting_in_a_room_of_any_size(
+    http: httpx.AsyncClient,
+) -> None:
+    created = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 4})).json()
+    await http.post(f"/api/rooms/{created['id']}/seats", json={"name": "ana"})
+    empty = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 2})).json()
+    joined = (await http.post("/api/quickplay", json={"engine": "sintra", "name": "bo"})).json()
+    assert joined["room"] == created["id"] != empty["id"], "the room where ana waits"
 
 
 async def test_quickplay_with_a_bad_name_creates_no_room(http: httpx.AsyncClient) -> None:

@@ -92,7 +92,8 @@ function GameCard({ game, name, onError }) {
     try {
       let reservation;
       if (how === "quick") {
-        reservation = await lobby.quickplay({ engine: game.id, name, seats });
+        // The default count asks for none: a person waiting in a room of any size first.
+        reservation = await lobby.quickplay({ engine: game.id, name, seats: seats === small ? null : seats });
       } else if (how === "now") {
         const room = await lobby.createRoom(playNow(game));
         holdOwner(room.id, { ownerToken: room.owner_token, invite: room.invite });

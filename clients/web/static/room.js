@@ -1,15 +1,18 @@
 // The game page (/rooms/{id}): the room's header and link, the seats with presence and
 // clocks, what is being asked, the board (the game's web/board.js, or the fallback), the legal
-// moves as buttons, the event log in sentences, the result with a rematch button for its
-// players, and a link to the game's rules with a line of help for the step it is at. With
-// a seat's token kept in this browser the page plays that seat; without, it watches, and
-// while the room waits it tells a visitor what the room is before they sit.
+// moves as buttons, the event log in sentences, the chat (chat.js), the result with a
+// rematch button for its players, and a link to the game's rules with a line of help for
+// the step it is at. With a seat's token kept in this browser the page plays that seat;
+// without, it watches, and while the room waits it tells a visitor what the room is
+// before they sit.
 // The room's owner (this browser created it) gets the invitation link of a private room
-// and the bots; `?invite=SECRET` in the page's address is a private room's invitation.
+// and the bots; a player waiting alone in a quick play room is offered bots (bots.js); `?invite=SECRET` in the page's address is a private room's invitation.
 // The page's connection is `globalThis.tablewireRoom` (its `doc`, `version`...), for the
 // browser tests and for anyone curious in the developer console.
 
 import { AttentionOptions, useAttention } from "./attention.js";
+import { FillWithBots, OfferBots } from "./bots.js";
+import { Chat } from "./chat.js";
 import { useConfirm } from "./confirm.js";
 import { useChangeHighlight } from "./highlight.js";
 import { FallbackBoard } from "./games/fallback.js";
@@ -315,32 +318,6 @@ function Invitation({ invite }) {
   </section>`;
 }
 
-function FillWithBots({ credential }) {
-  const [kind, setKind] = useState("random");
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  async function fill(event) {
-    event.preventDefault();
-    setBusy(true);
-    try {
-      await lobby.addBots(roomId, { kind, ...credential });
-    } catch (e) {
-      setError(problem(e));
-    }
-    setBusy(false);
-  }
-  return html`<form class="card o-join" onSubmit=${fill}>
-    <h2>Play against bots</h2>
-    <label for="bot-kind">Bot strength</label>
-    <select id="bot-kind" value=${kind} onChange=${(e) => setKind(e.currentTarget.value)}>
-      <option value="random">random (default)</option>
-      <option value="greedy">greedy</option>
-    </select>
-    <p class="row actions"><button type="submit" disabled=${busy}>Fill the free seats with bots</button></p>
-    <p class="error" role="alert">${error || ""}</p>
-  </form>`;
-}
-
 /** The legal moves beside the board on a wide screen, folded under it on a phone (the
  * board's own parts are the main way to play there): a <details> with their count. */
 function MoveList({ moves, send, busy }) {
@@ -506,6 +483,9 @@ function Room({ conn, held, notice }) {
               <p class=${myTurn ? "banner" : ""}><strong>${asked(doc, mySeat, state)}</strong></p>
               ${myTurn ? confirmBar : null}
               <${StepHelp} help=${help} doc=${doc} rules=${rules} />
+              ${bots && open && info.owned === false && mySeat !== null
+                ? html`<${OfferBots} roomId=${roomId} doc=${doc} mySeat=${mySeat} credential=${bots} game=${game} />`
+                : null}
               ${myTurn && !legal.length
                 ? html`<p class="muted">${state === "open" ? "Finding your moves…" : "Your moves come back with the connection."}</p>`
                 : null}
@@ -530,7 +510,9 @@ function Room({ conn, held, notice }) {
               ? html`<${TakeSeat} doc=${doc} info=${info} game=${game}
                   seedChosen=${!!((welcome && welcome.seed_chosen) || (info && info.seed_chosen))} />`
               : null}
-            ${bots && open ? html`<${FillWithBots} credential=${bots} />` : null}
+            ${bots && open && info.owned !== false ? html`<${FillWithBots} roomId=${roomId} credential=${bots} />` : null}
+            <${Chat} conn=${conn} mySeat=${mySeat} status=${doc.status}
+              spectatorChat=${!!(info && info.room_options && info.room_options.spectator_chat)} />
             <section class="card o-log" aria-labelledby="log-title">
               <h2 id="log-title">Game log</h2>
               ${log.length

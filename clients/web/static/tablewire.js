@@ -50,6 +50,9 @@ export function wsBase(httpBase = "") {
   return base.replace(/^http/, "ws").replace(/\/$/, "");
 }
 
+/** Chat lines a connection holds (the server sends a joiner its last 50). */
+const CHAT_LINES = 50;
+
 /** Fatal error codes after which reconnecting cannot help. */
 const FINAL = new Set(["no_such_room", "bad_token", "unsupported_protocol", "hello_required"]);
 
@@ -63,6 +66,9 @@ const FINAL = new Set(["no_such_room", "bad_token", "unsupported_protocol", "hel
  *   "event"   (event, v)      one game event, with `text`: a sentence of the game log
  *   "result"  (result)        the game's result (also fetched for a room that ended before)
  *   "reject"  (frame)         an intent was refused
+ *   "chat"    (lines, history) chat lines said in the room (`{seat, name, text, at}`); with
+ *                             `history`, the room's recent lines after a join, which
+ *                             replace `conn.chat` (a `say` refused: an "error" of "say")
  *   "error"   (frame)         an error frame (fatal ones end or restart the connection)
  *   "wait"    (wait)          a limit of the server: an intent or legal refused as
  *                             `rate_limited`, or a lobby call (429), is sent again after
@@ -100,6 +106,7 @@ export class RoomConnection {
     this.listeners = new Map();
     this.pending = new Map(); // intent id -> {resolve, reject} (its frame: the session's)
     this.legalQueue = [];
+    this.chat = []; // the room's chat lines held, oldest first (at most CHAT_LINES)
     this.stopped = true;
     this.timers = new Set();
     this.lastHeard = 0;
@@ -341,6 +348,10 @@ export class RoomConnection {
       case "event":
         for (const event of frame.events) this.emit("event", event, frame.v);
         break;
+      case "chat":
+        this.chat = [...(frame.history ? [] : this.chat), ...frame.lines].slice(-CHAT_LINES);
+        this.emit("chat", frame.lines, !!frame.history);
+        break;
       case "result":
         this.setResult(frame.result);
         break;
@@ -430,6 +441,13 @@ export class RoomConnection {
       if (this.state === "open") this.askLegal(waiter);
       else waiter.reject(new Error("connection lost"));
     }, wait.seconds * 1000);
+  }
+
+  /** Say `text` to everyone in the room (docs/protocol.md §3, Chat): plain text, 1-300
+   * characters. Returns whether it was sent (false while disconnected); the line comes
+   * back as a "chat" event, or an "error" event with `of` "say" says why it was refused. */
+  say(text) {
+    return this.state === "open" && this.sendFrame({ t: "say", text });
   }
 
   /** Ask for a snapshot (or the patches after the version held, with `fromVersion`). */

@@ -1,0 +1,50 @@
+"""A room's chat: who may say something, the line everyone gets, the recent lines kept.
+
+Chat is beside the game, never in it: a line changes neither the game state nor the
+room's log or version, and it is not stored. Each process that has the room loaded
+keeps the last :data:`HISTORY` lines in memory and sends them to every connection
+that joins there; on the Redis store the process that took a line publishes it to
+the others (:meth:`~server.room_parts.Forwarder.forward_chat`), which keep it too. So
+a process that loads the room later, or restarts, starts with no lines: chat is lost
+when every process that had the room loaded is gone, by design (it is talk, not a
+record of the game).
+
+**Who may chat.** Every seated player, at any time. A spectator while the game waits
+for players or is over; while it is being played, only in a room whose option
+``spectator_chat`` is on (off by default): spectators, who may see what a player
+cannot, do not talk to the players during their game unless the room allows it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from protocol.errors import Code, ProtocolError
+from server.store import RoomRecord
+
+HISTORY = 50
+"""Chat lines a room keeps for the connections that join it."""
+SPECTATOR = "spectator"
+"""The name a spectator's line carries (spectators are not named)."""
+
+Line = dict[str, Any]
+"""``{"seat": int | None, "name": str, "text": str, "at": epoch seconds}``."""
+
+
+def refusal(record: RoomRecord, seat: int | None) -> ProtocolError | None:
+    """Why ``seat`` (None: a spectator) may not chat in the room now, or None."""
+    if seat is not None or record.status != "playing":
+        return None
+    if record.room_options.get("spectator_chat", False):
+        return None
+    return ProtocolError(
+        Code.CHAT_NOT_ALLOWED,
+        "spectators may chat before and after the game, not during it, in this room",
+        of="say",
+    )
+
+
+def line(record: RoomRecord, seat: int | None, text: str, at: float) -> Line:
+    """The line ``seat`` says, named by the seat's player."""
+    name = SPECTATOR if seat is None else record.names[seat] or f"player {seat + 1}"
+    return {"seat": seat, "name": name, "text": text, "at": at}

@@ -1,0 +1,71 @@
+"""The room's chat in Chromium against a real ``tablewire serve``: two players' pages
+and a spectator's; a line with markup shows as text; a spectator cannot write during
+the game (the room's default); "Mute chat" hides the lines and counts the new ones."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from browser import PHONE, Served, Watched
+from playwright.sync_api import Page, expect
+
+LINE = "good luck <b>both</b> & <i>bye</i>"
+
+
+def say(page: Page, text: str) -> None:
+    page.get_by_label("Your message").fill(text)
+    page.locator(".o-chat").get_by_role("button", name="Send").click()
+
+
+def test_a_line_reaches_the_other_player_and_a_spectator_as_text(
+    open_page: Callable[..., Watched], served: Served, shots: Path
+) -> None:
+    room = served.api("POST", "/api/rooms", {"engine": "sintra", "seats": 2})
+    seats = [
+        served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": name})
+        for name in ("Ana", "Bo")
+    ]
+    ana, bo, watcher = open_page(), open_page(PHONE), open_page()
+    ana.sit(seats[0])
+    bo.sit(seats[1])
+    watcher.open_room(room["id"])
+
+    say(ana.page, LINE)
+    for page in (ana.page, bo.page, watcher.page):
+        line = page.locator(".o-chat .chat-lines li").last
+        expect(line).to_contain_text(f"{LINE}")
+        assert line.locator("b, i").count() == 0, "markup shows as text"
+    expect(ana.page.locator(".o-chat li").last).to_contain_text("Ana (you):")
+    expect(bo.page.locator(".o-chat li").last).to_contain_text("Ana:")
+    assert bo.no_horizontal_scroll()
+    bo.shoot(shots, "chat-phone")
+
+    # The game is on: the spectator reads, but may not write (spectator_chat is off).
+    expect(watcher.page.locator(".o-chat")).to_contain_text("Spectators can chat before and after")
+    assert watcher.page.get_by_label("Your message").count() == 0
+
+    # A reload gets the room's recent lines again.
+    bo.page.reload()
+    expect(bo.page.locator(".o-chat .chat-lines li").last).to_contain_text(LINE)
+
+    # Muted: the lines are hidden, and a new one is counted.
+    bo.page.get_by_label("Mute chat").check()
+    expect(bo.page.locator(".o-chat .chat-lines")).to_have_count(0)
+    say(ana.page, "still there?")
+    expect(bo.page.locator(".o-chat h2")).to_contain_text("1 new")
+    bo.page.get_by_label("Mute chat").uncheck()
+    expect(bo.page.locator(".o-chat .chat-lines li").last).to_contain_text("still there?")
+
+
+def test_a_refused_line_says_why(open_page: Callable[..., Watched], served: Served) -> None:
+    room = served.api("POST", "/api/rooms", {"engine": "sintra", "seats": 2})
+    seat = served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "Ana"})
+    ana = open_page()
+    ana.sit(seat)
+    for n in range(5):
+        say(ana.page, f"line {n}")
+        expect(ana.page.locator(".o-chat .chat-lines li")).to_have_count(n + 1)
+    say(ana.page, "one too many")
+    expect(ana.page.locator(".o-chat .error")).to_contain_text("sending lines too fast")
+    expect(ana.page.locator(".o-chat .chat-lines li")).to_have_count(5)
