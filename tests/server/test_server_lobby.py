@@ -86,47 +86,6 @@ async def test_create_reserve_and_show_a_room(http: httpx.AsyncClient) -> None:
     assert shown["version"] == 2
 
 
-async def test_quickplay_joins_the_fullest_open_room(http: httpx.AsyncClient) -> None:
-    emptier = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 4})).json()
-    fuller = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 4})).json()
-    await http.post(f"/api/rooms/{fuller['id']}/seats", json={})
-    private = (await http.post("/api/rooms", json={"engine": "sintra", "private": True})).json()
-    for _ in range(3):
-        await http.post(f"/api/rooms/{private['id']}/seats", json={})
-    joined = (await http.post("/api/quickplay", json={"engine": "sintra", "name": "bo"})).json()
-    assert joined["room"] == fuller["id"] and joined["seat"] == 1
-    assert emptier["id"] != joined["room"]
-
-
-async def test_quickplay_without_seats_creates_a_room_of_the_default_size(
-    http: httpx.AsyncClient,
-) -> None:
-    joined = await http.post("/api/quickplay", json={"engine": "chartered", "name": "x"})
-    assert joined.status_code == 201, joined.text
-    room = (await http.get(f"/api/rooms/{joined.json()['room']}")).json()
-    assert (room["seats"], room["taken"], room["names"][0]) == (2, 1, "x"), "a small room"
-    again = await http.post("/api/quickplay", json={"engine": "chartered", "seats": None})
-    assert again.json()["room"] == room["id"], "no seats asked: any open room of the engine"
-    started = (await http.get(f"/api/rooms/{room['id']}")).json()
-    assert started["status"] == "playing", "the second player starts the game"
-
-
-async def test_quickplay_seats_a_newcomer_with_a_person_waiting_in_a_room_of_any_size(
-    http: httpx.AsyncClient,
-) -> None:
-    created = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 4})).json()
-    await http.post(f"/api/rooms/{created['id']}/seats", json={"name": "ana"})
-    empty = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 2})).json()
-    joined = (await http.post("/api/quickplay", json={"engine": "sintra", "name": "bo"})).json()
-    assert joined["room"] == created["id"] != empty["id"], "the room where ana waits"
-
-
-async def test_quickplay_with_a_bad_name_creates_no_room(http: httpx.AsyncClient) -> None:
-    refused = await http.post("/api/quickplay", json={"engine": "sintra", "name": ""})
-    assert (refused.status_code, error_code(refused)) == (400, "bad_name")
-    assert (await http.get("/api/rooms")).json() == []
-
-
 async def test_brackets_inside_strings_do_not_count_as_nesting(http: httpx.AsyncClient) -> None:
     body = b'{"engine": "sintra", "note": "' + b"[{" * 1000 + b'\\"]"}'
     assert (await http.post("/api/rooms", content=body)).status_code == 201
@@ -138,13 +97,6 @@ async def test_null_fields_mean_absent(http: httpx.AsyncClient) -> None:
     assert created.status_code == 201 and created.json()["seats"] == 4
     seat = await http.post(f"/api/rooms/{created.json()['id']}/seats", json={"name": None})
     assert (seat.status_code, seat.json()["seat"]) == (201, 0)
-
-
-async def test_quickplay_creates_a_room_when_none_is_open(http: httpx.AsyncClient) -> None:
-    joined = await http.post("/api/quickplay", json={"engine": "sintra", "seats": 3})
-    assert joined.status_code == 201
-    room = (await http.get(f"/api/rooms/{joined.json()['room']}")).json()
-    assert (room["seats"], room["taken"]) == (3, 1)
 
 
 async def test_listing_filters_and_hides_private_rooms(http: httpx.AsyncClient) -> None:
