@@ -296,7 +296,10 @@ def create_app(
             asyncio.create_task(metrics.watch_loop_lag()),
             *(asyncio.create_task(work) for work in background or []),
         ]
-        log.info("started", extra=fields(node=lobby.node, store=type(store).__name__))
+        kind = type(store).__name__
+        if redis is not None:
+            kind += " (Redis Cluster)" if redis.cluster else " (single Redis)"
+        log.info("started", extra=fields(node=lobby.node, store=kind))
         yield
         await finish(tasks)
         await lobby.close()

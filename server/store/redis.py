@@ -259,7 +259,7 @@ class RedisStore:
         self.finished_ttl = int(finished_ttl)
         self.durability = durability
         wait_ms = int(timeout * 500) if durability == "replica" else None
-        self.writers = Writers(self.redis, _APPEND, wait_ms)
+        self.writers = Writers(self.redis, wait_ms)
         """The flusher's own connections, one per master: a batch is one packed EVALSHA
         per slot and one reply each, without the pool's and the retry's layers."""
         self._acquire = self.redis.register_script(_ACQUIRE)
@@ -432,7 +432,7 @@ class RedisStore:
     async def _write(self, batch: Sequence[Append]) -> list[Outcome]:
         """The batch's appends, in one script call per slot (one in all on a single
         Redis); each append's own outcome."""
-        calls: list[tuple[list[str], bytes]] = []
+        calls: list[tuple[list[str], list[Any]]] = []
         members: list[list[int]] = []
         for positions in self.writers.by_slot([self.key(room_id) for room_id, *_ in batch]):
             keys: list[str] = []
@@ -442,10 +442,10 @@ class RedisStore:
                 keys.append(self.key(room_id, "tokens"))
                 items.append([lease, f"{version}-0", _pack(entry), *(token or ("", 0))])
             # Old-style raw strings: Redis's cmsgpack reads no bin type.
-            calls.append((keys, msgpack.packb(items, use_bin_type=False)))
+            batch_arg = msgpack.packb(items, use_bin_type=False)
+            calls.append((keys, [batch_arg, self.token_ttl, 1 if self.cluster else 0]))
             members.append(positions)
-        args = [self.token_ttl, 1 if self.cluster else 0]
-        answers = await self.writers.append(calls, args)
+        answers = await self.writers.run(_APPEND, calls, wait=True)
         outcomes: list[Outcome] = [None] * len(batch)
         for positions, answer in zip(members, answers, strict=True):
             for n, i in enumerate(positions):
@@ -508,11 +508,16 @@ class RedisStore:
             )
             for positions in groups
         ]
-        with _unavailable():
-            answers = await self.writers.scripts(_RENEW, calls)
+        answers = await self.writers.run(_RENEW, calls)
+        failed = [a for a in answers if isinstance(a, BaseException)]
+        if failed and len(failed) == len(answers):
+            raise failed[0]
+        # A lease on a master that did not answer is not known lost: kept, its appends
+        # fenced if it was.
         return [
             leases[positions[n - 1]][0]
             for positions, lost in zip(groups, answers, strict=True)
+            if not isinstance(lost, BaseException)
             for n in lost
         ]
 

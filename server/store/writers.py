@@ -4,11 +4,11 @@ master.
 A script may only touch the keys of one slot on a cluster, so a call over many
 rooms (the appends of a group-commit batch, a lease renewal pass) becomes one call
 per slot there; on a single Redis it stays one call per :data:`BATCH` rooms.
-:meth:`Writers.append` sends the appends' calls on connections of their own, one per
-master (the flusher's: no pool, no retry layer), every call of a master in one
-write, followed by ``WAIT`` when a replica must have the entries too: the replies
-are read in order, each call answered on its own. :meth:`Writers.scripts` runs
-other scripts the same way through the client's pipeline.
+:meth:`Writers.run` sends the calls on connections of their own, one per master
+(no pool, no retry layer), every call of a master in one write, followed by
+``WAIT`` when a replica must have the appended entries too: the replies are read
+in order, each call answered on its own, so a master that is down fails its own
+calls only.
 """
 
 from __future__ import annotations
@@ -35,16 +35,14 @@ Answer = Any | BaseException
 
 
 class Writers:
-    """Calls of one script over many slots; ``wait_ms``: after each master's appends,
+    """Calls of scripts over many slots; ``wait_ms``: after each master's appends,
     ``WAIT 1 wait_ms`` (None: acknowledged once the master has them)."""
 
-    def __init__(self, redis: Any, append: str, wait_ms: int | None) -> None:
+    def __init__(self, redis: Any, wait_ms: int | None) -> None:
         self.redis = redis
         self.cluster = hasattr(redis, "nodes_manager")
-        self.append_sha = hashlib.sha1(append.encode()).hexdigest()
-        self.append_source = append
         self.wait_ms = wait_ms
-        self._connections: dict[str, Any] = {}
+        self._connections: dict[str, tuple[Any, asyncio.Lock]] = {}
         self._refreshed = -REFRESH
 
     def by_slot(self, keys: Sequence[str]) -> list[list[int]]:
@@ -59,23 +57,28 @@ class Writers:
             for start in range(0, len(positions), BATCH)
         ]
 
-    # -- the appends ----------------------------------------------------------------
+    # -- the calls ------------------------------------------------------------------
 
-    async def append(
-        self, calls: Sequence[tuple[list[str], bytes]], args: list[Any]
+    async def run(
+        self, source: str, calls: Sequence[tuple[list[str], list[Any]]], wait: bool = False
     ) -> list[Answer]:
-        """The append script once per call (its keys, its packed batch, then ``args``):
-        each call's reply, or the error it failed with."""
+        """Script ``source`` once per (keys, args), every master's calls in one round trip
+        on its connection, then (with ``wait``, if ``wait_ms`` is set) ``WAIT``: each
+        call's reply, or the error it failed with (:class:`StoreUnavailable`: it wrote
+        nothing, or its fate is unknown)."""
+        sha = hashlib.sha1(source.encode()).hexdigest()
         by_node: dict[str, list[int]] = {}
         for i, (keys, _) in enumerate(calls):
             by_node.setdefault(self._node_name(keys[0]), []).append(i)
-        answers: list[Answer] = [None] * len(calls)
+        commands = [("EVALSHA", sha, len(keys), *keys, *args) for keys, args in calls]
+        waits = wait and self.wait_ms is not None
         outcomes = await asyncio.gather(
             *(
-                self._append_on(node, [calls[i] for i in chosen], args)
+                self._run_on(node, source, [commands[i] for i in chosen], waits)
                 for node, chosen in by_node.items()
             )
         )
+        answers: list[Answer] = [None] * len(calls)
         for chosen, replies in zip(by_node.values(), outcomes, strict=True):
             for i, reply in zip(chosen, replies, strict=True):
                 answers[i] = reply
@@ -92,59 +95,71 @@ class Writers:
             return "?"
         return str(node.name)
 
-    def _connection(self, name: str) -> Any:
-        connection = self._connections.get(name)
-        if connection is None:
+    def _connection(self, name: str) -> tuple[Any, asyncio.Lock]:
+        """The connection of the master ``name`` (made on first use), and its lock: the
+        flusher and the lease keeper take turns on it."""
+        if name not in self._connections:
             if self.cluster:
                 node = self.redis.get_node(node_name=name)
                 if node is None:
-                    raise StoreUnavailable(f"redis: no node {name} in the cluster's slots")
+                    raise StoreUnavailable(f"redis: no master {name} in the cluster's slots")
                 connection = node.connection_class(**node.connection_kwargs)
             else:
                 connection = self.redis.connection_pool.make_connection()
-            self._connections[name] = connection
-        return connection
+            self._connections[name] = (connection, asyncio.Lock())
+        return self._connections[name]
 
-    async def _append_on(
-        self, name: str, calls: Sequence[tuple[list[str], bytes]], args: list[Any]
+    async def _run_on(
+        self, name: str, source: str, commands: list[tuple[Any, ...]], wait: bool
     ) -> list[Answer]:
-        """The calls on one master's connection, then ``WAIT``; loading the script first
-        where the master does not know it (a restarted Redis, a promoted replica)."""
-        commands = [("EVALSHA", self.append_sha, len(k), *k, batch, *args) for k, batch in calls]
+        """The script calls on one master's connection (then ``WAIT``); the script loaded
+        first where the master does not know it (a restarted Redis, a promoted replica),
+        and the calls it refused sent again."""
         try:
-            connection = self._connection(name)
-            replies = await self._send(connection, commands)
-            if any(isinstance(r, redis_errors.NoScriptError) for r in replies):
-                await self._send(connection, [("SCRIPT", "LOAD", self.append_source)])
-                replies = await self._send(connection, commands)
+            connection, lock = self._connection(name)
         except StoreUnavailable as exc:
-            return [exc] * len(calls)
-        except Exception as exc:
-            self._connections.pop(name, None)
-            await self._drop(connection)
-            return [StoreUnavailable(f"redis: {exc}")] * len(calls)
-        if self.wait_ms is not None:
-            replicas = replies.pop()
-            if not isinstance(replicas, int) or replicas < 1:
-                why = StoreUnavailable(f"redis: no replica confirmed within {self.wait_ms} ms")
-                return [why if isinstance(r, list) else r for r in replies]
+            return [exc] * len(commands)
+        async with lock:
+            try:
+                replies = await self._send(connection, commands, wait)
+                unknown = [
+                    i for i, r in enumerate(replies) if isinstance(r, redis_errors.NoScriptError)
+                ]
+                if unknown:
+                    await self._send(connection, [("SCRIPT", "LOAD", source)], False)
+                    again = await self._send(connection, [commands[i] for i in unknown], wait)
+                    for i, reply in zip(unknown, again, strict=True):
+                        replies[i] = reply
+            except Exception as exc:
+                self._connections.pop(name, None)
+                await self._drop(connection)
+                return [StoreUnavailable(f"redis: {exc}")] * len(commands)
         return [
-            StoreUnavailable(f"redis: {reply}") if isinstance(reply, BaseException) else reply
+            StoreUnavailable(f"redis: {reply}")
+            if isinstance(reply, BaseException) and not isinstance(reply, StoreUnavailable)
+            else reply
             for reply in replies
         ]
 
-    async def _send(self, connection: Any, commands: list[tuple[Any, ...]]) -> list[Answer]:
-        """``commands`` (and ``WAIT`` after a script call, if asked) in one write; the
-        replies in order, an error reply as its exception."""
-        if self.wait_ms is not None and commands[0][0] == "EVALSHA":
-            commands = [*commands, ("WAIT", 1, self.wait_ms)]
-        await connection.send_packed_command(connection.pack_commands(commands), check_health=False)
+    async def _send(
+        self, connection: Any, commands: list[tuple[Any, ...]], wait: bool
+    ) -> list[Answer]:
+        """``commands`` in one write (and ``WAIT``, with ``wait``); their replies in
+        order, an error reply as its exception. A call whose entries no replica
+        confirmed is answered :class:`StoreUnavailable`."""
+        sent = [*commands, ("WAIT", 1, self.wait_ms)] if wait else commands
+        await connection.send_packed_command(connection.pack_commands(sent), check_health=False)
         replies: list[Answer] = []
-        for _ in commands:
+        for _ in sent:
             try:
                 replies.append(await connection.read_response())
             except redis_errors.ResponseError as exc:
                 replies.append(exc)
+        if wait:
+            replicas = replies.pop()
+            if not isinstance(replicas, int) or replicas < 1:
+                why = StoreUnavailable(f"redis: no replica confirmed within {self.wait_ms} ms")
+                replies = [why if isinstance(r, list) else r for r in replies]
         return replies
 
     async def _drop(self, connection: Any) -> None:
@@ -165,26 +180,7 @@ class Writers:
         except Exception:  # the cluster is still down: the next failed batch tries again
             return
 
-    # -- other scripts ------------------------------------------------------------
-
-    async def scripts(self, source: str, calls: Sequence[tuple[list[str], list[Any]]]) -> list[Any]:
-        """Script ``source`` once per (keys, args), in one pipeline (one round trip per
-        master); loaded first where Redis has forgotten it."""
-        script: Any = self.redis.register_script(source)
-        for _ in range(2):
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for keys, args in calls:
-                    pipe.evalsha(script.sha, len(keys), *keys, *args)
-                replies: list[Any] = await pipe.execute(raise_on_error=False)
-            if not any(isinstance(r, redis_errors.NoScriptError) for r in replies):
-                break
-            await self.redis.script_load(source)
-        for reply in replies:
-            if isinstance(reply, Exception):
-                raise reply
-        return replies
-
     async def close(self) -> None:
-        for connection in self._connections.values():
+        for connection, _ in self._connections.values():
             await self._drop(connection)
         self._connections.clear()

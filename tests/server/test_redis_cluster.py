@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from processes import LEASE_TTL, assert_every_ack_is_logged, spread
+from processes import LEASE_TTL, assert_every_ack_is_logged, node_process, spread
 
 from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient
@@ -23,18 +23,6 @@ from engines.bots import RandomBot
 from engines.sintra import ENGINE as sintra
 from protocol.codec import decode, encode
 from server.store.redis import RedisStore
-
-
-def node_process(node: str, redis_url: str, prefix: str, port: int | None = None) -> SpawnedServer:
-    """``tablewire serve`` on the Redis store, with short leases for fast failovers."""
-    return SpawnedServer(
-        port,
-        redis_url=redis_url,
-        redis_prefix=prefix,
-        lease_ttl=LEASE_TTL,
-        forward_timeout=1.0,
-        node=node,
-    )
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from redis import exceptions as redis_errors
 from redis.asyncio.client import PubSub
 
 from clients.spawn import free_port
+from conftest import redis_server
 from server.errors import ApiError
 from server.hub import RedisHub
 from server.lobby import Lobby
@@ -159,6 +160,36 @@ async def test_an_unreachable_redis_raises_store_unavailable(prefix: str) -> Non
     with pytest.raises(StoreUnavailable):
         await down.append("a", 1, {"k": "seat"}, "lease")
     await down.close()
+
+
+async def test_a_server_that_cannot_reach_redis_cannot_tell_a_cluster(prefix: str) -> None:
+    with pytest.raises(StoreUnavailable):
+        RedisStore.connect(f"redis://127.0.0.1:{free_port()}/0", prefix=prefix, timeout=0.5)
+
+
+async def test_replica_durability_acknowledges_only_what_a_replica_has(prefix: str) -> None:
+    """``durability="replica"``: an append is refused while no replica confirms it (it
+    may be on the master: refused means not acknowledged), and acknowledged once one
+    does."""
+    master = redis_server("--save", "", "--repl-diskless-sync-delay", "0")
+    master.start()
+    replica = redis_server("--save", "", "--replicaof", "127.0.0.1", str(master.port))
+    store = RedisStore.connect(master.url, prefix=prefix, durability="replica", timeout=0.4)
+    try:
+        await store.save_room(record("a"))
+        lease = await store.acquire("a", "node-1")
+        assert lease is not None
+        with pytest.raises(StoreUnavailable, match="no replica confirmed"):
+            await store.append("a", 1, {"k": "seat", "seat": 0, "name": "ana"}, lease)
+        replica.start()
+        await store.redis.set(f"{prefix}:marker", 1)
+        assert await store.redis.wait(1, 10_000) == 1, "the replica has synced past the marker"
+        await store.append("a", 2, {"k": "seat", "seat": 1, "name": "bo"}, lease)
+        assert [v for v, _ in await store.read_log("a")] == [1, 2]
+    finally:
+        await store.close()
+        replica.cleanup()
+        master.cleanup()
 
 
 async def test_the_hub_stops_when_a_cancellation_comes_out_of_redis_as_an_error(
