@@ -235,17 +235,23 @@ class SpawnedCluster:
         return next(node.url for node in self.nodes if node.process is not None)
 
     def start(self, within: float = 60.0) -> None:
-        for node in self.nodes:
-            node.start()
-        addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
-        create = ["redis-cli", "--cluster", "create", *addresses, "--cluster-yes"]
-        subprocess.run(
-            [*create, "--cluster-replicas", str(self.replicas)],
-            check=True,
-            capture_output=True,
-            timeout=within,
-        )
-        self.wait_ok(within)
+        """Start every node and join them; a cluster that fails to start is cleaned up
+        (no node left running)."""
+        try:
+            for node in self.nodes:
+                node.start()
+            addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
+            create = ["redis-cli", "--cluster", "create", *addresses, "--cluster-yes"]
+            subprocess.run(
+                [*create, "--cluster-replicas", str(self.replicas)],
+                check=True,
+                capture_output=True,
+                timeout=within,
+            )
+            self.wait_ok(within)
+        except BaseException:
+            self.cleanup()
+            raise
 
     def info(self, node: SpawnedRedis, *command: str) -> str:
         """What ``redis-cli`` prints for ``command`` on ``node`` ('' when it is down)."""
