@@ -393,6 +393,9 @@ def _serve(args: argparse.Namespace) -> int:
                 f"--redis-url {settings.redis_url!r} is not redis://host:port/db "
                 "(or rediss://, unix://)"
             )
+        if settings.redis_durability not in ("master", "replica"):
+            wrong = settings.redis_durability
+            raise ValueError(f"TABLEWIRE_REDIS_DURABILITY is master or replica, not {wrong!r}")
     except ValueError as exc:
         print(f"tablewire serve: {exc}.", file=sys.stderr)
         return Status.USAGE

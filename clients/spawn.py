@@ -9,13 +9,16 @@ uvicorn says it is listening.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import random
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Self
 
@@ -136,6 +139,23 @@ class SpawnedServer:
             await self._drain
 
 
+def _bus_free_port() -> int:
+    """A port free on 127.0.0.1 whose cluster bus port (10000 above it) is free too."""
+    while True:
+        port = random.randrange(20000, 55000)
+        try:
+            for each in (port, port + BUS_OFFSET):
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", each))
+        except OSError:
+            continue
+        return port
+
+
+BUS_OFFSET = 10000
+"""A cluster node talks to the others on its port + 10000."""
+
+
 class SpawnedRedis:
     """A ``redis-server`` of its own on a free port, in a temporary directory.
 
@@ -145,8 +165,8 @@ class SpawnedRedis:
     (and ``taskset``): pinned to that CPU list.
     """
 
-    def __init__(self, *extra: str, cpus: str | None = None) -> None:
-        self.port = free_port()
+    def __init__(self, *extra: str, cpus: str | None = None, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.dir = tempfile.mkdtemp(prefix="tablewire-redis-")
         pin = ["taskset", "-c", cpus] if cpus and shutil.which("taskset") else []
         self.command = [*pin, "redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
@@ -190,3 +210,113 @@ class SpawnedRedis:
         """Stop it and remove its directory."""
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class SpawnedCluster:
+    """A Redis Cluster of its own: ``masters`` × (1 + ``replicas``) ``redis-server``
+    processes (:class:`SpawnedRedis`, cluster-enabled, append-only) on free ports, joined
+    by ``redis-cli --cluster create``. :meth:`start` returns once every node reports
+    ``cluster_state:ok``; a node stopped with SIGKILL is failed over by the others after
+    ``node_timeout`` milliseconds."""
+
+    def __init__(self, masters: int = 3, replicas: int = 1, node_timeout: int = 1000) -> None:
+        self.nodes: list[SpawnedRedis] = []
+        for _ in range(masters * (1 + replicas)):
+            node = SpawnedRedis("--save", "", "--appendonly", "yes", port=_bus_free_port())
+            node.command += ["--cluster-enabled", "yes", "--cluster-node-timeout"]
+            node.command += [str(node_timeout), "--cluster-config-file"]
+            node.command.append(str(Path(node.dir) / "nodes.conf"))
+            self.nodes.append(node)
+        self.replicas = replicas
+
+    @property
+    def url(self) -> str:
+        """The URL of a running node (any node leads a client to the whole cluster)."""
+        return next(node.url for node in self.nodes if node.process is not None)
+
+    def start(self, within: float = 60.0) -> None:
+        """Start every node and join them; a cluster that fails to start is cleaned up
+        (no node left running)."""
+        try:
+            for node in self.nodes:
+                node.start()
+            addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
+            create = ["redis-cli", "--cluster", "create", *addresses, "--cluster-yes"]
+            subprocess.run(
+                [*create, "--cluster-replicas", str(self.replicas)],
+                check=True,
+                capture_output=True,
+                timeout=within,
+            )
+            self.wait_ok(within)
+        except BaseException:
+            self.cleanup()
+            raise
+
+    def info(self, node: SpawnedRedis, *command: str) -> str:
+        """What ``redis-cli`` prints for ``command`` on ``node`` ('' when it is down)."""
+        answer = subprocess.run(
+            ["redis-cli", "-p", str(node.port), *command],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        return answer.stdout
+
+    def wait_ok(self, within: float = 60.0, replicated: bool = True) -> None:
+        """Poll CLUSTER INFO until every running node says ``cluster_state:ok`` with every
+        slot served and (``replicated``) every master has its replicas online."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            if self._ok(replicated):
+                return
+            time.sleep(0.1)  # polling a condition nothing can notify us of
+        raise RuntimeError(f"the cluster is not ok after {within:g} s")
+
+    def _ok(self, replicated: bool) -> bool:
+        for node in [node for node in self.nodes if node.process is not None]:
+            info = self.info(node, "cluster", "info")
+            if "cluster_state:ok" not in info or "cluster_slots_ok:16384" not in info:
+                return False
+            replication = self.info(node, "info", "replication")
+            online = replication.count("state=online")
+            if replicated and "role:master" in replication and online < self.replicas:
+                return False
+        return True
+
+    def wait_failover(self, key: str, dead: SpawnedRedis, within: float = 60.0) -> SpawnedRedis:
+        """Poll until a running node other than ``dead`` is the master of ``key``'s slot
+        and the cluster is ok again; that node."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            with contextlib.suppress(LookupError):
+                master = self.master_of(key)
+                if master is not dead and self._ok(replicated=False):
+                    return master
+            time.sleep(0.1)  # polling a condition nothing can notify us of
+        raise RuntimeError(f"no replica took {key!r}'s slot over within {within:g} s")
+
+    def master_of(self, key: str) -> SpawnedRedis:
+        """The running node that is the master of ``key``'s slot now."""
+        running = [node for node in self.nodes if node.process is not None]
+        slot = int(self.info(running[0], "cluster", "keyslot", key))
+        for node in running:
+            role = self.info(node, "role").split("\n", 1)[0]
+            if role == "master" and self._serves(node, slot):
+                return node
+        raise LookupError(f"no running master serves slot {slot}")
+
+    def _serves(self, node: SpawnedRedis, slot: int) -> bool:
+        for line in self.info(node, "cluster", "nodes").splitlines():
+            fields = line.split()
+            if "myself" not in fields[2]:
+                continue
+            for part in fields[8:]:
+                low, _, high = part.partition("-")
+                if low.isdigit() and int(low) <= slot <= int(high or low):
+                    return True
+        return False
+
+    def cleanup(self) -> None:
+        for node in self.nodes:
+            node.cleanup()

@@ -184,7 +184,7 @@ def create_app(
     if store is None and settings.redis_url:
         from server.store.redis import RedisStore
 
-        store = RedisStore(
+        store = RedisStore.connect(
             settings.redis_url,
             prefix=settings.redis_prefix,
             lease_ttl=settings.lease_ttl,
@@ -193,6 +193,7 @@ def create_app(
             pool=settings.redis_pool,
             pool_timeout=settings.redis_pool_timeout,
             batch_interval=settings.redis_batch_interval,
+            durability=settings.redis_durability,
         )
     store = store or MemoryStore(settings.memory_log)
     lobby = Lobby(store, settings, node=_node_name(settings))
@@ -295,7 +296,10 @@ def create_app(
             asyncio.create_task(metrics.watch_loop_lag()),
             *(asyncio.create_task(work) for work in background or []),
         ]
-        log.info("started", extra=fields(node=lobby.node, store=type(store).__name__))
+        kind = type(store).__name__
+        if redis is not None:
+            kind += " (Redis Cluster)" if redis.cluster else " (single Redis)"
+        log.info("started", extra=fields(node=lobby.node, store=kind))
         yield
         await finish(tasks)
         await lobby.close()

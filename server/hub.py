@@ -11,28 +11,36 @@ One hub per server process. It runs four tasks:
 * **takeovers** (while there are any) — claims the rooms handed to it, at most
   ``TAKEOVERS`` at a time, so that thousands of orphaned rooms delay neither
   the renewals nor the listener.
-* **follower** — one ``XREAD BLOCK`` over the log streams of the rooms this
-  process follows; each committed entry is folded into the replica, which
-  publishes the same frames the owner's clients get. Which rooms it follows
-  is read again every ``SCAN`` seconds, or at once when one more room is
-  followed (:meth:`RedisHub.following`); with none, it sleeps until then.
-* **listener** — Redis pub/sub: the inboxes of the rooms this process owns
-  (intents and seat requests forwarded by replicas), this node's own
-  channel (the owner's answers) and the chat channel (every room's chat lines,
-  :mod:`server.chat`: a line goes to every process, and each that has the room
-  loaded sends it to its connections there). A room taken subscribes its own inbox; the
-  keeper subscribes and unsubscribes the rest only when the set of rooms owned
-  here changed; after the connection is lost, every inbox is subscribed again.
+* **follower** — on a single Redis, one ``XREAD BLOCK`` over the log streams of
+  the rooms this process follows; each committed entry is folded into the
+  replica, which publishes the same frames the owner's clients get. Which rooms
+  it follows is read again every ``SCAN`` seconds, or at once when one more
+  room is followed (:meth:`RedisHub.following`); with none, it sleeps until
+  then. On a cluster (where one XREAD may not span slots) the entries come by
+  the rooms' sharded feeds (server/store/redis.py) to the listener; the
+  follower reads a room's log (per room, in one round trip per master) where a
+  feed skipped versions, when the room is first followed, and every ``SCAN``
+  seconds for every followed room (what a lost connection missed).
+* **listener** — Redis pub/sub (sharded on a cluster: server/store/channels.py):
+  the inboxes of the rooms this process owns (intents and seat requests
+  forwarded by replicas), the feeds of the rooms it follows (a cluster),
+  this node's own channel (the owner's answers) and the chat channel (every
+  room's chat lines, :mod:`server.chat`: a line goes to every process, and each
+  that has the room loaded sends it to its connections there). A room taken subscribes its
+  own inbox; the keeper subscribes and unsubscribes the rest only when the set
+  of rooms owned or followed here changed; after the connection is lost, every
+  channel is subscribed again.
 * **publisher** — sends queued pub/sub messages, so that a room's actor never
   waits on Redis to answer a forwarded request.
 
 Channels carry msgpack maps::
 
-    {p}:room:{id}:inbox   {"k": "intent", "node", "conn", "seat", "id", "action", "protocol"}
+    {p}:room:{<id>}:inbox {"k": "intent", "node", "conn", "seat", "id", "action", "protocol"}
                           {"k": "reserve", "node", "req", "name", "seat", "claim"}
                           {"k": "call", "node", "req", "op", "args"}    bots, rematch link
                           {"k": "presence", "node", "seat", "count"}   connections here
-    {p}:node:{node}       {"conn", "frame": bytes}               an ack or reject frame
+    {p}:room:{<id>}:feed  b"{version}-0 " + entry    a cluster: each entry logged
+    {p}:node:{<node>}     {"conn", "frame": bytes}               an ack or reject frame
                           {"req", "seat", "token"} | {"req", "value"}
                           | {"req", "error": [status, code, message, None, retry_after]}
     {p}:owners            {"k": "owner", "node", "rooms"}       this node took these leases
@@ -63,7 +71,6 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import msgpack
-from redis.asyncio.client import PubSub
 
 from protocol import messages
 from protocol.codec import encode
@@ -74,7 +81,9 @@ from server.logs import fields
 from server.room import OPS, Connection, Room
 from server.settings import Settings
 from server.store import StoreUnavailable
-from server.store.redis import BATCH, REDIS_DOWN, RedisStore, entry_version
+from server.store.channels import Subscriber, publish
+from server.store.redis import REDIS_DOWN, RedisStore, entry_version
+from server.store.writers import BATCH
 from server.tasks import finish
 
 log = logging.getLogger("tablewire.hub")
@@ -139,20 +148,25 @@ class RedisHub:
         """Forwarded requests not answered yet, by key: their room and message, sent again
         as soon as the room has a new owner (:meth:`_handed_over`)."""
         self._inboxes: set[str] = set()
-        """The ids of the rooms whose inbox is subscribed."""
+        """The room channels subscribed: inboxes of rooms owned, feeds of rooms followed."""
+        self._behind: set[str] = set()
+        """Followed rooms whose feed skipped versions: the follower reads their log."""
         self._inbox_lock = asyncio.Lock()
         self._wake = asyncio.Event()
         """Set when a room is followed: the follower reads the followed set again now."""
-        self._pubsub: PubSub | None = None
+        self._pubsub: Subscriber | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._closing = False
         """Set by :meth:`close`: the loops end even where a cancellation was swallowed."""
 
     def node_channel(self, node: str) -> str:
-        return f"{self.store.prefix}:node:{node}"
+        return f"{self.store.prefix}:node:{{{node}}}"
 
     def inbox(self, room_id: str) -> str:
         return self.store.key(room_id, "inbox")
+
+    def feed(self, room_id: str) -> str:
+        return self.store.key(room_id, "feed")
 
     async def start(self) -> None:
         self._tasks = [
@@ -250,11 +264,11 @@ class RedisHub:
         process, so that requests they forwarded to the old owner come here at once."""
         async with self._inbox_lock:
             pubsub = self._pubsub
-            if pubsub is not None and room.id not in self._inboxes:
+            if pubsub is not None and self.inbox(room.id) not in self._inboxes:
                 with contextlib.suppress(*REDIS_DOWN):  # the listener subscribes it again
                     await pubsub.subscribe(self.inbox(room.id))
                     if self._pubsub is pubsub:  # not a connection replaced meanwhile
-                        self._inboxes.add(room.id)
+                        self._inboxes.add(self.inbox(room.id))
         self.post(self.owners_channel(), {"k": "owner", "node": self.node, "rooms": [room.id]})
 
     def following(self, room: Room) -> None:
@@ -268,7 +282,7 @@ class RedisHub:
         if room_ids:
             message = {"k": "released", "node": self.node, "rooms": room_ids}
             with contextlib.suppress(*REDIS_DOWN):
-                await self.redis.publish(self.owners_channel(), _pack(message))
+                await publish(self.redis, self.store.cluster, self.owners_channel(), _pack(message))
 
     def owners_channel(self) -> str:
         return f"{self.store.prefix}:owners"
@@ -411,32 +425,38 @@ class RedisHub:
         self._take_over(orphans)
 
     async def _sync_inboxes(self) -> None:
-        """Subscribe to the inboxes of the rooms owned here, and only those: a no-op
-        unless that set changed since the last call."""
+        """Subscribe to the inboxes of the rooms owned here and (on a cluster) to the
+        feeds of the rooms followed, and only those: a no-op unless that set changed
+        since the last call."""
         async with self._inbox_lock:
             pubsub = self._pubsub
             if pubsub is None:
                 return
-            wanted = {room_id for room_id, r in self.rooms.items() if r.lease is not None}
+            wanted = {self.inbox(i) for i, r in self.rooms.items() if r.lease is not None}
+            if self.store.cluster:
+                wanted |= {self.feed(key) for key in self._followed()}
             if wanted == self._inboxes:
                 return
             with contextlib.suppress(*REDIS_DOWN):
                 if wanted - self._inboxes:
-                    await pubsub.subscribe(*(self.inbox(i) for i in wanted - self._inboxes))
+                    await pubsub.subscribe(*(wanted - self._inboxes))
                 if self._inboxes - wanted:
-                    await pubsub.unsubscribe(*(self.inbox(i) for i in self._inboxes - wanted))
+                    await pubsub.unsubscribe(*(self._inboxes - wanted))
                 if self._pubsub is pubsub:  # a connection replaced meanwhile subscribes anew
                     self._inboxes = wanted
 
     def _followed(self) -> dict[str, Room]:
-        """The rooms to follow, by log key."""
+        """The rooms to follow, by id."""
         return {
-            self.store.key(r.id, "log"): r
+            r.id: r
             for r in list(self.rooms.values())
             if r.lease is None and (r.record.status != "finished" or r.conns)
         }
 
     async def _follow(self) -> None:
+        if self.store.cluster:
+            await self._catch_up_feeds()
+            return
         loop = asyncio.get_running_loop()
         followed: dict[str, Room] = {}
         scanned = -SCAN
@@ -450,25 +470,67 @@ class RedisHub:
                         await self._wake.wait()
                 continue
             try:
-                streams: Any = {key: f"{room.version}-0" for key, room in followed.items()}
+                streams: Any = {
+                    self.store.key(room_id, "log"): f"{room.version}-0"
+                    for room_id, room in followed.items()
+                }
                 answer: Any = await self.redis.xread(streams, block=BLOCK_MS, count=256)
             except REDIS_DOWN:
                 await asyncio.sleep(RETRY)
                 continue
             for key, entries in answer or []:
-                room = followed[key.decode()]
-                for entry_id, data in entries:
-                    try:
-                        room.follow(entry_version(entry_id), msgpack.unpackb(data[b"e"]))
-                    except Exception:
-                        # That room stops here (it is retried on the next read); the others go on.
-                        log.exception("log entry does not fold", extra=fields(room=room.id))
-                        break
+                room = followed[self.store.room_of(key.decode())]
+                _fold(room, [(entry_version(i), data[b"e"]) for i, data in entries])
+
+    async def _catch_up_feeds(self) -> None:
+        """The follower on a cluster: the feeds bring the entries; this reads the logs of
+        the rooms a feed left behind or just followed at once, and of every followed room
+        every ``SCAN`` seconds."""
+        loop = asyncio.get_running_loop()
+        known: set[str] = set()
+        scanned = -SCAN
+        while not self._closing:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SCAN):
+                    await self._wake.wait()
+            self._wake.clear()
+            followed = self._followed()
+            await self._sync_inboxes()  # subscribed before the read: nothing falls between
+            if loop.time() - scanned >= SCAN:
+                due, scanned = set(followed), loop.time()
+            else:
+                due = (set(followed) - known) | self._behind
+            known, self._behind = set(followed), self._behind - due
+            rooms = [followed[i] for i in due if i in followed]
+            for start in range(0, len(rooms), BATCH):
+                chunk = rooms[start : start + BATCH]
+                try:
+                    logs = await self.store.read_logs({r.id: r.version for r in chunk})
+                except StoreUnavailable:
+                    self._behind |= {r.id for r in chunk}
+                    await asyncio.sleep(RETRY)
+                    break
+                for room in chunk:
+                    _fold(room, logs[room.id])
+
+    def _fed(self, room_id: str, data: bytes) -> None:
+        """An entry from a room's feed: folded if it is the next one; after a gap, the
+        follower reads the log."""
+        room = self.rooms.get(room_id)
+        if room is None or room.lease is not None:
+            return
+        entry_id, entry = data.split(b" ", 1)
+        version = entry_version(entry_id)
+        if version > room.version + 1:
+            self._behind.add(room_id)
+            self._wake.set()
+        else:
+            _fold(room, [(version, entry)])
 
     async def _listen(self) -> None:
         node_channel = self.node_channel(self.node)
         while not self._closing:
-            pubsub = self.redis.pubsub()
+            pubsub = Subscriber(self.redis, self.store.cluster)
             try:
                 # A new PubSub takes its connection on its first command: an inbox sync
                 # (a room owned meanwhile) may use it only after that, or it would take a
@@ -479,26 +541,27 @@ class RedisHub:
                     self._pubsub, self._inboxes = pubsub, set()
                 await self._sync_inboxes()
                 while not self._closing:
-                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                    message = await pubsub.message(within=1.0)
                     if message is None:
                         continue
-                    channel = message["channel"].decode()
-                    data = msgpack.unpackb(message["data"])
+                    channel, data = message
                     if channel == node_channel:
-                        self._answer(data)
+                        self._answer(msgpack.unpackb(data))
                     elif channel == self.owners_channel():
-                        self._handed_over(data)
+                        self._handed_over(msgpack.unpackb(data))
                     elif channel == self.chat_channel():
-                        self._chat(data)
+                        self._chat(msgpack.unpackb(data))
+                    elif channel.endswith(":feed"):
+                        self._fed(self.store.room_of(channel), data)
                     else:
-                        self._serve(channel.split(":")[-2], data)
+                        self._serve(self.store.room_of(channel), msgpack.unpackb(data))
             except REDIS_DOWN as exc:
                 log.warning("pub/sub lost", extra=fields(node=self.node, error=str(exc)))
             finally:
                 await self._drop_pubsub(pubsub)
             await asyncio.sleep(RETRY)
 
-    async def _drop_pubsub(self, unused: PubSub | None = None) -> None:
+    async def _drop_pubsub(self, unused: Subscriber | None = None) -> None:
         """Close the pub/sub connection, once no inbox sync is using it (none subscribes
         on a closed PubSub: that would take a connection nobody reads), and ``unused``,
         one the listener had not handed over yet."""
@@ -513,7 +576,18 @@ class RedisHub:
         while not self._closing:
             channel, data = await self._outbox.get()
             try:
-                await self.redis.publish(channel, data)
+                await publish(self.redis, self.store.cluster, channel, data)
             except REDIS_DOWN as exc:
                 # The requester times out and retries; nothing was acknowledged.
                 log.warning("publish failed", extra=fields(channel=channel, error=str(exc)))
+
+
+def _fold(room: Room, entries: list[tuple[int, bytes]]) -> None:
+    """Fold a replica's committed entries (packed), in order."""
+    for version, data in entries:
+        try:
+            room.follow(version, msgpack.unpackb(data))
+        except Exception:
+            # That room stops here (it is retried on the next read); the others go on.
+            log.exception("log entry does not fold", extra=fields(room=room.id))
+            return

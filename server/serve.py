@@ -18,6 +18,7 @@ import uvicorn
 from server import local, logs, native
 from server.app import create_app
 from server.settings import Settings
+from server.store import StoreUnavailable
 from server.transport import BoundedWebSocket, guarded
 
 log = logging.getLogger("tablewire.serve")
@@ -159,7 +160,11 @@ def run(settings: Settings) -> None:
             extra=logs.fields(source=where),
         )
     background = [freeze_after_full_passes()] if settings.gc_freeze else []
-    app = create_app(settings, background=background)
+    try:
+        app = create_app(settings, background=background)
+    except StoreUnavailable as exc:  # the Redis of --redis-url (a cluster or not) is unknown
+        log.error("cannot reach Redis", extra=logs.fields(url=settings.redis_url, error=str(exc)))
+        sys.exit(3)
     tune_gc(settings)
     config = uvicorn.Config(
         app,

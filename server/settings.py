@@ -37,10 +37,16 @@ class Settings:
     """Empty: the embedded in-memory store. ``redis://host:port/db``: the Redis store."""
     redis_prefix: str = "tw"
     """Namespace of every Redis key and channel of this service."""
+    redis_durability: str = "master"
+    """When a move is acknowledged: ``master``, once the Redis master has it (a master
+    that dies before its replica copied the last writes loses them: docs/operations.md);
+    ``replica``, once a replica has it too (``WAIT``), or else the move is refused with
+    ``store_unavailable``."""
     redis_pool: int = 64
-    """Connections to Redis per process, at most. A request finding them all busy waits
-    for one (``redis_pool_timeout``) instead of failing; a follower's blocking read and
-    the pub/sub listener hold one each."""
+    """Connections to a single Redis per process, at most. A request finding them all
+    busy waits for one (``redis_pool_timeout``) instead of failing; a follower's
+    blocking read and the pub/sub listener hold one each. (On a Redis Cluster the
+    client opens the connections each master needs.)"""
     redis_batch_interval: float = 0.003
     """Least seconds between the starts of two group-commit batches (0: none). An append
     that finds Redis idle for longer goes at once; under load each batch holds what

@@ -20,7 +20,7 @@ import uvicorn
 from browser import DESKTOP, Served, Watched, chromium_path, screenshots_dir
 from playwright.sync_api import Browser, sync_playwright
 
-from clients.spawn import SpawnedRedis
+from clients.spawn import SpawnedCluster, SpawnedRedis
 from server import native
 from server.app import create_app
 from server.lobby import Lobby
@@ -92,6 +92,19 @@ def redis_server(*extra: str) -> SpawnedRedis:
             pytest.fail(message)
         pytest.skip(message)
     return SpawnedRedis(*extra)
+
+
+def redis_cluster(node_timeout: int = 1000) -> SpawnedCluster:
+    """A throwaway Redis Cluster of 3 masters and 3 replicas (:class:`SpawnedCluster`);
+    without redis-server or redis-cli: skipped locally, failed in CI."""
+    missing = [name for name in ("redis-server", "redis-cli") if shutil.which(name) is None]
+    if missing:
+        message = f"{' and '.join(missing)} missing (apt-get install redis-server): "
+        message += "Redis Cluster tests cannot run"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return SpawnedCluster(node_timeout=node_timeout)
 
 
 @pytest.fixture(scope="session")

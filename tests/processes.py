@@ -1,6 +1,6 @@
-"""Doubles for tests of many server processes on one Redis: clients spread over the
-processes (each failing over to the others) and the check that no acknowledged move
-is missing from the log."""
+"""Doubles for tests of many server processes on one Redis (or one Redis Cluster): the
+processes, clients spread over them (each failing over to the others) and the check
+that no acknowledged move is missing from the log."""
 
 from __future__ import annotations
 
@@ -10,6 +10,21 @@ from clients.client import RoomClient
 from clients.spawn import SpawnedServer
 
 LEASE_TTL = 1.0
+
+
+def node_process(
+    node: str, redis_url: str, prefix: str, port: int | None = None, **settings: object
+) -> SpawnedServer:
+    """``tablewire serve`` on the Redis store, with short leases for fast failovers."""
+    return SpawnedServer(
+        port,
+        redis_url=redis_url,
+        redis_prefix=prefix,
+        lease_ttl=LEASE_TTL,
+        forward_timeout=1.0,
+        node=node,
+        **settings,
+    )
 
 
 def spread(

@@ -1,16 +1,29 @@
-"""The Redis store: rooms shared by any number of server processes.
+"""The Redis store: rooms shared by any number of server processes, on one Redis or
+spread over the masters of a Redis Cluster.
 
-Keys (``{p}`` is the prefix, ``tw`` by default)::
+Keys (``{p}`` is the prefix, ``tw`` by default; ``<id>`` a room id, in literal braces:
+the hash tag that puts every key of a room in one cluster slot)::
 
-    {p}:index:{name}          ZSET   the lobby's indexes (store/base.py ``indexes_of``):
+    {p}:room:{<id>}           STRING msgpack room record
+    {p}:room:{<id>}:tokens    HASH   sha256(token) -> seat, expiring after token_ttl
+    {p}:room:{<id>}:log       STREAM the room's log; entry id "{version}-0", field "e"
+    {p}:room:{<id>}:snap      STRING msgpack {"v": version, "s": engine state}
+    {p}:room:{<id>}:lease     STRING fencing token of the owning process, with a TTL
+    {p}:room:{<id>}:epoch     STRING counter behind the fencing tokens
+    {p}:index:<name>          ZSET   the lobby's indexes (store/base.py ``indexes_of``):
                                      members ``index_key`` (creation time, room id),
                                      all of score 0, so a page is one ZREVRANGEBYLEX
-    {p}:room:{id}             STRING msgpack room record
-    {p}:room:{id}:tokens      HASH   sha256(token) -> seat, expiring after token_ttl
-    {p}:room:{id}:log         STREAM the room's log; entry id "{version}-0", field "e"
-    {p}:room:{id}:snap        STRING msgpack {"v": version, "s": engine state}
-    {p}:room:{id}:lease       STRING fencing token of the owning process, with a TTL
-    {p}:room:{id}:epoch       STRING counter behind the fencing tokens
+
+The channels of the same rooms (server/hub.py) carry the same tag. Every script and
+every transaction touches the keys of one room only, so one slot; the indexes are
+other keys, in other slots, and never written in a room's transaction. A record is
+saved in three steps, each idempotent: the room is added to the indexes it belongs
+to, then the record is written, then the room is removed from the indexes it left.
+A process that dies between two steps leaves an index entry that is wrong, never a
+room missing from an index: a listing skips an entry whose record says it does not
+belong there, and drops one whose record is gone (once older than :data:`GRACE`,
+so never one whose record is being written). A page is one range of one index, so
+its cursor stays exact. On a single Redis the three steps go in one MULTI.
 
 Appends run one Lua script that checks each entry's lease token and writes it
 with an explicit stream id: a process that lost its lease, or that is behind,
@@ -19,14 +32,21 @@ entry's token is written by the same script, after the entry: a seat is never
 logged without its token, nor a token stored for a seat not taken. The appends
 of many rooms that arrive together go in one call of that script
 (:mod:`server.store.batch`: one round trip and, under ``appendfsync always``,
-one ``fsync`` for the batch), each entry fenced and answered on its own. An
-entry is acknowledged after the script returns; with ``appendonly yes`` and
-``appendfsync always`` it is on disk by then.
+one ``fsync`` for the batch), each entry fenced and answered on its own; on a
+cluster, one call per slot, every master's calls in one round trip on a
+connection of their own (:mod:`server.store.writers`). On a cluster the script also
+publishes each entry on its room's sharded channel ``{p}:room:{<id>}:feed``
+("{version}-0 " + entry), which the room's followers hear (server/hub.py).
 
-Connections come from a bounded pool (``redis_pool``) that makes a caller wait
-for a free connection (up to ``redis_pool_timeout``) instead of failing: a busy
-service queues, it never refuses a move for want of a connection. Lease
-renewals go in one script call per ``BATCH`` rooms.
+An entry is acknowledged after the script returns: with ``durability`` ``master``,
+once the master has it (with ``appendonly yes`` and ``appendfsync always``, on its
+disk); with ``replica``, once ``WAIT 1`` on the same connection says a replica has
+it too, or else the append fails as :class:`StoreUnavailable`.
+
+The cluster is found, not configured: :func:`detect` asks the node of the URL
+(``INFO cluster``). Connections to a single Redis come from a bounded pool
+(``redis_pool``) that makes a caller wait for a free connection (up to
+``redis_pool_timeout``) instead of failing; a cluster client keeps a pool per node.
 
 Every Redis failure surfaces as :class:`StoreUnavailable`; nothing half-written
 is acknowledged.
@@ -35,13 +55,16 @@ is acknowledged.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from typing import Any
 
 import msgpack
+import redis
 import redis.asyncio as aioredis
 from redis import exceptions as redis_errors
+from redis.asyncio.cluster import RedisCluster
 
 from server.store.base import (
     LogEntry,
@@ -54,10 +77,13 @@ from server.store.base import (
     key_room,
 )
 from server.store.batch import GroupCommit, Outcome
+from server.store.writers import BATCH, Writers
 
 Append = tuple[str, int, LogEntry, str, "tuple[str, int] | None"]
 """One queued append: room id, version, entry, lease token, and the seat token (hash,
 seat) stored with it, if any."""
+
+DURABILITIES = ("master", "replica")
 
 _APPEND = """
 local batch = cmsgpack.unpack(ARGV[1])
@@ -75,6 +101,10 @@ for i = 1, #KEYS / 3 do
         redis.call('HSET', KEYS[3 * i], item[4], item[5])
         redis.call('EXPIRE', KEYS[3 * i], ARGV[2])
       end
+      if ARGV[3] == '1' then
+        local feed = string.sub(KEYS[3 * i - 1], 1, -4) .. 'feed'
+        redis.call('SPUBLISH', feed, item[2] .. ' ' .. item[3])
+      end
       out[i] = 1
     end
   end
@@ -84,8 +114,9 @@ return out
 """Entries of several rooms: KEYS lease1, log1, tokens1, lease2, log2, tokens2 …;
 ARGV[1] one msgpack array of [lease token, stream id, entry, seat token hash or "",
 seat] per room (one argument, whatever the batch: the client packs one value, not
-five per entry), ARGV[2] the seat tokens' TTL; per entry 1 (written, with its seat
-token if any: both or neither) or the reason it was not."""
+five per entry), ARGV[2] the seat tokens' TTL, ARGV[3] "1" to publish each entry on
+its room's feed (a cluster); per entry 1 (written, with its seat token if any: both
+or neither) or the reason it was not."""
 
 _ACQUIRE = """
 if redis.call('EXISTS', KEYS[3]) == 0 then return false end
@@ -96,51 +127,55 @@ return token
 """
 
 _RENEW = """
-local items = cmsgpack.unpack(ARGV[3])
+local tokens = cmsgpack.unpack(ARGV[2])
 local lost = {}
-for i = 1, #items, 2 do
-  local key = ARGV[1] .. items[i] .. ':lease'
-  if redis.call('GET', key) == items[i + 1] then
-    redis.call('PEXPIRE', key, ARGV[2])
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == tokens[i] then
+    redis.call('PEXPIRE', key, ARGV[1])
   else
-    lost[#lost + 1] = items[i]
+    lost[#lost + 1] = i
   end
 end
 return lost
 """
-"""The leases of several rooms: ARGV the room key prefix, the TTL, then one msgpack
-array room id, token, room id, token …; the ids of the leases not held (not renewed).
-One packed argument and a reply of the lost ones only: a pass over thousands of
-rooms costs the client little to build and less to read."""
-
-BATCH = 1000
-"""Rooms per call of a script over many rooms (appends, renewals), so that no call
-blocks Redis for long."""
+"""The leases of several rooms (of one slot, on a cluster): KEYS their lease keys, ARGV
+the TTL and one msgpack array of the tokens; the positions (from 1) of the leases not
+held (not renewed). One packed argument and a reply of the lost ones only: a pass
+over thousands of rooms costs the client little to build and less to read."""
 
 _PAGE = """
 local members = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[1], '-', 'LIMIT', 0, ARGV[2])
 local out = {}
 for i, member in ipairs(members) do
   out[2 * i - 1] = member
-  out[2 * i] = redis.call('GET', ARGV[3] .. string.sub(member, string.find(member, ':') + 1))
+  local id = string.sub(member, string.find(member, ':') + 1)
+  out[2 * i] = redis.call('GET', ARGV[3] .. '{' .. id .. '}')
 end
 return out
 """
-"""A page of an index with its records, in one round trip: KEYS the index, ARGV the
-top of the range, how many, and the room key prefix; index key, record (false: the
-room is gone), index key, record … The records are read in the script, so a
-listing waits for Redis once, not twice."""
+"""A page of an index with its records, in one round trip (a single Redis: the records
+are in other slots): KEYS the index, ARGV the top of the range, how many, and the
+room key prefix; index key, record (false: the room is gone), index key, record …"""
 
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
 
-#: The Redis client's errors that mean "Redis cannot be reached now".
+GRACE = 60.0
+"""Seconds after its room's creation an index entry without a record is left alone: its
+record may be being written (a cluster writes the index first)."""
+
+#: The Redis client's errors that mean "Redis cannot be reached now" (on a cluster: or
+#: a slot has no master yet, or is moving).
 REDIS_DOWN = (
     redis_errors.ConnectionError,
     redis_errors.TimeoutError,
     redis_errors.BusyLoadingError,
+    redis_errors.ClusterError,
+    redis_errors.TryAgainError,
+    redis_errors.AskError,
+    redis_errors.SlotNotCoveredError,
     OSError,
 )
 
@@ -151,6 +186,19 @@ def _unavailable() -> Iterator[None]:
         yield
     except REDIS_DOWN as exc:
         raise StoreUnavailable(f"redis: {exc}") from exc
+
+
+def detect(url: str, timeout: float = 2.0) -> bool:
+    """Whether ``url`` names a node of a Redis Cluster (``INFO cluster``:
+    ``cluster_enabled:1``); :class:`StoreUnavailable` if it cannot be reached. Blocking:
+    called once, before the server serves."""
+    client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+    try:
+        with _unavailable():
+            info: Any = client.info("cluster")
+    finally:
+        client.close()
+    return bool(info.get("cluster_enabled"))
 
 
 def entry_version(entry_id: bytes) -> int:
@@ -168,12 +216,14 @@ def _unpack(data: Any) -> Any:
 
 
 class RedisStore:
-    """Rooms in Redis (see the module docstring for the keys)."""
+    """Rooms in Redis (see the module docstring for the keys). ``cluster``: the URL names
+    a node of a Redis Cluster (:func:`detect`; :meth:`connect` asks)."""
 
     def __init__(
         self,
         url: str,
         *,
+        cluster: bool = False,
         prefix: str = "tw",
         lease_ttl: float = 5.0,
         token_ttl: float = 7 * 86400,
@@ -182,41 +232,60 @@ class RedisStore:
         pool: int = 64,
         pool_timeout: float = 20.0,
         batch_interval: float = 0.003,
+        durability: str = "master",
     ) -> None:
-        connections = aioredis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=pool,
-            timeout=pool_timeout,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-        )
-        self.redis = aioredis.Redis(connection_pool=connections)
+        if "{" in prefix or "}" in prefix:
+            raise ValueError(f"a Redis prefix has no braces (the rooms' hash tags): {prefix!r}")
+        if durability not in DURABILITIES:
+            raise ValueError(f"durability is one of {DURABILITIES}, not {durability!r}")
+        self.cluster = cluster
+        self.redis: Any
+        if cluster:
+            self.redis = RedisCluster.from_url(
+                url, socket_timeout=timeout, socket_connect_timeout=timeout
+            )
+        else:
+            connections = aioredis.BlockingConnectionPool.from_url(
+                url,
+                max_connections=pool,
+                timeout=pool_timeout,
+                socket_timeout=timeout,
+                socket_connect_timeout=timeout,
+            )
+            self.redis = aioredis.Redis(connection_pool=connections)
         self.prefix = prefix
         self.lease_ms = int(lease_ttl * 1000)
         self.token_ttl = int(token_ttl)
         self.finished_ttl = int(finished_ttl)
-        self._append = self.redis.register_script(_APPEND)
-        self._writer: Any = None
-        """The flusher's own connection (made on first use, outside the pool): a batch
-        is one packed EVALSHA and one reply, without the pool's, the retry's and the
-        script object's layers on every batch."""
+        self.durability = durability
+        wait_ms = int(timeout * 500) if durability == "replica" else None
+        self.writers = Writers(self.redis, wait_ms)
+        """The flusher's own connections, one per master: a batch is one packed EVALSHA
+        per slot and one reply each, without the pool's and the retry's layers."""
         self._acquire = self.redis.register_script(_ACQUIRE)
-        self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
         self._page = self.redis.register_script(_PAGE)
         self.appends = GroupCommit(self._write, most=BATCH, interval=batch_interval)
 
+    @classmethod
+    def connect(cls, url: str, **options: Any) -> RedisStore:
+        """The store of ``url``, a single Redis or a node of a cluster (:func:`detect`)."""
+        return cls(url, cluster=detect(url, options.get("timeout", 2.0)), **options)
+
     def key(self, room_id: str, part: str = "") -> str:
         """The key of a room, or of one of its parts (``log``, ``lease`` …)."""
-        return f"{self.prefix}:room:{room_id}" + (f":{part}" if part else "")
+        return f"{self.prefix}:room:{{{room_id}}}" + (f":{part}" if part else "")
+
+    def room_of(self, key: str) -> str:
+        """The room id of a room's key or channel."""
+        return key[key.index("{") + 1 : key.index("}")]
 
     def _keys(self, room_id: str) -> list[str]:
         return [self.key(room_id, part) for part in ("", "tokens", "log", "snap", "lease", "epoch")]
 
     async def close(self) -> None:
         await self.appends.close()
-        if self._writer is not None:
-            await self._writer.disconnect()
+        await self.writers.close()
         await self.redis.aclose()
 
     # -- records and the lobby index -------------------------------------------
@@ -227,17 +296,21 @@ class RedisStore:
     async def save_room(self, record: RoomRecord) -> None:
         key, names = index_key(record), indexes_of(record)
         with _unavailable():
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.set(self.key(record.id), _pack(asdict(record)))
+            async with self.redis.pipeline(transaction=not self.cluster) as pipe:
                 for name in names:
                     pipe.zadd(self._index(name), {key: 0})
-                for name in indexes_for(record) - names:  # a status left behind
-                    pipe.zrem(self._index(name), key)
+                if self.cluster:  # a step of its own: indexed before it is written
+                    await pipe.execute()
+                pipe.set(self.key(record.id), _pack(asdict(record)))
                 if record.status == "finished":
                     # A backstop: the sweep removes finished rooms, this expires them anyway
                     # (a listing drops index entries whose room is gone).
                     for part in self._keys(record.id):
                         pipe.expire(part, self.finished_ttl * 2)
+                if self.cluster:
+                    await pipe.execute()
+                for name in indexes_for(record) - names:  # a status left behind
+                    pipe.zrem(self._index(name), key)
                 await pipe.execute()
 
     async def load_room(self, room_id: str) -> RoomRecord | None:
@@ -250,16 +323,30 @@ class RedisStore:
     ) -> tuple[list[RoomRecord], str | None]:
         top = "+" if after is None else f"({after}"
         with _unavailable():
-            answer: Any = await self._page(
-                keys=[self._index(index)], args=[top, limit + 1, self.key("")]
-            )
-            keys = [member.decode() for member in answer[0::2]]
+            if self.cluster:
+                members: Any = await self.redis.zrevrangebylex(
+                    self._index(index), top, "-", start=0, num=limit + 1
+                )
+                keys = [member.decode() for member in members]
+                records: Any = await self._mget([self.key(key_room(k)) for k in keys[:limit]])
+            else:
+                answer: Any = await self._page(
+                    keys=[self._index(index)], args=[top, limit + 1, f"{self.prefix}:room:"]
+                )
+                keys = [member.decode() for member in answer[0::2]]
+                records = answer[1 : 2 * limit : 2]
             chosen = keys[:limit]
-            records = answer[1 : 2 * limit : 2]
-            gone = [key for key, data in zip(chosen, records, strict=True) if not data]
+            found: list[RoomRecord] = []
+            gone = []
+            for key, data in zip(chosen, records, strict=True):
+                if data:
+                    record = RoomRecord(**_unpack(data))
+                    if index in indexes_of(record):  # else left behind by a save cut short
+                        found.append(record)
+                elif float(key.split(":", 1)[0]) < time.time() - GRACE:
+                    gone.append(key)
             if gone:
                 await self.redis.zrem(self._index(index), *gone)
-        found = [RoomRecord(**_unpack(data)) for data in records if data]
         return found, chosen[-1] if len(keys) > limit else None
 
     async def page_ids(
@@ -274,35 +361,42 @@ class RedisStore:
         chosen = keys[:limit]
         return [key_room(key) for key in chosen], chosen[-1] if len(keys) > limit else None
 
-    async def load_rooms(self, room_ids: Sequence[str]) -> list[RoomRecord | None]:
-        if not room_ids:
+    async def _mget(self, keys: list[str]) -> list[Any]:
+        """MGET, one slot at a time on a cluster (in one round trip per master)."""
+        if not keys:
             return []
+        found: list[Any] = await (
+            self.redis.mget_nonatomic(keys) if self.cluster else self.redis.mget(keys)
+        )
+        return found
+
+    async def load_rooms(self, room_ids: Sequence[str]) -> list[RoomRecord | None]:
         with _unavailable():
-            records: Any = await self.redis.mget([self.key(i) for i in room_ids])
+            records = await self._mget([self.key(i) for i in room_ids])
         return [RoomRecord(**_unpack(data)) if data else None for data in records]
 
     async def delete_room(self, room_id: str) -> None:
         record = await self.load_room(room_id)
-        with _unavailable():
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.delete(*self._keys(room_id))
-                if record is not None:
-                    self._unindex(pipe, record)
-                await pipe.execute()
+        await self._delete([record] if record else [], [room_id])
 
     async def delete_rooms(self, records: Sequence[RoomRecord]) -> None:
-        if not records:
+        await self._delete(records, [record.id for record in records])
+
+    async def _delete(self, records: Sequence[RoomRecord], room_ids: list[str]) -> None:
+        """Delete the rooms' keys, then their index entries (on a cluster, a step of its
+        own: a listing drops the entries of a room that is gone, if it was cut short)."""
+        if not room_ids:
             return
         with _unavailable():
-            async with self.redis.pipeline(transaction=True) as pipe:
+            async with self.redis.pipeline(transaction=not self.cluster) as pipe:
+                for room_id in room_ids:
+                    pipe.delete(*self._keys(room_id))
+                if self.cluster:
+                    await pipe.execute()
                 for record in records:
-                    pipe.delete(*self._keys(record.id))
-                    self._unindex(pipe, record)
+                    for name in indexes_for(record):
+                        pipe.zrem(self._index(name), index_key(record))
                 await pipe.execute()
-
-    def _unindex(self, pipe: Any, record: RoomRecord) -> None:
-        for name in indexes_for(record):
-            pipe.zrem(self._index(name), index_key(record))
 
     # -- seat tokens -------------------------------------------------------------
 
@@ -336,51 +430,50 @@ class RedisStore:
         await self.appends.submit((room_id, version, entry, lease, token))
 
     async def _write(self, batch: Sequence[Append]) -> list[Outcome]:
-        """One call of the append script for a batch; each append's own outcome."""
-        keys: list[str] = []
-        items: list[Any] = []
-        for room_id, version, entry, lease, token in batch:
-            keys += [self.key(room_id, "lease"), self.key(room_id, "log")]
-            keys.append(self.key(room_id, "tokens"))
-            items.append([lease, f"{version}-0", _pack(entry), *(token or ("", 0))])
-        try:
-            with _unavailable():
-                # Old-style raw strings: Redis's cmsgpack reads no bin type.
-                batch_arg = msgpack.packb(items, use_bin_type=False)
-                answers: Any = await self._call_append(keys, batch_arg)
-        except StoreUnavailable as exc:
-            return [exc] * len(batch)
-        return [
-            None
-            if answer == 1
-            else NotOwner(f"room {room_id} version {version}: {answer.decode()}")
-            for (room_id, version, *_), answer in zip(batch, answers, strict=True)
-        ]
-
-    async def _call_append(self, keys: list[str], batch_arg: bytes) -> Any:
-        """EVALSHA of the append script on the flusher's connection (loading the script
-        first where Redis does not know it: a restarted Redis has forgotten it)."""
-        if self._writer is None:
-            self._writer = self.redis.connection_pool.make_connection()  # type: ignore[no-untyped-call]
-        writer = self._writer
-        command = writer.pack_command(
-            "EVALSHA", self._append.sha, len(keys), *keys, batch_arg, self.token_ttl
-        )
-        try:
-            await writer.send_packed_command(command, check_health=False)
-            return await writer.read_response()
-        except redis_errors.NoScriptError:
-            await self.redis.script_load(_APPEND)
-            await writer.send_packed_command(command, check_health=False)
-            return await writer.read_response()
-        except BaseException:
-            await writer.disconnect()  # a fresh connection for the next batch
-            raise
+        """The batch's appends, in one script call per slot (one in all on a single
+        Redis); each append's own outcome."""
+        calls: list[tuple[list[str], list[Any]]] = []
+        members: list[list[int]] = []
+        for positions in self.writers.by_slot([self.key(room_id) for room_id, *_ in batch]):
+            keys: list[str] = []
+            items: list[Any] = []
+            for room_id, version, entry, lease, token in (batch[i] for i in positions):
+                keys += [self.key(room_id, "lease"), self.key(room_id, "log")]
+                keys.append(self.key(room_id, "tokens"))
+                items.append([lease, f"{version}-0", _pack(entry), *(token or ("", 0))])
+            # Old-style raw strings: Redis's cmsgpack reads no bin type.
+            batch_arg = msgpack.packb(items, use_bin_type=False)
+            calls.append((keys, [batch_arg, self.token_ttl, 1 if self.cluster else 0]))
+            members.append(positions)
+        answers = await self.writers.run(_APPEND, calls, wait=True)
+        outcomes: list[Outcome] = [None] * len(batch)
+        for positions, answer in zip(members, answers, strict=True):
+            for n, i in enumerate(positions):
+                room_id, version, *_ = batch[i]
+                if isinstance(answer, BaseException):
+                    outcomes[i] = answer
+                elif answer[n] != 1:
+                    why = answer[n].decode()
+                    outcomes[i] = NotOwner(f"room {room_id} version {version}: {why}")
+        return outcomes
 
     async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
         with _unavailable():
             entries: Any = await self.redis.xrange(self.key(room_id, "log"), min=f"({after}-0")
         return [(entry_version(eid), _unpack(data[b"e"])) for eid, data in entries]
+
+    async def read_logs(self, after: dict[str, int]) -> dict[str, list[tuple[int, Any]]]:
+        """The entries of several rooms above the version given for each (by room id), in
+        one round trip per master; the entries left packed (bytes)."""
+        with _unavailable():
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for room_id, version in after.items():
+                    pipe.xrange(self.key(room_id, "log"), min=f"({version}-0")
+                answers: Any = await pipe.execute()
+        return {
+            room_id: [(entry_version(eid), data[b"e"]) for eid, data in entries]
+            for room_id, entries in zip(after, answers, strict=True)
+        }
 
     async def save_snapshot(self, room_id: str, version: int, state: dict[str, Any]) -> None:
         with _unavailable():
@@ -404,26 +497,38 @@ class RedisStore:
 
     async def renew(self, leases: Sequence[tuple[str, str]]) -> list[str]:
         """Renew each (room id, lease token); the ids of the rooms whose lease is no
-        longer held (not renewed), in one script call per ``BATCH`` rooms."""
-        lost: list[str] = []
-        prefix = self.key("")  # "{p}:room:"
-        for start in range(0, len(leases), BATCH):
-            flat = [part for lease in leases[start : start + BATCH] for part in lease]
-            with _unavailable():
-                answers: Any = await self._renew(
-                    args=[prefix, self.lease_ms, msgpack.packb(flat, use_bin_type=False)]
-                )
-            lost += [answer.decode() for answer in answers]
-        return lost
+        longer held (not renewed), in one script call per ``BATCH`` rooms (per slot on
+        a cluster), every call in one round trip (per master)."""
+        keys = [self.key(room_id, "lease") for room_id, _ in leases]
+        groups = self.writers.by_slot(keys)
+        calls = [
+            (
+                [keys[i] for i in positions],
+                [self.lease_ms, msgpack.packb([leases[i][1] for i in positions])],
+            )
+            for positions in groups
+        ]
+        answers = await self.writers.run(_RENEW, calls)
+        failed = [a for a in answers if isinstance(a, BaseException)]
+        if failed and len(failed) == len(answers):
+            raise failed[0]
+        # A lease on a master that did not answer is not known lost: kept, its appends
+        # fenced if it was.
+        return [
+            leases[positions[n - 1]][0]
+            for positions, lost in zip(groups, answers, strict=True)
+            if not isinstance(lost, BaseException)
+            for n in lost
+        ]
 
     async def holders(self, room_ids: Sequence[str]) -> list[str | None]:
         """The lease token of each room (None: nobody owns it), in one round trip per
-        ``BATCH`` rooms."""
+        ``BATCH`` rooms (per master on a cluster)."""
         found: list[str | None] = []
         for start in range(0, len(room_ids), BATCH):
             keys = [self.key(room_id, "lease") for room_id in room_ids[start : start + BATCH]]
             with _unavailable():
-                tokens: Any = await self.redis.mget(keys)
+                tokens = await self._mget(keys)
             found += [token.decode() if token else None for token in tokens]
         return found
 

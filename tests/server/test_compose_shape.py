@@ -158,7 +158,7 @@ async def test_one_address_holds_at_most_the_proxy_cap_across_both_replicas(shap
 
 
 async def lease_holder(shape: Shape, room_id: str) -> str:
-    store = RedisStore(shape.redis.url)
+    store = RedisStore.connect(shape.redis.url)
     holder = await store.redis.get(store.key(room_id, "lease"))
     await store.close()
     return holder.decode() if holder else ""

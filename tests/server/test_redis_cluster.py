@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from processes import LEASE_TTL, assert_every_ack_is_logged, spread
+from processes import LEASE_TTL, assert_every_ack_is_logged, node_process, spread
 
 from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient
@@ -23,18 +23,6 @@ from engines.bots import RandomBot
 from engines.sintra import ENGINE as sintra
 from protocol.codec import decode, encode
 from server.store.redis import RedisStore
-
-
-def node_process(node: str, redis_url: str, prefix: str, port: int | None = None) -> SpawnedServer:
-    """``tablewire serve`` on the Redis store, with short leases for fast failovers."""
-    return SpawnedServer(
-        port,
-        redis_url=redis_url,
-        redis_prefix=prefix,
-        lease_ttl=LEASE_TTL,
-        forward_timeout=1.0,
-        node=node,
-    )
 
 
 @pytest.fixture
@@ -88,7 +76,7 @@ async def during(game: asyncio.Task[None], waiting: Awaitable[Any], within: floa
 
 async def replay(redis_url: str, prefix: str, room_id: str) -> tuple[list[Any], Any]:
     """The room's log, and its final state replayed from the seed."""
-    store = RedisStore(redis_url, prefix=prefix)
+    store = RedisStore.connect(redis_url, prefix=prefix)
     record = await store.load_room(room_id)
     log = await store.read_log(room_id)
     await store.close()
@@ -109,7 +97,7 @@ def assert_final_docs_match(clients: list[RoomClient], state: Any) -> None:
 
 
 async def lease_holder(redis_url: str, prefix: str, room_id: str) -> str:
-    store = RedisStore(redis_url, prefix=prefix)
+    store = RedisStore.connect(redis_url, prefix=prefix)
     holder = await store.redis.get(store.key(room_id, "lease"))
     await store.close()
     return holder.decode() if holder else ""
@@ -235,7 +223,7 @@ async def test_a_restarted_process_adopts_unfinished_rooms_nobody_owns(
     first = await node_process("a", redis_url, prefix).start()
     room_id, _ = await open_room(first, seed=15)
     await first.stop(signal.SIGKILL)
-    store = RedisStore(redis_url, prefix=prefix)
+    store = RedisStore.connect(redis_url, prefix=prefix)
     await store.redis.delete(store.key(room_id, "lease"))  # as when its lease expires
     await store.close()
     second = await node_process("b", redis_url, prefix).start()
@@ -307,7 +295,7 @@ async def test_a_turn_clock_survives_killing_the_owner(
     assert (await lease_holder(redis_url, prefix, room_id)).startswith("b:")
     before = [decode(doc) for v, doc in watcher.seen if v < (watcher.version or 0)]
     assert all(d["clock"]["deadline"][seat] == deadline for d in before if d["to_act"] == [seat])
-    store = RedisStore(redis_url, prefix=prefix)
+    store = RedisStore.connect(redis_url, prefix=prefix)
     log = await store.read_log(room_id, start)
     await store.close()
     (first, *_) = [entry for _, entry in log if entry["k"] == "intent"]

@@ -89,7 +89,7 @@ async def play_through(
     await fault()
     async with asyncio.timeout(240):
         await games
-    store = RedisStore(redis.url)
+    store = RedisStore.connect(redis.url)
     try:
         for room_id, clients in tables:
             assert_every_ack_is_logged(clients, await store.read_log(room_id))

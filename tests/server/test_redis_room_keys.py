@@ -17,7 +17,7 @@ from server.timers import ManualTimers
 
 @pytest.fixture
 async def store(redis_url: str, prefix: str) -> AsyncIterator[RedisStore]:
-    store = RedisStore(redis_url, prefix=prefix, finished_ttl=300)
+    store = RedisStore.connect(redis_url, prefix=prefix, finished_ttl=300)
     yield store
     await store.close()
 

@@ -12,6 +12,7 @@ from redis import exceptions as redis_errors
 from redis.asyncio.client import PubSub
 
 from clients.spawn import free_port
+from conftest import redis_server
 from server.errors import ApiError
 from server.hub import RedisHub
 from server.lobby import Lobby
@@ -25,7 +26,7 @@ from support import record
 
 @pytest.fixture
 async def store(redis_url: str, prefix: str) -> AsyncIterator[RedisStore]:
-    store = RedisStore(redis_url, prefix=prefix, lease_ttl=0.3, token_ttl=60)
+    store = RedisStore.connect(redis_url, prefix=prefix, lease_ttl=0.3, token_ttl=60)
     yield store
     await store.close()
 
@@ -143,7 +144,7 @@ async def test_a_removed_room_leaves_no_key_behind_and_cannot_be_owned_again(
     await store.append("gone", 1, {"k": "seat", "seat": 0, "name": "ana"}, lease)
     await store.delete_room("gone")
     assert await store.acquire("gone", "node-2") is None
-    assert await store.redis.keys(f"{store.prefix}:room:gone*") == []
+    assert await store.redis.keys(f"{store.key('gone')}*") == []
 
 
 async def test_snapshots_round_trip(store: RedisStore) -> None:
@@ -159,6 +160,36 @@ async def test_an_unreachable_redis_raises_store_unavailable(prefix: str) -> Non
     with pytest.raises(StoreUnavailable):
         await down.append("a", 1, {"k": "seat"}, "lease")
     await down.close()
+
+
+async def test_a_server_that_cannot_reach_redis_cannot_tell_a_cluster(prefix: str) -> None:
+    with pytest.raises(StoreUnavailable):
+        RedisStore.connect(f"redis://127.0.0.1:{free_port()}/0", prefix=prefix, timeout=0.5)
+
+
+async def test_replica_durability_acknowledges_only_what_a_replica_has(prefix: str) -> None:
+    """``durability="replica"``: an append is refused while no replica confirms it (it
+    may be on the master: refused means not acknowledged), and acknowledged once one
+    does."""
+    master = redis_server("--save", "", "--repl-diskless-sync-delay", "0")
+    master.start()
+    replica = redis_server("--save", "", "--replicaof", "127.0.0.1", str(master.port))
+    store = RedisStore.connect(master.url, prefix=prefix, durability="replica", timeout=0.4)
+    try:
+        await store.save_room(record("a"))
+        lease = await store.acquire("a", "node-1")
+        assert lease is not None
+        with pytest.raises(StoreUnavailable, match="no replica confirmed"):
+            await store.append("a", 1, {"k": "seat", "seat": 0, "name": "ana"}, lease)
+        replica.start()
+        await store.redis.set(f"{prefix}:marker", 1)
+        assert await store.redis.wait(1, 10_000) == 1, "the replica has synced past the marker"
+        await store.append("a", 2, {"k": "seat", "seat": 1, "name": "bo"}, lease)
+        assert [v for v, _ in await store.read_log("a")] == [1, 2]
+    finally:
+        await store.close()
+        replica.cleanup()
+        master.cleanup()
 
 
 async def test_the_hub_stops_when_a_cancellation_comes_out_of_redis_as_an_error(
@@ -202,7 +233,7 @@ async def test_a_keeper_pass_demotes_only_the_rooms_whose_lease_was_lost_and_tak
     """Thirty rooms owned by one process; three leases taken by another node, then let go:
     the pass demotes those three only (their renewal answered lost), and once nobody
     holds them the takeover task owns them again."""
-    store = RedisStore(redis_url, prefix=prefix)
+    store = RedisStore.connect(redis_url, prefix=prefix)
     lobby = Lobby(store, Settings(), node="node-1")
     hub = RedisHub(store, Settings(), "node-1", lobby.rooms, lobby.claim)
     lobby.forwarder = hub
@@ -213,7 +244,7 @@ async def test_a_keeper_pass_demotes_only_the_rooms_whose_lease_was_lost_and_tak
         assert await store.acquire(room_id, "node-2") is not None
     await hub._keep_pass()
     assert [i for i in ids if lobby.rooms[i].lease is None] == stolen
-    assert set(hub._followed()) == {store.key(i, "log") for i in stolen}, "followed now"
+    assert set(hub._followed()) == set(stolen), "followed now"
     for room_id in stolen:
         await store.redis.delete(store.key(room_id, "lease"))  # node-2 is gone
     await hub._keep_pass()

@@ -91,7 +91,7 @@ async def test_a_batch_waits_out_the_interval_but_a_lone_item_goes_at_once() -> 
 
 @pytest.fixture
 async def store(redis_url: str, prefix: str) -> AsyncIterator[RedisStore]:
-    store = RedisStore(redis_url, prefix=prefix, pool=4)
+    store = RedisStore.connect(redis_url, prefix=prefix, pool=4)
     yield store
     await store.close()
 

@@ -19,7 +19,7 @@ async def store(store_kind: str, request: pytest.FixtureRequest) -> AsyncIterato
         yield MemoryStore()
         return
     url, prefix = request.getfixturevalue("redis_url"), request.getfixturevalue("prefix")
-    redis = RedisStore(url, prefix=prefix)
+    redis = RedisStore.connect(url, prefix=prefix)
     yield redis
     await redis.close()
 

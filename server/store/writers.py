@@ -1,0 +1,190 @@
+"""Script calls over many rooms, on one Redis or a Redis Cluster, in one round trip per
+master.
+
+A script may only touch the keys of one slot on a cluster, so a call over many
+rooms (the appends of a group-commit batch, a lease renewal pass) becomes one call
+per slot there; on a single Redis it stays one call per :data:`BATCH` rooms.
+:meth:`Writers.run` sends the calls on connections of their own, one per master
+(no pool, no retry layer), every call of a master in one write, followed by
+``WAIT`` when a replica must have the appended entries too: the replies are read
+in order, each call answered on its own, so a master that is down fails its own
+calls only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from redis import exceptions as redis_errors
+
+from server.store.base import StoreUnavailable
+
+BATCH = 1000
+"""Rooms per call of a script over many rooms (appends, renewals), so that no call
+blocks Redis for long."""
+
+REFRESH = 0.5
+"""Least seconds between two reads of the cluster's slots after a failed write."""
+
+Answer = Any | BaseException
+"""A call's reply, or why it has none (the call wrote nothing, or its fate is unknown)."""
+
+
+class Writers:
+    """Calls of scripts over many slots; ``wait_ms``: after each master's appends,
+    ``WAIT 1 wait_ms`` (None: acknowledged once the master has them)."""
+
+    def __init__(self, redis: Any, wait_ms: int | None) -> None:
+        self.redis = redis
+        self.cluster = hasattr(redis, "nodes_manager")
+        self.wait_ms = wait_ms
+        self._connections: dict[str, tuple[Any, asyncio.Lock]] = {}
+        self._refreshed = -REFRESH
+
+    def by_slot(self, keys: Sequence[str]) -> list[list[int]]:
+        """The positions of ``keys`` in groups that go in one call each: one slot's (on a
+        cluster), at most :data:`BATCH` of them."""
+        slots: dict[int, list[int]] = {}
+        for i, key in enumerate(keys):
+            slots.setdefault(self.redis.keyslot(key) if self.cluster else 0, []).append(i)
+        return [
+            positions[start : start + BATCH]
+            for positions in slots.values()
+            for start in range(0, len(positions), BATCH)
+        ]
+
+    # -- the calls ------------------------------------------------------------------
+
+    async def run(
+        self, source: str, calls: Sequence[tuple[list[str], list[Any]]], wait: bool = False
+    ) -> list[Answer]:
+        """Script ``source`` once per (keys, args), every master's calls in one round trip
+        on its connection, then (with ``wait``, if ``wait_ms`` is set) ``WAIT``: each
+        call's reply, or the error it failed with (:class:`StoreUnavailable`: it wrote
+        nothing, or its fate is unknown)."""
+        sha = hashlib.sha1(source.encode()).hexdigest()
+        by_node: dict[str, list[int]] = {}
+        for i, (keys, _) in enumerate(calls):
+            by_node.setdefault(self._node_name(keys[0]), []).append(i)
+        commands = [("EVALSHA", sha, len(keys), *keys, *args) for keys, args in calls]
+        waits = wait and self.wait_ms is not None
+        outcomes = await asyncio.gather(
+            *(
+                self._run_on(node, source, [commands[i] for i in chosen], waits)
+                for node, chosen in by_node.items()
+            )
+        )
+        answers: list[Answer] = [None] * len(calls)
+        for chosen, replies in zip(by_node.values(), outcomes, strict=True):
+            for i, reply in zip(chosen, replies, strict=True):
+                answers[i] = reply
+        if self.cluster and any(isinstance(a, StoreUnavailable) for a in answers):
+            await self._refresh()
+        return answers
+
+    def _node_name(self, key: str) -> str:
+        if not self.cluster:
+            return ""
+        try:
+            node = self.redis.get_node_from_key(key)
+        except redis_errors.SlotNotCoveredError:
+            return "?"
+        return str(node.name)
+
+    def _connection(self, name: str) -> tuple[Any, asyncio.Lock]:
+        """The connection of the master ``name`` (made on first use), and its lock: the
+        flusher and the lease keeper take turns on it."""
+        if name not in self._connections:
+            if self.cluster:
+                node = self.redis.get_node(node_name=name)
+                if node is None:
+                    raise StoreUnavailable(f"redis: no master {name} in the cluster's slots")
+                connection = node.connection_class(**node.connection_kwargs)
+            else:
+                connection = self.redis.connection_pool.make_connection()
+            self._connections[name] = (connection, asyncio.Lock())
+        return self._connections[name]
+
+    async def _run_on(
+        self, name: str, source: str, commands: list[tuple[Any, ...]], wait: bool
+    ) -> list[Answer]:
+        """The script calls on one master's connection (then ``WAIT``); the script loaded
+        first where the master does not know it (a restarted Redis, a promoted replica),
+        and the calls it refused sent again."""
+        try:
+            connection, lock = self._connection(name)
+        except StoreUnavailable as exc:
+            return [exc] * len(commands)
+        async with lock:
+            try:
+                replies = await self._send(connection, commands, wait)
+                unknown = [
+                    i for i, r in enumerate(replies) if isinstance(r, redis_errors.NoScriptError)
+                ]
+                if unknown:
+                    await self._send(connection, [("SCRIPT", "LOAD", source)], False)
+                    again = await self._send(connection, [commands[i] for i in unknown], wait)
+                    for i, reply in zip(unknown, again, strict=True):
+                        replies[i] = reply
+            except BaseException as exc:
+                # Replies left unread (an error, or a cancellation mid-read) would answer
+                # the next calls on this connection: it is dropped, never reused.
+                self._connections.pop(name, None)
+                await asyncio.shield(self._drop(connection))
+                if not isinstance(exc, Exception):
+                    raise
+                return [StoreUnavailable(f"redis: {exc}")] * len(commands)
+        return [
+            StoreUnavailable(f"redis: {reply}")
+            if isinstance(reply, BaseException) and not isinstance(reply, StoreUnavailable)
+            else reply
+            for reply in replies
+        ]
+
+    async def _send(
+        self, connection: Any, commands: list[tuple[Any, ...]], wait: bool
+    ) -> list[Answer]:
+        """``commands`` in one write (and ``WAIT``, with ``wait``); their replies in
+        order, an error reply as its exception. A call whose entries no replica
+        confirmed is answered :class:`StoreUnavailable`."""
+        sent = [*commands, ("WAIT", 1, self.wait_ms)] if wait else commands
+        await connection.send_packed_command(connection.pack_commands(sent), check_health=False)
+        replies: list[Answer] = []
+        for _ in sent:
+            try:
+                replies.append(await connection.read_response())
+            except redis_errors.ResponseError as exc:
+                replies.append(exc)
+        if wait:
+            replicas = replies.pop()
+            if not isinstance(replicas, int) or replicas < 1:
+                why = StoreUnavailable(f"redis: no replica confirmed within {self.wait_ms} ms")
+                replies = [why if isinstance(r, list) else r for r in replies]
+        return replies
+
+    async def _drop(self, connection: Any) -> None:
+        try:
+            await connection.disconnect()
+        except Exception:  # a broken connection may fail to close too; it is dropped
+            return
+
+    async def _refresh(self) -> None:
+        """Read the cluster's slots again (a master died, a slot moved): at most every
+        :data:`REFRESH` seconds; failures are left to the next batch."""
+        now = time.monotonic()
+        if now - self._refreshed < REFRESH:
+            return
+        self._refreshed = now
+        try:
+            await self.redis.nodes_manager.initialize()
+        except Exception:  # the cluster is still down: the next failed batch tries again
+            return
+
+    async def close(self) -> None:
+        for connection, _ in self._connections.values():
+            await self._drop(connection)
+        self._connections.clear()

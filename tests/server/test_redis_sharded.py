@@ -1,0 +1,164 @@
+"""Rooms spread over a real Redis Cluster: 3 masters, 3 replicas (``redis-server
+--cluster-enabled yes`` joined by ``redis-cli --cluster create``), and real
+``tablewire serve`` processes told only the URL of one node.
+
+Every key of a room sits in one slot; bots spread over two processes finish and
+agree at every version; a master killed with SIGKILL mid-game is replaced by its
+replica, every game finishes, and with ``redis_durability=replica`` no move a
+client saw acknowledged is missing from its room's log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from processes import assert_every_ack_is_logged, node_process, spread
+
+from clients.bots import Summary, play_seat
+from clients.client import LobbyClient, RoomClient
+from clients.spawn import TABLEWIRE, SpawnedCluster, SpawnedServer
+from conftest import redis_cluster
+from engines.bots import RandomBot
+from server.store.redis import RedisStore
+
+pytestmark = pytest.mark.load
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[SpawnedCluster]:
+    """One cluster for the tests that kill nothing."""
+    spawned = redis_cluster()
+    spawned.start()
+    yield spawned
+    spawned.cleanup()
+
+
+@pytest.fixture
+async def pair(cluster: SpawnedCluster, prefix: str) -> AsyncIterator[list[SpawnedServer]]:
+    servers = [node_process(n, cluster.url, prefix) for n in ("a", "b")]
+    await asyncio.gather(*(s.start() for s in servers))
+    yield servers
+    await asyncio.gather(*(s.stop() for s in servers))
+
+
+async def test_a_server_told_one_node_finds_the_cluster(pair: list[SpawnedServer]) -> None:
+    assert any("RedisStore (Redis Cluster)" in line for line in pair[0].log)
+
+
+async def test_every_key_of_a_played_room_sits_in_one_slot(
+    pair: list[SpawnedServer], cluster: SpawnedCluster, prefix: str
+) -> None:
+    async with LobbyClient(pair[0].url) as lobby:
+        room = await lobby.create_room("sintra", seats=2)
+        tokens = [(await lobby.reserve(room["id"]))["token"] for _ in range(2)]
+    room_id = room["id"]
+    players = spread(pair, room_id, list(tokens))
+    for client in players:
+        await client.connect()
+    summary = Summary("sintra")
+    async with asyncio.timeout(120):
+        await asyncio.gather(*(play_seat(c, RandomBot(i), summary) for i, c in enumerate(players)))
+    for client in players:
+        await client.close()
+    store = RedisStore.connect(cluster.url, prefix=prefix)
+    try:
+        keys = [key.decode() async for key in store.redis.scan_iter(match=f"*{{{room_id}}}*")]
+        slots = {await store.redis.cluster_keyslot(key) for key in keys}
+    finally:
+        await store.close()
+    parts = {key.removeprefix(store.key(room_id)) for key in keys}
+    assert {"", ":tokens", ":log", ":lease", ":epoch"} <= parts, keys
+    assert len(slots) == 1, dict(zip(keys, slots, strict=False))
+
+
+async def test_bots_spread_over_two_processes_on_a_cluster_finish_and_agree(
+    pair: list[SpawnedServer], cluster: SpawnedCluster, prefix: str
+) -> None:
+    """``tablewire bots --check`` over both processes: rooms on every master, each
+    client's versions agreeing with every other's at every version."""
+    a, b = pair
+    bots = await asyncio.create_subprocess_exec(
+        TABLEWIRE,
+        *("bots", "--server", f"{a.url},{b.url}", "--rooms", "8", "--players", "3"),
+        *("--spectators", "1", "--check", "--timeout", "180"),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await bots.communicate()
+    summary = json.loads(out.decode().strip().splitlines()[-1])
+    assert bots.returncode == 0, summary
+    assert (summary["games_finished"], summary["errors"]) == (8, 0), summary
+    async with LobbyClient(a.url) as lobby:
+        rooms = await lobby.rooms()
+    store = RedisStore.connect(cluster.url, prefix=prefix)
+    masters = {cluster.master_of(store.key(room["id"])).port for room in rooms}
+    await store.close()
+    assert len(masters) >= 2, "the rooms are spread over the masters"
+
+
+ROOMS = 12
+
+
+async def test_a_master_killed_mid_game_loses_no_acknowledged_move(prefix: str) -> None:
+    """``redis_durability=replica``: a move is acknowledged once a replica has it. The
+    master of the first room's slot is killed (SIGKILL) mid-game; its replica takes
+    over within the cluster's node timeout; the killed node restarts (as the new
+    master's replica: until then that master's moves are refused, no replica could
+    confirm them); every game finishes, and every ack any client saw names its
+    entry in the room's log, on the promoted replica."""
+    cluster = redis_cluster()
+    cluster.start()
+    servers = [
+        node_process(
+            n,
+            cluster.url,
+            prefix,
+            redis_durability="replica",
+            load_test_clients="127.0.0.1",
+            max_benchmark_rooms=ROOMS,
+        )
+        for n in ("a", "b")
+    ]
+    try:
+        await asyncio.gather(*(s.start() for s in servers))
+        tables: list[tuple[str, list[RoomClient]]] = []
+        async with LobbyClient(servers[0].url) as lobby:
+            for _ in range(ROOMS):
+                room = await lobby.create_room("turn-relay", options={"moves": 100})
+                tokens = [(await lobby.reserve(room["id"]))["token"] for _ in range(4)]
+                tables.append((room["id"], spread(servers, room["id"], list(tokens))))
+        players = [client for _, clients in tables for client in clients]
+        for client in players:
+            await client.connect()
+        summary = Summary("turn-relay")
+        games = asyncio.gather(
+            *(play_seat(c, RandomBot(i), summary) for i, c in enumerate(players))
+        )
+        store = RedisStore.connect(cluster.url, prefix=prefix)
+        first = store.key(tables[0][0])
+        await store.close()
+        dying = cluster.master_of(first)
+        async with asyncio.timeout(120):
+            await tables[0][1][0].wait_version(40)
+        dying.stop(signal.SIGKILL)
+        promoted = await asyncio.to_thread(cluster.wait_failover, first, dying)
+        # Its new master has no replica to confirm moves: they are refused until the
+        # killed node comes back, as a replica of it.
+        await asyncio.to_thread(dying.start)
+        async with asyncio.timeout(240):
+            await games
+        assert cluster.master_of(first) is promoted, "the replica kept the slot"
+        store = RedisStore.connect(cluster.url, prefix=prefix)
+        try:
+            for room_id, clients in tables:
+                assert_every_ack_is_logged(clients, await store.read_log(room_id))
+                record = await store.load_room(room_id)
+                assert record is not None and record.status == "finished", room_id
+        finally:
+            await store.close()
+    finally:
+        await asyncio.gather(*(s.stop() for s in servers))
+        cluster.cleanup()
