@@ -22,8 +22,7 @@ from wire import Raw
 
 from clients import bots
 from clients.client import LobbyClient, RoomClient
-from clients.spawn import free_port
-from conftest import Running
+from conftest import Running, redis_server
 from engines.bots import RandomBot
 from support import CodeEnv, Trigger, Triggers, code_env, codes_in, table_rows
 
@@ -266,10 +265,16 @@ async def too_many_rooms(env: CodeEnv) -> httpx.Response:
 
 @case("store_unavailable")
 async def store_unavailable(env: CodeEnv) -> httpx.Response:
-    """A server whose Redis is not there (a port nobody listens on)."""
-    settings = {"redis_url": f"redis://127.0.0.1:{free_port()}/0", "redis_prefix": env.prefix}
-    async with env.serve(**settings) as server, http(server) as client:
-        return await client.get("/api/rooms")
+    """A server whose Redis went away (a server cannot start without it: exit 3)."""
+    redis = redis_server("--save", "", "--appendonly", "no")
+    redis.start()
+    try:
+        settings = {"redis_url": redis.url, "redis_prefix": env.prefix}
+        async with env.serve(**settings) as server, http(server) as client:
+            redis.stop()
+            return await client.get("/api/rooms")
+    finally:
+        redis.cleanup()
 
 
 @case("owner_unavailable")
