@@ -23,7 +23,7 @@ from support import ROOT
 DOC = (ROOT / "docs" / "protocol.md").read_text()
 EXAMPLES = DOC.split("## 11. Byte-level examples")[1]
 SERVER_TYPES = {"welcome", "snapshot", "patch", "ack", "reject", "event", "result", "legal"}
-SERVER_TYPES |= {"error", "pong"}
+SERVER_TYPES |= {"error", "pong", "chat"}
 
 
 HEX_RUN = re.compile(r"^(?:[0-9a-f]{2}(?: |$))+")
@@ -71,6 +71,7 @@ BUILDERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "result": lambda m: messages.result(m["v"], m["result"]),
     "error": lambda m: messages.error(m["code"], m["message"], fatal=m["fatal"]),
     "pong": lambda m: messages.pong(m["data"]),
+    "chat": lambda m: messages.chat(m["lines"]),
 }
 """How the server builds each message type that has an example."""
 
@@ -86,7 +87,7 @@ def arrays() -> list[tuple[str, Any, bytes, int | None]]:
 
 def test_every_example_is_found_and_every_block_has_its_heading() -> None:
     found = documented_examples()
-    assert len(found) == len(hex_examples()) == 19
+    assert len(found) == len(hex_examples()) == 21
     assert {literal["t"] for _, literal, _, _ in maps()} >= set(_PARSERS) | set(BUILDERS)
     assert [literal[0] for _, literal, _, _ in arrays()] == [compact.PATCH, compact.ACK]
 
