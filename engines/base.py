@@ -90,7 +90,10 @@ class Engine(Protocol):
     def options(self) -> Mapping[str, Mapping[str, Any]]:
         """``{name: {"choices": [...], "default": value, "name": str, "description": str}}``:
         ``name`` and ``description`` are player text (the lobby's form, the rules page's
-        house rules): a name and one line, no option ids or notes about the spec."""
+        house rules): a name and one line, no option ids or notes about the spec. An
+        option whose choices are not yes/no adds ``choice_names``, ``{str(choice): words}``
+        (the lobby's select, the room's "Rules changed"), for every choice but the ids of
+        printed components, which the game's web/words.js names."""
 
     def setup(self, players: int, options: Mapping[str, Any], seed: int) -> State: ...
 

@@ -1,6 +1,7 @@
 """The web pages in real Chromium against a real ``tablewire serve``: the lobby creates
-a room with bots and seats this browser; a spectator's mirror equals a fresh snapshot.
-Each game's own board has its test file (``test_web_<game>.py``)."""
+a room with bots and seats this browser; a spectator's mirror equals a fresh snapshot;
+option choices are named in words in the lobby's form and the room's facts. Each game's
+own board has its test file (``test_web_<game>.py``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,13 @@ from collections.abc import Callable
 
 from browser import PHONE, REFUSED, Served, Watched, play_to_end
 from playwright.sync_api import expect
+
+# Every select of a game option in the lobby: its choices as shown, and their values.
+OPTION_SELECTS = """() => [...document.querySelectorAll("select[id*='-opt-']")].map((s) => ({
+  id: s.id,
+  shown: [...s.options].map((o) => o.text.trim()),
+  values: [...s.options].map((o) => o.value),
+}))"""
 
 
 def test_the_lobby_creates_a_room_with_bots_and_seats_this_browser(
@@ -97,6 +105,45 @@ def test_the_lobby_fits_a_phone_and_names_its_choices(
     assert "[proposed" not in page.content()
     flag = page.locator("label[for='sintra-opt-negative_scores']")
     assert (flag.text_content() or "").strip() == "Scores below zero"
+
+
+def test_option_choices_are_words_in_the_lobby_and_in_the_room(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    watched = open_page()
+    page = watched.page
+    page.goto(served.url + "/")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#crystal-palace-opt-publisher option')]"
+        ".some((o) => o.text.startsWith('The Times'))"
+    )
+    selects = {select["id"]: select for select in page.evaluate(OPTION_SELECTS)}
+    assert selects["chartered-opt-stack_cap"]["shown"] == ["no limit (default)", "at most 4 floors"]
+    assert selects["chartered-opt-market_refresh"]["shown"] == [
+        "shuffled back into the deck (default)",
+        "discarded for good",
+    ]
+    assert len(selects) == 10  # Chartered 7, Sintra 2, Crystal Palace 1
+    for select in selects.values():
+        for shown, value in zip(select["shown"], select["values"], strict=True):
+            assert shown.removesuffix(" (default)") != value, (select["id"], shown)
+    # A room made with two of them changed says so in the same words to a visitor.
+    page.fill("#name", "Ana")
+    card = page.locator("section", has=page.locator("#chartered-title"))
+    card.locator("details.rules summary").click()
+    page.select_option("#chartered-opt-stack_cap", "4")
+    page.select_option("#chartered-opt-market_refresh", "discard")
+    page.select_option("#chartered-bots", "0")
+    card.get_by_role("button", name="Create room").click()
+    page.wait_for_url("**/rooms/*")
+    room = page.url.rsplit("/", 1)[-1]
+    options = served.api("GET", f"/api/rooms/{room}")["options"]
+    assert (options["stack_cap"], options["market_refresh"]) == (4, "discard")
+    visitor = open_page(PHONE)
+    visitor.page.goto(page.url)
+    expect(visitor.page.locator(".facts")).to_contain_text(
+        "Rules changed: Replaced market cards: discarded for good; Floor limit: at most 4 floors."
+    )
 
 
 def test_a_second_player_keeps_a_seat_in_a_rematch_another_opened(

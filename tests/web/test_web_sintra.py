@@ -1,7 +1,9 @@
 """Sintra's board (engines/sintra/web/board.js) in real Chromium against a real
 ``tablewire serve``: a person's seat plays a whole game by clicking the board's factories,
 centre and strips against two server bots, reloads the page mid-game and comes back to
-the same seat; a spectator on a phone sees the public view, with no moves to make."""
+the same seat; a spectator on a phone sees the public view, with no moves to make; on a
+phone the second click of a move (a strip of your palace) is in view after the first,
+reached in one jump when the player asks for reduced motion."""
 
 from __future__ import annotations
 
@@ -9,8 +11,9 @@ import random
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+import pytest
 from browser import DESKTOP, PHONE, Served, Watched, play_to_end
 
 # Counts clicks on the board's own moves across reloads (the page's sessionStorage).
@@ -34,6 +37,26 @@ new MutationObserver(() => {
 # person at least ~30 moves, so both come well before its end.
 MID_GAME = 12
 RELOAD_AT = 20
+# Whether every legal target of a move's second click (a strip of your palace, or
+# breaking every piece) lies wholly inside the window.
+SECOND_CLICK_IN_VIEW = """() => {
+  const targets = [...document.querySelectorAll(
+    ".o-board [data-move='place'], .o-board [data-move='break']")];
+  return targets.length > 0 && targets.every((target) => {
+    const box = target.getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= innerHeight && box.left >= 0 && box.right <= innerWidth;
+  });
+}"""
+# Notes every scroll position the page shows, frame by frame, in `globalThis.scrolled`.
+WATCH_SCROLLING = """() => {
+  globalThis.scrolled = [Math.round(scrollY)];
+  const look = () => {
+    const y = Math.round(scrollY);
+    if (globalThis.scrolled.at(-1) !== y) globalThis.scrolled.push(y);
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+}"""
 
 
 def board_clicks(watched: Watched) -> int:
@@ -123,3 +146,29 @@ def test_a_sintra_seat_plays_to_the_end_on_the_board_and_survives_a_reload(
     fresh = open_page()
     fresh.open_room(room)
     assert spectator.mirror() == fresh.mirror()
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_on_a_phone_the_second_click_comes_into_view_after_the_first(
+    open_page: Callable[..., Watched],
+    served: Served,
+    shots: Path,
+    motion: Literal["no-preference", "reduce"],
+) -> None:
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    player = open_page(PHONE)
+    page = player.page
+    page.emulate_media(reduced_motion=motion)
+    player.sit(reservation)
+    # Early in a game every colour fits several strips: a pick is only the first click.
+    take = page.locator(".o-board [data-move='take']")
+    take.first.wait_for()
+    assert page.evaluate("() => scrollY") == 0
+    before = player.version()
+    page.evaluate(WATCH_SCROLLING)
+    take.first.click()
+    page.wait_for_function(SECOND_CLICK_IN_VIEW, timeout=5_000)
+    assert player.version() == before, "the first click only picked the pieces"
+    page.screenshot(path=str(shots / f"sintra-second-click-phone-{motion}.png"))
+    if motion == "reduce":
+        assert len(page.evaluate("() => globalThis.scrolled")) == 2, "one jump, no smooth scroll"

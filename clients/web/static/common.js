@@ -95,6 +95,14 @@ export function shown(value) {
   return String(value);
 }
 
+/** A choice of a game option in player words: its `choice_names` (the game's data file,
+ * served by GET /api/games), else `named` (words for component ids: games/index.js),
+ * else the value itself. */
+export function choiceName(spec, choice, named) {
+  const names = spec.choice_names || {};
+  return names[String(choice)] || (named && named[choice]) || words(shown(choice));
+}
+
 function amount(n, unit) {
   return `${n} ${unit}${n === 1 ? "" : "s"}`;
 }

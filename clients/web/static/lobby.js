@@ -4,6 +4,7 @@
 
 import {
   botsCredential,
+  choiceName,
   clockWords,
   heldSeat,
   holdOwner,
@@ -16,7 +17,6 @@ import {
   roomPath,
   savedName,
   saveName,
-  shown,
   useEffect,
   useState,
   words,
@@ -30,7 +30,8 @@ function go(roomId) {
   globalThis.location.assign(roomPath(roomId));
 }
 
-/** A game option as a form control: a checkbox for yes/no, else a select; default marked.
+/** A game option as a form control: a checkbox for yes/no, else a select of its choices
+ * in words (common.js `choiceName`), the default marked.
  * `named`: words for choices that are component ids (games/index.js). */
 function OptionField({ game, name, spec, value, onChange, named }) {
   const id = `${game.id}-opt-${name}`;
@@ -51,7 +52,7 @@ function OptionField({ game, name, spec, value, onChange, named }) {
     <select id=${id} value=${String(value)}
       onChange=${(e) => onChange(choices[e.currentTarget.selectedIndex])}>
       ${choices.map((choice) => html`<option value=${String(choice)}>
-        ${(named && named[choice]) || words(shown(choice))}${choice === spec.default ? " (default)" : ""}
+        ${choiceName(spec, choice, named)}${choice === spec.default ? " (default)" : ""}
       </option>`)}
     </select>
   </div>`;

@@ -20,6 +20,7 @@ import { choiceWords, loadBoard } from "./games/index.js";
 import { StepHelp, useHelp } from "./help.js";
 import {
   botsCredential,
+  choiceName,
   clockWords,
   forgetSeat,
   heldInvite,
@@ -235,7 +236,7 @@ function changedOptions(game, info, named) {
   return Object.entries(info.options || {})
     .filter(([key, value]) => game.options[key] && value !== game.options[key].default)
     .map(([key, value]) => `${game.options[key].name || words(key)}: ${
-      (named[key] && named[key][value]) || words(shown(value))}`);
+      choiceName(game.options[key], value, named[key])}`);
 }
 
 /** What a visitor should know before taking a seat: who may sit, whether someone may know

@@ -6,9 +6,11 @@
 // Names, points and tracks come from the view's `printed` data, never from this file.
 // Every colour has its own fill AND its own shape, so the board reads without colour.
 // A move is two clicks: pieces (a colour on a factory or in the centre), then a strip of
-// your palace; a third choice (wild spaces, the colour kept) appears next to it.
+// your palace; a third choice (wild spaces, the colour kept) appears next to it. After
+// the first click the page scrolls your strips into view (a phone's first screen holds
+// the table only), smoothly unless you ask for reduced motion.
 
-import { html, useEffect, useMemo, useState } from "/static/common.js";
+import { html, useEffect, useMemo, useRef, useState } from "/static/common.js";
 
 const STEP = " → ";
 const ROMAN = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"];
@@ -243,11 +245,22 @@ function Column({ slot, board, names, points, target, onTarget, chosen, reachabl
   </div>`;
 }
 
+/** Scroll `element` into view by the shortest way: smoothly, or at once for a player who
+ * asks for reduced motion. */
+function bringIntoView(element) {
+  const still = globalThis.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  element.scrollIntoView({ block: "nearest", behavior: still ? "instant" : "smooth" });
+}
+
 function Palace({ doc, game, s, mine, names, pick, reset, onSend }) {
   const board = game.boards[s];
   const printed = game.printed;
   const [slotChosen, setSlotChosen] = useState(null);
   useEffect(() => setSlotChosen(null), [pick]);
+  const reach = useRef(null);
+  useEffect(() => {
+    if (mine && pick && reach.current) bringIntoView(reach.current);
+  }, [pick, slotChosen]);
   const bySlot = useMemo(() => targets(pick), [pick]);
   const toPlay = doc.status === "playing" && doc.to_act.includes(s);
   const holdsStart = !game.center_tile && game.start === s && !game.finished;
@@ -277,37 +290,39 @@ function Palace({ doc, game, s, mine, names, pick, reset, onSend }) {
           title=${`${reset.label} (a whole turn, instead of taking glass)`}
           onClick=${() => onSend(reset.action)}>▼ ${capital(reset.label)}</button></p>`
       : null}
-    ${pick && mine
-      ? html`<div class="sn-ask" role="group" aria-label="Your move">
-          <p><strong>Taking ${pick.what}.</strong> ${breakAll
-            ? "No strip you can reach takes this colour: every piece breaks."
-            : chosen ? `${chosen.where}: choose how.` : "Choose a highlighted strip."}</p>
-          <div class="row">
-            ${breakAll
-              ? html`<button type="button" data-move="break" aria-label=${`${pick.what}${STEP}${breakAll.where}`}
-                  onClick=${() => onSend(breakAll.items[0].entry.action)}>${breakAll.where}</button>`
-              : null}
-            ${chosen
-              ? chosen.items.map(({ entry, steps }, i) => html`<button key=${i} type="button" data-move="choose"
-                  aria-label=${entry.label} title=${entry.label} onClick=${() => onSend(entry.action)}>${steps.slice(2).join(STEP) || entry.label}</button>`)
-              : null}
-          </div>
-        </div>`
-      : null}
-    <div class="sn-cols">
-      ${board.strips.map((_, slot) => {
-        const group = mine ? bySlot.get(slot) : null;
-        return html`<${Column} key=${slot} slot=${slot} board=${board} names=${names}
-          points=${printed.window_points[slot]} reachable=${slot >= board.glazier || !board.strips[slot]}
-          target=${group ? { label: `${pick.what}${STEP}${group.where}` } : null}
-          chosen=${slotChosen === slot} onTarget=${() => onTarget(slot)} />`;
-      })}
-      ${ornaments
-        ? ornaments.map(({ pair, filled, points }, i) => html`<div key=${`o${i}`} class=${`sn-orn${filled >= 2 ? " sn-lit" : ""}`}
-            style=${{ gridColumn: `${Math.min(...pair) + 1} / ${Math.max(...pair) + 2}` }}
-            aria-label=${`ornament between windows ${pair.map((w) => w + 1).join(" and ")}: ${filled} of 4 spaces, ${points} points at the end`}
-            title=${`ornament: ${filled} of 4 spaces filled, ${points} points at the end`}>◆ ${filled}/4 · ${points}\u00a0pt</div>`)
+    <div class="sn-reach" ref=${reach}>
+      ${pick && mine
+        ? html`<div class="sn-ask" role="group" aria-label="Your move">
+            <p><strong>Taking ${pick.what}.</strong> ${breakAll
+              ? "No strip you can reach takes this colour: every piece breaks."
+              : chosen ? `${chosen.where}: choose how.` : "Choose a highlighted strip."}</p>
+            <div class="row">
+              ${breakAll
+                ? html`<button type="button" data-move="break" aria-label=${`${pick.what}${STEP}${breakAll.where}`}
+                    onClick=${() => onSend(breakAll.items[0].entry.action)}>${breakAll.where}</button>`
+                : null}
+              ${chosen
+                ? chosen.items.map(({ entry, steps }, i) => html`<button key=${i} type="button" data-move="choose"
+                    aria-label=${entry.label} title=${entry.label} onClick=${() => onSend(entry.action)}>${steps.slice(2).join(STEP) || entry.label}</button>`)
+                : null}
+            </div>
+          </div>`
         : null}
+      <div class="sn-cols">
+        ${board.strips.map((_, slot) => {
+          const group = mine ? bySlot.get(slot) : null;
+          return html`<${Column} key=${slot} slot=${slot} board=${board} names=${names}
+            points=${printed.window_points[slot]} reachable=${slot >= board.glazier || !board.strips[slot]}
+            target=${group ? { label: `${pick.what}${STEP}${group.where}` } : null}
+            chosen=${slotChosen === slot} onTarget=${() => onTarget(slot)} />`;
+        })}
+        ${ornaments
+          ? ornaments.map(({ pair, filled, points }, i) => html`<div key=${`o${i}`} class=${`sn-orn${filled >= 2 ? " sn-lit" : ""}`}
+              style=${{ gridColumn: `${Math.min(...pair) + 1} / ${Math.max(...pair) + 2}` }}
+              aria-label=${`ornament between windows ${pair.map((w) => w + 1).join(" and ")}: ${filled} of 4 spaces, ${points} points at the end`}
+              title=${`ornament: ${filled} of 4 spaces filled, ${points} points at the end`}>◆ ${filled}/4 · ${points}\u00a0pt</div>`)
+          : null}
+      </div>
     </div>
     ${b ? html`<p class="muted">End bonus (side B): ${plural(b.full, "full window")} × ${b.best} ${b.name} = ${b.points} pt</p>` : null}
     ${board.final
