@@ -1,7 +1,7 @@
 """Faults under load lose no acknowledged move.
 
 Two ``tablewire serve`` processes share a redis-server run as docker-compose.yml
-runs it (``appendonly yes``, ``appendfsync always``); 100 four-seat turn-relay rooms,
+runs it (``appendonly yes``, ``appendfsync always``); 200 four-seat turn-relay rooms,
 created on ``a`` (so ``a`` owns them), are played by bots whose clients start on
 ``a`` or ``b`` and fail over to the other. Mid-game, while group commit batches
 the appends of many rooms, one fault strikes:
@@ -36,7 +36,7 @@ from server.store.redis import RedisStore
 
 pytestmark = pytest.mark.load
 
-ROOMS = 100
+ROOMS = 200
 PAUSE = 10.0
 """Seconds Redis is held stopped (the fault itself, not a wait)."""
 DOWN = 3.0
@@ -100,7 +100,7 @@ async def play_through(
     return summary
 
 
-async def test_a_process_killed_mid_batch_under_100_rooms_loses_no_acknowledged_move(
+async def test_a_process_killed_mid_batch_under_200_rooms_loses_no_acknowledged_move(
     pair: tuple[SpawnedServer, SpawnedServer, SpawnedRedis],
 ) -> None:
     a, b, redis = pair
@@ -108,7 +108,7 @@ async def test_a_process_killed_mid_batch_under_100_rooms_loses_no_acknowledged_
     assert summary.reconnects > 0, "the clients of a went over to b"
 
 
-async def test_redis_stopped_for_10_s_under_100_rooms_loses_no_acknowledged_move(
+async def test_redis_stopped_for_10_s_under_200_rooms_loses_no_acknowledged_move(
     pair: tuple[SpawnedServer, SpawnedServer, SpawnedRedis],
 ) -> None:
     a, b, redis = pair
@@ -124,7 +124,7 @@ async def test_redis_stopped_for_10_s_under_100_rooms_loses_no_acknowledged_move
     assert summary.rejects > 0, "moves were refused while Redis was stopped"
 
 
-async def test_redis_killed_and_restarted_from_its_aof_under_100_rooms_loses_no_acknowledged_move(
+async def test_redis_killed_and_restarted_from_its_aof_under_200_rooms_loses_no_acknowledged_move(
     pair: tuple[SpawnedServer, SpawnedServer, SpawnedRedis],
 ) -> None:
     a, b, redis = pair
