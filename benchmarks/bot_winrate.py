@@ -20,13 +20,12 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from common import machine
+from common import commit, machine
 
 from engines import ENGINES, GAMES
 from engines.bots import kinds, make_bot
@@ -104,20 +103,6 @@ def table(results: list[dict[str, Any]]) -> str:
         shown = " | ".join("" if c is None else f"{c:.1%}".replace("%", " %") for c in cells)
         lines.append(f"| {game} | {row} | {shown} |")
     return "\n".join(lines)
-
-
-def commit() -> str:
-    """The short hash of the checked-out commit, for the JSON lines."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return done.stdout.strip()
 
 
 def matrix(games: list[str], count: int, options: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from clients.stats import machine, percentile
 
-__all__ = ["REDIS_ARGS", "harness", "loadtest", "machine", "percentile"]
+__all__ = ["REDIS_ARGS", "commit", "harness", "loadtest", "machine", "percentile"]
 
 TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,6 +22,20 @@ SHARED = Path(os.environ.get("SHARED_PEERS", ROOT.parent / "shared" / "peers" / 
 PEERS = Path(os.environ.get("PEERS", "/tmp/tablewire-peers-redis"))
 REDIS_ARGS = ("--save", "", "--appendonly", "yes", "--appendfsync", "always")
 """redis-server as docker-compose.yml runs it (append-only file, fsync every write)."""
+
+
+def commit() -> str:
+    """The short hash of the checked-out commit, for the JSON lines ("unknown" outside git)."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return done.stdout.strip()
 
 
 def harness(install: bool = False) -> Path:

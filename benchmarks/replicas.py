@@ -34,12 +34,11 @@ import datetime
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from common import REDIS_ARGS, harness, machine
+from common import REDIS_ARGS, commit, harness, machine
 
 from clients.compose import Shape, compose_shape, nginx_binary
 from clients.spawn import SpawnedRedis
@@ -177,15 +176,6 @@ def main() -> None:
     )
     args = parser.parse_args()
     out = ROOT / "benchmarks" / "results" / f"replicas-{datetime.date.today().isoformat()}.jsonl"
-    try:
-        commit = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
     binary = nginx_binary()
     if binary is None:
         raise SystemExit("nginx is missing (apt-get install nginx)")
@@ -198,7 +188,7 @@ def main() -> None:
             except (RuntimeError, TimeoutError) as failed:
                 print(f"{rooms} rooms, {replicas} replicas failed: {failed}", file=sys.stderr)
                 continue
-            result["commit"] = commit
+            result["commit"] = commit()
             print(json.dumps(result), flush=True)
             with out.open("a") as f:
                 f.write(json.dumps(result) + "\n")

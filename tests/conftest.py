@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import httpx
 import hypothesis  # noqa: F401  (see below)
 import pytest
 import uvicorn
@@ -146,6 +147,13 @@ async def server(
         settings = replace(settings, redis_url=url, redis_prefix=prefix)
     async with running(settings) as served:
         yield served
+
+
+@pytest.fixture
+async def http(server: Running) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client of the ``server`` fixture's server."""
+    async with httpx.AsyncClient(base_url=server.url) as client:
+        yield client
 
 
 @contextlib.asynccontextmanager

@@ -8,6 +8,7 @@ from typing import Any
 
 from clients.client import RoomClient
 from clients.spawn import SpawnedServer
+from server.store.redis import RedisStore
 
 LEASE_TTL = 1.0
 
@@ -36,6 +37,21 @@ def spread(
         order = servers[i % len(servers) :] + servers[: i % len(servers)]
         clients.append(RoomClient(",".join(s.ws for s in order), room_id, token, record=True))
     return clients
+
+
+async def assert_games_finished_with_every_ack(
+    url: str, tables: list[tuple[str, list[RoomClient]]], prefix: str | None = None
+) -> None:
+    """Every room of ``tables`` (room id, its clients) in the Redis at ``url`` is finished,
+    and every ack its clients got names its log entry (:func:`assert_every_ack_is_logged`)."""
+    store = RedisStore.connect(url, **({} if prefix is None else {"prefix": prefix}))
+    try:
+        for room_id, clients in tables:
+            assert_every_ack_is_logged(clients, await store.read_log(room_id))
+            record = await store.load_room(room_id)
+            assert record is not None and record.status == "finished", room_id
+    finally:
+        await store.close()
 
 
 def assert_every_ack_is_logged(clients: list[RoomClient], log: list[Any]) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx
 import msgpack
 import pytest
 from rich.console import Console
@@ -147,6 +148,12 @@ def table_rows(heading: str) -> list[list[str]]:
 def codes_in(cell: str) -> list[str]:
     """The codes a cell names (`a`, `b`)."""
     return re.findall(r"`(\w+)`", cell)
+
+
+def error_code(response: httpx.Response) -> str:
+    """The ``code`` of an HTTP error answer."""
+    code: str = response.json()["error"]["code"]
+    return code
 
 
 @dataclass

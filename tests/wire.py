@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -28,6 +30,21 @@ class Raw:
     @classmethod
     async def open(cls, server: Running, room_id: str) -> Raw:
         return cls(await connect(f"{server.ws}/ws/rooms/{room_id}", max_size=None))
+
+    @classmethod
+    @asynccontextmanager
+    async def joined(
+        cls, server: Running, room_id: str, token: str | None = None
+    ) -> AsyncIterator[Raw]:
+        """A connection to the room (a seat's, or a spectator's), its welcome and snapshot
+        read; closed at the end."""
+        raw = await cls.open(server, room_id)
+        try:
+            await raw.join(token)
+            assert (await raw.recv())["t"] == "snapshot"
+            yield raw
+        finally:
+            await raw.ws.close()
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.ws.send(encode(message))

@@ -3,18 +3,7 @@ bots default to the strongest, and ``bad_bot_kind`` names the kinds the game has
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
-import pytest
-
-from conftest import Running
-
-
-@pytest.fixture
-async def http(server: Running) -> Any:
-    async with httpx.AsyncClient(base_url=server.url) as client:
-        yield client
 
 
 async def test_games_list_their_bot_kinds_and_bots_default_to_the_strongest(

@@ -5,8 +5,7 @@ who joins gets the recent lines."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack
 from dataclasses import replace
 from typing import Any
 
@@ -21,18 +20,6 @@ from server.settings import Settings
 
 GUARD = 30.0
 """Seconds a test may take at most (a guard against a hang, not a measurement)."""
-
-
-@asynccontextmanager
-async def joined(server: Running, room_id: str, token: str | None = None) -> AsyncIterator[Raw]:
-    """A connection to the room (a seat's, or a spectator's), its welcome and state read."""
-    raw = await Raw.open(server, room_id)
-    try:
-        await raw.join(token)
-        assert (await raw.recv())["t"] == "snapshot"
-        yield raw
-    finally:
-        await raw.ws.close()
 
 
 async def next_chat(raw: Raw) -> dict[str, Any]:
@@ -61,9 +48,9 @@ async def test_a_players_line_reaches_the_other_player_and_a_spectator_as_plain_
 ) -> None:
     room_id, tokens = await new_room(server, seats=2)
     async with asyncio.timeout(GUARD), AsyncExitStack() as stack:
-        ana = await stack.enter_async_context(joined(server, room_id, tokens[0]))
-        bo = await stack.enter_async_context(joined(server, room_id, tokens[1]))
-        watcher = await stack.enter_async_context(joined(server, room_id))
+        ana = await stack.enter_async_context(Raw.joined(server, room_id, tokens[0]))
+        bo = await stack.enter_async_context(Raw.joined(server, room_id, tokens[1]))
+        watcher = await stack.enter_async_context(Raw.joined(server, room_id))
         room = server.lobby.room(room_id)
         assert room is not None
         before = (room.version, room.state)
@@ -83,9 +70,9 @@ async def test_a_players_line_reaches_the_other_player_and_a_spectator_as_plain_
 async def test_refused_lines_get_their_code_and_reach_nobody(server: Running) -> None:
     room_id, tokens = await new_room(server, seats=2)
     async with asyncio.timeout(GUARD), AsyncExitStack() as stack:
-        ana = await stack.enter_async_context(joined(server, room_id, tokens[0]))
-        bo = await stack.enter_async_context(joined(server, room_id, tokens[1]))
-        watcher = await stack.enter_async_context(joined(server, room_id))
+        ana = await stack.enter_async_context(Raw.joined(server, room_id, tokens[0]))
+        bo = await stack.enter_async_context(Raw.joined(server, room_id, tokens[1]))
+        watcher = await stack.enter_async_context(Raw.joined(server, room_id))
         room = server.lobby.room(room_id)
         assert room is not None
         version = room.version
@@ -102,7 +89,7 @@ async def test_refused_lines_get_their_code_and_reach_nobody(server: Running) ->
 
 async def test_a_connection_saying_too_much_is_told_when_to_retry(server: Running) -> None:
     room_id, tokens = await new_room(server, seats=2)
-    async with asyncio.timeout(GUARD), joined(server, room_id, tokens[0]) as ana:
+    async with asyncio.timeout(GUARD), Raw.joined(server, room_id, tokens[0]) as ana:
         for n in range(Settings().chat_burst):
             await ana.send({"t": "say", "text": f"line {n}"})
             assert texts(await next_chat(ana)) == [f"line {n}"]
@@ -117,7 +104,7 @@ async def test_spectators_chat_before_the_game_and_during_it_where_the_room_allo
 ) -> None:
     async with asyncio.timeout(GUARD):
         waiting, _ = await new_room(server, seats=2, fill=1)
-        async with joined(server, waiting) as watcher:
+        async with Raw.joined(server, waiting) as watcher:
             await watcher.send({"t": "say", "text": "may I play next?"})
             [line] = (await next_chat(watcher))["lines"]
             assert (line["seat"], line["name"]) == (None, "spectator")
@@ -125,7 +112,7 @@ async def test_spectators_chat_before_the_game_and_during_it_where_the_room_allo
             room = await lobby.create_room("sintra", seats=2, options={"spectator_chat": True})
             for name in ("ana", "bo"):
                 await lobby.reserve(room["id"], name=name)
-        async with joined(server, room["id"]) as watcher:
+        async with Raw.joined(server, room["id"]) as watcher:
             await watcher.send({"t": "say", "text": "nice move"})
             assert texts(await next_chat(watcher)) == ["nice move"]
 
@@ -133,7 +120,7 @@ async def test_spectators_chat_before_the_game_and_during_it_where_the_room_allo
 async def test_who_joins_gets_the_recent_lines_after_the_state(settings: Settings) -> None:
     async with running(replace(settings, chat_rate=0)) as server, asyncio.timeout(GUARD):
         room_id, tokens = await new_room(server, seats=2)
-        async with joined(server, room_id, tokens[0]) as ana:
+        async with Raw.joined(server, room_id, tokens[0]) as ana:
             for n in range(HISTORY + 5):
                 await ana.send({"t": "say", "text": f"line {n}"})
             for n in range(HISTORY + 5):
@@ -162,9 +149,9 @@ async def test_a_line_reaches_the_rooms_connections_on_another_process(
         AsyncExitStack() as stack,
     ):
         room_id, tokens = await new_room(a, seats=2)
-        ana = await stack.enter_async_context(joined(a, room_id, tokens[0]))
-        bo = await stack.enter_async_context(joined(b, room_id, tokens[1]))
-        watcher = await stack.enter_async_context(joined(b, room_id))
+        ana = await stack.enter_async_context(Raw.joined(a, room_id, tokens[0]))
+        bo = await stack.enter_async_context(Raw.joined(b, room_id, tokens[1]))
+        watcher = await stack.enter_async_context(Raw.joined(b, room_id))
         replica = b.lobby.room(room_id)
         assert replica is not None and replica.lease is None, "b follows the room a owns"
         await bo.send({"t": "say", "text": "from b"})
@@ -173,6 +160,6 @@ async def test_a_line_reaches_the_rooms_connections_on_another_process(
         await ana.send({"t": "say", "text": "from a"})
         for raw in (ana, bo, watcher):
             assert texts(await next_chat(raw)) == ["from a"]
-        async with joined(b, room_id) as late:
+        async with Raw.joined(b, room_id) as late:
             frame = await next_chat(late)
         assert frame["history"] is True and texts(frame) == ["from b", "from a"]

@@ -220,18 +220,6 @@ async def chat_not_allowed(env: CodeEnv) -> Frame:
         return refused
 
 
-@asynccontextmanager
-async def seated(server: Running, room_id: str, token: str) -> AsyncIterator[Raw]:
-    """A seat's connection to a room (its snapshot read)."""
-    raw = await Raw.open(server, room_id)
-    try:
-        await raw.join(token)
-        assert (await raw.recv())["t"] == "snapshot"
-        yield raw
-    finally:
-        await raw.ws.close()
-
-
 async def intent(raw: Raw, action: Action) -> Frame:
     """Send an intent; its ``reject`` (an ``ack`` fails the case)."""
     await raw.send({"t": "intent", "id": 1, "action": action})
@@ -246,7 +234,7 @@ async def intent(raw: Raw, action: Action) -> Frame:
 async def not_started(env: CodeEnv) -> Frame:
     async with env.serve() as server:
         room_id, tokens = await new_room(server, seats=2, fill=1)
-        async with seated(server, room_id, tokens[0]) as raw:
+        async with Raw.joined(server, room_id, tokens[0]) as raw:
             return await intent(raw, {"type": "reset"})
 
 
@@ -254,7 +242,7 @@ async def not_started(env: CodeEnv) -> Frame:
 async def game_over(env: CodeEnv) -> Frame:
     async with env.serve() as server:
         room_id, tokens = await played_out(server, seed=9)
-        async with seated(server, room_id, tokens[0]) as raw:
+        async with Raw.joined(server, room_id, tokens[0]) as raw:
             return await intent(raw, {"type": "reset"})
 
 
@@ -270,7 +258,7 @@ async def store_unavailable(env: CodeEnv) -> Frame:
             assert room is not None and room.state is not None
             seat = min(room.engine.to_act(room.state))
             move = room.engine.legal_actions(room.state, seat)[0]
-            async with seated(server, room_id, tokens[seat]) as raw:
+            async with Raw.joined(server, room_id, tokens[seat]) as raw:
                 redis.stop()
                 return await intent(raw, move)
     finally:
@@ -289,7 +277,7 @@ async def owner_unavailable(env: CodeEnv) -> Frame:
     async with (
         env.frozen_owner(room) as (room_id, token),
         env.follower() as follower,
-        seated(follower, room_id, token) as raw,
+        Raw.joined(follower, room_id, token) as raw,
     ):
         return await intent(raw, {"type": "reset"})
 
@@ -303,13 +291,13 @@ async def expelled(env: CodeEnv) -> Frame:
             options = {"grace": 0, "expel_after": 1, "bot_delay": 0}
             room = await lobby.create_room("turn-relay", seats=4, options=options)
             tokens = [(await lobby.reserve(room["id"]))["token"] for _ in range(4)]
-        async with seated(server, room["id"], tokens[1]) as watcher:
+        async with Raw.joined(server, room["id"], tokens[1]) as watcher:
             while not any(
                 event["type"] == "expelled"
                 for event in (await watcher.recv_until("event"))["events"]
             ):
                 pass
-        async with seated(server, room["id"], tokens[0]) as raw:
+        async with Raw.joined(server, room["id"], tokens[0]) as raw:
             return await intent(raw, {"take": 0, "colour": 0})
 
 
@@ -367,7 +355,7 @@ async def internal_error(env: CodeEnv) -> Frame:
         async with LobbyClient(server.url) as lobby:
             room = await lobby.create_room(engine, seats=4)
             tokens = [(await lobby.reserve(room["id"]))["token"] for _ in range(4)]
-        async with seated(server, room["id"], tokens[0]) as raw:
+        async with Raw.joined(server, room["id"], tokens[0]) as raw:
             return await intent(raw, {"take": 0, "colour": 0})
 
 

@@ -2,23 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
-import pytest
 
-from conftest import Running
-
-
-@pytest.fixture
-async def http(server: Running) -> Any:
-    async with httpx.AsyncClient(base_url=server.url) as client:
-        yield client
-
-
-def error_code(response: httpx.Response) -> str:
-    code: str = response.json()["error"]["code"]
-    return code
+from support import error_code
 
 
 async def test_quickplay_joins_the_fullest_open_room(http: httpx.AsyncClient) -> None:

@@ -25,14 +25,13 @@ import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
-from processes import LEASE_TTL, assert_every_ack_is_logged, spread
+from processes import LEASE_TTL, assert_games_finished_with_every_ack, spread
 
 from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient
 from clients.spawn import SpawnedRedis, SpawnedServer
 from conftest import redis_server
 from engines.bots import RandomBot
-from server.store.redis import RedisStore
 
 pytestmark = pytest.mark.load
 
@@ -89,14 +88,7 @@ async def play_through(
     await fault()
     async with asyncio.timeout(240):
         await games
-    store = RedisStore.connect(redis.url)
-    try:
-        for room_id, clients in tables:
-            assert_every_ack_is_logged(clients, await store.read_log(room_id))
-            record = await store.load_room(room_id)
-            assert record is not None and record.status == "finished", room_id
-    finally:
-        await store.close()
+    await assert_games_finished_with_every_ack(redis.url, tables)
     return summary
 
 

@@ -16,7 +16,7 @@ import signal
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from processes import assert_every_ack_is_logged, node_process, spread
+from processes import assert_games_finished_with_every_ack, node_process, spread
 
 from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient
@@ -151,14 +151,7 @@ async def test_a_master_killed_mid_game_loses_no_acknowledged_move(prefix: str) 
         async with asyncio.timeout(240):
             await games
         assert cluster.master_of(first) is promoted, "the replica kept the slot"
-        store = RedisStore.connect(cluster.url, prefix=prefix)
-        try:
-            for room_id, clients in tables:
-                assert_every_ack_is_logged(clients, await store.read_log(room_id))
-                record = await store.load_room(room_id)
-                assert record is not None and record.status == "finished", room_id
-        finally:
-            await store.close()
+        await assert_games_finished_with_every_ack(cluster.url, tables, prefix)
     finally:
         await asyncio.gather(*(s.stop() for s in servers))
         cluster.cleanup()

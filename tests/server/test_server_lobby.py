@@ -9,24 +9,12 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import Running
 from server.app import create_app
 from server.errors import ApiError
 from server.lobby import Lobby
 from server.settings import Settings
 from server.store import MemoryStore, StoreUnavailable
-from support import Mover
-
-
-@pytest.fixture
-async def http(server: Running) -> Any:
-    async with httpx.AsyncClient(base_url=server.url) as client:
-        yield client
-
-
-def error_code(response: httpx.Response) -> str:
-    code: str = response.json()["error"]["code"]
-    return code
+from support import Mover, error_code
 
 
 async def test_games_lists_engines_with_their_options(http: httpx.AsyncClient) -> None:
