@@ -54,6 +54,7 @@ from server.limits import FrameLimits, Gate, Kind, client_address, load_test
 from server.lobby import Lobby
 from server.logs import fields
 from server.metrics import CLOSES, COUNTS, ERRORS, RATE_LIMITED, SLOW_CLOSES, Ending
+from server.outbox import Outbox
 from server.room import Connection, Room, hash_token
 from server.settings import Settings
 from server.store import StoreUnavailable
@@ -110,8 +111,9 @@ class SocketConnection:
         self.cutoff: asyncio.Timeout | None = None
         """Set by :func:`serve` while it runs: a close moves it to ``close_timeout`` ahead."""
         self._direct = direct
-        self._pending: list[bytes] = []
-        """Frames for the direct writer, written together by :data:`FLUSHER`."""
+        self.outbox = Outbox(direct, self, settings.send_buffer)
+        self.send = self.outbox.send
+        """Send a frame (:meth:`Outbox.send`, compiled: the path of every frame out)."""
         self._queue: asyncio.Queue[bytes | None] | None = None
         """Frames for :attr:`writer`: every frame without a direct writer, only the closing
         ones with it. Made on first use: most connections never close from this side."""
@@ -127,50 +129,37 @@ class SocketConnection:
         self._legal_free = 0
         """``legal`` requests this connection may still ask without the rate limit."""
 
-    def send(self, frame: bytes) -> None:
-        if self.closing:
-            return
-        COUNTS.frames_out += 1
-        COUNTS.bytes_out += len(frame)
-        if self._direct is not None:  # (its queue takes only the closing frames)
-            if not self._pending:
-                FLUSHER.add(self)
-            self._pending.append(frame)
-            return
+    def queue_frame(self, frame: bytes) -> None:
+        """A frame without a direct writer: to the writer task's queue (:class:`Outbox`)."""
         try:
             self._queued().put_nowait(frame)
         except asyncio.QueueFull:
             self.too_slow("too many frames waiting; reconnect and resync")
             return
+        self.watch()
+
+    def watch(self) -> None:
+        """Frames wait: check the client takes them, unless a check is due already."""
         if self._watch is None:
             self._watch_progress()
 
     def flush(self) -> None:
-        """Write the frames sent since the last flush (the direct writer's path)."""
-        frames, self._pending = self._pending, []
-        if not frames or self.closing or self._direct is None:
-            return
-        buffered = self._direct.write(frames)
-        if buffered is None:
-            return
-        if buffered > self.settings.send_buffer:
-            self.too_slow("too many bytes waiting; reconnect and resync")
-        elif buffered and self._watch is None:
-            self._watch_progress()
+        """Write the frames sent since the last flush (:meth:`Outbox.flush`)."""
+        self.outbox.flush()
 
     def too_slow(self, message: str) -> None:
         SLOW_CLOSES.inc()
         self.close(Code.TOO_SLOW, message)
 
     def close(self, code: str, message: str) -> None:
-        if self._pending and not self.closing:
+        if self.outbox.pending and not self.closing:
             self.flush()  # what was sent before the close goes first (or finds it too slow)
         self._close(code, message)
 
     def _close(self, code: str, message: str) -> None:
         if self.closing:
             return
-        self.closing = True
+        self.closing = self.outbox.closing = True
         self.fatal = code
         ERRORS.labels(code).inc()
         if self._watch is not None:
