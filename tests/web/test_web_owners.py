@@ -138,7 +138,7 @@ def test_a_visitor_is_told_the_creator_chose_the_seed(
     assert "Private room" in text
     assert "The creator chose the seed (they can know every hidden card)." in text
     assert "30 seconds a move" in text
-    assert "Rules changed: Palace side: B." in text
+    assert "Rules changed: Palace side: B (windows × best colour)." in text
     visitor.shoot(shots, "owners-seed-chosen")
     assert visitor.page.get_by_role("button", name="Take a seat").is_visible()
 
