@@ -63,8 +63,9 @@ class Subscriber:
         return channel.decode() if isinstance(channel, bytes) else channel, got["data"]
 
     def _moved(self) -> None:
-        """A channel's slot left its master: read the cluster's slots again (once for
-        every ``sunsubscribe`` that arrives while a read is in flight)."""
+        """A channel's slot left its master: read the cluster's slots again; however
+        many ``sunsubscribe`` arrive while a read is in flight (a slot's channels, or
+        a reshard's many slots), one more read follows it."""
         self._stale = True
         if self._refresh is None or self._refresh.done():
             self._refresh = asyncio.create_task(self._follow_slots())
