@@ -1,0 +1,211 @@
+"""Slots moved from one master to another while their rooms are played, on a real
+Redis Cluster (3 masters, 3 replicas) under two ``tablewire serve`` processes.
+
+A slot is moved as ``redis-cli --cluster reshard`` moves it, by hand, so that a
+room's keys sit on both masters for a while: the target ``IMPORTING``, the source
+``MIGRATING``, the room's keys ``MIGRATE``\\ d one at a time (between two keys the
+mover lets the games run on), then ``SETSLOT NODE`` on every master. Meanwhile a
+move's script finds some of its room's keys gone (``TRYAGAIN``) or all of them
+(``ASK``), and afterwards its slot elsewhere (``MOVED``): the store refuses it
+(``store_unavailable``) and the bots send it again; a lease that could not be
+renewed meanwhile may expire, and another process takes the room over. The old
+master ends the subscriptions to the slot's channels, and the subscriber follows
+them to the new one (server/store/channels.py). Every game finishes with
+``--check`` and no acknowledged move is missing from its room's log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from processes import assert_every_ack_is_logged, node_process, spread
+from redis.asyncio.cluster import RedisCluster
+
+from clients.bots import Summary, play_seat
+from clients.client import LobbyClient, RoomClient
+from clients.spawn import TABLEWIRE, SpawnedCluster
+from conftest import redis_cluster
+from engines.bots import RandomBot
+from server.store.channels import Subscriber
+from server.store.redis import RedisStore
+
+pytestmark = pytest.mark.load
+
+ROOMS = 8
+"""Turn-relay rooms played here (their acks checked), and Sintra rooms ``tablewire bots``
+plays beside them."""
+ROUNDS = 3
+"""Times the slot of every room being played moves."""
+
+
+class Mover:
+    """Moves slots between the masters of ``cluster`` with CLUSTER SETSLOT and MIGRATE,
+    one key at a time."""
+
+    def __init__(self, cluster: SpawnedCluster) -> None:
+        self.clients = {
+            node.port: aioredis.Redis(port=node.port, decode_responses=True)
+            for node in cluster.nodes
+        }
+        self.keys_moved = 0
+        self.slots_moved = 0
+
+    async def on(self, port: int, *command: str | int) -> Any:
+        """``command``'s answer from the node of ``port``."""
+        return await self.clients[port].execute_command(*command)  # type: ignore[no-untyped-call]
+
+    async def masters(self) -> dict[str, int]:
+        """Each master's node id and port."""
+        found = {}
+        for port in self.clients:
+            if (await self.on(port, "ROLE"))[0] == "master":
+                found[await self.on(port, "CLUSTER", "MYID")] = port
+        return found
+
+    async def owner(self, slot: int) -> str:
+        """The node id of ``slot``'s master."""
+        for low, high, master, *_ in await self.on(next(iter(self.clients)), "CLUSTER", "SLOTS"):
+            if low <= slot <= high:
+                return str(master[2])
+        raise LookupError(slot)
+
+    async def move(self, slot: int) -> None:
+        """Move ``slot`` to another master (the next one by node id) as redis-cli does,
+        one key at a time."""
+        masters = await self.masters()
+        source = await self.owner(slot)
+        ids = sorted(masters)
+        target = ids[(ids.index(source) + 1) % len(ids)]
+        await self.on(masters[target], "CLUSTER", "SETSLOT", slot, "IMPORTING", source)
+        await self.on(masters[source], "CLUSTER", "SETSLOT", slot, "MIGRATING", target)
+        while keys := await self.on(masters[source], "CLUSTER", "GETKEYSINSLOT", slot, 1):
+            host = ("127.0.0.1", masters[target])
+            await self.on(masters[source], "MIGRATE", *host, "", 0, 5000, "KEYS", *keys)
+            self.keys_moved += 1
+            # Not a wait for anything: the width of the window in which the room's keys
+            # are split between the two masters, while its games go on.
+            await asyncio.sleep(0.02)
+        for port in (masters[target], masters[source], *masters.values()):
+            await self.on(port, "CLUSTER", "SETSLOT", slot, "NODE", target)
+        self.slots_moved += 1
+
+    async def aclose(self) -> None:
+        for client in self.clients.values():
+            await client.aclose()
+
+
+async def moves_on(client: RoomClient, by: int) -> None:
+    """Until ``client``'s room is ``by`` versions further than now, or finished."""
+    target = (client.version or 0) + by
+    await client.wait_for(
+        lambda doc: doc["status"] == "finished" or (client.version or 0) >= target
+    )
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[SpawnedCluster]:
+    spawned = redis_cluster()
+    spawned.start()
+    yield spawned
+    spawned.cleanup()
+
+
+async def test_a_subscriber_follows_its_channel_to_the_master_its_slot_moved_to(
+    cluster: SpawnedCluster, prefix: str
+) -> None:
+    """Nothing but the old master's ``sunsubscribe`` tells the subscriber: it reads the
+    slots again and subscribes on the new master."""
+    listening, publishing = (RedisCluster.from_url(cluster.url) for _ in range(2))
+    subscriber = Subscriber(listening, sharded=True)
+    mover = Mover(cluster)
+    channel = f"{prefix}:room:{{moving}}:inbox"
+    try:
+        await subscriber.subscribe(channel)
+        slot = listening.keyslot(channel)
+        await mover.move(slot)
+        heard = None
+        async with asyncio.timeout(10):
+            while heard is None:  # what is published before it subscribes again is lost
+                await publishing.spublish(channel, b"hello")
+                heard = await subscriber.message(within=0.1)
+        assert heard == (channel, b"hello")
+    finally:
+        await subscriber.aclose()
+        await mover.aclose()
+        await listening.aclose()
+        await publishing.aclose()
+
+
+async def test_slots_moved_while_their_rooms_are_played_lose_no_acknowledged_move(
+    cluster: SpawnedCluster, prefix: str
+) -> None:
+    """``ROUNDS`` times, the slot of every room being played moves to another master
+    while the games go on; every game finishes (``tablewire bots --check`` agrees at
+    every version), and every ack a client saw names its entry in the room's log."""
+    servers = [
+        node_process(n, cluster.url, prefix, load_test_clients="127.0.0.1") for n in ("a", "b")
+    ]
+    mover = Mover(cluster)
+    store = RedisStore.connect(cluster.url, prefix=prefix)
+    bots: asyncio.subprocess.Process | None = None
+    games: asyncio.Future[Any] | None = None
+    try:
+        await asyncio.gather(*(s.start() for s in servers))
+        bots = await asyncio.create_subprocess_exec(
+            TABLEWIRE,
+            *("bots", "--server", ",".join(s.url for s in servers), "--rooms", str(ROOMS)),
+            *("--players", "3", "--spectators", "1", "--check", "--timeout", "240"),
+            stdout=asyncio.subprocess.PIPE,
+        )
+        tables: list[tuple[str, list[RoomClient]]] = []
+        async with LobbyClient(servers[0].url) as lobby:
+            for _ in range(ROOMS):
+                room = await lobby.create_room("turn-relay", options={"moves": 100})
+                tokens = [(await lobby.reserve(room["id"]))["token"] for _ in range(4)]
+                tables.append((room["id"], spread(servers, room["id"], list(tokens))))
+        players = [client for _, clients in tables for client in clients]
+        for client in players:
+            await client.connect()
+        summary = Summary("turn-relay")
+        games = asyncio.gather(
+            *(play_seat(c, RandomBot(i), summary) for i, c in enumerate(players)),
+            bots.communicate(),
+        )
+        async with asyncio.timeout(300):
+            for _ in range(ROUNDS):
+                async with LobbyClient(servers[0].url) as lobby:
+                    playing = [r["id"] for r in await lobby.rooms() if r["status"] == "playing"]
+                for slot in {store.redis.keyslot(store.key(room_id)) for room_id in playing}:
+                    await mover.move(slot)
+                # The games go on after the round: each room of ours some moves further.
+                await asyncio.gather(*(moves_on(clients[0], 5) for _, clients in tables))
+            *_, (out, _) = await games
+        report = json.loads(out.decode().strip().splitlines()[-1])
+        print(
+            f"slots moved {mover.slots_moved}, keys {mover.keys_moved}; "
+            f"rejects here {summary.reject_codes}, bots' {report['reject_codes']}"
+        )
+        assert bots.returncode == 0, report
+        assert (report["games_finished"], report["errors"]) == (ROOMS, 0), report
+        for room_id, clients in tables:
+            assert_every_ack_is_logged(clients, await store.read_log(room_id))
+            record = await store.load_room(room_id)
+            assert record is not None and record.status == "finished", room_id
+        assert mover.slots_moved >= ROOMS, "the rooms' slots moved while they were played"
+    finally:
+        if games is not None:
+            games.cancel()
+            with contextlib.suppress(BaseException):
+                await games
+        if bots is not None and bots.returncode is None:
+            bots.kill()
+            await bots.wait()
+        await asyncio.gather(*(s.stop() for s in servers))
+        await store.close()
+        await mover.aclose()
