@@ -29,6 +29,10 @@ def test_a_player_waiting_alone_is_offered_bots_and_plays_at_once(
     room = served.api("GET", f"/api/rooms/{room_id}")
     assert (room["seats"], room["names"], room["owned"]) == (2, ["Ana", None], False)
 
+    page.goto(served.url + "/")
+    fill = page.get_by_role("button", name=f"Fill the free seats of room {room_id} with bots")
+    expect(fill).to_be_visible()  # the lobby offers it too, to the one seated player
+
     page.goto(f"{served.url}/rooms/{room_id}?bots_after=0")
     offer = page.get_by_role("button", name=OFFER)
     expect(offer).to_be_visible()
@@ -54,3 +58,8 @@ def test_a_player_who_is_not_alone_is_not_offered_bots(
     expect(watched.page.locator(".o-asked")).to_contain_text("2 of 3 seats taken")
     assert watched.page.get_by_role("button", name=OFFER).count() == 0
     assert watched.page.get_by_role("heading", name="Play against bots").count() == 0
+    watched.page.goto(served.url + "/")
+    expect(watched.page.get_by_text(f"room {first['room']}")).to_be_visible()
+    expect(watched.page.get_by_role("link", name="Back to your seat")).to_have_count(1)
+    fill = f"Fill the free seats of room {first['room']} with bots"
+    assert watched.page.get_by_role("button", name=fill).count() == 0, "the lobby neither"
