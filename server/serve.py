@@ -163,6 +163,8 @@ def run(settings: Settings) -> None:
     try:
         app = create_app(settings, background=background)
     except StoreUnavailable as exc:  # the Redis of --redis-url (a cluster or not) is unknown
+        for work in background:
+            work.close()  # never started: no "never awaited" warning on the way out
         log.error("cannot reach Redis", extra=logs.fields(url=settings.redis_url, error=str(exc)))
         sys.exit(3)
     tune_gc(settings)

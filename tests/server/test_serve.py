@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import signal
 import subprocess
 import sys
@@ -132,6 +133,23 @@ def test_a_port_taken_after_the_command_line_checked_it_ends_with_status_3() -> 
     assert out.returncode == 3, out.stderr
     assert "address already in use" in out.stderr.lower()
     assert "Traceback" not in out.stderr
+
+
+def test_a_server_without_its_redis_ends_with_status_3_and_one_error_line() -> None:
+    """A ``--redis-url`` nobody answers at (a cluster or not): one error line naming it,
+    status 3, nothing else on stderr (no traceback, no warning)."""
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    out = subprocess.run(
+        [TABLEWIRE, "serve", "--port", str(free_port()), "--redis-url", url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 3, out.stderr
+    lines = [json.loads(line) for line in out.stderr.splitlines()]
+    errors = [line for line in lines if line["level"] == "error"]
+    assert [(e["event"], e["url"]) for e in errors] == [("cannot reach Redis", url)], lines
+    assert {line["level"] for line in lines} <= {"info", "error"}, lines
 
 
 FAILS_TO_START = """
