@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from common import commit, machine
+from common import commit, machine, record
 
 from engines import ENGINES, GAMES
 from engines.bots import kinds, make_bot
@@ -114,9 +113,7 @@ def matrix(games: list[str], count: int, options: dict[str, Any]) -> None:
         for row in kinds(game):
             for column in kinds(game):
                 result = pair(game, row, column, count, options) | {"commit": head}
-                print(json.dumps(result), flush=True)
-                with out.open("a") as f:
-                    f.write(json.dumps(result) + "\n")
+                record(out, result)
                 results.append(result)
     print(table(results))
     print(f"JSON lines: {out}", file=sys.stderr)

@@ -14,7 +14,7 @@ from typing import Any
 
 from clients.stats import machine, percentile
 
-__all__ = ["REDIS_ARGS", "commit", "harness", "loadtest", "machine", "percentile"]
+__all__ = ["REDIS_ARGS", "commit", "harness", "loadtest", "machine", "percentile", "record"]
 
 TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,6 +22,14 @@ SHARED = Path(os.environ.get("SHARED_PEERS", ROOT.parent / "shared" / "peers" / 
 PEERS = Path(os.environ.get("PEERS", "/tmp/tablewire-peers-redis"))
 REDIS_ARGS = ("--save", "", "--appendonly", "yes", "--appendfsync", "always")
 """redis-server as docker-compose.yml runs it (append-only file, fsync every write)."""
+
+
+def record(out: Path, result: dict[str, Any]) -> None:
+    """Print ``result`` as a JSON line and append the line to ``out`` (benchmarks/results)."""
+    line = json.dumps(result)
+    print(line, flush=True)
+    with out.open("a") as f:
+        f.write(line + "\n")
 
 
 def commit() -> str:

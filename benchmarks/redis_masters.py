@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
-from common import REDIS_ARGS, machine
+from common import REDIS_ARGS, machine, record
 
 from clients.spawn import SpawnedCluster, SpawnedRedis
 from clients.stats import tree_cpu_seconds
@@ -197,9 +197,7 @@ def main() -> None:
             result = run(name, nodes, url, args)
         finally:
             cleanup()
-        print(json.dumps(result), flush=True)
-        with out.open("a") as f:
-            f.write(json.dumps(result) + "\n")
+        record(out, result)
         results.append(result)
     print(table(results))
     print(f"JSON lines: {out}", file=sys.stderr)

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from common import REDIS_ARGS, harness
+from common import REDIS_ARGS, harness, record
 
 from clients.spawn import SpawnedRedis
 from clients.stats import tree_cpu_seconds
@@ -101,9 +101,7 @@ def main() -> None:
                 result = run(rooms, args.duration_s, store)
                 if result is None:
                     continue
-                print(json.dumps(result), flush=True)
-                with out.open("a") as f:
-                    f.write(json.dumps(result) + "\n")
+                record(out, result)
                 results.append(result)
         finally:
             redis.cleanup()

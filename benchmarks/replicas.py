@@ -38,7 +38,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from common import REDIS_ARGS, commit, harness, machine
+from common import REDIS_ARGS, commit, harness, machine, record
 
 from clients.compose import Shape, compose_shape, nginx_binary
 from clients.spawn import SpawnedRedis
@@ -189,9 +189,7 @@ def main() -> None:
                 print(f"{rooms} rooms, {replicas} replicas failed: {failed}", file=sys.stderr)
                 continue
             result["commit"] = commit()
-            print(json.dumps(result), flush=True)
-            with out.open("a") as f:
-                f.write(json.dumps(result) + "\n")
+            record(out, result)
             results.append(result)
     print(table(results))
     print(f"JSON lines: {out}", file=sys.stderr)
