@@ -174,7 +174,8 @@ async def test_replica_durability_acknowledges_only_what_a_replica_has(prefix: s
     master = redis_server("--save", "", "--repl-diskless-sync-delay", "0")
     master.start()
     replica = redis_server("--save", "", "--replicaof", "127.0.0.1", str(master.port))
-    store = RedisStore.connect(master.url, prefix=prefix, durability="replica", timeout=0.4)
+    # WAIT gets half the timeout: 1 s, room for a replica starved of CPU by other tests
+    store = RedisStore.connect(master.url, prefix=prefix, durability="replica", timeout=2.0)
     try:
         await store.save_room(record("a"))
         lease = await store.acquire("a", "node-1")
