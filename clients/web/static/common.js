@@ -62,12 +62,14 @@ export function heldInvite(roomId) {
 
 /** How a request of this browser may add bots to `room` (the lobby's view of it, whose
  * `owned` says whether it has an owner): as its owner, or, in a room without owner
- * (quick play's), as a seated player. `{ownerToken}`, `{token}` or null. */
+ * (quick play's), as its one seated player. `{ownerToken}`, `{token}` or null. */
 export function botsCredential(room) {
   const owned = ownedRoom(room.id);
   if (owned) return { ownerToken: owned.ownerToken };
+  // A quick play room has no owner: its one seated player may fill it (the server
+  // refuses anyone else: nobody seats bots over another player's head).
   const seat = heldSeat(room.id);
-  return seat && room.owned === false ? { token: seat.token } : null;
+  return seat && room.owned === false && room.taken === 1 ? { token: seat.token } : null;
 }
 
 export function savedName() {

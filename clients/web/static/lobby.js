@@ -192,10 +192,7 @@ function GameCard({ game, name, onError }) {
 function RoomRow({ room, title, name, onError }) {
   const free = room.names.filter((n) => n === null).length;
   const mine = heldSeat(room.id);
-  // A quick play room has no owner: its one seated player may fill it (the server
-  // refuses anyone else, so nobody else is offered it).
-  const credential = botsCredential(room);
-  const bots = credential && (credential.ownerToken || room.taken === 1) ? credential : null;
+  const bots = botsCredential(room);
   const waiting = room.status === "waiting";
 
   async function sit() {
