@@ -23,7 +23,7 @@ import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -167,8 +167,11 @@ def house_rules(options: Mapping[str, Mapping[str, Any]]) -> str:
     )
 
 
-def page(engine: Engine, text: str, drawn: bool) -> str:
-    """The whole how-to-play page of ``engine`` from its ``rules.md`` ``text``."""
+@lru_cache(maxsize=32)
+def page(engine_id: str, text: str, drawn: bool) -> str:
+    """The whole how-to-play page of a game from its ``rules.md`` ``text``, rendered
+    once per text (a request reads the file; an edited file is rendered again)."""
+    engine = engines.ENGINES[engine_id]
     title = html.escape(engine.title)
     return f"""<!doctype html>
 <html lang="en">

@@ -120,7 +120,7 @@ def routes(frame_origins: list[str]) -> list[BaseRoute]:
             return HTMLResponse(rules.missing(engine_id), status_code=404, headers=headers)
         text = found.read_text(encoding="utf-8")
         drawn = game_urls(engine_id)["board"] is not None
-        return HTMLResponse(rules.page(engines.ENGINES[engine_id], text, drawn), headers=headers)
+        return HTMLResponse(rules.page(engine_id, text, drawn), headers=headers)
 
     return [
         page("index.html", "/"),
