@@ -4,10 +4,13 @@ that no acknowledged move is missing from the log."""
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from typing import Any
 
-from clients.client import RoomClient
+from clients.bots import Summary, play_seat
+from clients.client import LobbyClient, RoomClient
 from clients.spawn import SpawnedServer
+from engines.bots import RandomBot
 from server.store.redis import RedisStore
 
 LEASE_TTL = 1.0
@@ -39,8 +42,31 @@ def spread(
     return clients
 
 
+Tables = list[tuple[str, list[RoomClient]]]
+"""Rooms and their players' clients: (room id, one client a seat)."""
+
+
+async def relay_games(
+    servers: list[SpawnedServer], rooms: int
+) -> tuple[Tables, Summary, list[Coroutine[Any, Any, None]]]:
+    """``rooms`` four-seat turn-relay games of 100 moves, created on the first server, each
+    seat's client connected (:func:`spread` over ``servers``): the rooms, the summary the
+    random bots will fill, and the bots' play (to run: gather it)."""
+    tables: Tables = []
+    async with LobbyClient(servers[0].url) as lobby:
+        for _ in range(rooms):
+            room = await lobby.create_room("turn-relay", options={"moves": 100})
+            tokens = [(await lobby.reserve(room["id"]))["token"] for _ in range(4)]
+            tables.append((room["id"], spread(servers, room["id"], list(tokens))))
+    players = [client for _, clients in tables for client in clients]
+    for client in players:
+        await client.connect()
+    summary = Summary("turn-relay")
+    return tables, summary, [play_seat(c, RandomBot(i), summary) for i, c in enumerate(players)]
+
+
 async def assert_games_finished_with_every_ack(
-    url: str, tables: list[tuple[str, list[RoomClient]]], prefix: str | None = None
+    url: str, tables: Tables, prefix: str | None = None
 ) -> None:
     """Every room of ``tables`` (room id, its clients) in the Redis at ``url`` is finished,
     and every ack its clients got names its log entry (:func:`assert_every_ack_is_logged`)."""

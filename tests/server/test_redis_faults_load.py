@@ -25,13 +25,11 @@ import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
-from processes import LEASE_TTL, assert_games_finished_with_every_ack, spread
+from processes import LEASE_TTL, assert_games_finished_with_every_ack, relay_games
 
-from clients.bots import Summary, play_seat
-from clients.client import LobbyClient, RoomClient
+from clients.bots import Summary
 from clients.spawn import SpawnedRedis, SpawnedServer
 from conftest import redis_server
-from engines.bots import RandomBot
 
 pytestmark = pytest.mark.load
 
@@ -72,17 +70,8 @@ async def play_through(
 ) -> Summary:
     """Create the rooms on ``a``, start every game, strike with ``fault`` mid-game; then
     every game finishes and every ack is in its room's log. The bots' summary."""
-    tables: list[tuple[str, list[RoomClient]]] = []
-    async with LobbyClient(a.url) as lobby:
-        for _ in range(ROOMS):
-            room = await lobby.create_room("turn-relay", options={"moves": 100})
-            tokens = [(await lobby.reserve(room["id"]))["token"] for _ in range(4)]
-            tables.append((room["id"], spread([a, b], room["id"], list(tokens))))
-    players = [client for _, clients in tables for client in clients]
-    for client in players:
-        await client.connect()
-    summary = Summary("turn-relay")
-    games = asyncio.gather(*(play_seat(c, RandomBot(i), summary) for i, c in enumerate(players)))
+    tables, summary, plays = await relay_games([a, b], ROOMS)
+    games = asyncio.gather(*plays)
     async with asyncio.timeout(120):
         await tables[0][1][0].wait_version(40)
     await fault()

@@ -24,14 +24,12 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
-from processes import assert_every_ack_is_logged, node_process, spread
+from processes import assert_every_ack_is_logged, node_process, relay_games
 from redis.asyncio.cluster import RedisCluster
 
-from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient
 from clients.spawn import TABLEWIRE, SpawnedCluster
 from conftest import redis_cluster
-from engines.bots import RandomBot
 from server.store.channels import Subscriber
 from server.store.redis import RedisStore
 
@@ -163,20 +161,8 @@ async def test_slots_moved_while_their_rooms_are_played_lose_no_acknowledged_mov
             *("--players", "3", "--spectators", "1", "--check", "--timeout", "240"),
             stdout=asyncio.subprocess.PIPE,
         )
-        tables: list[tuple[str, list[RoomClient]]] = []
-        async with LobbyClient(servers[0].url) as lobby:
-            for _ in range(ROOMS):
-                room = await lobby.create_room("turn-relay", options={"moves": 100})
-                tokens = [(await lobby.reserve(room["id"]))["token"] for _ in range(4)]
-                tables.append((room["id"], spread(servers, room["id"], list(tokens))))
-        players = [client for _, clients in tables for client in clients]
-        for client in players:
-            await client.connect()
-        summary = Summary("turn-relay")
-        games = asyncio.gather(
-            *(play_seat(c, RandomBot(i), summary) for i, c in enumerate(players)),
-            bots.communicate(),
-        )
+        tables, summary, plays = await relay_games(servers, ROOMS)
+        games = asyncio.gather(*plays, bots.communicate())
         async with asyncio.timeout(300):
             for _ in range(ROUNDS):
                 async with LobbyClient(servers[0].url) as lobby:

@@ -16,10 +16,10 @@ import signal
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from processes import assert_games_finished_with_every_ack, node_process, spread
+from processes import assert_games_finished_with_every_ack, node_process, relay_games, spread
 
 from clients.bots import Summary, play_seat
-from clients.client import LobbyClient, RoomClient
+from clients.client import LobbyClient
 from clients.spawn import TABLEWIRE, SpawnedCluster, SpawnedServer
 from conftest import redis_cluster
 from engines.bots import RandomBot
@@ -124,19 +124,8 @@ async def test_a_master_killed_mid_game_loses_no_acknowledged_move(prefix: str) 
     ]
     try:
         await asyncio.gather(*(s.start() for s in servers))
-        tables: list[tuple[str, list[RoomClient]]] = []
-        async with LobbyClient(servers[0].url) as lobby:
-            for _ in range(ROOMS):
-                room = await lobby.create_room("turn-relay", options={"moves": 100})
-                tokens = [(await lobby.reserve(room["id"]))["token"] for _ in range(4)]
-                tables.append((room["id"], spread(servers, room["id"], list(tokens))))
-        players = [client for _, clients in tables for client in clients]
-        for client in players:
-            await client.connect()
-        summary = Summary("turn-relay")
-        games = asyncio.gather(
-            *(play_seat(c, RandomBot(i), summary) for i, c in enumerate(players))
-        )
+        tables, _, plays = await relay_games(servers, ROOMS)
+        games = asyncio.gather(*plays)
         store = RedisStore.connect(cluster.url, prefix=prefix)
         first = store.key(tables[0][0])
         await store.close()
