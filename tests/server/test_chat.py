@@ -16,6 +16,7 @@ from wire import Raw, new_room
 from clients.client import LobbyClient
 from conftest import Running, running
 from server.chat import HISTORY
+from server.room import Room
 from server.settings import Settings
 
 GUARD = 30.0
@@ -39,6 +40,19 @@ async def refused(raw: Raw, text: Any) -> str:
     return code
 
 
+async def gathered(
+    stack: AsyncExitStack, server: Running, room_id: str, tokens: list[str]
+) -> tuple[Raw, Raw, Raw, Room]:
+    """Both players of a two-seat room and a spectator joined (closed with ``stack``),
+    and the room."""
+    ana = await stack.enter_async_context(Raw.joined(server, room_id, tokens[0]))
+    bo = await stack.enter_async_context(Raw.joined(server, room_id, tokens[1]))
+    watcher = await stack.enter_async_context(Raw.joined(server, room_id))
+    room = server.lobby.room(room_id)
+    assert room is not None
+    return ana, bo, watcher, room
+
+
 def texts(frame: dict[str, Any]) -> list[str]:
     return [line["text"] for line in frame["lines"]]
 
@@ -48,11 +62,7 @@ async def test_a_players_line_reaches_the_other_player_and_a_spectator_as_plain_
 ) -> None:
     room_id, tokens = await new_room(server, seats=2)
     async with asyncio.timeout(GUARD), AsyncExitStack() as stack:
-        ana = await stack.enter_async_context(Raw.joined(server, room_id, tokens[0]))
-        bo = await stack.enter_async_context(Raw.joined(server, room_id, tokens[1]))
-        watcher = await stack.enter_async_context(Raw.joined(server, room_id))
-        room = server.lobby.room(room_id)
-        assert room is not None
+        ana, bo, watcher, room = await gathered(stack, server, room_id, tokens)
         before = (room.version, room.state)
         await ana.send({"t": "say", "text": "  good luck <b>all</b>  "})
         for raw in (ana, bo, watcher):
@@ -70,11 +80,7 @@ async def test_a_players_line_reaches_the_other_player_and_a_spectator_as_plain_
 async def test_refused_lines_get_their_code_and_reach_nobody(server: Running) -> None:
     room_id, tokens = await new_room(server, seats=2)
     async with asyncio.timeout(GUARD), AsyncExitStack() as stack:
-        ana = await stack.enter_async_context(Raw.joined(server, room_id, tokens[0]))
-        bo = await stack.enter_async_context(Raw.joined(server, room_id, tokens[1]))
-        watcher = await stack.enter_async_context(Raw.joined(server, room_id))
-        room = server.lobby.room(room_id)
-        assert room is not None
+        ana, bo, watcher, room = await gathered(stack, server, room_id, tokens)
         version = room.version
         assert await refused(watcher, "psst: take the blue one") == "chat_not_allowed"
         assert await refused(ana, " \t ") == "chat_empty"
