@@ -39,6 +39,9 @@ CLICKABLE = ".moves button:not([disabled]), .o-board [data-move]:not([disabled])
 FOLDED = ".moves-fold:not([open]) > summary"
 FINISHED = ".o-result"
 CONFIRM = ".o-confirm button.confirm"
+# What a page shows once it waits on its player (or the game is over): something to click,
+# a move to confirm, a folded list to open, or the result.
+READY = f"{FINISHED}, {CLICKABLE}, {CONFIRM}, {FOLDED}"
 PLAY_FIRST = "() => tablewireRoom.legal().then((moves) => tablewireRoom.send(moves[0].action))"
 """A script that plays this page's first legal move through its connection."""
 # While the server is down, Chromium itself logs each refused reconnection attempt of
@@ -249,7 +252,7 @@ def play_to_end(
     after ``max_clicks``."""
     page = watched.page
     for clicks in range(max_clicks):
-        page.wait_for_selector(f"{FINISHED}, {CLICKABLE}, {CONFIRM}, {FOLDED}", timeout=60_000)
+        page.wait_for_selector(READY, timeout=60_000)
         if page.locator(FINISHED).count():
             return clicks
         if page.locator(CONFIRM).count():  # a room that asks: the move chosen is played

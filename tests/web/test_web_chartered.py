@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from browser import (
-    CLICKABLE,
     DESKTOP,
     FINISHED,
     PHONE,
+    READY,
     REFUSED,
     Served,
     Watched,
@@ -135,7 +135,7 @@ def select_a_spot(player: Watched) -> int:
     """Select a board spot that has several moves (a level card, a founding's plot), if
     there is one now: its moves show as buttons. Returns how many (0: none selected)."""
     page = player.page
-    page.wait_for_selector(f"{FINISHED}, {CLICKABLE}", timeout=60_000)
+    page.wait_for_selector(READY, timeout=60_000)
     spot = page.locator(".o-board .ch-choose:not(.ch-selected)")
     try:
         if not spot.count():

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browser import CLICKABLE, DESKTOP, FINISHED, FOLDED, PHONE, Served, Watched, play_to_end
+from browser import CLICKABLE, DESKTOP, FOLDED, PHONE, READY, Served, Watched, play_to_end
 
 GAMES = {"sintra": 3, "chartered": 3, "crystal-palace": 3}
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
@@ -121,7 +121,7 @@ def test_a_phone_stays_readable_and_playable_through_the_game(
     seen: list[tuple[float, float | None]] = []
 
     def look(clicks: int) -> None:
-        watched.page.wait_for_selector(f"{FINISHED}, {CLICKABLE}", timeout=60_000)
+        watched.page.wait_for_selector(READY, timeout=60_000)
         smallest = watched.page.evaluate(SMALLEST_TEXT)
         assert smallest["size"] >= 12 - 0.01, (clicks, smallest)
         seen.append((smallest["size"], watched.page.evaluate(SMALLEST_PART)))
