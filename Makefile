@@ -23,6 +23,7 @@ $(DEPS): pyproject.toml
 # .venv's mypy), again whenever one of their sources changes. Without a C compiler the
 # source runs. The compiled files are touched: server/native.py dates the build by them.
 $(BUILT): $(DEPS) setup.py pyproject.toml protocol/_speedups.c $(NATIVE)
+	@find server protocol engines -name '*.so' ! -name '_speedups*' -delete
 	$(PIP) install --no-build-isolation --no-deps -e .
 	@find server protocol engines -name '*.so' -exec touch {} +
 	@touch $@

@@ -1,4 +1,5 @@
-"""The log fold: what one committed log entry does to a room, without I/O.
+"""The log fold: what one committed log entry does to a room, and what a seat's intent
+comes to, without I/O.
 
 A room is its record (seats taken, status, result, rematch), its
 :class:`~server.table.Table` (presence, bots, clocks) and the engine's state. The
@@ -6,21 +7,29 @@ owner folds each entry it appends, a replica each entry it reads, a restart ever
 entry of the log: :func:`fold` is the one place that says what an entry means, so
 all three end in the same room. It reads no clock (the entry's ``at`` is the time),
 publishes nothing and awaits nothing; what the room then does (frames, the wake-up,
-the record's save) it decides from the :class:`Folded` answer.
+the record's save) it decides from the :class:`Folded` answer. Before an intent is
+appended, :func:`decide` checks it against the same room and the engine and says
+what it comes to (the entry, or a refusal), changing nothing.
 
 The entries (``k``): ``seat`` (a seat taken; the last one starts the game),
 ``intent`` (a decision, already applied to the state by the caller, with ``by``
 for a bot's or a zombie's), ``presence`` (a seat's connection came or went),
 ``end`` (abandoned, or stopped at ``max_moves``) and ``rematch`` (the next room).
+
+This module is compiled (pyproject.toml's ``native`` list): it is the part of a
+move's path that does the room's work; the actor around it (:mod:`server.room`)
+runs as Python.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, cast
 
-from engines.base import Engine, Event, Result, State
+from engines.base import Engine, Event, IllegalAction, Result, State
+from protocol.errors import Code
+from protocol.messages import IntentId
 from server.store import LogEntry, RoomRecord
 from server.table import Table
 
@@ -30,6 +39,27 @@ MOVE_LIMIT = {"scores": [], "ranks": [], "winners": [], "details": [], "move_lim
 """The result of a game stopped at ``max_moves`` (no ranking: the game did not end)."""
 ENDINGS: dict[str, dict[str, Any]] = {"abandoned": ABANDONED, "move_limit": MOVE_LIMIT}
 """The results of the log's ``end`` entries, by their ``why``."""
+SEEN_INTENTS = 256
+"""Intent ids remembered per seat, so a retried intent is acknowledged, not re-applied."""
+
+
+class Acting:
+    """An engine's ``to_act``, remembered for the last state asked: a move asks it of the
+    same state for the clocks, the document and the wake-up. States are never changed
+    in place, so the same object has the same answer."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.state: State | None = None
+        self.seats: frozenset[int] = frozenset()
+
+    def __call__(self, state: State | None) -> frozenset[int]:
+        if state is None:
+            return frozenset()
+        if state is not self.state:
+            self.seats = self.engine.to_act(state)
+            self.state = state
+        return self.seats
 
 
 @dataclass(slots=True)
@@ -54,13 +84,13 @@ def fold(
     state: State | None,
     entry: LogEntry,
     events: list[Event],
-    to_act: Callable[[State | None], frozenset[int]],
+    to_act: Acting,
 ) -> Folded:
     """Fold ``entry`` into ``record`` and ``table`` (changed in place) and return the new
     state. ``previous`` is the state before the entry; ``state`` and ``events`` are the
     entry's for an ``intent`` (the engine's answer: the owner validated it, a replica
-    replays it), else ``previous`` and none. ``to_act`` is the engine's, remembered per
-    state by the room."""
+    replays it), else ``previous`` and none. ``to_act`` is the engine's (the room's, which
+    remembers its last answer)."""
     kind, at = entry["k"], entry.get("at", 0.0)
     ended = record.status == "finished"
     before = to_act(previous)
@@ -102,3 +132,45 @@ def fold(
     elif state is not None:
         table.turn(before, to_act(state), actor, at)
     return Folded(state, events, result, started, kind != "intent" or "by" in entry)
+
+
+def decide(
+    engine: Engine,
+    record: RoomRecord,
+    table: Table,
+    state: State | None,
+    seen: dict[int, OrderedDict[IntentId, int]],
+    seat: int | None,
+    intent_id: IntentId,
+    action: Any,
+) -> tuple[LogEntry, State, list[Event]] | int:
+    """What a seat's intent comes to, changing nothing: the log entry to append with the
+    state and events it leads to; or, for a retry of an intent already applied (in
+    ``seen``, by seat), the version to ack again. A refusal raises
+    :class:`~engines.base.IllegalAction` with the code and words for the player."""
+    if seat is None:
+        raise IllegalAction(Code.SPECTATOR, "spectators cannot send intents")
+    # A retry of an applied intent is acked again, even if it was the last move.
+    acked = seen[seat].get(intent_id) if seat in seen else None
+    if acked is not None:
+        return acked
+    if state is None:
+        raise IllegalAction(Code.NOT_STARTED, "the game starts when every seat is taken")
+    if record.status == "finished":
+        raise IllegalAction(Code.GAME_OVER, "the game is over")
+    if table.bots[seat] is not None:
+        raise IllegalAction(Code.EXPELLED, "this seat timed out too often; a bot plays it now")
+    after, events = engine.apply(state, seat, action)
+    entry: LogEntry = {"k": "intent", "seat": seat, "id": intent_id, "action": action}
+    return entry, after, events
+
+
+def remember(
+    seen: dict[int, OrderedDict[IntentId, int]], seat: int, intent_id: IntentId, version: int
+) -> None:
+    """Keep the version of ``seat``'s intent ``intent_id`` in ``seen`` (its last
+    :data:`SEEN_INTENTS`), for :func:`decide` to ack a retry again."""
+    kept = seen.setdefault(seat, OrderedDict())
+    kept[intent_id] = version
+    if len(kept) > SEEN_INTENTS:
+        kept.popitem(last=False)

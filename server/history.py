@@ -13,11 +13,11 @@ what its seat alone could see (a card in hand), and the seed reveals the bag.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from engines.base import Engine, Event, State
-from server.fold import fold
+from server.fold import Acting, fold
 from server.room_frames import narrate
 from server.store import LogEntry, RoomRecord
 from server.table import Table
@@ -60,12 +60,13 @@ def game_record(
     told: list[dict[str, Any]] = []
     moves: list[dict[str, Any]] = []
     docs: list[dict[str, Any]] = []
+    to_act = Acting(engine)
     for version, entry in entries:
         previous = state
         events: list[Event] = []
         if entry["k"] == "intent" and state is not None:
             state, events = engine.apply(state, entry["seat"], entry["action"])
-        folded = fold(engine, replayed, table, previous, state, entry, events, _to_act(engine))
+        folded = fold(engine, replayed, table, previous, state, entry, events, to_act)
         state = folded.state
         names = [name or f"seat {i + 1}" for i, name in enumerate(replayed.names)]
         sentences = [event["text"] for event in narrate(engine, names, folded.events)]
@@ -132,10 +133,3 @@ def _move(
         move["action"] = entry["action"]
         move["label"] = engine.describe(before, entry["seat"], entry["action"])
     return move
-
-
-def _to_act(engine: Engine) -> Callable[[State | None], frozenset[int]]:
-    def to_act(state: State | None) -> frozenset[int]:
-        return engine.to_act(state) if state is not None else frozenset()
-
-    return to_act

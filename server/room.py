@@ -70,7 +70,7 @@ from protocol.session import refusal
 from server import chat, metrics
 from server import room_commands as commands
 from server.errors import ApiError
-from server.fold import fold
+from server.fold import SEEN_INTENTS, Acting, fold, remember
 from server.logs import fields
 from server.room_frames import Views
 from server.room_parts import (
@@ -94,8 +94,6 @@ from server.timers import Handle, Timers, WallTimers
 
 log = logging.getLogger("tablewire.room")
 
-SEEN_INTENTS = 256
-"""Intent ids remembered per seat, so a retried intent is acknowledged, not re-applied."""
 TICK_RETRY = 1.0
 """Seconds before a wake-up that failed (the store is down) is tried again."""
 OPS = ("seat_bots", "link_rematch")
@@ -140,8 +138,8 @@ class Room:
         self._arriving: Counter[int] = Counter()
         self._remote: dict[int, dict[str, tuple[int, float]]] = {}
         """Per seat: the connections other processes reported, by node (count, loop time)."""
-        self._acting: tuple[State, frozenset[int]] | None = None
-        """The last state :meth:`_to_act` was asked about, and its answer."""
+        self._to_act = Acting(engine)
+        """The engine's ``to_act``, remembered for the last state asked."""
         self._idle = False
         """True while the actor waits for a command (:meth:`submit`'s fast path)."""
         self._owned_since = 0.0
@@ -368,7 +366,7 @@ class Room:
         for version, entry in await self.store.read_log(self.id, max(0, start - SEEN_INTENTS)):
             if version <= start:
                 if entry["k"] == "intent":
-                    self._remember(entry["seat"], entry["id"], version)
+                    remember(self._seen, entry["seat"], entry["id"], version)
             else:
                 self.follow(version, entry)
 
@@ -544,7 +542,7 @@ class Room:
             self.engine, self.record, self.table, self.state, state, entry, events, self._to_act
         )
         if entry["k"] == "intent" and "by" not in entry:
-            self._remember(entry["seat"], entry["id"], version)
+            remember(self._seen, entry["seat"], entry["id"], version)
         if folded.started:
             log.info("game started", extra=fields(room=self.id, engine=self.engine.id))
         self.state = folded.state
@@ -555,27 +553,8 @@ class Room:
         self.views.publish(self, folded.events, folded.result)
         return folded.result
 
-    def _to_act(self, state: State | None) -> frozenset[int]:
-        """The engine's ``to_act`` of ``state``, remembered for the last state asked: a
-        move asks it of the same state for the clocks, the document and the wake-up.
-        (States are never changed in place, so the same object has the same answer.)"""
-        if state is None:
-            return frozenset()
-        last = self._acting
-        if last is not None and last[0] is state:
-            return last[1]
-        seats = self.engine.to_act(state)
-        self._acting = (state, seats)
-        return seats
-
     def _mirror_table(self) -> None:
         """The lobby reads presence and bots from the record (any process's rooms)."""
         self.record.bots = list(self.table.bots)
         self.record.connected = list(self.table.connected)
         self.record.away_since = list(self.table.away_since)
-
-    def _remember(self, seat: int, intent_id: IntentId, version: int) -> None:
-        seen = self._seen.setdefault(seat, OrderedDict())
-        seen[intent_id] = version
-        if len(seen) > SEEN_INTENTS:
-            seen.popitem(last=False)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from engines.base import Event, IllegalAction, Result, State
 from protocol.errors import Code
 from protocol.messages import Intent
-from server import ids, metrics, robots
+from server import fold, ids, metrics, robots
 from server.errors import ApiError
 from server.logs import fields
 from server.room_parts import (
@@ -82,30 +82,20 @@ def apply_now(room: Room, conn: Connection, intent: Intent, received: float) -> 
 def decide(
     room: Room, conn: Connection, intent: Intent
 ) -> tuple[LogEntry, State, list[Event]] | None:
-    """Check and apply an intent to the current state: the log entry, the new state
-    and its events; or None, the intent answered already (a reject, or the ack of
-    a retry)."""
-    seat = conn.seat
-    if seat is None:
-        _refuse(conn, intent, Code.SPECTATOR, "spectators cannot send intents")
-        return None
-    # A retry of an applied intent is acked again, even if it was the last move.
-    acked = room._seen[seat].get(intent.id) if seat in room._seen else None
-    if acked is not None:
-        conn.send(_ack(conn, intent.id, acked))
-        return None
-    if room.state is None:
-        _refuse(conn, intent, Code.NOT_STARTED, "the game starts when every seat is taken")
-        return None
-    if room.record.status == "finished":
-        _refuse(conn, intent, Code.GAME_OVER, "the game is over")
-        return None
-    if room.table.bots[seat] is not None:
-        message = "this seat timed out too often; a bot plays it now"
-        _refuse(conn, intent, Code.EXPELLED, message)
-        return None
+    """:func:`server.fold.decide` for ``conn``'s seat: the log entry, the new state and
+    its events; or None, the intent answered already (a reject, or the ack of a
+    retry)."""
     try:
-        state, events = room.engine.apply(room.state, seat, intent.action)
+        decided = fold.decide(
+            room.engine,
+            room.record,
+            room.table,
+            room.state,
+            room._seen,
+            conn.seat,
+            intent.id,
+            intent.action,
+        )
     except IllegalAction as exc:
         _refuse(conn, intent, exc.code, exc.message)
         return None
@@ -113,8 +103,10 @@ def decide(
         log.exception("engine failed", extra=fields(room=room.id, action=intent.action))
         _refuse(conn, intent, Code.INTERNAL_ERROR, "the engine failed; nothing changed")
         return None
-    entry = {"k": "intent", "seat": seat, "id": intent.id, "action": intent.action}
-    return entry, state, events
+    if isinstance(decided, int):
+        conn.send(_ack(conn, intent.id, decided))
+        return None
+    return decided
 
 
 async def reserve(room: Room, command: _Reserve) -> None:

@@ -1,13 +1,18 @@
-"""The log fold (server/fold.py): what each kind of log entry does to a room, with no
-room, store, clock or network."""
+"""The log fold (server/fold.py): what each kind of log entry does to a room, and what
+an intent comes to, with no room, store, clock or network."""
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+from collections import OrderedDict
+from typing import Any, cast
+
+import pytest
 
 from engines import ENGINES
-from engines.base import Engine, State
-from server.fold import ABANDONED, fold
+from engines.base import Engine, IllegalAction, State
+from protocol.messages import IntentId
+from server.fold import ABANDONED, Acting, decide, fold
 from server.store import RoomRecord
 from server.table import Table
 
@@ -22,15 +27,11 @@ def _room(seats: int = 2) -> tuple[RoomRecord, Table]:
     return record, Table(seats, {})
 
 
-def _to_act(engine: Engine) -> Any:
-    return lambda state: engine.to_act(state) if state is not None else frozenset()
-
-
 def _seat_everyone(record: RoomRecord, table: Table) -> State:
     state = None
     for seat in range(record.seats):
         entry = {"k": "seat", "seat": seat, "name": f"p{seat}", "at": 1.0}
-        state = fold(SINTRA, record, table, state, state, entry, [], _to_act(SINTRA)).state
+        state = fold(SINTRA, record, table, state, state, entry, [], Acting(SINTRA)).state
     assert state is not None
     return state
 
@@ -39,13 +40,13 @@ def test_the_last_seat_taken_starts_the_game_from_the_seed() -> None:
     record, table = _room()
     first = fold(
         SINTRA, record, table, None, None, {"k": "seat", "seat": 0, "name": "ana", "at": 1.0},
-        [], _to_act(SINTRA),
+        [], Acting(SINTRA),
     )  # fmt: skip
     assert (first.state, first.started, record.status) == (None, False, "waiting")
     assert first.events == [{"type": "seat", "seat": 0, "name": "ana"}]
     last = fold(
         SINTRA, record, table, None, None, {"k": "seat", "seat": 1, "name": "bo", "at": 2.0},
-        [], _to_act(SINTRA),
+        [], Acting(SINTRA),
     )  # fmt: skip
     assert last.started and record.status == "playing" and record.names == ["ana", "bo"]
     assert last.state == SINTRA.setup(2, {}, 7)
@@ -59,10 +60,10 @@ def test_a_decision_is_the_engines_state_and_events_and_starts_the_next_turn() -
     action = SINTRA.legal_actions(state, seat)[0]
     after, events = SINTRA.apply(state, seat, action)
     entry = {"k": "intent", "seat": seat, "id": 1, "action": action, "at": 3.0}
-    folded = fold(SINTRA, record, table, state, after, entry, events, _to_act(SINTRA))
+    folded = fold(SINTRA, record, table, state, after, entry, events, Acting(SINTRA))
     assert (folded.state, folded.events, folded.result) == (after, events, None)
     assert not folded.table_changed  # a player's decision changes no presence or bot
-    bot = fold(SINTRA, record, table, state, after, {**entry, "by": "bot"}, events, _to_act(SINTRA))
+    bot = fold(SINTRA, record, table, state, after, {**entry, "by": "bot"}, events, Acting(SINTRA))
     assert all(event["by"] == "bot" for event in bot.events) and bot.table_changed
 
 
@@ -70,12 +71,66 @@ def test_presence_is_the_tables_and_an_end_finishes_the_room_with_its_result() -
     record, table = _room()
     state = _seat_everyone(record, table)
     entry = {"k": "presence", "seat": 1, "connected": False, "at": 5.0}
-    folded = fold(SINTRA, record, table, state, state, entry, [], _to_act(SINTRA))
+    folded = fold(SINTRA, record, table, state, state, entry, [], Acting(SINTRA))
     assert folded.table_changed and table.away_since[1] == 5.0 and folded.state is state
     end = {"k": "end", "why": "abandoned", "at": 6.0}
-    folded = fold(SINTRA, record, table, state, state, end, [], _to_act(SINTRA))
+    folded = fold(SINTRA, record, table, state, state, end, [], Acting(SINTRA))
     assert folded.result == ABANDONED and record.result == ABANDONED
     assert record.status == "finished" and folded.events == [{"type": "abandoned"}]
     rematch = {"k": "rematch", "room": "next", "at": 7.0}
-    folded = fold(SINTRA, record, table, state, state, rematch, [], _to_act(SINTRA))
+    folded = fold(SINTRA, record, table, state, state, rematch, [], Acting(SINTRA))
     assert record.rematch == "next" and folded.result is None
+
+
+def _refusal(decide_it: Any) -> str:
+    with pytest.raises(IllegalAction) as refused:
+        decide_it()
+    return refused.value.code
+
+
+def test_an_intent_is_decided_without_changing_the_room() -> None:
+    record, table = _room()
+    seen: dict[int, OrderedDict[IntentId, int]] = {}
+    assert _refusal(lambda: decide(SINTRA, record, table, None, seen, 0, 1, {})) == "not_started"
+    state = _seat_everyone(record, table)
+    seat = min(SINTRA.to_act(state))
+    action = SINTRA.legal_actions(state, seat)[0]
+    before = copy.deepcopy(state)
+    entry, after, events = decide(SINTRA, record, table, state, seen, seat, 1, action)
+    assert entry == {"k": "intent", "seat": seat, "id": 1, "action": action}
+    assert (after, events) == SINTRA.apply(before, seat, action) and state == before
+    other = 1 - seat
+    assert _refusal(lambda: decide(SINTRA, record, table, state, seen, other, 2, action)) == (
+        "not_your_turn"
+    )
+    spectator = _refusal(lambda: decide(SINTRA, record, table, state, seen, None, 3, action))
+    assert spectator == "spectator"
+
+
+def test_a_retry_is_acked_again_and_refusals_follow_the_room() -> None:
+    record, table = _room()
+    state = _seat_everyone(record, table)
+    seat = min(SINTRA.to_act(state))
+    seen: dict[int, OrderedDict[IntentId, int]] = {seat: OrderedDict({"once": 4})}
+    assert decide(SINTRA, record, table, state, seen, seat, "once", {"any": 1}) == 4
+    table.bots[seat] = "zombie"
+    assert _refusal(lambda: decide(SINTRA, record, table, state, seen, seat, 5, {})) == "expelled"
+    record.status = "finished"
+    assert _refusal(lambda: decide(SINTRA, record, table, state, seen, seat, 6, {})) == "game_over"
+    assert decide(SINTRA, record, table, state, seen, seat, "once", {}) == 4  # even at the end
+
+
+def test_to_act_is_asked_once_per_state() -> None:
+    asked: list[State] = []
+
+    class Counting:
+        def to_act(self, state: State) -> frozenset[int]:
+            asked.append(state)
+            return frozenset({0})
+
+    acting = Acting(cast(Engine, Counting()))
+    first, second = {"n": 1}, {"n": 1}
+    assert acting(None) == frozenset() and asked == []
+    assert acting(first) == acting(first) == frozenset({0}) and asked == [first]
+    acting(second)  # equal, but another state object: asked again
+    assert len(asked) == 2
