@@ -82,9 +82,30 @@ class Writers:
         for chosen, replies in zip(by_node.values(), outcomes, strict=True):
             for i, reply in zip(chosen, replies, strict=True):
                 answers[i] = reply
-        if self.cluster and any(isinstance(a, StoreUnavailable) for a in answers):
-            await self._refresh()
-        return answers
+        if self.cluster:
+            await self._follow_asks(source, commands, answers, waits)
+            if any(isinstance(a, StoreUnavailable) for a in answers):
+                await self._refresh()
+        return [_unavailable(answer) for answer in answers]
+
+    async def _follow_asks(
+        self, source: str, commands: list[tuple[Any, ...]], answers: list[Answer], wait: bool
+    ) -> None:
+        """The calls a master answered ``ASK`` (their slot is being moved and their keys
+        are on the importing master already) sent there once, each after ``ASKING``."""
+        by_node: dict[str, list[int]] = {}
+        for i, answer in enumerate(answers):
+            if isinstance(answer, redis_errors.AskError):
+                by_node.setdefault(f"{answer.host}:{answer.port}", []).append(i)
+        outcomes = await asyncio.gather(
+            *(
+                self._run_on(node, source, [commands[i] for i in chosen], wait, asking=True)
+                for node, chosen in by_node.items()
+            )
+        )
+        for chosen, replies in zip(by_node.values(), outcomes, strict=True):
+            for i, reply in zip(chosen, replies, strict=True):
+                answers[i] = reply
 
     def _node_name(self, key: str) -> str:
         if not self.cluster:
@@ -110,25 +131,34 @@ class Writers:
         return self._connections[name]
 
     async def _run_on(
-        self, name: str, source: str, commands: list[tuple[Any, ...]], wait: bool
+        self,
+        name: str,
+        source: str,
+        commands: list[tuple[Any, ...]],
+        wait: bool,
+        asking: bool = False,
     ) -> list[Answer]:
         """The script calls on one master's connection (then ``WAIT``); the script loaded
         first where the master does not know it (a restarted Redis, a promoted replica),
-        and the calls it refused sent again."""
+        and the calls it refused sent again. With ``asking``, each call follows an
+        ``ASK``: it is sent after ``ASKING``. An error reply stays an exception
+        (:func:`_unavailable` turns it into :class:`StoreUnavailable`)."""
         try:
             connection, lock = self._connection(name)
         except StoreUnavailable as exc:
             return [exc] * len(commands)
         async with lock:
             try:
-                replies = await self._send(connection, commands, wait)
+                replies = await self._send(connection, commands, wait, asking)
                 unknown = [
                     i for i, r in enumerate(replies) if isinstance(r, redis_errors.NoScriptError)
                 ]
                 if unknown:
                     await self._send(connection, [("SCRIPT", "LOAD", source)], False)
-                    again = await self._send(connection, [commands[i] for i in unknown], wait)
-                    for i, reply in zip(unknown, again, strict=True):
+                    again = [commands[i] for i in unknown]
+                    for i, reply in zip(
+                        unknown, await self._send(connection, again, wait, asking), strict=True
+                    ):
                         replies[i] = reply
             except BaseException as exc:
                 # Replies left unread (an error, or a cancellation mid-read) would answer
@@ -138,20 +168,20 @@ class Writers:
                 if not isinstance(exc, Exception):
                     raise
                 return [StoreUnavailable(f"redis: {exc}")] * len(commands)
-        return [
-            StoreUnavailable(f"redis: {reply}")
-            if isinstance(reply, BaseException) and not isinstance(reply, StoreUnavailable)
-            else reply
-            for reply in replies
-        ]
+        return replies
 
     async def _send(
-        self, connection: Any, commands: list[tuple[Any, ...]], wait: bool
+        self, connection: Any, commands: list[tuple[Any, ...]], wait: bool, asking: bool = False
     ) -> list[Answer]:
-        """``commands`` in one write (and ``WAIT``, with ``wait``); their replies in
-        order, an error reply as its exception. A call whose entries no replica
-        confirmed is answered :class:`StoreUnavailable`."""
-        sent = [*commands, ("WAIT", 1, self.wait_ms)] if wait else commands
+        """``commands`` in one write (each after ``ASKING``, with ``asking``; then
+        ``WAIT``, with ``wait``); their replies in order, an error reply as its
+        exception. A call whose entries no replica confirmed is answered
+        :class:`StoreUnavailable`."""
+        sent = [
+            part for command in commands for part in ([("ASKING",)] if asking else []) + [command]
+        ]
+        if wait:
+            sent.append(("WAIT", 1, self.wait_ms))
         await connection.send_packed_command(connection.pack_commands(sent), check_health=False)
         replies: list[Answer] = []
         for _ in sent:
@@ -159,6 +189,8 @@ class Writers:
                 replies.append(await connection.read_response())
             except redis_errors.ResponseError as exc:
                 replies.append(exc)
+        if asking:  # the ASKING replies (OK) go
+            replies = [*replies[1 : 2 * len(commands) : 2], *replies[2 * len(commands) :]]
         if wait:
             replicas = replies.pop()
             if not isinstance(replicas, int) or replicas < 1:
@@ -188,3 +220,11 @@ class Writers:
         for connection, _ in self._connections.values():
             await self._drop(connection)
         self._connections.clear()
+
+
+def _unavailable(answer: Answer) -> Answer:
+    """A call's error reply as :class:`StoreUnavailable` (it wrote nothing); a reply as
+    it came."""
+    if isinstance(answer, BaseException) and not isinstance(answer, StoreUnavailable):
+        return StoreUnavailable(f"redis: {answer}")
+    return answer

@@ -30,6 +30,7 @@ from redis.asyncio.cluster import RedisCluster
 from clients.client import LobbyClient, RoomClient
 from clients.spawn import TABLEWIRE, SpawnedCluster
 from conftest import redis_cluster
+from server.store import LogEntry, RoomRecord
 from server.store.channels import Subscriber
 from server.store.redis import RedisStore
 
@@ -73,23 +74,41 @@ class Mover:
                 return str(master[2])
         raise LookupError(slot)
 
-    async def move(self, slot: int) -> None:
+    async def move(self, slot: int, pause: float = 0.02) -> None:
         """Move ``slot`` to another master (the next one by node id) as redis-cli does,
-        one key at a time."""
+        one key at a time, ``pause`` seconds apart."""
+        target = await self.begin(slot)
+        await self.migrate(slot, target, pause)
+        await self.end(slot, target)
+
+    async def begin(self, slot: int) -> str:
+        """Mark ``slot`` importing on the next master by node id (returned) and migrating
+        on its owner."""
         masters = await self.masters()
         source = await self.owner(slot)
         ids = sorted(masters)
         target = ids[(ids.index(source) + 1) % len(ids)]
         await self.on(masters[target], "CLUSTER", "SETSLOT", slot, "IMPORTING", source)
         await self.on(masters[source], "CLUSTER", "SETSLOT", slot, "MIGRATING", target)
+        return target
+
+    async def migrate(self, slot: int, target: str, pause: float = 0.0) -> None:
+        """Move every key of ``slot`` to ``target``, one at a time, ``pause`` seconds
+        apart."""
+        masters = await self.masters()
+        source = await self.owner(slot)
         while keys := await self.on(masters[source], "CLUSTER", "GETKEYSINSLOT", slot, 1):
             host = ("127.0.0.1", masters[target])
             await self.on(masters[source], "MIGRATE", *host, "", 0, 5000, "KEYS", *keys)
             self.keys_moved += 1
             # Not a wait for anything: the width of the window in which the room's keys
             # are split between the two masters, while its games go on.
-            await asyncio.sleep(0.02)
-        for port in (masters[target], masters[source], *masters.values()):
+            await asyncio.sleep(pause)
+
+    async def end(self, slot: int, target: str) -> None:
+        """Give ``slot`` to ``target`` on every master."""
+        masters = await self.masters()
+        for port in (masters[target], *masters.values()):
             await self.on(port, "CLUSTER", "SETSLOT", slot, "NODE", target)
         self.slots_moved += 1
 
@@ -195,3 +214,34 @@ async def test_slots_moved_while_their_rooms_are_played_lose_no_acknowledged_mov
         await asyncio.gather(*(s.stop() for s in servers))
         await store.close()
         await mover.aclose()
+
+
+async def test_a_move_whose_keys_went_ahead_in_a_reshard_follows_them(
+    cluster: SpawnedCluster, prefix: str
+) -> None:
+    """A slot half moved: the room's keys on the importing master already, the slot still
+    the old master's. The old master answers the room's append ``ASK``; the store sends
+    it there after ``ASKING``, and the move is logged, not refused."""
+    store = RedisStore.connect(cluster.url, prefix=prefix)
+    mover = Mover(cluster)
+    try:
+        await store.save_room(
+            RoomRecord(
+                id="r", engine="turn-relay", seats=1, options={}, private=True, seed=1,
+                created=0.0, updated=0.0, names=[None],
+            )
+        )  # fmt: skip
+        lease = await store.acquire("r", "a")
+        assert lease is not None
+        seat: LogEntry = {"k": "seat", "seat": 0, "name": "ana", "at": 1.0}
+        await store.append("r", 1, seat, lease, ("token-hash", 0))  # the room's three keys
+        slot = store.redis.keyslot(store.key("r"))
+        target = await mover.begin(slot)
+        await mover.migrate(slot, target)
+        move: LogEntry = {"k": "intent", "seat": 0, "id": 1, "action": {}, "at": 2.0}
+        await store.append("r", 2, move, lease)
+        await mover.end(slot, target)
+        assert [version for version, _ in await store.read_log("r")] == [1, 2]
+    finally:
+        await mover.aclose()
+        await store.close()
