@@ -147,6 +147,13 @@ STORE_ERRORS = Counter(
     ["op"],
     registry=None,
 )
+STORE_REDIRECTS = Counter(
+    "tablewire_store_redirects",
+    "Cluster answers to the store's script calls that named another try: ask (sent to the"
+    " importing master), tryagain (keys split by a slot move), moved (a slot moved)",
+    ["answer"],
+    registry=None,
+)
 LEASES = Counter(
     "tablewire_lease_changes",
     "Room ownership leases acquired and lost by this process",

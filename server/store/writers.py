@@ -9,6 +9,12 @@ per slot there; on a single Redis it stays one call per :data:`BATCH` rooms.
 ``WAIT`` when a replica must have the appended entries too: the replies are read
 in order, each call answered on its own, so a master that is down fails its own
 calls only.
+
+While a slot moves between masters (a reshard), a call is redirected the way Redis
+Cluster asks: ``ASK`` (the room's keys are on the importing master already) is sent
+there after ``ASKING``; ``TRYAGAIN`` (the keys are split between the two) and
+``MOVED`` (the slot is the other master's now; the client's slot table learns it)
+are sent again for up to :data:`REDIRECT_FOR` seconds. None of them ran the script.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Any
 
 from redis import exceptions as redis_errors
 
+from server.metrics import STORE_REDIRECTS
 from server.store.base import StoreUnavailable
 
 BATCH = 1000
@@ -29,6 +36,17 @@ blocks Redis for long."""
 
 REFRESH = 0.5
 """Least seconds between two reads of the cluster's slots after a failed write."""
+REDIRECT_FOR = 1.0
+"""Seconds within which a call answered ``TRYAGAIN`` (its room's keys split between two
+masters by a slot move) or ``MOVED`` (the slot moved) is sent again, backing off from
+:data:`REDIRECT_PAUSE`; past them it fails (:class:`StoreUnavailable`). Neither answer
+ran the script, so sending it again is safe."""
+REDIRECT_PAUSE = 0.005
+"""The first pause before a redirected call is sent again (doubled each time)."""
+REDIRECTS = (redis_errors.TryAgainError, redis_errors.MovedError)
+METRIC_ASK = STORE_REDIRECTS.labels("ask")
+METRIC_TRYAGAIN = STORE_REDIRECTS.labels("tryagain")
+METRIC_MOVED = STORE_REDIRECTS.labels("moved")
 
 Answer = Any | BaseException
 """A call's reply, or why it has none (the call wrote nothing, or its fate is unknown)."""
@@ -67,26 +85,55 @@ class Writers:
         call's reply, or the error it failed with (:class:`StoreUnavailable`: it wrote
         nothing, or its fate is unknown)."""
         sha = hashlib.sha1(source.encode()).hexdigest()
-        by_node: dict[str, list[int]] = {}
-        for i, (keys, _) in enumerate(calls):
-            by_node.setdefault(self._node_name(keys[0]), []).append(i)
         commands = [("EVALSHA", sha, len(keys), *keys, *args) for keys, args in calls]
         waits = wait and self.wait_ms is not None
+        answers: list[Answer] = [None] * len(calls)
+        pending = list(range(len(calls)))
+        pause, deadline = REDIRECT_PAUSE, time.monotonic() + REDIRECT_FOR
+        while True:
+            await self._run_all(source, commands, pending, answers, waits)
+            if not self.cluster:
+                break
+            pending = [i for i in pending if isinstance(answers[i], REDIRECTS)]
+            if not pending or time.monotonic() + pause > deadline:
+                break
+            for i in pending:
+                answer = answers[i]
+                if isinstance(answer, redis_errors.MovedError):
+                    METRIC_MOVED.inc()
+                    await self.redis.nodes_manager.move_slot(answer)
+                else:
+                    METRIC_TRYAGAIN.inc()
+            await asyncio.sleep(pause)  # the slot's keys are still moving: back off
+            pause *= 2
+        if self.cluster and any(isinstance(a, BaseException) for a in answers):
+            await self._refresh()
+        return [_unavailable(answer) for answer in answers]
+
+    async def _run_all(
+        self,
+        source: str,
+        commands: list[tuple[Any, ...]],
+        chosen: list[int],
+        answers: list[Answer],
+        wait: bool,
+    ) -> None:
+        """The ``chosen`` calls, every master's in one round trip, their replies into
+        ``answers``; then the ones answered ``ASK`` (:meth:`_follow_asks`)."""
+        by_node: dict[str, list[int]] = {}
+        for i in chosen:
+            by_node.setdefault(self._node_name(commands[i][3]), []).append(i)
         outcomes = await asyncio.gather(
             *(
-                self._run_on(node, source, [commands[i] for i in chosen], waits)
-                for node, chosen in by_node.items()
+                self._run_on(node, source, [commands[i] for i in on_node], wait)
+                for node, on_node in by_node.items()
             )
         )
-        answers: list[Answer] = [None] * len(calls)
-        for chosen, replies in zip(by_node.values(), outcomes, strict=True):
-            for i, reply in zip(chosen, replies, strict=True):
+        for on_node, replies in zip(by_node.values(), outcomes, strict=True):
+            for i, reply in zip(on_node, replies, strict=True):
                 answers[i] = reply
         if self.cluster:
-            await self._follow_asks(source, commands, answers, waits)
-            if any(isinstance(a, StoreUnavailable) for a in answers):
-                await self._refresh()
-        return [_unavailable(answer) for answer in answers]
+            await self._follow_asks(source, commands, answers, wait)
 
     async def _follow_asks(
         self, source: str, commands: list[tuple[Any, ...]], answers: list[Answer], wait: bool
@@ -95,7 +142,9 @@ class Writers:
         are on the importing master already) sent there once, each after ``ASKING``."""
         by_node: dict[str, list[int]] = {}
         for i, answer in enumerate(answers):
-            if isinstance(answer, redis_errors.AskError):
+            # (A MOVED is an AskError too, in redis-py: the retry loop takes it.)
+            if isinstance(answer, redis_errors.AskError) and not isinstance(answer, REDIRECTS):
+                METRIC_ASK.inc()
                 by_node.setdefault(f"{answer.host}:{answer.port}", []).append(i)
         outcomes = await asyncio.gather(
             *(

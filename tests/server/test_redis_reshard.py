@@ -30,7 +30,8 @@ from redis.asyncio.cluster import RedisCluster
 from clients.client import LobbyClient, RoomClient
 from clients.spawn import TABLEWIRE, SpawnedCluster
 from conftest import redis_cluster
-from server.store import LogEntry, RoomRecord
+from server.metrics import STORE_REDIRECTS as REDIRECTS
+from server.store import LogEntry, RoomRecord, StoreUnavailable
 from server.store.channels import Subscriber
 from server.store.redis import RedisStore
 
@@ -216,6 +217,22 @@ async def test_slots_moved_while_their_rooms_are_played_lose_no_acknowledged_mov
         await mover.aclose()
 
 
+async def seated(store: RedisStore, room_id: str) -> str:
+    """A one-seat room of ``store`` with its lease and its seat taken (by a token, so
+    that the room has all three keys an append names); the lease."""
+    await store.save_room(
+        RoomRecord(
+            id=room_id, engine="turn-relay", seats=1, options={}, private=True, seed=1,
+            created=0.0, updated=0.0, names=[None],
+        )
+    )  # fmt: skip
+    lease = await store.acquire(room_id, "a")
+    assert lease is not None
+    seat: LogEntry = {"k": "seat", "seat": 0, "name": "ana", "at": 1.0}
+    await store.append(room_id, 1, seat, lease, ("token-hash", 0))
+    return lease
+
+
 async def test_a_move_whose_keys_went_ahead_in_a_reshard_follows_them(
     cluster: SpawnedCluster, prefix: str
 ) -> None:
@@ -225,22 +242,48 @@ async def test_a_move_whose_keys_went_ahead_in_a_reshard_follows_them(
     store = RedisStore.connect(cluster.url, prefix=prefix)
     mover = Mover(cluster)
     try:
-        await store.save_room(
-            RoomRecord(
-                id="r", engine="turn-relay", seats=1, options={}, private=True, seed=1,
-                created=0.0, updated=0.0, names=[None],
-            )
-        )  # fmt: skip
-        lease = await store.acquire("r", "a")
-        assert lease is not None
-        seat: LogEntry = {"k": "seat", "seat": 0, "name": "ana", "at": 1.0}
-        await store.append("r", 1, seat, lease, ("token-hash", 0))  # the room's three keys
+        lease = await seated(store, "r")
         slot = store.redis.keyslot(store.key("r"))
         target = await mover.begin(slot)
         await mover.migrate(slot, target)
         move: LogEntry = {"k": "intent", "seat": 0, "id": 1, "action": {}, "at": 2.0}
         await store.append("r", 2, move, lease)
         await mover.end(slot, target)
+        assert [version for version, _ in await store.read_log("r")] == [1, 2]
+    finally:
+        await mover.aclose()
+        await store.close()
+
+
+async def test_a_move_whose_room_is_split_by_a_reshard_waits_for_the_slot(
+    cluster: SpawnedCluster, prefix: str
+) -> None:
+    """A room's log moved to the importing master, its lease not yet: the append script is
+    answered ``TRYAGAIN`` and sent again, for up to ``REDIRECT_FOR`` seconds, then
+    refused with nothing written. Once the slot is handed over, the store still sends
+    the move to the old master, is answered ``MOVED``, learns the slot's new master and
+    logs it there."""
+    store = RedisStore.connect(cluster.url, prefix=prefix)
+    mover = Mover(cluster)
+    tries, moves = REDIRECTS.labels("tryagain"), REDIRECTS.labels("moved")
+    try:
+        lease = await seated(store, "r")
+        slot = store.redis.keyslot(store.key("r"))
+        target = await mover.begin(slot)
+        masters = await mover.masters()
+        source = masters[await mover.owner(slot)]
+        host = ("127.0.0.1", masters[target])
+        await mover.on(source, "MIGRATE", *host, "", 0, 5000, "KEYS", store.key("r", "log"))
+        tried = tries._value.get()
+        move: LogEntry = {"k": "intent", "seat": 0, "id": 1, "action": {}, "at": 2.0}
+        with pytest.raises(StoreUnavailable, match="rehashing"):
+            await store.append("r", 2, move, lease)
+        assert tries._value.get() > tried + 1  # sent again, and again
+        await mover.migrate(slot, target)
+        await mover.end(slot, target)
+        moved = moves._value.get()
+        await store.append("r", 2, move, lease)
+        assert moves._value.get() == moved + 1
         assert [version for version, _ in await store.read_log("r")] == [1, 2]
     finally:
         await mover.aclose()
