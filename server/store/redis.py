@@ -54,6 +54,7 @@ is acknowledged.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Iterator, Sequence
@@ -77,7 +78,7 @@ from server.store.base import (
     key_room,
 )
 from server.store.batch import GroupCommit, Outcome
-from server.store.writers import BATCH, Writers
+from server.store.writers import BATCH, REDIRECT_FOR, REDIRECT_PAUSE, Redirected, Writers
 
 Append = tuple[str, int, LogEntry, str, "tuple[str, int] | None"]
 """One queued append: room id, version, entry, lease token, and the seat token (hash,
@@ -427,7 +428,19 @@ class RedisStore:
         lease: str,
         token: tuple[str, int] | None = None,
     ) -> None:
-        await self.appends.submit((room_id, version, entry, lease, token))
+        """Log ``entry`` through the group commit; while the room's slot moves between
+        masters (a call :class:`Redirected`), sent again for up to
+        :data:`~server.store.writers.REDIRECT_FOR` seconds, backing off."""
+        pause, deadline = REDIRECT_PAUSE, time.monotonic() + REDIRECT_FOR
+        while True:
+            try:
+                await self.appends.submit((room_id, version, entry, lease, token))
+                return
+            except Redirected:
+                if time.monotonic() + pause > deadline:
+                    raise
+            await asyncio.sleep(pause)  # the room's slot is moving: back off
+            pause *= 2
 
     async def _write(self, batch: Sequence[Append]) -> list[Outcome]:
         """The batch's appends, in one script call per slot (one in all on a single
@@ -508,7 +521,7 @@ class RedisStore:
             )
             for positions in groups
         ]
-        answers = await self.writers.run(_RENEW, calls)
+        answers = await self.writers.run(_RENEW, calls, redirect_for=REDIRECT_FOR)
         failed = [a for a in answers if isinstance(a, BaseException)]
         if failed and len(failed) == len(answers):
             raise failed[0]

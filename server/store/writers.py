@@ -39,8 +39,11 @@ REFRESH = 0.5
 REDIRECT_FOR = 1.0
 """Seconds within which a call answered ``TRYAGAIN`` (its room's keys split between two
 masters by a slot move) or ``MOVED`` (the slot moved) is sent again, backing off from
-:data:`REDIRECT_PAUSE`; past them it fails (:class:`StoreUnavailable`). Neither answer
-ran the script, so sending it again is safe."""
+:data:`REDIRECT_PAUSE`; past them it fails (:class:`Redirected`). Neither answer ran
+the script, so sending it again is safe. A lease renewal pass waits for its calls
+(:meth:`Writers.run`'s ``redirect_for``); an append is sent again by its own room
+(:meth:`~server.store.redis.RedisStore.append`), so that the rooms of a batch whose
+slots did not move are answered at once."""
 REDIRECT_PAUSE = 0.005
 """The first pause before a redirected call is sent again (doubled each time)."""
 REDIRECTS = (redis_errors.TryAgainError, redis_errors.MovedError)
@@ -78,25 +81,26 @@ class Writers:
     # -- the calls ------------------------------------------------------------------
 
     async def run(
-        self, source: str, calls: Sequence[tuple[list[str], list[Any]]], wait: bool = False
+        self,
+        source: str,
+        calls: Sequence[tuple[list[str], list[Any]]],
+        wait: bool = False,
+        redirect_for: float = 0.0,
     ) -> list[Answer]:
         """Script ``source`` once per (keys, args), every master's calls in one round trip
         on its connection, then (with ``wait``, if ``wait_ms`` is set) ``WAIT``: each
         call's reply, or the error it failed with (:class:`StoreUnavailable`: it wrote
-        nothing, or its fate is unknown)."""
+        nothing, or its fate is unknown; :class:`Redirected`: a slot move's answer).
+        Calls redirected are sent again for up to ``redirect_for`` seconds."""
         sha = hashlib.sha1(source.encode()).hexdigest()
         commands = [("EVALSHA", sha, len(keys), *keys, *args) for keys, args in calls]
         waits = wait and self.wait_ms is not None
         answers: list[Answer] = [None] * len(calls)
         pending = list(range(len(calls)))
-        pause, deadline = REDIRECT_PAUSE, time.monotonic() + REDIRECT_FOR
+        pause, deadline = REDIRECT_PAUSE, time.monotonic() + redirect_for
         while True:
             await self._run_all(source, commands, pending, answers, waits)
-            if not self.cluster:
-                break
             pending = [i for i in pending if isinstance(answers[i], REDIRECTS)]
-            if not pending or time.monotonic() + pause > deadline:
-                break
             for i in pending:
                 answer = answers[i]
                 if isinstance(answer, redis_errors.MovedError):
@@ -104,6 +108,8 @@ class Writers:
                     await self.redis.nodes_manager.move_slot(answer)
                 else:
                     METRIC_TRYAGAIN.inc()
+            if not pending or time.monotonic() + pause > deadline:
+                break
             await asyncio.sleep(pause)  # the slot's keys are still moving: back off
             pause *= 2
         if self.cluster and any(isinstance(a, BaseException) for a in answers):
@@ -271,9 +277,16 @@ class Writers:
         self._connections.clear()
 
 
+class Redirected(StoreUnavailable):
+    """A call answered ``TRYAGAIN`` or ``MOVED`` while a slot moves: the script did not
+    run, and the same call may be sent again shortly (:data:`REDIRECT_FOR`)."""
+
+
 def _unavailable(answer: Answer) -> Answer:
-    """A call's error reply as :class:`StoreUnavailable` (it wrote nothing); a reply as
-    it came."""
+    """A call's error reply as :class:`StoreUnavailable` (it wrote nothing), or
+    :class:`Redirected`; a reply as it came."""
+    if isinstance(answer, REDIRECTS):
+        return Redirected(f"redis: {answer}")
     if isinstance(answer, BaseException) and not isinstance(answer, StoreUnavailable):
         return StoreUnavailable(f"redis: {answer}")
     return answer

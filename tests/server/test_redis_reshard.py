@@ -260,9 +260,9 @@ async def test_a_move_whose_room_is_split_by_a_reshard_waits_for_the_slot(
 ) -> None:
     """A room's log moved to the importing master, its lease not yet: the append script is
     answered ``TRYAGAIN`` and sent again, for up to ``REDIRECT_FOR`` seconds, then
-    refused with nothing written. Once the slot is handed over, the store still sends
-    the move to the old master, is answered ``MOVED``, learns the slot's new master and
-    logs it there."""
+    refused with nothing written; other rooms' appends go on meanwhile. Once the slot
+    is handed over, the store still sends the move to the old master, is answered
+    ``MOVED``, learns the slot's new master and logs it there."""
     store = RedisStore.connect(cluster.url, prefix=prefix)
     mover = Mover(cluster)
     tries, moves = REDIRECTS.labels("tryagain"), REDIRECTS.labels("moved")
@@ -276,9 +276,13 @@ async def test_a_move_whose_room_is_split_by_a_reshard_waits_for_the_slot(
         await mover.on(source, "MIGRATE", *host, "", 0, 5000, "KEYS", store.key("r", "log"))
         tried = tries._value.get()
         move: LogEntry = {"k": "intent", "seat": 0, "id": 1, "action": {}, "at": 2.0}
+        split = asyncio.ensure_future(store.append("r", 2, move, lease))
+        other = await seated(store, "other-slot")  # a batch of its own answered meanwhile
+        assert store.redis.keyslot(store.key("other-slot")) != slot and not split.done()
         with pytest.raises(StoreUnavailable, match="rehashing"):
-            await store.append("r", 2, move, lease)
+            await split
         assert tries._value.get() > tried + 1  # sent again, and again
+        assert other and [version for version, _ in await store.read_log("r")] == [1]
         await mover.migrate(slot, target)
         await mover.end(slot, target)
         moved = moves._value.get()
