@@ -289,6 +289,8 @@ class RoomClient:
         self.result: dict[str, Any] | None = None
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.errors: list[dict[str, Any]] = []
+        self.heard = 0
+        """Chat frames and refused ``say`` frames received (:meth:`wait_heard`)."""
         self.arrivals: dict[int, float] | None = {} if timed else None
         """With ``timed``: when (``time.monotonic()``) each version was first held."""
         self.ack_times: dict[IntentId, float] = {}
@@ -452,6 +454,26 @@ class RoomClient:
     async def ping(self, data: Any = None) -> Any:
         return (await self._request("pong", {"t": "ping", "data": data}))["data"]
 
+    @property
+    def chat(self) -> list[dict[str, Any]]:
+        """The room's chat lines held, oldest first (``seat``, ``name``, ``text``, ``at``)."""
+        return self.session.chat
+
+    async def say(self, text: str) -> None:
+        """Send a chat line. It comes back to everyone as a ``chat`` frame (:attr:`chat`);
+        a refusal is an ``error`` with ``of`` ``"say"`` in :attr:`errors`. Either one
+        counts in :attr:`heard`."""
+        assert self._ws is not None, "not connected"
+        await self._ws.send(self.session.say(text))
+
+    async def wait_heard(self, heard: int) -> None:
+        """Wait until more than ``heard`` chat frames or ``say`` refusals arrived."""
+        async with self._changed:
+            while self.heard <= heard:
+                if self.closed is not None:
+                    raise self.closed
+                await self._changed.wait()
+
     async def resync(self) -> None:
         """Ask for what the mirror misses (a stale mirror: a snapshot)."""
         assert self._ws is not None, "not connected"
@@ -523,6 +545,8 @@ class RoomClient:
             self.errors.append(frame)
             if frame.get("fatal"):
                 self.closed = ServerError(frame)
+        if kind == "chat" or frame.get("of") == "say":
+            self.heard += 1
         if got.answers is not None:
             self._resolve(got.answers, frame)
         version = self.mirror.version
@@ -530,7 +554,7 @@ class RoomClient:
             self.arrivals[version] = time.monotonic()
         if self.record and version is not None and (not self.seen or self.seen[-1][0] != version):
             self.seen.append((version, encode(self.mirror.doc)))
-        if kind in ("snapshot", "patch", "result", "error"):
+        if kind in ("snapshot", "patch", "result", "error", "chat"):
             async with self._changed:
                 self._changed.notify_all()
 

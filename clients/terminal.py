@@ -1,7 +1,8 @@
 """``tablewire play`` and ``tablewire spectate``: the terminal clients.
 
-**The screen.** Every redraw prints the board (:func:`clients.render.board`),
-whose clock runs and who is away (:func:`table_line`), the game's latest event
+**The screen** (:class:`clients.screen.Screen`). Every redraw prints the board
+(:func:`clients.render.board`), whose clock runs and who is away, the room's last
+chat lines, the game's latest event
 sentences, a notice if there is one, and — when the seat must choose — a
 chooser (:class:`~clients.chooser.Chooser`) sized to the rows left, so that the
 board is still on screen at the prompt (``console.height`` and ``console.width``:
@@ -12,6 +13,11 @@ with pages as a last resort. A move too long for one line wraps under its
 number, so its effect and price are never cut. Words narrow the list to the
 moves that contain them; ``?`` shows the keys and the game's legend
 (:func:`clients.render.legend`), a screenful at a time.
+
+**Chat.** ``/say TEXT`` sends a chat line, at the move prompt and, at a terminal,
+while the others play (answers piped in are kept for the player's turns); a
+line said or refused redraws the screen. The lines come back from the room like
+everyone's (:attr:`~clients.client.RoomClient.chat`).
 
 **The connection.** If the server goes away (a restart closes with 1012, then
 refuses connections for a while), the client says so, reconnects with backoff
@@ -28,13 +34,11 @@ from __future__ import annotations
 
 import asyncio
 import math
-import time
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
@@ -42,17 +46,15 @@ from clients.addresses import ws_url
 from clients.chooser import Chooser
 from clients.client import LobbyClient, RoomClient, ServerError, Unreachable
 from clients.keyboard import Keyboard, StdinKeyboard
-from clients.render import as_printed, clean, legend_of, safe_name
-from clients.render import lines as board_lines
+from clients.render import as_printed, legend_of
 from clients.retry import Wait
+from clients.screen import Screen, result_table
 from clients.seating import SeatRequest, come_back, seat_bots, server_option, take_seat
 
 RECOVERABLE = {"too_slow", "room_closed", "store_unavailable", "owner_unavailable", "closed"}
 """Codes of fatal connection errors the client survives by reconnecting."""
-MIN_CHOOSER_ROWS = 4
-"""The chooser's rows when the board leaves fewer (the board's top then scrolls away)."""
-PROMPT_EVENTS = 2
-"""Event sentences shown above the chooser."""
+SAY = "/say"
+"""What starts a chat line typed at a prompt."""
 
 
 class Left(Exception):
@@ -66,178 +68,8 @@ Keys at the move prompt:
   b             back: undo the last group opened or the words typed
   n, p          next and previous page, when the list has pages
   ?             this help and the key to the board
+  /say TEXT     a line to everyone in the room (also while the others play)
   Ctrl-C/Ctrl-D leave; the command to come back is printed"""
-
-
-# -- the screen -------------------------------------------------------------------
-
-
-def _duration(seconds: float) -> str:
-    whole = max(0, math.ceil(seconds))
-    minutes, rest = divmod(whole, 60)
-    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
-
-
-def table_line(doc: dict[str, Any], seat: int | None, now: float) -> str:
-    """Who is away and whose clock runs, as of ``now`` (epoch seconds); empty when
-    nothing of it needs saying (no clock running, everyone here)."""
-    if doc["status"] != "playing":
-        return ""
-    clock = doc.get("clock") or {}
-    deadlines = clock.get("deadline") or []
-    presence = doc.get("presence") or []
-    clocks: list[str] = []
-    away: list[str] = []
-    for i, name in enumerate(doc["seats"]):
-        who = clean(name or f"seat {i + 1}")
-        deadline = deadlines[i] if i < len(deadlines) else None
-        if deadline is not None:
-            left = _duration(deadline - now)
-            if i == seat:
-                clocks.insert(0, f"Your clock: {left} left, then a bot plays this decision for you")
-            else:
-                clocks.append(f"{who}'s clock: {left}")
-        here = presence[i] if i < len(presence) else {}
-        if here.get("bot") == "zombie":
-            away.append(f"a bot plays for {who} for the rest of the game")
-        elif here.get("away_since") is not None and i != seat:
-            away.append(f"{who} is away ({_duration(now - here['away_since'])})")
-    said = clocks + away
-    return " · ".join(said) + "." if said else ""
-
-
-@dataclass
-class Screen:
-    """Draws the board, the event log and the chooser in ``console``'s size."""
-
-    console: Console
-    engine: str
-    seat: int | None
-    room: str
-    where: str = ""
-    """`` --server=URL`` when the server is not the default one, for printed commands."""
-    log: list[str] = field(default_factory=list)
-    shown: int = 0
-    """Event sentences already printed."""
-
-    def events(self, client: RoomClient) -> None:
-        """Take the event sentences the client received since the last call."""
-        while not client.events.empty():
-            event = client.events.get_nowait()
-            self.log.append(clean(str(event.get("text") or event.get("type", "?"))))
-
-    def _height(self, renderable: RenderableType | str) -> int:
-        return len(self.console.render_lines(renderable, self.console.options, pad=False))
-
-    def draw(self, doc: dict[str, Any], chooser: Chooser | None = None, notice: str = "") -> None:
-        """Redraw; with a ``chooser``, end with the prompt, leaving the cursor after it."""
-        console = self.console
-        drawn = board_lines(console, self.engine, doc, self.seat)
-        console.print(as_printed(drawn))
-        used = len(drawn)
-        if doc["game"] is None and self.seat is not None:
-            room = f"{self.where} --room={self.room}"
-            for invite in (
-                f"Others join with: tablewire play{room}",
-                f"Bots fill the free seats with: tablewire bots{room}",
-            ):
-                console.print(Text(invite, style="dim"), soft_wrap=True)
-                used += 1
-        table = table_line(doc, self.seat, time.time())
-        if table:
-            said = Text(table, style="yellow")
-            used += self._height(said)
-            console.print(said)
-        fresh = self.log[self.shown :]
-        self.shown = len(self.log)
-        if chooser is None:
-            told = fresh[-max(1, console.height - used - 1) :]
-        else:
-            told = self.log[-PROMPT_EVENTS:]
-        for sentence in told:
-            said = Text(sentence, style="italic")
-            used += self._height(said)
-            console.print(said)
-        if notice:
-            note = Text(notice, style="yellow")
-            used += self._height(note)
-            console.print(note)
-        if chooser is None:
-            return
-        rows = max(MIN_CHOOSER_ROWS, console.height - used - 1)
-        for line in chooser.lines(console.width, rows):
-            console.print(line, no_wrap=True, overflow="ellipsis", crop=True)
-        self.ask(chooser.prompt())
-
-    def ask(self, prompt: str) -> None:
-        self.console.print(Text(prompt, style="bold"), end="", no_wrap=True, overflow="ellipsis")
-        self.console.file.flush()
-
-
-# -- the result -----------------------------------------------------------------------
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def _words(value: Any) -> str:
-    if isinstance(value, dict):
-        return ", ".join(f"{str(k).replace('_', ' ')} {_words(v)}" for k, v in value.items())
-    if isinstance(value, list):
-        return " ".join(_words(v) for v in value)
-    return str(value)
-
-
-def result_table(result: dict[str, Any], names: list[str | None], seat: int | None) -> Table:
-    """A finished game: everyone ranked, with scores and the details in words; seats from 1."""
-    scores, ranks = result["scores"], result["ranks"]
-    details = result.get("details") or [{} for _ in scores]
-    if not ranks:
-        why = "everyone left" if result.get("abandoned") else "it reached the move limit"
-        table = Table(box=None, show_header=False)
-        table.add_row(f"The game ended without a winner: {why}.")
-        return table
-
-    def name(i: int, mark: bool = True) -> Text:
-        given = names[i] if i < len(names) else None
-        who = safe_name(given) if given else Text(f"seat {i + 1}")
-        return who.append(" (you)") if mark and i == seat else who
-
-    winners = [name(i, mark=False) for i in result["winners"]]
-    headline = Text.assemble(
-        *_joined(winners), " wins." if len(winners) == 1 else " share the win."
-    )
-    if seat is not None:
-        place = ranks[seat]
-        tied = sum(r == place for r in ranks) > 1
-        if place == 1:
-            headline.append("  You share the win." if tied else "  You won!")
-        else:
-            again = " (tied)" if tied else ""
-            headline.append(f"  You finished {_ordinal(place)}{again} of {len(scores)}.")
-    table = Table(
-        "rank", "player", "score", "details", title=headline, title_justify="left", box=None
-    )
-    for i in sorted(range(len(scores)), key=lambda s: (ranks[s], s)):
-        shown = details[i] if isinstance(details[i], dict) else {"details": details[i]}
-        rest = {
-            k: v
-            for k, v in shown.items()
-            if v not in ([], {}, None) and not (k == "total" and v == scores[i])
-        }
-        table.add_row(_ordinal(ranks[i]), name(i), str(scores[i]), Text(_words(rest)))
-    return table
-
-
-def _joined(parts: list[Text]) -> list[Text | str]:
-    out: list[Text | str] = []
-    for i, part in enumerate(parts):
-        if i:
-            out.append(" and " if i == len(parts) - 1 else ", ")
-        out.append(part)
-    return out
 
 
 # -- following a room -----------------------------------------------------------------
@@ -261,29 +93,54 @@ class Session:
 
 CHANGED = object()
 """What :func:`_line_or_change` returns when the room changed before a line came."""
+HEARD = object()
+"""What :func:`_line_or_change` returns when a chat line (or the refusal of ours) came
+first."""
 
 
-async def _line_or_change(session: Session, version: int) -> str | object | None:
-    """The next line typed, or :data:`CHANGED` if the room moves on first."""
-    assert session.keyboard is not None
+async def _line_or_change(
+    session: Session, version: int, typing: bool = True
+) -> str | object | None:
+    """The next line typed, or :data:`CHANGED` if the room moves on first, or
+    :data:`HEARD` if a chat line comes first. Without ``typing``, no line is read."""
     keyboard = session.keyboard
-    typed = asyncio.ensure_future(keyboard.line())
-    change = asyncio.ensure_future(session.client.wait_version(version + 1))
+    client = session.client
+    typed = asyncio.ensure_future(
+        keyboard.line() if typing and keyboard is not None else asyncio.Future()
+    )
+    change = asyncio.ensure_future(client.wait_version(version + 1))
+    heard = asyncio.ensure_future(client.wait_heard(client.heard))
+    waited = (typed, change, heard)
     try:
-        await asyncio.wait({typed, change}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for task in (typed, change):
+        for task in waited:
             task.cancel()
-        await asyncio.gather(typed, change, return_exceptions=True)
+        await asyncio.gather(*waited, return_exceptions=True)
     if typed.done() and not typed.cancelled():
-        line = typed.result()
-        if not keyboard.echoes:
+        line: str | None = typed.result()
+        if keyboard is not None and not keyboard.echoes:
             session.console.print(Text("" if line is None else line), soft_wrap=True)
         return line
-    if change.exception() is not None:  # the connection was lost: end the prompt, raise it
-        session.console.print()
-        change.result()
-    return CHANGED
+    for task in (change, heard):
+        if not task.cancelled() and task.exception() is not None:
+            session.console.print()  # the connection was lost: end the prompt, raise it
+            task.result()
+    return CHANGED if not change.cancelled() else HEARD
+
+
+def _is_say(typed: str) -> bool:
+    return typed.strip() == SAY or typed.lstrip().startswith(SAY + " ")
+
+
+async def _say(session: Session, typed: str) -> str:
+    """Send the chat line of a ``/say`` typed; a notice to show (the line itself comes
+    back as a ``chat`` frame, or a refusal)."""
+    text = typed.strip()[len(SAY) :].strip()
+    if not text:
+        return "Type your words after /say, for example: /say good game"
+    await session.client.say(text)
+    return ""
 
 
 async def _help(session: Session, version: int) -> None:
@@ -306,6 +163,8 @@ async def _help(session: Session, version: int) -> None:
             else f"Press Enter for more ({page + 1} of {pages}), b for the board. "
         )
         typed = await _line_or_change(session, version)
+        while typed is HEARD:  # the help stays; the chat line shows with the board
+            typed = await _line_or_change(session, version)
         if typed is None:
             raise Left
         if typed is CHANGED or (isinstance(typed, str) and typed.strip().lower() == "b"):
@@ -318,14 +177,21 @@ async def _ask(session: Session, chooser: Chooser, version: int, notice: str) ->
     client, screen = session.client, session.screen
     while True:
         screen.events(client)
+        notice = screen.refused(client) or notice
         screen.draw(client.doc, chooser, notice)
         typed = await _line_or_change(session, version)
         if typed is CHANGED:
             session.console.print()
             return None
+        if typed is HEARD:  # a chat line, or our line refused: shown by the redraw
+            session.console.print()
+            continue
         if typed is None:
             raise Left
         assert isinstance(typed, str)
+        if _is_say(typed):
+            notice = await _say(session, typed)
+            continue
         if typed.strip() == "?":
             await _help(session, version)
             notice = ""
@@ -401,7 +267,42 @@ async def _follow(session: Session) -> dict[str, Any]:
         if session.keyboard is not None and client.seat in doc["to_act"]:
             await _take_turn(session)
         else:
-            screen.draw(doc)
+            await _watch(session, shown)
+
+
+async def _watch(session: Session, version: int) -> None:
+    """Show the room until it moves past ``version``, again for each chat line. A
+    player at a terminal may type ``/say`` lines meanwhile (other lines get a reminder;
+    the end of input is left to the next prompt); answers piped in are kept for the
+    player's turns."""
+    client, screen = session.client, session.screen
+    typing = session.keyboard is not None and session.keyboard.echoes
+    notice = ""
+    while True:
+        screen.events(client)
+        notice = screen.refused(client) or notice
+        screen.draw(client.doc, notice=notice)
+        if typing:
+            screen.ask("Waiting for the others; /say TEXT talks to the room: ")
+        woke = await _line_or_change(session, version, typing)
+        if woke is CHANGED:
+            if typing:
+                session.console.print()
+            return
+        if woke is None:
+            typing = False
+            notice = ""
+        elif woke is HEARD:  # a chat line, or our line refused: shown by the redraw
+            if typing:
+                session.console.print()
+            notice = ""
+        else:
+            assert isinstance(woke, str)
+            notice = (
+                await _say(session, woke)
+                if _is_say(woke)
+                else "It is not your turn yet; /say TEXT talks to the room."
+            )
 
 
 def _why(lost: BaseException) -> str:

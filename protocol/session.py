@@ -67,6 +67,8 @@ def refusal(exc: ProtocolError) -> bytes:
 
 # -- the client's side ----------------------------------------------------------------
 
+CHAT_LINES = 50
+"""Chat lines a client holds (as many as a room sends after a join)."""
 ANSWERS = {"legal": "legal", "ping": "pong"}
 """The ``of`` of an ``error`` frame (the refused request) → the answer it stands for."""
 
@@ -106,6 +108,9 @@ class ClientSession:
         """Frames received, by type."""
         self.bytes_received: Counter[str] = Counter()
         """Payload bytes received, by frame type."""
+        self.chat: list[dict[str, Any]] = []
+        """The room's chat lines held, oldest first (the last :data:`CHAT_LINES`): a
+        ``chat`` frame's lines added, or in place of them all after a join (``history``)."""
         self._ids = itertools.count(secrets.randbits(48))
 
     @property
@@ -125,6 +130,11 @@ class ClientSession:
 
     def new_intent_id(self) -> int:
         return next(self._ids)
+
+    def say(self, text: str) -> bytes:
+        """A chat line for everyone in the room; it comes back in a ``chat`` frame, or is
+        refused by an ``error`` with ``of`` ``"say"``."""
+        return encode({"t": "say", "text": text})
 
     def intent(self, action: dict[str, Any], intent_id: IntentId | None = None) -> bytes:
         """An ``intent`` frame (``intent_id``: resend an unanswered one)."""
@@ -160,6 +170,9 @@ class ClientSession:
             got.answers = frame["id"]
         elif kind in ("legal", "pong"):
             got.answers = kind
+        elif kind == "chat":
+            held = [] if frame.get("history") else self.chat
+            self.chat = [*held, *frame["lines"]][-CHAT_LINES:]
         elif kind == "welcome":
             self.welcome = frame
             mirror.keys = frame.get("keys") if frame.get("protocol", 1) >= 2 else None

@@ -19,9 +19,11 @@ from engines.bots import RandomBot
 
 
 class Typist:
-    """A player who answers 1 to every prompt (the first move, or the first group)."""
+    """A player who answers 1 to every prompt (the first move, or the first group), as
+    answers piped in: read at the player's prompts only (a terminal's keyboard is read
+    between turns too, for ``/say``)."""
 
-    echoes = True
+    echoes = False
 
     def discard(self) -> None:
         pass

@@ -14,8 +14,8 @@ from rich.text import Text
 from clients import render
 from clients.chooser import Chooser
 from clients.client import RoomClient
+from clients.screen import Screen, result_table, table_line
 from clients.seating import come_back
-from clients.terminal import Screen, result_table, table_line
 from engines import ENGINES
 from engines.base import STEP
 from engines.render import safe_name
@@ -304,6 +304,25 @@ def test_hostile_names_in_the_waiting_room_the_log_and_the_result() -> None:
     assert "\x1b" not in text
     assert "[/] takes seat 1" in text and "[bold]x" in text and "[/] wins." in text
     assert safe_name("\x1b[31mred").plain == "[31mred"
+
+
+def test_the_last_chat_lines_show_as_typed_under_the_board() -> None:
+    doc, moves, seat = sintra_position()
+    console, out = recorded()
+    screen = Screen(console, "sintra", seat, "room1")
+    client = RoomClient("ws://127.0.0.1:1", "r")
+    lines = [("bo", "hello"), (HOSTILE[0], "[red]gg[/red]"), (HOSTILE[2], "\x1b[2Jwiped?")]
+    client.session.chat = [
+        {"seat": 1, "name": name, "text": text, "at": 0.0}
+        for name, text in [("old", "scrolled away"), *lines]
+    ]
+    screen.events(client)
+    screen.draw(doc, Chooser(moves))
+    drawn = out.getvalue()
+    assert "\x1b" not in drawn and "scrolled away" not in drawn
+    assert "bo: hello" in drawn and "[/]: [red]gg[/red]" in drawn
+    assert "[31mred[0m: [2Jwiped?" in drawn
+    assert len(drawn.split("\n")) <= 24 and drawn.split("\n")[-1].startswith("Your move")
 
 
 # -- the result -------------------------------------------------------------------------

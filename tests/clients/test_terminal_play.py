@@ -21,8 +21,8 @@ from clients.cli import _parser
 from clients.client import LobbyClient, LobbyError
 from clients.commands import create_room, local_games
 from clients.keyboard import StdinKeyboard
+from clients.screen import Screen, result_table
 from clients.seating import SeatRequest, seat_bots, take_seat
-from clients.terminal import Screen, result_table
 from engines import ENGINES
 from engines.base import STEP
 from server.fold import ABANDONED, MOVE_LIMIT
@@ -166,6 +166,9 @@ class ChangingRoom:
         self.doc = {"status": "playing", "seats": ["ana", "bo"], "to_act": [0], "game": None}
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.sent: list[dict[str, Any]] = []
+        self.chat: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+        self.heard = 0
         self._changed = asyncio.Condition()
 
     async def touch(self) -> None:
@@ -177,6 +180,22 @@ class ChangingRoom:
         async with self._changed:
             await self._changed.wait_for(lambda: self.version >= version)
         return self.doc
+
+    async def wait_heard(self, heard: int) -> None:
+        async with self._changed:
+            await self._changed.wait_for(lambda: self.heard > heard)
+
+    async def say(self, text: str) -> None:
+        """The room answers a line at once: refused if it is long, else said back."""
+        async with self._changed:
+            if len(text) > 300:
+                self.errors.append(
+                    {"t": "error", "code": "chat_too_long", "message": "too long", "of": "say"}
+                )
+            else:
+                self.chat.append({"seat": 0, "name": "ana", "text": text, "at": 0.0})
+            self.heard += 1
+            self._changed.notify_all()
 
     async def moves(self) -> list[tuple[dict[str, Any], str]]:
         return [({"n": i}, label) for i, label in enumerate(self.labels)]
@@ -218,6 +237,37 @@ async def test_a_change_that_keeps_the_moves_keeps_the_list_as_narrowed() -> Non
     session = Session("http://x", room, screen, keyboard, 60.0)  # type: ignore[arg-type]
     await _take_turn(session)
     assert room.sent == [{"n": labels.index(f"factory 1{STEP}orange glass{STEP}strip 3")}]
+
+
+async def test_say_at_the_prompt_talks_to_the_room_and_a_refusal_is_told() -> None:
+    from clients.terminal import Session, _take_turn
+
+    room = ChangingRoom(["a move", "another move"])
+    console, out = recorded()
+    screen = Screen(console, "none", 0, "r")
+    typed = ["/say [b]hello[/b]", "/say", "/say " + "x" * 301, "2"]
+    session = Session("http://x", room, screen, Script(room, typed), 60.0)  # type: ignore[arg-type]
+    await _take_turn(session)
+    shown = out.getvalue()
+    assert room.chat == [{"seat": 0, "name": "ana", "text": "[b]hello[/b]", "at": 0.0}]
+    assert "ana: [b]hello[/b]" in shown
+    assert "Type your words after /say" in shown
+    assert "The room did not take that line: too long (chat_too_long)." in shown
+    assert room.sent == [{"n": 1}]  # the lines said changed nothing of the turn
+
+
+async def test_between_turns_a_player_at_a_terminal_may_say_a_line() -> None:
+    from clients.terminal import Session, _watch
+
+    room = ChangingRoom(["a move"])
+    room.doc = {**room.doc, "to_act": [1]}
+    console, out = recorded()
+    screen = Screen(console, "none", 0, "r")
+    session = Session("http://x", room, screen, Script(room, ["3", "/say gg", None]), 60.0)  # type: ignore[arg-type]
+    await _watch(session, room.version)
+    shown = out.getvalue()
+    assert [line["text"] for line in room.chat] == ["gg"] and "ana: gg" in shown
+    assert "It is not your turn yet; /say TEXT talks to the room." in shown
 
 
 async def test_a_connection_lost_at_the_prompt_is_told_on_a_line_of_its_own() -> None:

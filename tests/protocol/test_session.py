@@ -11,7 +11,7 @@ from protocol import PROTOCOL_VERSION, compact, messages
 from protocol.codec import decode, encode
 from protocol.errors import Code, ProtocolError
 from protocol.messages import Hello, Legal
-from protocol.session import ClientSession, joining, refusal
+from protocol.session import CHAT_LINES, ClientSession, joining, refusal
 
 
 def welcome(protocol: int = 1, keys: list[list[str]] | None = None) -> bytes:
@@ -113,3 +113,20 @@ def test_intent_ids_are_unique_and_a_resend_keeps_its_id() -> None:
     assert len(ids) == 100 and not ids & {two.new_intent_id()}
     frame = decode(one.intent({"k": "pass"}, intent_id=42))
     assert frame == {"t": "intent", "id": 42, "action": {"k": "pass"}}
+
+
+def test_chat_lines_are_kept_and_a_join_replaces_them() -> None:
+    session = ClientSession()
+    assert decode(session.say("gg")) == {"t": "say", "text": "gg"}
+
+    def line(n: int) -> dict[str, Any]:
+        return {"seat": 0, "name": "ana", "text": f"line {n}", "at": float(n)}
+
+    session.receive(encode(messages.chat([line(1), line(2)], history=True)))
+    session.receive(encode(messages.chat([line(3)])))
+    assert [said["text"] for said in session.chat] == ["line 1", "line 2", "line 3"]
+    session.receive(encode(messages.chat([line(9)], history=True)))  # after a reconnect
+    assert [said["text"] for said in session.chat] == ["line 9"]
+    for n in range(CHAT_LINES + 5):
+        session.receive(encode(messages.chat([line(n)])))
+    assert len(session.chat) == CHAT_LINES and session.chat[-1] == line(CHAT_LINES + 4)

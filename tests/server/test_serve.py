@@ -61,7 +61,8 @@ from clients import cli
 from server import app, serve
 app.create_app()
 print(sorted(name for name in sys.modules if name.split(".")[0] in ("httpx", "rich", "redis")
-             or name in ("clients.commands", "clients.client", "clients.terminal", "clients.bots")))
+             or name in ("clients.commands", "clients.client", "clients.terminal", "clients.screen",
+                         "clients.bots")))
 """
 
 
