@@ -252,7 +252,7 @@ def _parser() -> argparse.ArgumentParser:
         help_text="play a seat from the terminal",
         description="Take a seat and play from the terminal. With no --room, join the fullest "
         "open room of the game or open one (quick play); with --bots N, open a room for you and "
-        "N computer players.",
+        "N computer players. At the prompt, ? shows the keys and /say TEXT talks to the room.",
     )
     play.add_argument(
         "--room", type=_room, default=None, help="the room to join (default: quick play)"

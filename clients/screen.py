@@ -123,11 +123,15 @@ class Screen:
             said = Text(table, style="yellow")
             used += self._height(said)
             console.print(said)
-        for said_line in self.chat:
+        for said_line in self.chat:  # at the prompt, a row each: the board stays on screen
             name, text = clean(str(said_line["name"])), clean(str(said_line["text"]))
             chat = Text.assemble((f"{name}: ", "bold cyan"), text)
-            used += self._height(chat)
-            console.print(chat)
+            if chooser is None:
+                used += self._height(chat)
+                console.print(chat)
+            else:
+                used += 1
+                console.print(chat, no_wrap=True, overflow="ellipsis", crop=True)
         fresh = self.log[self.shown :]
         self.shown = len(self.log)
         if chooser is None:

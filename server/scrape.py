@@ -30,6 +30,7 @@ from server.metrics import (
     SLOW_CLOSES,
     STORE_ERRORS,
     STORE_LATENCY,
+    STORE_REDIRECTS,
 )
 
 if TYPE_CHECKING:
@@ -87,6 +88,7 @@ def registry(lobby: Lobby, gate: Gate) -> CollectorRegistry:
         CLOSES,
         STORE_LATENCY,
         STORE_ERRORS,
+        STORE_REDIRECTS,
         LEASES,
         LOOP_LAG,
         LOOP_LAG_LAST,

@@ -311,7 +311,7 @@ def test_the_last_chat_lines_show_as_typed_under_the_board() -> None:
     console, out = recorded()
     screen = Screen(console, "sintra", seat, "room1")
     client = RoomClient("ws://127.0.0.1:1", "r")
-    lines = [("bo", "hello"), (HOSTILE[0], "[red]gg[/red]"), (HOSTILE[2], "\x1b[2Jwiped?")]
+    lines = [("bo", "hello " * 50), (HOSTILE[0], "[red]gg[/red]"), (HOSTILE[2], "\x1b[2Jwiped?")]
     client.session.chat = [
         {"seat": 1, "name": name, "text": text, "at": 0.0}
         for name, text in [("old", "scrolled away"), *lines]
@@ -320,7 +320,8 @@ def test_the_last_chat_lines_show_as_typed_under_the_board() -> None:
     screen.draw(doc, Chooser(moves))
     drawn = out.getvalue()
     assert "\x1b" not in drawn and "scrolled away" not in drawn
-    assert "bo: hello" in drawn and "[/]: [red]gg[/red]" in drawn
+    assert "bo: hello hello" in drawn and "…" in drawn  # a long line: one row, cut
+    assert "[/]: [red]gg[/red]" in drawn
     assert "[31mred[0m: [2Jwiped?" in drawn
     assert len(drawn.split("\n")) <= 24 and drawn.split("\n")[-1].startswith("Your move")
 

@@ -26,6 +26,7 @@ import pytest
 import redis.asyncio as aioredis
 from processes import assert_every_ack_is_logged, node_process, relay_games
 from redis.asyncio.cluster import RedisCluster
+from wire import scrape
 
 from clients.client import LobbyClient, RoomClient
 from clients.spawn import TABLEWIRE, SpawnedCluster
@@ -41,6 +42,7 @@ ROOMS = 8
 """Turn-relay rooms played here (their acks checked), and Sintra rooms ``tablewire bots``
 plays beside them."""
 ROUNDS = 3
+REDIRECTED = ("ask", "tryagain", "moved")
 """Times the slot of every room being played moves."""
 
 
@@ -193,9 +195,17 @@ async def test_slots_moved_while_their_rooms_are_played_lose_no_acknowledged_mov
                 await asyncio.gather(*(moves_on(clients[0], 5) for _, clients in tables))
             *_, (out, _) = await games
         report = json.loads(out.decode().strip().splitlines()[-1])
+        seen = [await scrape(server.url) for server in servers]
+        counted = {
+            name: sum(samples.get(name, 0) for samples in seen)
+            for name in (
+                'tablewire_lease_changes_total{change="lost"}',
+                *(f'tablewire_store_redirects_total{{answer="{a}"}}' for a in REDIRECTED),
+            )
+        }
         print(
             f"slots moved {mover.slots_moved}, keys {mover.keys_moved}; "
-            f"rejects here {summary.reject_codes}, bots' {report['reject_codes']}"
+            f"rejects here {summary.reject_codes}, bots' {report['reject_codes']}; {counted}"
         )
         assert bots.returncode == 0, report
         assert (report["games_finished"], report["errors"]) == (ROOMS, 0), report
