@@ -34,9 +34,24 @@ function beep() {
   tone.onended = () => context.close();
 }
 
-function setIcon(href) {
+// Both icons are read once while the page loads and kept as data: URLs (which the
+// page's img-src allows), so a turn that starts or ends while the server is
+// unreachable swaps the icon without a request.
+const kept = {};
+for (const href of [ICON, TURN_ICON]) {
+  fetch(href).then((answer) => (answer.ok ? answer.text() : null)).then(
+    (svg) => { if (svg) kept[href] = `data:image/svg+xml,${encodeURIComponent(svg)}`; },
+    () => {},
+  );
+}
+
+function setIcon(myTurn) {
   const link = document.querySelector('link[rel="icon"]');
-  if (link && link.getAttribute("href") !== href) link.setAttribute("href", href);
+  const turn = myTurn ? "yes" : "no";
+  if (!link || link.dataset.turn === turn) return;
+  const href = myTurn ? TURN_ICON : ICON;
+  link.dataset.turn = turn;
+  link.setAttribute("href", kept[href] || href);
 }
 
 /** The title (`title` when it is not this seat's turn) and the icon follow `myTurn`;
@@ -46,7 +61,7 @@ export function useAttention(myTurn, title) {
   const was = useRef(false);
   useEffect(() => {
     document.title = myTurn ? `${TURN_PREFIX}${title}` : title;
-    setIcon(myTurn ? TURN_ICON : ICON);
+    setIcon(myTurn);
     if (myTurn && !was.current) {
       if (options.sound) beep();
       if (options.notify && document.hidden && globalThis.Notification
