@@ -75,6 +75,7 @@ from server.logs import fields
 from server.room_frames import Views
 from server.room_parts import (
     Command,
+    Mailbox,
     _Bookkeep,
     _Call,
     _Intent,
@@ -126,7 +127,7 @@ class Room:
         self.conns: set[Connection] = set()
         self.timers = timers or WallTimers()
         self.table = Table(record.seats, record.room_options)
-        self._queue: asyncio.Queue[Command] = asyncio.Queue()
+        self._queue = Mailbox()
         self._task: asyncio.Task[None] | None = None
         self.views = Views(engine, record, settings)
         """The frames of every view group (:mod:`server.room_frames`)."""

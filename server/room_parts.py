@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -113,6 +114,37 @@ class _Bookkeep:
 
 
 Command = _Reserve | _Intent | _Call | _Presence | _Tick | _Bookkeep
+
+
+class Mailbox:
+    """The actor's queue of commands: what ``asyncio.Queue`` does for one reader and no
+    bound, for less a command (no loop lookup per call: on Python 3.11 each costs a
+    ``getpid`` system call, several a move on a store that waits)."""
+
+    def __init__(self) -> None:
+        self._items: deque[Command] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def put_nowait(self, command: Command) -> None:
+        self._items.append(command)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    async def get(self) -> Command:
+        """The oldest command, once there is one (one reader only)."""
+        while not self._items:
+            if self._loop is None:
+                self._loop = asyncio.get_running_loop()
+            self._waiter = self._loop.create_future()
+            await self._waiter
+        return self._items.popleft()
 
 
 def _refuse(conn: Connection, intent: Intent, code: str, message: str) -> None:

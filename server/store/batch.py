@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -31,9 +31,7 @@ Outcome = BaseException | None
 @dataclass
 class _Waiting(Generic[T]):
     item: T
-    done: asyncio.Future[None] = field(
-        default_factory=lambda: asyncio.get_running_loop().create_future()
-    )
+    done: asyncio.Future[None]
 
 
 class GroupCommit(Generic[T]):
@@ -68,6 +66,7 @@ class GroupCommit(Generic[T]):
         self._last = -float("inf")
         self._queue: list[_Waiting[T]] = []
         self._wake: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.batches = 0
         """Batches written (for tests and benchmarks: items per batch)."""
@@ -77,13 +76,15 @@ class GroupCommit(Generic[T]):
         """Queue ``item`` and return once its batch is written (or raise its error)."""
         if not self._tasks:
             self._start()
-        waiting = _Waiting(item)
+        assert self._loop is not None
+        waiting = _Waiting(item, self._loop.create_future())
         self._queue.append(waiting)
         assert self._wake is not None
         self._wake.set()
         await waiting.done  # cancelled: the item may still be written, its outcome unread
 
     def _start(self) -> None:
+        self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self._tasks = [
             asyncio.create_task(self._flush(), name=f"group-commit-{i}")

@@ -20,6 +20,7 @@ are sent again for up to :data:`REDIRECT_FOR` seconds. None of them ran the scri
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import time
 from collections.abc import Sequence
@@ -92,7 +93,7 @@ class Writers:
         call's reply, or the error it failed with (:class:`StoreUnavailable`: it wrote
         nothing, or its fate is unknown; :class:`Redirected`: a slot move's answer).
         Calls redirected are sent again for up to ``redirect_for`` seconds."""
-        sha = hashlib.sha1(source.encode()).hexdigest()
+        sha = _sha(source)
         commands = [("EVALSHA", sha, len(keys), *keys, *args) for keys, args in calls]
         waits = wait and self.wait_ms is not None
         answers: list[Answer] = [None] * len(calls)
@@ -129,12 +130,16 @@ class Writers:
         by_node: dict[str, list[int]] = {}
         for i in chosen:
             by_node.setdefault(self._node_name(commands[i][3]), []).append(i)
-        outcomes = await asyncio.gather(
-            *(
-                self._run_on(node, source, [commands[i] for i in on_node], wait)
-                for node, on_node in by_node.items()
+        if len(by_node) == 1:  # one master (always, on a single Redis): no task to gather
+            node, on_node = next(iter(by_node.items()))
+            outcomes = [await self._run_on(node, source, [commands[i] for i in on_node], wait)]
+        else:
+            outcomes = await asyncio.gather(
+                *(
+                    self._run_on(node, source, [commands[i] for i in on_node], wait)
+                    for node, on_node in by_node.items()
+                )
             )
-        )
         for on_node, replies in zip(by_node.values(), outcomes, strict=True):
             for i, reply in zip(on_node, replies, strict=True):
                 answers[i] = reply
@@ -275,6 +280,12 @@ class Writers:
         for connection, _ in self._connections.values():
             await self._drop(connection)
         self._connections.clear()
+
+
+@functools.cache
+def _sha(source: str) -> str:
+    """The SHA1 ``EVALSHA`` names a script by."""
+    return hashlib.sha1(source.encode()).hexdigest()
 
 
 class Redirected(StoreUnavailable):
