@@ -70,8 +70,10 @@ def table(results: list[dict[str, Any]]) -> str:
         "| Redis CPU ms/move | CPU vs memory | p99 vs memory |",
         "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    memory = {r["rooms"]: r for r in results if r["store"] == "memory"}
+    memory: dict[int, dict[str, Any]] = {}  # each Redis run beside the memory run before it
     for r in results:
+        if r["store"] == "memory":
+            memory[r["rooms"]] = r
         base = memory.get(r["rooms"])
         cpu = r["server_cpu_ms_per_move"] / base["server_cpu_ms_per_move"] if base else None
         p99 = r["p99_ms"] / base["p99_ms"] if base else None
