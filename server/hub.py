@@ -201,7 +201,22 @@ class RedisHub:
         self._unanswered[key] = (room.id, message)
         self.post(self.inbox(room.id), message)
         asyncio.get_running_loop().call_later(
-            self.settings.forward_timeout, self._give_up, key, intent
+            self.settings.forward_timeout / 2, self._send_again, key, intent
+        )
+
+    def _send_again(self, key: str, intent: Intent) -> None:
+        """Halfway to the forward timeout, an intent still unanswered is posted once more:
+        a pub/sub message can be lost (a sharded channel's slot moving between masters
+        drops its subscribers until they subscribe again), and the owner applies an
+        intent id once and acks it again (its answer to the first one, if that was
+        lost instead). Then it is given up at the timeout."""
+        unanswered = self._unanswered.get(key)
+        if unanswered is None:
+            return
+        room_id, message = unanswered
+        self.post(self.inbox(room_id), message)
+        asyncio.get_running_loop().call_later(
+            self.settings.forward_timeout / 2, self._give_up, key, intent
         )
 
     def _give_up(self, key: str, intent: Intent) -> None:

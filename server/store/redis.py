@@ -89,21 +89,28 @@ DURABILITIES = ("master", "replica")
 _APPEND = """
 local batch = cmsgpack.unpack(ARGV[1])
 local out = {}
-for i = 1, #KEYS / 3 do
+local k = 1
+for i = 1, #batch do
   local item = batch[i]
-  if redis.call('GET', KEYS[3 * i - 2]) ~= item[1] then
+  local lease, log, tokens = KEYS[k], KEYS[k + 1], nil
+  k = k + 2
+  if item[4] ~= '' then
+    tokens = KEYS[k]
+    k = k + 1
+  end
+  if redis.call('GET', lease) ~= item[1] then
     out[i] = 'NOTOWNER lease lost'
   else
-    local added = redis.pcall('XADD', KEYS[3 * i - 1], item[2], 'e', item[3])
+    local added = redis.pcall('XADD', log, item[2], 'e', item[3])
     if type(added) == 'table' and added.err then
       out[i] = added.err
     else
-      if item[4] ~= '' then
-        redis.call('HSET', KEYS[3 * i], item[4], item[5])
-        redis.call('EXPIRE', KEYS[3 * i], ARGV[2])
+      if tokens then
+        redis.call('HSET', tokens, item[4], item[5])
+        redis.call('EXPIRE', tokens, ARGV[2])
       end
       if ARGV[3] == '1' then
-        local feed = string.sub(KEYS[3 * i - 1], 1, -4) .. 'feed'
+        local feed = string.sub(log, 1, -4) .. 'feed'
         redis.call('SPUBLISH', feed, item[2] .. ' ' .. item[3])
       end
       out[i] = 1
@@ -112,12 +119,14 @@ for i = 1, #KEYS / 3 do
 end
 return out
 """
-"""Entries of several rooms: KEYS lease1, log1, tokens1, lease2, log2, tokens2 …;
-ARGV[1] one msgpack array of [lease token, stream id, entry, seat token hash or "",
-seat] per room (one argument, whatever the batch: the client packs one value, not
-five per entry), ARGV[2] the seat tokens' TTL, ARGV[3] "1" to publish each entry on
-its room's feed (a cluster); per entry 1 (written, with its seat token if any: both
-or neither) or the reason it was not."""
+"""Entries of several rooms: KEYS lease1, log1, [tokens1], lease2, log2, [tokens2] … (a
+room's tokens key only where its entry stores a seat token: on a cluster a key named
+that exists on neither master, as a tokens key often does, makes the call wait for
+the end of a slot move, TRYAGAIN); ARGV[1] one msgpack array of [lease token, stream
+id, entry, seat token hash or "", seat] per room (one argument, whatever the batch:
+the client packs one value, not five per entry), ARGV[2] the seat tokens' TTL, ARGV[3]
+"1" to publish each entry on its room's feed (a cluster); per entry 1 (written, with
+its seat token if any: both or neither) or the reason it was not."""
 
 _ACQUIRE = """
 if redis.call('EXISTS', KEYS[3]) == 0 then return false end
@@ -452,7 +461,8 @@ class RedisStore:
             items: list[Any] = []
             for room_id, version, entry, lease, token in (batch[i] for i in positions):
                 keys += [self.key(room_id, "lease"), self.key(room_id, "log")]
-                keys.append(self.key(room_id, "tokens"))
+                if token:
+                    keys.append(self.key(room_id, "tokens"))
                 items.append([lease, f"{version}-0", _pack(entry), *(token or ("", 0))])
             # Old-style raw strings: Redis's cmsgpack reads no bin type.
             batch_arg = msgpack.packb(items, use_bin_type=False)

@@ -7,12 +7,14 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any, cast
 
+import msgpack
 import pytest
 from redis import exceptions as redis_errors
 from redis.asyncio.client import PubSub
 
 from clients.spawn import free_port
 from conftest import redis_server
+from protocol.messages import Intent
 from server.errors import ApiError
 from server.hub import RedisHub
 from server.lobby import Lobby
@@ -20,6 +22,7 @@ from server.room import Room
 from server.settings import Settings
 from server.store import NotOwner, StoreUnavailable
 from server.store.base import ALL
+from server.store.channels import Subscriber
 from server.store.redis import RedisStore
 from support import record
 
@@ -293,4 +296,61 @@ async def test_a_room_owned_while_the_hub_subscribes_is_heard(store: RedisStore)
                 break
         assert answers == ["served"]
     finally:
+        await hub.close()
+
+
+class _Client:
+    """A connection of this process whose intent is forwarded: the frames it was sent."""
+
+    seat: int | None = 0
+    protocol = 2
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+        self.sent = asyncio.Event()
+
+    def send(self, frame: bytes) -> None:
+        self.frames.append(frame)
+        self.sent.set()
+
+    def close(self, code: str, message: str) -> None:
+        raise AssertionError(f"closed: {code} {message}")
+
+
+async def test_a_forwarded_intent_unanswered_is_posted_again(store: RedisStore) -> None:
+    """A pub/sub message can be lost (nobody subscribed to the room's inbox at that
+    moment: a sharded channel whose slot moves, an owner subscribing again). Halfway to
+    the forward timeout an intent still unanswered is posted once more, the same
+    message (its intent id makes a second delivery harmless); the answer reaches the
+    client once, and no reject follows at the timeout."""
+
+    async def claim(room: Room) -> bool:
+        return False
+
+    room = cast(Room, _Owned("r1"))
+    room.lease = None
+    settings = Settings(lease_ttl=60, forward_timeout=0.6)
+    hub = RedisHub(store, settings, "node-2", {}, claim)  # a room another process owns
+    await hub.start()
+    owner = Subscriber(store.redis, sharded=False)
+    try:
+        await owner.subscribe(hub.inbox("r1"))
+        client = _Client()
+        hub.forward_intent(room, client, Intent(id=7, action={"pass": True}))
+        posted: list[Any] = []
+        async with asyncio.timeout(settings.forward_timeout):
+            while len(posted) < 2:  # (a None: the subscription's confirmation)
+                if (heard := await owner.message(within=settings.forward_timeout)) is not None:
+                    posted.append(msgpack.unpackb(heard[1]))
+        first, again = posted
+        assert first == again and (first["k"], first["id"]) == ("intent", 7)
+        answer = msgpack.packb({"conn": first["conn"], "frame": b"the ack"})
+        for _ in range(2):  # the owner answers both deliveries
+            await store.redis.publish(hub.node_channel("node-2"), answer)
+        async with asyncio.timeout(5):
+            await client.sent.wait()
+        await asyncio.sleep(settings.forward_timeout)  # past the timeout: no reject
+        assert client.frames == [b"the ack"]
+    finally:
+        await owner.aclose()
         await hub.close()
