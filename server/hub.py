@@ -67,6 +67,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -97,6 +98,9 @@ SCAN = 1.0
 """Seconds between two reads of which rooms are followed, when no room was demoted or
 loaded as a replica meanwhile (:meth:`RedisHub.following` wakes the follower)."""
 TAKEOVERS = 100
+SERVED = 10_000
+"""Forwarded intents an owner remembers (with their answers), to answer a second
+delivery without applying it again."""
 """Leases the takeover task tries to take at once."""
 
 
@@ -114,6 +118,8 @@ class _RemoteClient:
         """The client's protocol version: the owner encodes its ack in it."""
 
     def send(self, frame: bytes) -> None:
+        if self.key in self.hub._served:
+            self.hub._served[self.key] = frame
         self.hub.post(self.hub.node_channel(self.node), {"conn": self.key, "frame": frame})
 
     def close(self, code: str, message: str) -> None:
@@ -147,6 +153,10 @@ class RedisHub:
         self._unanswered: dict[str, tuple[str, dict[str, Any]]] = {}
         """Forwarded requests not answered yet, by key: their room and message, sent again
         as soon as the room has a new owner (:meth:`_handed_over`)."""
+        self._served: OrderedDict[str, bytes | None] = OrderedDict()
+        """The last :data:`SERVED` intents forwarded to the rooms owned here, by key: the
+        answer sent (None until then). A second delivery of one (:meth:`_send_again`) is
+        never applied again: its answer is sent again, if there is one yet."""
         self._inboxes: set[str] = set()
         """The room channels subscribed: inboxes of rooms owned, feeds of rooms followed."""
         self._behind: set[str] = set()
@@ -207,9 +217,9 @@ class RedisHub:
     def _send_again(self, key: str, intent: Intent) -> None:
         """Halfway to the forward timeout, an intent still unanswered is posted once more:
         a pub/sub message can be lost (a sharded channel's slot moving between masters
-        drops its subscribers until they subscribe again), and the owner applies an
-        intent id once and acks it again (its answer to the first one, if that was
-        lost instead). Then it is given up at the timeout."""
+        drops its subscribers until they subscribe again). The owner applies it once:
+        a second delivery gets the first one's answer again, if it has one (that
+        answer may be the message lost). Then it is given up at the timeout."""
         unanswered = self._unanswered.get(key)
         if unanswered is None:
             return
@@ -354,6 +364,14 @@ class RedisHub:
             return
         reply_to = self.node_channel(message["node"])
         if message["k"] == "intent":
+            key = message["conn"]
+            if key in self._served:  # delivered twice: answered once
+                if (frame := self._served[key]) is not None:
+                    self.post(reply_to, {"conn": key, "frame": frame})
+                return
+            self._served[key] = None
+            if len(self._served) > SERVED:
+                self._served.popitem(last=False)
             client = _RemoteClient(
                 self,
                 message["node"],

@@ -354,3 +354,49 @@ async def test_a_forwarded_intent_unanswered_is_posted_again(store: RedisStore) 
     finally:
         await owner.aclose()
         await hub.close()
+
+
+class _Serving(_Owned):
+    """A room owned here that answers each intent it is given with one frame."""
+
+    def __init__(self, room_id: str) -> None:
+        super().__init__(room_id)
+        self.given: list[Intent] = []
+
+    def submit(self, conn: Any, intent: Intent) -> None:
+        self.given.append(intent)
+        conn.send(b"answer %d" % len(self.given))
+
+
+async def test_an_intent_delivered_twice_is_applied_once_and_answered_twice(
+    store: RedisStore,
+) -> None:
+    """The owner's side of the second post: the room gets the intent once; the second
+    delivery is answered with the first one's answer (the one that may have been lost),
+    never evaluated again (where the room changed meanwhile, that could differ)."""
+
+    async def claim(room: Room) -> bool:
+        return False
+
+    room = _Serving("r1")
+    hub = RedisHub(store, Settings(lease_ttl=60), "node-1", {"r1": cast(Room, room)}, claim)
+    await hub.start()
+    replies = Subscriber(store.redis, sharded=False)
+    try:
+        await replies.subscribe(hub.node_channel("node-9"))
+        await asyncio.create_task(hub.owned(cast(Room, room)))
+        message = {"k": "intent", "node": "node-9", "conn": "node-9:1", "seat": 0, "id": 3}
+        packed = msgpack.packb({**message, "action": {"pass": True}, "protocol": 2})
+        async with asyncio.timeout(5):
+            while await store.redis.publish(hub.inbox("r1"), packed) == 0:
+                pass  # until the owner's listener has subscribed to the inbox
+            await store.redis.publish(hub.inbox("r1"), packed)  # the second delivery
+            answers: list[Any] = []
+            while len(answers) < 2:
+                if (heard := await replies.message(within=5)) is not None:
+                    answers.append(msgpack.unpackb(heard[1]))
+        assert [intent.id for intent in room.given] == [3]
+        assert answers == [{"conn": "node-9:1", "frame": b"answer 1"}] * 2
+    finally:
+        await replies.aclose()
+        await hub.close()
