@@ -67,7 +67,6 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -79,7 +78,8 @@ from protocol.errors import Code
 from protocol.messages import Intent
 from server.errors import ApiError
 from server.logs import fields
-from server.room import OPS, Connection, Room
+from server.owner_side import OwnerSide
+from server.room import Connection, Room
 from server.settings import Settings
 from server.store import StoreUnavailable
 from server.store.channels import Subscriber, publish
@@ -98,32 +98,12 @@ SCAN = 1.0
 """Seconds between two reads of which rooms are followed, when no room was demoted or
 loaded as a replica meanwhile (:meth:`RedisHub.following` wakes the follower)."""
 TAKEOVERS = 100
-SERVED = 10_000
-"""Forwarded intents an owner remembers (with their answers), to answer a second
-delivery without applying it again."""
 """Leases the takeover task tries to take at once."""
 
 
 def _pack(value: Any) -> bytes:
     data: bytes = msgpack.packb(value, use_bin_type=True)
     return data
-
-
-class _RemoteClient:
-    """The owner's stand-in for a client of another process: answers go back over pub/sub."""
-
-    def __init__(self, hub: RedisHub, node: str, key: str, seat: int | None, protocol: int) -> None:
-        self.hub, self.node, self.key, self.seat = hub, node, key, seat
-        self.protocol = protocol
-        """The client's protocol version: the owner encodes its ack in it."""
-
-    def send(self, frame: bytes) -> None:
-        if self.key in self.hub._served:
-            self.hub._served[self.key] = frame
-        self.hub.post(self.hub.node_channel(self.node), {"conn": self.key, "frame": frame})
-
-    def close(self, code: str, message: str) -> None:
-        """Nothing to close: the client's own process owns its socket."""
 
 
 class RedisHub:
@@ -153,10 +133,8 @@ class RedisHub:
         self._unanswered: dict[str, tuple[str, dict[str, Any]]] = {}
         """Forwarded requests not answered yet, by key: their room and message, sent again
         as soon as the room has a new owner (:meth:`_handed_over`)."""
-        self._served: OrderedDict[str, bytes | None] = OrderedDict()
-        """The last :data:`SERVED` intents forwarded to the rooms owned here, by key: the
-        answer sent (None until then). A second delivery of one (:meth:`_send_again`) is
-        never applied again: its answer is sent again, if there is one yet."""
+        self.owner_side = OwnerSide(self.rooms, self.post, self.node_channel)
+        """What this process answers to the requests forwarded to its rooms."""
         self._inboxes: set[str] = set()
         """The room channels subscribed: inboxes of rooms owned, feeds of rooms followed."""
         self._behind: set[str] = set()
@@ -354,55 +332,6 @@ class RedisHub:
             # One room's fault (a log that does not fold) must not stop the others.
             log.exception("lease check failed", extra=fields(room=room.id))
 
-    # -- serving forwarded requests (the owner's side) ---------------------------
-
-    def _serve(self, room_id: str, message: dict[str, Any]) -> None:
-        room = self.rooms.get(room_id)
-        if room is None or room.lease is None:
-            # Not ours (any more): the requester times out and retries.
-            log.debug("forwarded request ignored", extra=fields(room=room_id, kind=message["k"]))
-            return
-        reply_to = self.node_channel(message["node"])
-        if message["k"] == "intent":
-            key = message["conn"]
-            if key in self._served:  # delivered twice: answered once
-                if (frame := self._served[key]) is not None:
-                    self.post(reply_to, {"conn": key, "frame": frame})
-                return
-            self._served[key] = None
-            if len(self._served) > SERVED:
-                self._served.popitem(last=False)
-            client = _RemoteClient(
-                self,
-                message["node"],
-                message["conn"],
-                message["seat"],
-                message.get("protocol", 1),  # from a process of an earlier version
-            )
-            room.submit(client, Intent(message["id"], message["action"]))
-        elif message["k"] == "reserve":
-            claim = message.get("claim", False)  # absent from a process of an earlier version
-            task = asyncio.create_task(room.reserve(message["name"], message["seat"], claim))
-            task.add_done_callback(lambda t: self._answer_reserve(reply_to, message["req"], t))
-        elif message["k"] == "call" and message["op"] in OPS:
-            call = asyncio.create_task(getattr(room, message["op"])(**message["args"]))
-            call.add_done_callback(lambda t: self._answer_reserve(reply_to, message["req"], t))
-        elif message["k"] == "presence":
-            room.report(message["seat"], message["node"], message["count"])
-
-    def _answer_reserve(self, channel: str, key: str, task: asyncio.Task[Any]) -> None:
-        exc = task.exception()
-        if isinstance(exc, ApiError):
-            error = [exc.status, exc.code, exc.message, None, exc.retry_after]
-            self.post(channel, {"req": key, "error": error})
-        elif exc is not None:
-            self.post(channel, {"req": key, "error": [503, Code.STORE_UNAVAILABLE, str(exc)]})
-        elif isinstance(task.result(), tuple):
-            seat, token = task.result()
-            self.post(channel, {"req": key, "seat": seat, "token": token})
-        else:
-            self.post(channel, {"req": key, "value": task.result()})
-
     def _answer(self, message: dict[str, Any]) -> None:
         if "conn" in message:
             self._unanswered.pop(message["conn"], None)
@@ -587,7 +516,8 @@ class RedisHub:
                     elif channel.endswith(":feed"):
                         self._fed(self.store.room_of(channel), data)
                     else:
-                        self._serve(self.store.room_of(channel), msgpack.unpackb(data))
+                        room_id = self.store.room_of(channel)
+                        self.owner_side.serve(room_id, msgpack.unpackb(data))
             except REDIS_DOWN as exc:
                 log.warning("pub/sub lost", extra=fields(node=self.node, error=str(exc)))
             finally:
