@@ -107,9 +107,17 @@ class Tallied:
     """A histogram kept as plain integers (one list item and a float per observation,
     no lock), exported as a Prometheus histogram at scrape time: for once a move."""
 
-    def __init__(self, name: str, documentation: str, buckets: tuple[float, ...]) -> None:
+    def __init__(
+        self,
+        name: str,
+        documentation: str,
+        buckets: tuple[float, ...],
+        labels: dict[str, str] | None = None,
+    ) -> None:
         self.name = name
         self.documentation = documentation
+        self.labels = labels or {}
+        """Labels of the one series it keeps (``{"op": "append"}``), if any."""
         self.bounds = buckets
         self.counts = [0] * (len(buckets) + 1)
         """Observations per bucket, not cumulative; the last one is above every bound."""
@@ -124,9 +132,13 @@ class Tallied:
         for bound, count in zip((*map(repr, self.bounds), "+Inf"), self.counts, strict=True):
             cumulative += count
             buckets.append((bound, cumulative))
-        return HistogramMetricFamily(
-            self.name, self.documentation, buckets=buckets, sum_value=self.sum
-        )
+        if not self.labels:
+            return HistogramMetricFamily(
+                self.name, self.documentation, buckets=buckets, sum_value=self.sum
+            )
+        family = HistogramMetricFamily(self.name, self.documentation, labels=list(self.labels))
+        family.add_metric(list(self.labels.values()), buckets, self.sum)
+        return family
 
 
 INTENT_LATENCY = Tallied(
@@ -134,12 +146,11 @@ INTENT_LATENCY = Tallied(
     "From an intent's arrival at its room to its patch queued on every connection",
     LATENCY_BUCKETS,
 )
-STORE_LATENCY = Histogram(
+STORE_APPEND = Tallied(
     "tablewire_store_seconds",
     "Latency of the room store's calls on the move path, by operation",
-    ["op"],
-    buckets=LATENCY_BUCKETS,
-    registry=None,
+    LATENCY_BUCKETS,
+    labels={"op": "append"},
 )
 STORE_ERRORS = Counter(
     "tablewire_store_errors",
@@ -170,7 +181,6 @@ LOOP_LAG_LAST = Gauge(
     "tablewire_event_loop_lag_last_seconds", "The last event-loop lag sample", registry=None
 )
 
-STORE_APPEND = STORE_LATENCY.labels(op="append")
 STORE_APPEND_ERRORS = STORE_ERRORS.labels(op="append")
 LAG_INTERVAL = 0.5
 

@@ -28,8 +28,8 @@ from server.metrics import (
     RATE_LIMITED,
     REJECTS,
     SLOW_CLOSES,
+    STORE_APPEND,
     STORE_ERRORS,
-    STORE_LATENCY,
     STORE_REDIRECTS,
 )
 
@@ -74,6 +74,7 @@ class LiveCollector(Collector):
         ):
             yield CounterMetricFamily(name, help_text, value=value)
         yield INTENT_LATENCY.family()
+        yield STORE_APPEND.family()
 
 
 def registry(lobby: Lobby, gate: Gate) -> CollectorRegistry:
@@ -86,7 +87,6 @@ def registry(lobby: Lobby, gate: Gate) -> CollectorRegistry:
         SLOW_CLOSES,
         ABORTS,
         CLOSES,
-        STORE_LATENCY,
         STORE_ERRORS,
         STORE_REDIRECTS,
         LEASES,

@@ -478,6 +478,15 @@ def test_a_tallied_histogram_is_exported_as_prometheus_cumulative_buckets() -> N
     assert samples[("t_seconds_sum", None)] == 3.0065
 
 
+def test_a_tallied_histogram_with_labels_exports_them_on_every_sample() -> None:
+    tallied = Tallied("t_seconds", "test", (0.001,), labels={"op": "append"})
+    tallied.observe(0.002)
+    samples = tallied.family().samples
+    assert {s.labels["op"] for s in samples} == {"append"}
+    buckets = {s.labels.get("le"): s.value for s in samples if s.name == "t_seconds_bucket"}
+    assert buckets == {"0.001": 0, "+Inf": 1}
+
+
 def test_every_setting_is_in_the_operations_table() -> None:
     table = (ROOT / "docs" / "operations.md").read_text()
     missing = [f.name for f in fields(Settings) if f"`{f.name}`" not in table]
