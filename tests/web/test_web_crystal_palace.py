@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from browser import PHONE, Served, Watched, play_to_end
+from playwright.sync_api import expect
 
 from support import ROOT
 
@@ -155,3 +156,31 @@ def test_a_whole_game_by_clicking_the_board(
     fresh = open_page()
     fresh.open_room(room)
     assert spectator.mirror() == fresh.mirror()
+
+
+def test_cards_and_resources_are_pictures_with_their_words_kept(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """The displays' cards are tiles (a coloured header, icon chips, the rule text folded
+    under a tap); resources are drawn icons, each group named in words for a screen
+    reader; on a phone three cards and two locations share a row."""
+    reservation = served.room_with_bots(ENGINE, seats=SEATS, bots=SEATS - 1)
+    watched = open_page(PHONE)
+    watched.sit(reservation)
+    page = watched.page
+    patent = page.locator(".cp-patent:not(.cp-stack)").first
+    expect(patent.locator(".cp-card-head")).to_be_visible()
+    cost = patent.locator(".cp-ics[role='img']").first
+    assert (cost.get_attribute("aria-label") or "").startswith("costs ")
+    assert cost.locator("svg.cp-icon").count() >= 1
+    rules = patent.locator("details.cp-more")
+    expect(rules.locator("span").first).to_be_hidden()
+    rules.locator("summary").click()
+    expect(rules).to_contain_text("Effect on a player:")
+    money = page.locator(".cp-player .cp-stats div[title='money'] svg[role='img']").first
+    assert money.get_attribute("aria-label") == "money"
+    rows = page.evaluate(
+        """() => ['.cp-cards', '.cp-locs'].map((list) => getComputedStyle(
+             document.querySelector(list)).gridTemplateColumns.split(' ').length)"""
+    )
+    assert rows == [3, 2]

@@ -3,199 +3,40 @@
 // characters, research tiles, shares), the Black Market, the Westminster and buzz tracks,
 // and every player's public area. Secret steps (phase 1's dice, the final repayment) show
 // who is ready, never what another seat chose: the view does not carry it.
-// Names, costs and effects come from the engine's component data, served next to this
-// module as board.json (a copy of engines/crystal_palace/data/components.json).
+// Names, costs and effects come from the engine's component data (data.js); cards and
+// resource icons are drawn by cards.js.
 // It follows the Board contract of clients/web/static/games/README.md.
 
 import { html, useState } from "/static/common.js";
+import { CharacterCard, Cost, Effect, Icon, Move, PatentCard, ShareCard, TileCard } from "./cards.js";
+import {
+  ACTIONS,
+  CHARACTERS,
+  DATA,
+  NATIONS,
+  PATENTS,
+  PHASES,
+  PUBLISHERS,
+  SCORES,
+  SHARES,
+  TILES,
+  bonusText,
+  characterDoes,
+  choiceText,
+  costText,
+  count,
+  effectText,
+  goalText,
+  lastStep,
+  layout,
+  locationOrder,
+  matching,
+  minus,
+  ordinal,
+  seatName,
+  tileText,
+} from "./data.js";
 
-const answer = await fetch(new URL("./board.json", import.meta.url));
-if (!answer.ok) throw new Error(`the game's data could not be loaded (${answer.status})`);
-const DATA = await answer.json();
-
-const STEP = " → ";
-const COLOURS = ["red", "blue", "green", "amber", "violet"];
-const byId = (list) => Object.fromEntries(list.map((item) => [item.id, item]));
-const PATENTS = byId(DATA.patents);
-const CHARACTERS = byId(DATA.characters);
-const PUBLISHERS = byId(DATA.publishers);
-const NATIONS = byId(DATA.nations);
-
-/** Research tiles by id, numbered as the engine numbers them: G01…, B01…, O01…. */
-const TILES = (() => {
-  const tiles = {};
-  for (const [color, prefix] of [["green", "G"], ["blue", "B"], ["orange", "O"]]) {
-    let number = 0;
-    for (const entry of DATA.research[color]) {
-      for (let i = 0; i < entry.count; i++) {
-        number += 1;
-        tiles[`${prefix}${String(number).padStart(2, "0")}`] = { color, ...entry };
-      }
-    }
-  }
-  return tiles;
-})();
-
-/** Shares by id: S{season}{a|b|c}. */
-const SHARES = Object.fromEntries(DATA.shares.flatMap((pile, season) =>
-  pile.map((share, i) => [`S${season + 1}${"abc"[i]}`, { season, ...share }])));
-
-const NOUNS = {
-  gears: ["gear", "gears"], energy: ["energy", "energy"], newspapers: ["newspaper", "newspapers"],
-  income: ["income step", "income steps"], buzz: ["buzz", "buzz"], vp: ["VP", "VP"],
-  westminster: ["Westminster step", "Westminster steps"], ticket: ["ticket", "tickets"],
-};
-const MEASURES = { characters: "character you own", prototypes: "prototype you have built" };
-const PERMS = {
-  prototype_gears: "your prototypes cost {n} gear less",
-  prototype_energy: "your prototypes cost {n} energy less",
-  prototype_vp: "+{n} VP for each prototype you build",
-  salary: "each of your salaries is £{n} less",
-  other_salaries: "your other characters' salaries are £{n} less each",
-  recruit_vp: "+{n} VP for each character you recruit",
-  recruit_cost: "recruiting costs you £{n} less",
-  research_vp: "+{n} VP whenever you gain a research tile",
-  dice_cost: "your dice cost £{n} less in phase 1",
-};
-const PHASES = [
-  [1, "set dice"], [2, "place dice"], [3, "take actions"], [4, "salaries and abilities"],
-  [5, "build prototypes"], [6, "income and current events"], ["final", "repay loans"],
-];
-const ACTIONS = {
-  patent: "take a patent", research: "take a research tile", share: "buy a share",
-  westminster: "+1 Westminster step and its bonus", character: "recruit a character",
-  publisher: "the London Times' publisher", menu: "one unused option",
-};
-const GOALS = {
-  westminster: "Westminster step {n}", dice: "{n} dice", dice_total: "dice totalling {n}",
-  research_immediate: "{n} immediate research tiles", buzz: "{n} buzz",
-  characters: "{n} characters", prototypes: "{n} prototypes", resources: "{n} gears and energy",
-  market_assistants: "{n} assistants on the Black Market", shares: "{n} shares",
-  newspapers: "{n} newspapers",
-};
-const SCORES = [
-  ["play", "VP during play"], ["loans", "loans"], ["research", "empty research spaces"],
-  ["goal", "goal track"], ["buzz_majority", "most buzz"], ["market_majority", "Black Market majority"],
-  ["tickets", "tickets"],
-];
-
-function count(key, n) {
-  const [one, many] = NOUNS[key];
-  return `${n} ${n === 1 ? one : many}`;
-}
-
-function ordinal(n) {
-  return `${n}${{ 1: "st", 2: "nd", 3: "rd" }[n] || "th"}`;
-}
-
-function minus(n) {
-  return n < 0 ? `−${-n}` : String(n);
-}
-
-function computed(key, raw) {
-  const times = raw.times ?? 1;
-  let text = `+${key === "money" ? `£${times}` : count(key, times)} per ${MEASURES[raw.per]}`;
-  if (raw.plus) text = `+${raw.plus} and ${text.slice(1)}`;
-  const bounds = [["min", "at least"], ["max", "at most"]].filter(([b]) => b in raw)
-    .map(([b, word]) => `${word} ${raw[b]}`);
-  return text + (bounds.length ? ` (${bounds.join(", ")})` : "");
-}
-
-/** An effect map in words, costs first: "pay £3: +2 energy, +1 gear". */
-function effectText(effect, harm = "pay") {
-  const costs = [];
-  const gains = [];
-  for (const [key, raw] of Object.entries(effect || {})) {
-    if (key === "research") gains.push(`a violet research tile (${raw} box)`);
-    else if (typeof raw === "object") gains.push(computed(key, raw));
-    else if (key === "dice") (raw > 0 ? gains : costs).push(raw > 0 ? "+1 die (from next round)" : "sell 1 of your dice");
-    else if (key === "money") (raw > 0 ? gains : costs).push(raw > 0 ? `+£${raw}` : `${harm} £${-raw}`);
-    else if (key === "ticket") gains.push("a ticket");
-    else if (raw < 0) costs.push(`${harm} ${count(key, -raw)}`);
-    else gains.push(`+${count(key, raw)}`);
-  }
-  if (costs.length && gains.length) return `${costs.join(", ")}: ${gains.join(", ")}`;
-  return [...costs, ...gains].join(", ") || "nothing";
-}
-
-function permText(perm) {
-  return Object.entries(perm).map(([key, n]) => PERMS[key].replace("{n}", Math.abs(n))).join(", ");
-}
-
-function tileText(id) {
-  const tile = TILES[id];
-  if (!tile) return "a research tile";
-  if (tile.timing === "PERM") return `always: ${permText(tile.perm)}`;
-  return `${tile.timing === "IMM" ? "now" : "each phase 6"}: ${effectText(tile.effect)}`;
-}
-
-function costText(cost) {
-  const parts = ["gears", "energy"].filter((k) => cost[k]).map((k) => count(k, cost[k]));
-  if (cost.money) parts.push(`£${cost.money}`);
-  return parts.join(", ") || "nothing";
-}
-
-function characterDoes(card) {
-  return card.perm ? `always: ${permText(card.perm)}` : `each phase 4: ${effectText(card.ability)}`;
-}
-
-function layout(location, players) {
-  const entry = DATA.locations[location];
-  const side = entry.sides[entry.side_by_players[String(players)]];
-  const placement = side.placement.map((text) => {
-    const [, min, assistant, fee] = /^(\d)(A?)(?:£(\d+))?$/.exec(text);
-    return { min: Number(min), assistant: !!assistant, fee: Number(fee || 0) };
-  });
-  return { ...side, kind: entry.action, name: entry.name, placement };
-}
-
-function locationOrder(options) {
-  const order = [...DATA.location_order];
-  if (options && options.port_before_waterloo) {
-    const w = order.indexOf("waterloo");
-    const p = order.indexOf("port");
-    [order[w], order[p]] = [order[p], order[w]];
-  }
-  return order;
-}
-
-/** An action space's bonus, short enough for the space. */
-function bonusText(bonus) {
-  if (!Object.keys(bonus).length) return "no bonus";
-  if (bonus.research) return `violet tile, ${bonus.research} box`;
-  return effectText(bonus);
-}
-
-/** What a phase-3 choice does, short enough for a location's card. */
-function choiceText({ action, label }) {
-  const ticket = action.type === "ticket" ? "ticket: " : "";
-  if (action.type === "decline") return "Decline";
-  if (action.type === "compensation") return "Take £1";
-  if (action.card) return `${ticket}${(PATENTS[action.card] || CHARACTERS[action.card]).name}`;
-  if (action.tile) return `${ticket}${tileText(action.tile)}`;
-  if (action.share) return `${ticket}share: pay £${SHARES[action.share].price}: ${effectText(SHARES[action.share].gain)}`;
-  return ticket + lastStep(label);
-}
-
-function seatName(doc, seat) {
-  return doc.seats[seat] ?? `seat ${seat + 1}`;
-}
-
-/** The legal entries whose action has every field of `fields`. */
-function matching(legal, fields) {
-  return legal.filter(({ action }) => Object.entries(fields).every(([k, v]) => action[k] === v));
-}
-
-function lastStep(label) {
-  const steps = label.split(STEP);
-  return steps[steps.length - 1];
-}
-
-/** A button that makes `entry`'s move. */
-function Move({ entry, send, cls = "", children }) {
-  return html`<button type="button" class=${`cp-move ${cls}`} data-move aria-label=${entry.label}
-    title=${entry.label} onClick=${() => send(entry.action)}>${children ?? lastStep(entry.label)}</button>`;
-}
 
 function Die({ seat, value, label, cls = "" }) {
   const hidden = value === null || value === undefined;
@@ -290,7 +131,7 @@ function Location({ doc, game, location, number, legal, send, chosen }) {
         const held = board.acted[i];
         const shown = location === "london_times" && i === 0 && publisher.leftmost_bonus ? publisher.leftmost_bonus : bonus;
         return html`<div role="listitem" class="cp-space cp-action" title=${`action space ${i + 1}: ${bonusText(shown)}`}>
-          <span class="cp-need">${bonusText(shown)}</span>
+          <span class="cp-need">${Object.keys(shown).length ? html`<${Effect} effect=${shown} />` : html`<span class="muted">no bonus</span>`}</span>
           ${held ? html`<${Die} seat=${held[0]} value=${held[1]} label=${`${seatName(doc, held[0])}'s ${held[1]}`} />` : html`<span class="cp-free"></span>`}
         </div>`;
       })}
@@ -331,34 +172,11 @@ function pickFor(legal, field, id) {
   return legal.find(({ action }) => (action.type === "act" || action.type === "ticket") && action[field] === id);
 }
 
-function PatentCard({ id, round, entry, send, extra }) {
-  const card = PATENTS[id];
-  const link = card.link && CHARACTERS[card.link];
-  const body = html`<strong>${card.name}</strong>
-    <span>build: ${costText(card.cost)}</span>
-    <span>${card.vp[Math.min(round, 4)]} VP this season</span>
-    <span class="muted">effect on a player: ${effectText(card.target, "lose")}</span>
-    ${link ? html`<span class="muted">+${DATA.prototype_link_vp} VP with ${link.name}</span>` : null}
-    ${extra || null}`;
-  return entry ? html`<${Move} entry=${entry} send=${send} cls="cp-card cp-patent">${body}<//>`
-    : html`<div class="cp-card cp-patent">${body}</div>`;
-}
-
-function CharacterCard({ id, round, entry, send }) {
-  const card = CHARACTERS[id];
-  const body = html`<strong>${card.name}</strong>
-    <span>recruit £${card.cost} · salary £${card.salary}</span>
-    <span>${card.vp[Math.min(round, 4)]} VP now</span>
-    <span class="muted">${characterDoes(card)}</span>`;
-  return entry ? html`<${Move} entry=${entry} send=${send} cls="cp-card cp-character">${body}<//>`
-    : html`<div class="cp-card cp-character">${body}</div>`;
-}
-
 function Displays({ game, legal, send }) {
   const round = game.round;
   const pile = (stack, what) => html`<div class="cp-card cp-stack">
-    <strong>${stack.stack} ${what} in the stack</strong>
-    ${stack.top ? html`<span class="muted">top: ${(PATENTS[stack.top] || CHARACTERS[stack.top]).name}</span>` : null}
+    <span class="cp-card-head">${stack.stack} ${what}</span>
+    <span class="cp-card-body muted">${stack.top ? `in the stack; on top: ${(PATENTS[stack.top] || CHARACTERS[stack.top]).name}` : "in the stack"}</span>
   </div>`;
   return html`<section aria-labelledby="cp-displays">
     <h3 id="cp-displays">Patents, characters, research and shares</h3>
@@ -374,26 +192,15 @@ function Displays({ game, legal, send }) {
     </div>
     <h4>British Museum: research tiles</h4>
     <div class="cp-cards">
-      ${game.museum.map((id, i) => {
-        const entry = pickFor(legal, "tile", id);
-        const body = html`<strong>Tile ${i + 1}</strong><span>${tileText(id)}</span>`;
-        return entry ? html`<${Move} entry=${entry} send=${send} cls="cp-card cp-tile">${body}<//>`
-          : html`<div class="cp-card cp-tile">${body}</div>`;
-      })}
-      <div class="cp-card cp-stack"><strong>${game.green} green tiles face down</strong>
-        <span class="muted">violet: ${game.violet.blue} (blue box), ${game.violet.orange} (orange box)</span></div>
+      ${game.museum.map((id, i) => html`<${TileCard} key=${id} id=${id} number=${i + 1} entry=${pickFor(legal, "tile", id)} send=${send} />`)}
+      <div class="cp-card cp-stack"><span class="cp-card-head">${game.green} green tiles</span>
+        <span class="cp-card-body muted">face down; violet: ${game.violet.blue} blue box, ${game.violet.orange} orange box</span></div>
     </div>
     <h4>Bank of England: shares</h4>
     <div class="cp-cards">
-      ${game.bank.map((id) => {
-        const entry = pickFor(legal, "share", id);
-        const share = SHARES[id];
-        const body = html`<strong>Share, ${DATA.rounds[share.season]}</strong><span>pay £${share.price}: ${effectText(share.gain)}</span>`;
-        return entry ? html`<${Move} entry=${entry} send=${send} cls="cp-card cp-share">${body}<//>`
-          : html`<div class="cp-card cp-share">${body}</div>`;
-      })}
-      <div class="cp-card cp-stack"><strong>Share piles to come</strong>
-        <span class="muted">${game.share_piles.map((n, s) => n ? `${DATA.rounds[s]}: ${n}` : null).filter(Boolean).join(" · ") || "none"}</span></div>
+      ${game.bank.map((id) => html`<${ShareCard} key=${id} id=${id} entry=${pickFor(legal, "share", id)} send=${send} />`)}
+      <div class="cp-card cp-stack"><span class="cp-card-head">Shares to come</span>
+        <span class="cp-card-body muted">${game.share_piles.map((n, s) => n ? `${DATA.rounds[s]}: ${n}` : null).filter(Boolean).join(" · ") || "none"}</span></div>
     </div>
   </section>`;
 }
@@ -415,7 +222,7 @@ function Market({ doc, game, legal, send }) {
         return html`<li class="cp-mspace">
           <span class="cp-num">${i + 1}</span>
           <span>£${space.cost}</span>
-          <span class="muted">${effectText(space.reward)}</span>
+          <${Effect} effect=${space.reward} />
           ${game.market_gears.includes(i) ? html`<span class="cp-gear" title="+1 gear for the first assistant here">+1 gear</span>` : null}
           ${holder === null || holder === undefined ? null
             : html`<span class=${`cp-token cp-c${holder}`} role="img" aria-label=${`${seatName(doc, holder)}'s assistant`}></span>`}
@@ -433,7 +240,7 @@ function Tracks({ doc, game }) {
     <h4>Westminster</h4>
     <ol class="cp-west">
       ${track.map((bonus, i) => html`<li>
-        <span class="cp-num">${i + 1}</span><span class="muted">${effectText(bonus)}</span>
+        <span class="cp-num">${i + 1}</span><${Effect} effect=${bonus} />
         <span class="cp-tokens">${game.seats.map((p, s) => p.westminster === i + 1
           ? html`<span class=${`cp-token cp-c${s}`} role="img" aria-label=${`${seatName(doc, s)} is here`}></span>` : null)}</span>
       </li>`)}
@@ -452,12 +259,6 @@ function Tracks({ doc, game }) {
 }
 
 // -- the players ----------------------------------------------------------------------------
-
-function goalText(nation, level) {
-  const need = nation.levels[level];
-  if (!need) return "all levels reached";
-  return Object.entries(need).map(([k, n]) => GOALS[k].replace("{n}", n)).join(" and ");
-}
 
 function Chips({ title, items }) {
   if (!items.length) return null;
@@ -491,19 +292,22 @@ function Player({ doc, game, s, seat, legal, send }) {
   const abilities = mine ? matching(legal, { type: "ability" }) : [];
   const builds = mine ? matching(legal, { type: "build" }) : [];
   const stats = [
-    ["£", p.money, "money"],
-    ["loans", game.finished && p.repaid ? `${p.loans} (${p.repaid} repaid)` : p.loans, "loans: +£10 each, VP lost at the end"],
-    ["gears", p.gears], ["energy", p.energy], ["newspapers", `${p.newspapers}/${DATA.limits.newspapers}`],
-    ["income", p.income, "income step"], ["buzz", p.buzz], ["VP", p.vp, "victory points so far"],
-    ["Westminster", p.westminster, "Westminster step"], ["assistants", p.assistants, "assistants in hand"],
-    ["tickets", p.tickets],
+    ["money", `£${p.money}`, "money", "money"],
+    ["loans", game.finished && p.repaid ? `${p.loans} (${p.repaid} repaid)` : p.loans, "loans: +£10 each, VP lost at the end", "loans"],
+    ["gears", p.gears, "gears", "gears"], ["energy", p.energy, "energy", "energy"],
+    ["newspapers", `${p.newspapers}/${DATA.limits.newspapers}`, "newspapers", "newspapers"],
+    ["income", p.income, "income step", "income"], ["buzz", p.buzz, "buzz", "buzz"],
+    ["VP", p.vp, "victory points so far", "vp"],
+    ["Westminster", p.westminster, "Westminster step", "westminster"],
+    ["assistants", p.assistants, "assistants in hand", "assistants"],
+    ["tickets", p.tickets, "tickets", "ticket"],
   ];
   return html`<article class=${`cp-player cp-b${s}${acting ? " cp-acting" : ""}`} data-seat=${s}
     aria-label=${`${seatName(doc, s)}, seat ${s + 1}`}>
     <h4><span class=${`cp-token cp-c${s}`} aria-hidden="true"></span> ${seatName(doc, s)}${mine ? " (you)" : ""}
       <span class="muted cp-small">seat ${s + 1} · ${nation.name}${game.order.includes(s) ? ` · ${ordinal(game.order.indexOf(s) + 1)} in turn order` : ""}</span>
       ${acting ? html`<span class="badge waiting">${secretStep ? "choosing" : "to play"}</span>` : null}</h4>
-    <dl class="cp-stats">${stats.map(([name, value, tip]) => html`<div title=${tip || name}><dt>${name}</dt><dd>${value}</dd></div>`)}</dl>
+    <dl class="cp-stats">${stats.map(([name, value, tip, kind]) => html`<div title=${tip}><dt><${Icon} kind=${kind} name=${name} /></dt><dd>${value}</dd></div>`)}</dl>
     <p class="cp-small">Goal (${nation.name}): level ${p.goal} of ${DATA.limits.goal_levels}, ${DATA.goal_vp[p.goal]} VP
       · next: ${goalText(nation, p.goal)}${p.goal < DATA.limits.goal_levels ? ` (${DATA.goal_vp[p.goal + 1]} VP)` : ""}</p>
     ${mine && !game.finished && p.loan_values && p.loan_values.length ? html`<p class="cp-small">Your loans score ${p.loan_values.map(minus).join(", ")} VP at the end <span class="muted">(others see only how many)</span></p>` : null}
