@@ -177,6 +177,9 @@ def test_cards_and_resources_are_pictures_with_their_words_kept(
     expect(rules.locator("span").first).to_be_hidden()
     rules.locator("summary").click()
     expect(rules).to_contain_text("Effect on a player:")
+    # Opening it is the player's own doing, not a move: nothing is marked as changed.
+    assert patent.evaluate("(card) => card.querySelectorAll('.o-changed').length") == 0
+    expect(rules).not_to_have_class(re.compile("o-changed"))
     money = page.locator(".cp-player .cp-stats div[title='money'] svg[role='img']").first
     assert money.get_attribute("aria-label") == "money"
     rows = page.evaluate(

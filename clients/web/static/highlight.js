@@ -13,6 +13,8 @@ const LASTS = 1600;
 function marked(mutation) {
   if (mutation.type === "characterData") return mutation.target.parentElement;
   if (mutation.type === "attributes") {
+    // Our own mark is not a change, nor a <details> the player opened (its `open`).
+    if (mutation.attributeName === "open") return null;
     return mutation.attributeName === "class" && mutation.target.classList.contains(CHANGED)
       ? null : mutation.target;
   }
