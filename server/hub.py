@@ -67,6 +67,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import secrets
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -124,6 +125,10 @@ class RedisHub:
         self.rooms = rooms
         self.claim = claim
         self._ids = itertools.count()
+        self._run = secrets.token_hex(4)
+        """This run's mark in the keys of what it forwards: a process restarted under the
+        same node name (compose fixes it) starts its count again, and the owners remember
+        keys they served (:class:`~server.owner_side.OwnerSide`)."""
         self._clients: dict[str, Connection] = {}
         self._requests: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
@@ -175,7 +180,7 @@ class RedisHub:
         self._outbox.put_nowait((channel, _pack(message)))
 
     def forward_intent(self, room: Room, conn: Connection, intent: Intent) -> None:
-        key = f"{self.node}:{next(self._ids)}"
+        key = f"{self.node}:{self._run}:{next(self._ids)}"
         self._clients[key] = conn
         message: dict[str, Any] = {
             "k": "intent",
@@ -244,7 +249,7 @@ class RedisHub:
             room.hear(message["line"])
 
     async def _request(self, room: Room, request: dict[str, Any]) -> dict[str, Any]:
-        key = f"{self.node}:{next(self._ids)}"
+        key = f"{self.node}:{self._run}:{next(self._ids)}"
         done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._requests[key] = done
         message = {**request, "node": self.node, "req": key}
@@ -295,8 +300,8 @@ class RedisHub:
 
     def _handed_over(self, message: dict[str, Any]) -> None:
         """A room changed hands: a released room followed here is claimed now; a room
-        with a new owner gets the requests still waiting on its old one again (intent
-        ids make a second delivery harmless)."""
+        with a new owner gets the requests still waiting on its old one again (the
+        owner serves each key once: :class:`~server.owner_side.OwnerSide`)."""
         rooms = set(message["rooms"])
         if message["k"] == "released":
             self._take_over(room for room_id in rooms if (room := self.rooms.get(room_id)))

@@ -2,10 +2,13 @@
 seat request, a call or a presence report another process sent to a room owned
 here, handed to the room, and its answer posted back to the sender's channel.
 
-An intent can be delivered twice (a replica posts one still unanswered again,
-:meth:`~server.hub.RedisHub.forward_intent`): the room gets it once, and a second
-delivery is answered with the first one's answer, never judged again (the room may
-have changed in between).
+Anything can be delivered twice: a replica posts an intent still unanswered again
+(:meth:`~server.hub.RedisHub.forward_intent`), and every request still waiting when
+a room changes hands (:meth:`~server.hub.RedisHub._handed_over`; on a cluster the
+new owner's notice and the request travel on different shards, in either order).
+The room gets each once, by its key, and a second delivery is answered with the
+first one's answer, never judged again: the room may have changed in between, and
+a seat request served twice would take two seats.
 """
 
 from __future__ import annotations
@@ -25,8 +28,8 @@ from server.room import OPS, Room
 log = logging.getLogger("tablewire.hub")
 
 SERVED = 10_000
-"""Forwarded intents an owner remembers (with their answers), to answer a second
-delivery without applying it again."""
+"""Forwarded intents and requests an owner remembers (with their answers), to answer a
+second delivery without serving it again."""
 
 Post = Callable[[str, dict[str, Any]], None]
 """Queue a message on a channel (:meth:`~server.hub.RedisHub.post`)."""
@@ -59,9 +62,9 @@ class OwnerSide:
         self.rooms = rooms
         self.post = post
         self.node_channel = node_channel
-        self._served: OrderedDict[str, bytes | None] = OrderedDict()
-        """The last :data:`SERVED` intents forwarded here, by key: the answer sent (None
-        until then)."""
+        self._served: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
+        """The last :data:`SERVED` intents and requests forwarded here, by key: the
+        answer posted (None until then)."""
 
     def serve(self, room_id: str, message: dict[str, Any]) -> None:
         """One message of the room's inbox."""
@@ -71,17 +74,13 @@ class OwnerSide:
             log.debug("forwarded request ignored", extra=fields(room=room_id, kind=message["k"]))
             return
         reply_to = self.node_channel(message["node"])
+        key: str | None = message["conn"] if message["k"] == "intent" else message.get("req")
+        if key is not None and not self._first(reply_to, key):
+            return
         if message["k"] == "intent":
-            key = message["conn"]
-            if key in self._served:  # delivered twice: answered once
-                if (frame := self._served[key]) is not None:
-                    self.post(reply_to, {"conn": key, "frame": frame})
-                return
-            self._served[key] = None
-            if len(self._served) > SERVED:
-                self._served.popitem(last=False)
             # (no protocol: from a process of an earlier version)
-            client = _RemoteClient(self, reply_to, key, message["seat"], message.get("protocol", 1))
+            protocol = message.get("protocol", 1)
+            client = _RemoteClient(self, reply_to, message["conn"], message["seat"], protocol)
             room.submit(client, Intent(message["id"], message["action"]))
         elif message["k"] == "reserve":
             claim = message.get("claim", False)  # absent from a process of an earlier version
@@ -93,21 +92,39 @@ class OwnerSide:
         elif message["k"] == "presence":
             room.report(message["seat"], message["node"], message["count"])
 
+    def _first(self, reply_to: str, key: str) -> bool:
+        """Whether ``key`` is delivered here for the first time (then remembered); a
+        second delivery is answered with the first one's answer, once there is one."""
+        if key in self._served:
+            if (answer := self._served[key]) is not None:
+                self.post(reply_to, answer)
+            return False
+        self._served[key] = None
+        if len(self._served) > SERVED:
+            self._served.popitem(last=False)
+        return True
+
+    def _post(self, reply_to: str, key: str, answer: dict[str, Any]) -> None:
+        """Post ``answer``, kept for a second delivery of ``key``."""
+        if key in self._served:
+            self._served[key] = answer
+        self.post(reply_to, answer)
+
     def answered(self, reply_to: str, key: str, frame: bytes) -> None:
         """A forwarded intent's answer (an ack or a reject), kept and sent."""
-        if key in self._served:
-            self._served[key] = frame
-        self.post(reply_to, {"conn": key, "frame": frame})
+        self._post(reply_to, key, {"conn": key, "frame": frame})
 
     def _answer(self, channel: str, key: str, task: asyncio.Task[Any]) -> None:
         exc = task.exception()
+        answer: dict[str, Any]
         if isinstance(exc, ApiError):
             error = [exc.status, exc.code, exc.message, None, exc.retry_after]
-            self.post(channel, {"req": key, "error": error})
+            answer = {"req": key, "error": error}
         elif exc is not None:
-            self.post(channel, {"req": key, "error": [503, Code.STORE_UNAVAILABLE, str(exc)]})
+            answer = {"req": key, "error": [503, Code.STORE_UNAVAILABLE, str(exc)]}
         elif isinstance(task.result(), tuple):
             seat, token = task.result()
-            self.post(channel, {"req": key, "seat": seat, "token": token})
+            answer = {"req": key, "seat": seat, "token": token}
         else:
-            self.post(channel, {"req": key, "value": task.result()})
+            answer = {"req": key, "value": task.result()}
+        self._post(channel, key, answer)

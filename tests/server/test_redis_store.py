@@ -362,10 +362,15 @@ class _Serving(_Owned):
     def __init__(self, room_id: str) -> None:
         super().__init__(room_id)
         self.given: list[Intent] = []
+        self.seated: list[str | None] = []
 
     def submit(self, conn: Any, intent: Intent) -> None:
         self.given.append(intent)
         conn.send(b"answer %d" % len(self.given))
+
+    async def reserve(self, name: str | None, seat: int | None, claim: bool) -> tuple[int, str]:
+        self.seated.append(name)
+        return len(self.seated) - 1, f"token {len(self.seated)}"
 
 
 async def test_an_intent_delivered_twice_is_applied_once_and_answered_twice(
@@ -397,6 +402,40 @@ async def test_an_intent_delivered_twice_is_applied_once_and_answered_twice(
                     answers.append(msgpack.unpackb(heard[1]))
         assert [intent.id for intent in room.given] == [3]
         assert answers == [{"conn": "node-9:1", "frame": b"answer 1"}] * 2
+    finally:
+        await replies.aclose()
+        await hub.close()
+
+
+async def test_a_seat_request_delivered_twice_takes_one_seat(store: RedisStore) -> None:
+    """A replica posts the requests still waiting on a room again when the room changes
+    hands; on a cluster the owner's notice can reach the replica after the request
+    reached the owner. The owner serves the request once and answers both deliveries
+    alike (found through nginx on the compose cluster profile: a reserve took two
+    seats, and the fourth player found the room full)."""
+
+    async def claim(room: Room) -> bool:
+        return False
+
+    room = _Serving("r1")
+    hub = RedisHub(store, Settings(lease_ttl=60), "node-1", {"r1": cast(Room, room)}, claim)
+    await hub.start()
+    replies = Subscriber(store.redis, sharded=False)
+    try:
+        await replies.subscribe(hub.node_channel("node-9"))
+        await asyncio.create_task(hub.owned(cast(Room, room)))
+        message = {"k": "reserve", "node": "node-9", "req": "node-9:ab:1", "name": "Ana"}
+        packed = msgpack.packb({**message, "seat": None, "claim": False})
+        async with asyncio.timeout(5):
+            while await store.redis.publish(hub.inbox("r1"), packed) == 0:
+                pass  # until the owner's listener has subscribed to the inbox
+            await store.redis.publish(hub.inbox("r1"), packed)  # the second delivery
+            answers: list[Any] = []
+            while len(answers) < 2:
+                if (heard := await replies.message(within=5)) is not None:
+                    answers.append(msgpack.unpackb(heard[1]))
+        assert room.seated == ["Ana"]
+        assert answers == [{"req": "node-9:ab:1", "seat": 0, "token": "token 1"}] * 2
     finally:
         await replies.aclose()
         await hub.close()
