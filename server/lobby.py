@@ -26,7 +26,7 @@ from urllib.parse import urlencode
 
 from engines import BENCHMARK, ENGINES
 from engines.base import OptionError, resolve_options
-from server import credentials, history, ids, requests
+from server import credentials, history, ids, requests, room_commands
 from server.errors import ApiError
 from server.limits import Buckets, load_test
 from server.logs import fields
@@ -127,11 +127,16 @@ class Lobby:
         record = await self.store.load_room(room_id)
         if record is None or record.engine not in ENGINES:
             return None
+        stored = record.status
         room = self._new_room(record)
         await room.restore()
         registered = await self._activate(room)
         if registered is not room:
             return registered  # registered here meanwhile
+        if stored != "finished" and room.record.status == "finished":
+            # The game ended but its record was never saved (its owner lost the store
+            # and then died): the log says so, the lobby lists by records.
+            room.saving = asyncio.create_task(room_commands.save_until_done(room, pause=0))
         log.info("room loaded", extra=fields(room=room_id, version=room.version, owner=room.lease))
         return room
 

@@ -129,6 +129,9 @@ class Room:
         self.table = Table(record.seats, record.room_options)
         self._queue = Mailbox()
         self._task: asyncio.Task[None] | None = None
+        self.saving: asyncio.Task[None] | None = None
+        """The record of a game that ended, saved again until it is
+        (:func:`server.room_commands.after_commit`)."""
         self.views = Views(engine, record, settings)
         """The frames of every view group (:mod:`server.room_frames`)."""
         self.chat: deque[chat.Line] = deque(maxlen=chat.HISTORY)
@@ -164,6 +167,9 @@ class Room:
         self._sleep()
         if self._task is not None:
             await finish([self._task])
+        if self.saving is not None:
+            await finish([self.saving])
+            self.saving = None
         # A cancelled task keeps its CancelledError, whose traceback holds the actor's
         # frame, which holds this room: let go of the task, or that is a reference cycle.
         self._task = None

@@ -36,6 +36,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tablewire.room")
 
+SAVE_AGAIN = 0.5
+"""Seconds before a finished game's record that could not be saved is saved again
+(:func:`save_until_done`), doubled each time up to :data:`SAVE_AGAIN_MOST`."""
+SAVE_AGAIN_MOST = 30.0
+
 PRESENCE_TTL = 3.0
 """Lease periods after which a replica's report of its connections is stale."""
 
@@ -296,11 +301,35 @@ async def after_commit(room: Room, result: Result | None, save: bool = False) ->
         if room.state is not None and room.version % room.settings.snapshot_every == 0:
             snapshot = {"game": room.state, "table": room.table.dump()}
             await room.store.save_snapshot(room.id, room.version, snapshot)
-        if save:
+    except StoreUnavailable as exc:  # the log holds the truth: the next snapshot will do
+        log.warning("snapshot not saved", extra=fields(room=room.id, error=str(exc)))
+    if result is not None:
+        log.info("game finished", extra=fields(room=room.id, result=result))
+    if save or result is not None:
+        try:
             await room.store.save_room(room.record)
-        if result is not None:
+        except StoreUnavailable as exc:
+            log.warning("record not saved", extra=fields(room=room.id, error=str(exc)))
+            if result is not None and room.saving is None:
+                room.saving = asyncio.create_task(save_until_done(room))
+
+
+async def save_until_done(room: Room, pause: float | None = None) -> None:
+    """The record of a game that ended, saved (after ``pause`` seconds, by default
+    :data:`SAVE_AGAIN`) and saved again until it is, backing off up to
+    :data:`SAVE_AGAIN_MOST` seconds. Nothing else would: the game makes no more
+    moves, its lease may be lost meanwhile (a master's failover) and no process takes
+    a finished room over, yet the lobby lists rooms by their records (it would show
+    the game playing for good). The record of a finished game is the log's, so
+    whichever process saves it, it is the same."""
+    pause = SAVE_AGAIN if pause is None else pause
+    while True:
+        await asyncio.sleep(pause)  # the store is down: wait before asking again
+        try:
             await room.store.save_room(room.record)
-            log.info("game finished", extra=fields(room=room.id, result=result))
-    except StoreUnavailable as exc:
-        # The log holds the truth; a missed snapshot or record update is redone later.
-        log.warning("bookkeeping failed", extra=fields(room=room.id, error=str(exc)))
+        except StoreUnavailable:
+            pause = min(max(2 * pause, SAVE_AGAIN), SAVE_AGAIN_MOST)
+            continue
+        log.info("record saved", extra=fields(room=room.id, status=room.record.status))
+        room.saving = None
+        return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any, cast
 
@@ -24,7 +25,7 @@ from server.store import NotOwner, StoreUnavailable
 from server.store.base import ALL
 from server.store.channels import Subscriber
 from server.store.redis import RedisStore
-from support import record
+from support import Mover, record
 
 
 @pytest.fixture
@@ -260,6 +261,39 @@ async def test_a_keeper_pass_demotes_only_the_rooms_whose_lease_was_lost_and_tak
         assert holder is not None and holder.startswith("node-1:")
     await lobby.close()
     await hub.close()
+    await store.close()
+
+
+async def test_a_game_that_ended_with_its_record_unsaved_is_saved_by_the_next_to_load_it(
+    redis_url: str, prefix: str
+) -> None:
+    """A game's last move is logged, then its owner loses the store and dies before its
+    record is saved: the record says playing, the log says finished. The next process
+    to load the room saves the record the log gives (else the lobby lists the game as
+    playing for good: nothing else would load it again)."""
+    store = RedisStore.connect(redis_url, prefix=prefix)
+    first = Lobby(store, Settings(), node="node-1")
+    options = {"engine": "turn-relay", "seats": 4, "options": {"moves": 12}}
+    room_id = (await first.create(options))["id"]
+    live = first.rooms[room_id]
+    for _ in range(4):
+        await first.reserve(room_id, {})
+    stale = dataclasses.replace(live.record)  # the record while the game is playing
+    movers: dict[int, Mover] = {}
+    while live.record.status == "playing":
+        assert live.state is not None
+        seat = min(live.engine.to_act(live.state))
+        assert (await movers.setdefault(seat, Mover(seat)).move(live))["t"] == "ack"
+    await first.close()
+    await store.save_room(stale)
+    second = Lobby(store, Settings(), node="node-2")
+    room = await second.open(room_id)
+    assert room is not None and room.record.status == "finished"
+    assert room.saving is not None
+    await room.saving
+    saved = await store.load_room(room_id)
+    assert saved is not None and saved.status == "finished" and saved.result is not None
+    await second.close()
     await store.close()
 
 

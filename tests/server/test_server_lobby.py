@@ -539,3 +539,54 @@ async def test_the_sweep_never_unloads_a_room_whose_lease_is_being_taken() -> No
     room_id = (await creating)["id"]
     assert lobby.rooms[room_id].lease is not None
     await lobby.close()
+
+
+class RecordsDown(MemoryStore):
+    """A memory store that refuses to save room records while ``down``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = False
+        self.refused = asyncio.Event()
+        self.finished = asyncio.Event()
+
+    async def save_room(self, record: Any) -> None:
+        if self.down:
+            self.refused.set()
+            raise StoreUnavailable("redis: Connection refused")
+        await super().save_room(record)
+        if record.status == "finished":
+            self.finished.set()
+
+
+async def test_a_finished_games_record_missed_in_an_outage_is_saved_once_the_store_is_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The last move is logged, then the record's save fails (the master died between
+    the two: seen on the compose cluster profile). Nothing else would save it again,
+    the game making no more moves, and the lobby would list the game as playing for
+    good; the room saves it again until the store takes it."""
+    monkeypatch.setattr("server.room_commands.SAVE_AGAIN", 0.01)
+    store = RecordsDown()
+    lobby = Lobby(store, Settings())
+    room_id = (await lobby.create({"engine": "turn-relay", "seats": 4, "options": {"moves": 12}}))[
+        "id"
+    ]
+    live = lobby.rooms[room_id]
+    for _ in range(4):
+        await lobby.reserve(room_id, {})
+    movers: dict[int, Mover] = {}
+    store.down = True
+    while live.record.status == "playing":
+        assert live.state is not None
+        seat = min(live.engine.to_act(live.state))
+        assert (await movers.setdefault(seat, Mover(seat)).move(live))["t"] == "ack"
+    await store.refused.wait()
+    saved = await store.load_room(room_id)
+    assert saved is not None and saved.status == "playing", "the outage kept the old record"
+    store.down = False
+    async with asyncio.timeout(10):
+        await store.finished.wait()
+    saved = await store.load_room(room_id)
+    assert saved is not None and saved.status == "finished" and saved.result is not None
+    await lobby.close()
