@@ -18,6 +18,12 @@ take (1000 / that). The appending processes' own CPU per move is the store's
 share of a server's cost (group commit, the script calls, one per slot on a
 cluster). Every process shares this machine's cores, so the moves/s
 measured are what the machine allows, and the per-master cost is what scales.
+
+With ``--master-cpu F`` each master is held to F of one core (a cgroup v1 ``cpu``
+quota of its own, as a container's ``cpus: F`` would): a master then saturates at a
+load this machine can generate, so the moves/s of 3 masters against one, each held
+to F, is the scaling a cluster of real machines shows, on 2 cores. Needs a
+writable /sys/fs/cgroup/cpu (root); without one the script says so and exits 2.
 Prints one JSON line per Redis (appended to benchmarks/results/redis-masters-DATE.jsonl)
 and a table.
 """
@@ -74,6 +80,36 @@ async def appender(url: str, prefix: str, rooms: list[str], seconds: float) -> d
     spent = time.process_time() - cpu
     await store.close()
     return {"moves": moves, "cpu_s": spent}
+
+
+CGROUP = Path("/sys/fs/cgroup/cpu")
+PERIOD_US = 100_000
+
+
+class CpuCap:
+    """Each process of ``pids`` held to ``share`` of one core, in a cgroup of its own
+    (removed by :meth:`remove` once the processes are gone)."""
+
+    def __init__(self, share: float, pids: list[int]) -> None:
+        self.groups: list[Path] = []
+        for pid in pids:
+            group = CGROUP / f"tablewire-bench-{pid}"
+            group.mkdir()
+            self.groups.append(group)
+            (group / "cpu.cfs_period_us").write_text(str(PERIOD_US))
+            (group / "cpu.cfs_quota_us").write_text(str(round(share * PERIOD_US)))
+            (group / "cgroup.procs").write_text(str(pid))
+
+    def remove(self) -> None:
+        for group in self.groups:
+            for pid in (group / "cgroup.procs").read_text().split():
+                (CGROUP / "cgroup.procs").write_text(pid)
+            group.rmdir()
+
+    @staticmethod
+    def usable() -> bool:
+        """Whether cgroups of the ``cpu`` controller can be made here."""
+        return (CGROUP / "cpu.cfs_quota_us").exists() and os.access(CGROUP, os.W_OK)
 
 
 def masters_of(url: str, keys: dict[str, str]) -> dict[str, int]:
@@ -177,7 +213,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=2, help="appending processes")
     parser.add_argument("--only", nargs="+", default=["single", "cluster-1", "cluster-3"])
+    parser.add_argument(
+        "--master-cpu", type=float, help="hold each master to this share of one core (0.1)"
+    )
     args = parser.parse_args()
+    if args.master_cpu is not None and not (0 < args.master_cpu <= 1 and CpuCap.usable()):
+        print(
+            "redis_masters.py: --master-cpu needs a share in (0, 1] and a writable "
+            f"{CGROUP} (cgroup v1 cpu controller, as root)",
+            file=sys.stderr,
+        )
+        sys.exit(2)
     print(machine(), f"load average {os.getloadavg()}", flush=True)
     stamp = datetime.date.today().isoformat()
     out = ROOT / "benchmarks" / "results" / f"redis-masters-{stamp}.jsonl"
@@ -193,10 +239,17 @@ def main() -> None:
                 node.command += ["--appendfsync", "always"]
             cluster.start()
             nodes, url, cleanup = cluster.nodes, cluster.url, cluster.cleanup
+        cap = None
         try:
+            if args.master_cpu is not None:
+                pids = [n.process.pid for n in nodes if n.process is not None]
+                cap = CpuCap(args.master_cpu, pids)
             result = run(name, nodes, url, args)
+            result["master_cpu"] = args.master_cpu
         finally:
             cleanup()
+            if cap is not None:
+                cap.remove()
         record(out, result)
         results.append(result)
     print(table(results))
