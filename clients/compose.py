@@ -24,8 +24,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from clients.spawn import SpawnedRedis, SpawnedServer, free_port
+from clients.spawn import SpawnedServer, free_port
 
 UPSTREAM = re.compile(r"^ *server tablewire-\d:8000\b.*\n", re.MULTILINE)
 LISTEN = "listen 80;"
@@ -122,6 +123,18 @@ class SpawnedNginx:
             await self._drain
 
 
+class RedisSide(Protocol):
+    """What the replicas are told to use: a :class:`SpawnedRedis`, or a cluster's nodes
+    started together (tests/server/test_compose_cluster.py)."""
+
+    @property
+    def url(self) -> str: ...
+
+    def start(self) -> None: ...
+
+    def cleanup(self) -> None: ...
+
+
 @dataclass
 class Shape:
     """The deployment: nginx's URL is the only one clients use."""
@@ -130,7 +143,7 @@ class Shape:
     ws: str
     port: int
     replicas: list[SpawnedServer]
-    redis: SpawnedRedis
+    redis: RedisSide
     nginx: SpawnedNginx
 
 
@@ -138,24 +151,31 @@ class Shape:
 async def compose_shape(
     source: Path,
     binary: str,
-    redis: SpawnedRedis,
+    redis: RedisSide,
     replicas: int = 2,
     one_address: bool = False,
     replica_cpus: list[str] | None = None,
     nginx_cpus: str | None = None,
+    each: list[dict[str, object]] | None = None,
     **settings: object,
 ) -> AsyncIterator[Shape]:
     """Start ``redis`` (not yet started), ``replicas`` replicas on it (nodes
-    ``tablewire-1`` …, ``settings`` on each; replica i pinned to
-    ``replica_cpus[i % len]``) and nginx from ``source`` in front; stop them all
-    (the replicas killed) and remove nginx's directory on the way out."""
+    ``tablewire-1`` …, ``settings`` on each, then ``each[i]`` on replica i, when
+    given; replica i pinned to ``replica_cpus[i % len]``) and nginx from ``source``
+    in front; stop them all (the replicas killed) and remove nginx's directory on the
+    way out."""
     redis.start()
     servers = [
         SpawnedServer(
             None,
             replica_cpus[n % len(replica_cpus)] if replica_cpus else None,
             False,
-            **{"redis_url": redis.url, "node": f"tablewire-{n + 1}", **settings},
+            **{
+                "redis_url": redis.url,
+                "node": f"tablewire-{n + 1}",
+                **settings,
+                **(each[n] if each else {}),
+            },
         )
         for n in range(replicas)
     ]

@@ -139,7 +139,7 @@ class SpawnedServer:
             await self._drain
 
 
-def _bus_free_port() -> int:
+def bus_free_port() -> int:
     """A port free on 127.0.0.1 whose cluster bus port (10000 above it) is free too."""
     while True:
         port = random.randrange(20000, 55000)
@@ -223,12 +223,20 @@ class SpawnedCluster:
     def __init__(self, masters: int = 3, replicas: int = 1, node_timeout: int = 1000) -> None:
         self.nodes: list[SpawnedRedis] = []
         for _ in range(masters * (1 + replicas)):
-            node = SpawnedRedis("--save", "", "--appendonly", "yes", port=_bus_free_port())
+            node = SpawnedRedis("--save", "", "--appendonly", "yes", port=bus_free_port())
             node.command += ["--cluster-enabled", "yes", "--cluster-node-timeout"]
             node.command += [str(node_timeout), "--cluster-config-file"]
             node.command.append(str(Path(node.dir) / "nodes.conf"))
             self.nodes.append(node)
         self.replicas = replicas
+
+    @classmethod
+    def of(cls, nodes: list[SpawnedRedis], replicas: int) -> SpawnedCluster:
+        """A cluster of ``nodes`` made elsewhere (cluster-enabled, joined by the caller
+        rather than :meth:`start`), each master with ``replicas`` replicas."""
+        cluster = cls(masters=0, replicas=replicas)
+        cluster.nodes = nodes
+        return cluster
 
     @property
     def url(self) -> str:

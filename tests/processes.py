@@ -4,8 +4,8 @@ that no acknowledged move is missing from the log."""
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
-from typing import Any
+from collections.abc import Coroutine, Sequence
+from typing import Any, Protocol
 
 from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient
@@ -14,6 +14,13 @@ from engines.bots import RandomBot
 from server.store.redis import RedisStore
 
 LEASE_TTL = 1.0
+
+
+class Reachable(Protocol):
+    """Where clients go: a server process, or nginx in front of several."""
+
+    url: str
+    ws: str
 
 
 def node_process(
@@ -32,12 +39,12 @@ def node_process(
 
 
 def spread(
-    servers: list[SpawnedServer], room_id: str, tokens: list[str | None]
+    servers: Sequence[Reachable], room_id: str, tokens: list[str | None]
 ) -> list[RoomClient]:
     """Client i starts on server i % n and fails over to the others."""
     clients = []
     for i, token in enumerate(tokens):
-        order = servers[i % len(servers) :] + servers[: i % len(servers)]
+        order = [*servers[i % len(servers) :], *servers[: i % len(servers)]]
         clients.append(RoomClient(",".join(s.ws for s in order), room_id, token, record=True))
     return clients
 
@@ -47,7 +54,7 @@ Tables = list[tuple[str, list[RoomClient]]]
 
 
 async def relay_games(
-    servers: list[SpawnedServer], rooms: int
+    servers: Sequence[Reachable], rooms: int
 ) -> tuple[Tables, Summary, list[Coroutine[Any, Any, None]]]:
     """``rooms`` four-seat turn-relay games of 100 moves, created on the first server, each
     seat's client connected (:func:`spread` over ``servers``): the rooms, the summary the
