@@ -21,6 +21,7 @@ import uvicorn
 from browser import DESKTOP, Served, Watched, chromium_path, screenshots_dir
 from playwright.sync_api import Browser, sync_playwright
 
+from clients.compose import nginx_binary
 from clients.spawn import SpawnedCluster, SpawnedRedis
 from server import native
 from server.app import create_app
@@ -93,6 +94,18 @@ def redis_server(*extra: str) -> SpawnedRedis:
             pytest.fail(message)
         pytest.skip(message)
     return SpawnedRedis(*extra)
+
+
+def nginx() -> str:
+    """nginx's path (for docker-compose.yml's shape run without Docker); without it:
+    skipped locally, failed in CI (.ci/run installs it)."""
+    binary = nginx_binary()
+    if binary is None:
+        message = "nginx is missing (apt-get install nginx): the compose shape cannot run"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return binary
 
 
 def redis_cluster(node_timeout: int = 1000) -> SpawnedCluster:

@@ -13,7 +13,6 @@ metrics port are free local ones, and the proxy they trust is 127.0.0.1.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import shutil
 import signal
@@ -26,9 +25,9 @@ import yaml
 from processes import assert_games_finished_with_every_ack, relay_games
 
 from clients import bots
-from clients.compose import Shape, compose_shape, nginx_binary
+from clients.compose import Shape, compose_shape
 from clients.spawn import SpawnedCluster, SpawnedRedis, bus_free_port, free_port
-from conftest import redis_cluster
+from conftest import nginx, redis_cluster
 from server.store.redis import RedisStore
 from support import ROOT
 
@@ -126,12 +125,7 @@ class ProfileRedis:
 
 @pytest.fixture
 async def profile() -> AsyncIterator[tuple[Shape, ProfileRedis]]:
-    binary = nginx_binary()
-    if binary is None:
-        message = "nginx is missing (apt-get install nginx): the cluster profile cannot run"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    binary = nginx()
     if shutil.which("sh") is None:
         pytest.skip("no sh to run the create step")
     cluster = profile_nodes()

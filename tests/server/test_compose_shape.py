@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import subprocess
 from collections.abc import AsyncIterator
@@ -26,9 +25,9 @@ from websockets.exceptions import InvalidStatus
 
 from clients import bots
 from clients.client import LobbyClient, RoomClient
-from clients.compose import Shape, compose_shape, nginx_binary, nginx_conf
+from clients.compose import Shape, compose_shape, nginx_conf
 from clients.spawn import free_port
-from conftest import redis_server
+from conftest import nginx, redis_server
 from protocol.codec import decode, encode
 from server.store.redis import RedisStore
 from support import ROOT
@@ -41,17 +40,6 @@ ADDRESS_CAP = 256
 """deploy/nginx.conf's ``limit_conn`` per client address."""
 HALF_SENT = 600
 """Sockets that send half a request line and stop, from one address."""
-
-
-def nginx() -> str:
-    """nginx's path; without it: skipped locally, failed in CI."""
-    binary = nginx_binary()
-    if binary is None:
-        message = "nginx is missing (apt-get install nginx): the compose shape cannot run"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return binary
 
 
 @pytest.fixture

@@ -407,38 +407,45 @@ class _Serving(_Owned):
         return len(self.seated) - 1, f"token {len(self.seated)}"
 
 
+async def delivered_twice(store: RedisStore, room: _Serving, message: dict[str, Any]) -> list[Any]:
+    """``message`` published twice on the inbox of ``room``, owned by a hub of node-1;
+    the answers node-9 (the sender) hears."""
+
+    async def claim(room: Room) -> bool:
+        return False
+
+    hub = RedisHub(store, Settings(lease_ttl=60), "node-1", {room.id: cast(Room, room)}, claim)
+    await hub.start()
+    replies = Subscriber(store.redis, sharded=False)
+    try:
+        await replies.subscribe(hub.node_channel("node-9"))
+        await asyncio.create_task(hub.owned(cast(Room, room)))
+        packed = msgpack.packb(message)
+        async with asyncio.timeout(5):
+            while await store.redis.publish(hub.inbox(room.id), packed) == 0:
+                pass  # until the owner's listener has subscribed to the inbox
+            await store.redis.publish(hub.inbox(room.id), packed)  # the second delivery
+            answers: list[Any] = []
+            while len(answers) < 2:
+                if (heard := await replies.message(within=5)) is not None:
+                    answers.append(msgpack.unpackb(heard[1]))
+        return answers
+    finally:
+        await replies.aclose()
+        await hub.close()
+
+
 async def test_an_intent_delivered_twice_is_applied_once_and_answered_twice(
     store: RedisStore,
 ) -> None:
     """The owner's side of the second post: the room gets the intent once; the second
     delivery is answered with the first one's answer (the one that may have been lost),
     never evaluated again (where the room changed meanwhile, that could differ)."""
-
-    async def claim(room: Room) -> bool:
-        return False
-
     room = _Serving("r1")
-    hub = RedisHub(store, Settings(lease_ttl=60), "node-1", {"r1": cast(Room, room)}, claim)
-    await hub.start()
-    replies = Subscriber(store.redis, sharded=False)
-    try:
-        await replies.subscribe(hub.node_channel("node-9"))
-        await asyncio.create_task(hub.owned(cast(Room, room)))
-        message = {"k": "intent", "node": "node-9", "conn": "node-9:1", "seat": 0, "id": 3}
-        packed = msgpack.packb({**message, "action": {"pass": True}, "protocol": 2})
-        async with asyncio.timeout(5):
-            while await store.redis.publish(hub.inbox("r1"), packed) == 0:
-                pass  # until the owner's listener has subscribed to the inbox
-            await store.redis.publish(hub.inbox("r1"), packed)  # the second delivery
-            answers: list[Any] = []
-            while len(answers) < 2:
-                if (heard := await replies.message(within=5)) is not None:
-                    answers.append(msgpack.unpackb(heard[1]))
-        assert [intent.id for intent in room.given] == [3]
-        assert answers == [{"conn": "node-9:1", "frame": b"answer 1"}] * 2
-    finally:
-        await replies.aclose()
-        await hub.close()
+    message = {"k": "intent", "node": "node-9", "conn": "node-9:1", "seat": 0, "id": 3}
+    answers = await delivered_twice(store, room, {**message, "action": {"pass": 1}, "protocol": 2})
+    assert [intent.id for intent in room.given] == [3]
+    assert answers == [{"conn": "node-9:1", "frame": b"answer 1"}] * 2
 
 
 async def test_a_seat_request_delivered_twice_takes_one_seat(store: RedisStore) -> None:
@@ -447,29 +454,8 @@ async def test_a_seat_request_delivered_twice_takes_one_seat(store: RedisStore) 
     reached the owner. The owner serves the request once and answers both deliveries
     alike (found through nginx on the compose cluster profile: a reserve took two
     seats, and the fourth player found the room full)."""
-
-    async def claim(room: Room) -> bool:
-        return False
-
     room = _Serving("r1")
-    hub = RedisHub(store, Settings(lease_ttl=60), "node-1", {"r1": cast(Room, room)}, claim)
-    await hub.start()
-    replies = Subscriber(store.redis, sharded=False)
-    try:
-        await replies.subscribe(hub.node_channel("node-9"))
-        await asyncio.create_task(hub.owned(cast(Room, room)))
-        message = {"k": "reserve", "node": "node-9", "req": "node-9:ab:1", "name": "Ana"}
-        packed = msgpack.packb({**message, "seat": None, "claim": False})
-        async with asyncio.timeout(5):
-            while await store.redis.publish(hub.inbox("r1"), packed) == 0:
-                pass  # until the owner's listener has subscribed to the inbox
-            await store.redis.publish(hub.inbox("r1"), packed)  # the second delivery
-            answers: list[Any] = []
-            while len(answers) < 2:
-                if (heard := await replies.message(within=5)) is not None:
-                    answers.append(msgpack.unpackb(heard[1]))
-        assert room.seated == ["Ana"]
-        assert answers == [{"req": "node-9:ab:1", "seat": 0, "token": "token 1"}] * 2
-    finally:
-        await replies.aclose()
-        await hub.close()
+    message = {"k": "reserve", "node": "node-9", "req": "node-9:ab:1", "name": "Ana"}
+    answers = await delivered_twice(store, room, {**message, "seat": None, "claim": False})
+    assert room.seated == ["Ana"]
+    assert answers == [{"req": "node-9:ab:1", "seat": 0, "token": "token 1"}] * 2
