@@ -134,8 +134,7 @@ class Lobby:
         if registered is not room:
             return registered  # registered here meanwhile
         if stored != "finished" and room.record.status == "finished":
-            # The game ended but its record was never saved (its owner lost the store
-            # and then died): the log says so, the lobby lists by records.
+            # The game ended, its record unsaved (its owner lost the store, then died).
             room.saving = asyncio.create_task(room_commands.save_until_done(room, pause=0))
         log.info("room loaded", extra=fields(room=room_id, version=room.version, owner=room.lease))
         return room
