@@ -92,13 +92,17 @@ class CpuCap:
 
     def __init__(self, share: float, pids: list[int]) -> None:
         self.groups: list[Path] = []
-        for pid in pids:
-            group = CGROUP / f"tablewire-bench-{pid}"
-            group.mkdir()
-            self.groups.append(group)
-            (group / "cpu.cfs_period_us").write_text(str(PERIOD_US))
-            (group / "cpu.cfs_quota_us").write_text(str(round(share * PERIOD_US)))
-            (group / "cgroup.procs").write_text(str(pid))
+        try:
+            for pid in pids:
+                group = CGROUP / f"tablewire-bench-{pid}"
+                group.mkdir()
+                self.groups.append(group)
+                (group / "cpu.cfs_period_us").write_text(str(PERIOD_US))
+                (group / "cpu.cfs_quota_us").write_text(str(round(share * PERIOD_US)))
+                (group / "cgroup.procs").write_text(str(pid))
+        except BaseException:
+            self.remove()  # no cgroup left behind by a cap half made
+            raise
 
     def remove(self) -> None:
         for group in self.groups:

@@ -179,8 +179,12 @@ class RedisHub:
     def post(self, channel: str, message: dict[str, Any]) -> None:
         self._outbox.put_nowait((channel, _pack(message)))
 
+    def _key(self) -> str:
+        """A new key for something forwarded: unique to this node and run."""
+        return f"{self.node}:{self._run}:{next(self._ids)}"
+
     def forward_intent(self, room: Room, conn: Connection, intent: Intent) -> None:
-        key = f"{self.node}:{self._run}:{next(self._ids)}"
+        key = self._key()
         self._clients[key] = conn
         message: dict[str, Any] = {
             "k": "intent",
@@ -249,7 +253,7 @@ class RedisHub:
             room.hear(message["line"])
 
     async def _request(self, room: Room, request: dict[str, Any]) -> dict[str, Any]:
-        key = f"{self.node}:{self._run}:{next(self._ids)}"
+        key = self._key()
         done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._requests[key] = done
         message = {**request, "node": self.node, "req": key}

@@ -135,7 +135,7 @@ class Lobby:
             return registered  # registered here meanwhile
         if stored != "finished" and room.record.status == "finished":
             # The game ended, its record unsaved (its owner lost the store, then died).
-            room.saving = asyncio.create_task(room_commands.save_until_done(room, pause=0))
+            room_commands.save_until_done(room)
         log.info("room loaded", extra=fields(room=room_id, version=room.version, owner=room.lease))
         return room
 

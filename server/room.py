@@ -131,7 +131,7 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         self.saving: asyncio.Task[None] | None = None
         """The record of a game that ended, saved again until it is
-        (:func:`server.room_commands.after_commit`)."""
+        (:func:`server.room_commands.save_until_done`)."""
         self.views = Views(engine, record, settings)
         """The frames of every view group (:mod:`server.room_frames`)."""
         self.chat: deque[chat.Line] = deque(maxlen=chat.HISTORY)

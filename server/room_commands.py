@@ -310,21 +310,26 @@ async def after_commit(room: Room, result: Result | None, save: bool = False) ->
             await room.store.save_room(room.record)
         except StoreUnavailable as exc:
             log.warning("record not saved", extra=fields(room=room.id, error=str(exc)))
-            if result is not None and room.saving is None:
-                room.saving = asyncio.create_task(save_until_done(room))
+            if result is not None:
+                save_until_done(room, first=SAVE_AGAIN)
 
 
-async def save_until_done(room: Room, pause: float | None = None) -> None:
-    """The record of a game that ended, saved (after ``pause`` seconds, by default
-    :data:`SAVE_AGAIN`) and saved again until it is, backing off up to
-    :data:`SAVE_AGAIN_MOST` seconds. Nothing else would: the game makes no more
-    moves, its lease may be lost meanwhile (a master's failover) and no process takes
-    a finished room over, yet the lobby lists rooms by their records (it would show
-    the game playing for good). The record of a finished game is the log's, so
-    whichever process saves it, it is the same."""
-    pause = SAVE_AGAIN if pause is None else pause
+def save_until_done(room: Room, first: float = 0.0) -> None:
+    """Save the record of the game that ended in ``room`` in a task of the room's
+    (:attr:`Room.saving`; none if one is at it already), after ``first`` seconds and
+    again until the store takes it, backing off up to :data:`SAVE_AGAIN_MOST` seconds.
+    Nothing else would: the game makes no more moves, its lease may be lost meanwhile
+    (a master's failover) and no process takes a finished room over, yet the lobby
+    lists rooms by their records (it would show the game playing for good). The
+    record of a finished game is the log's, so whichever process saves it, it is the
+    same."""
+    if room.saving is None:
+        room.saving = asyncio.create_task(_save_until_done(room, first))
+
+
+async def _save_until_done(room: Room, pause: float) -> None:
     while True:
-        await asyncio.sleep(pause)  # the store is down: wait before asking again
+        await asyncio.sleep(pause)
         try:
             await room.store.save_room(room.record)
         except StoreUnavailable:

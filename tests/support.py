@@ -109,6 +109,17 @@ class Mover:
             return await self.answer
 
 
+async def play_to_the_end(room: Room) -> None:
+    """Each seat to act plays its first legal action until the game is over; every one
+    must be acknowledged."""
+    movers: dict[int, Mover] = {}
+    while room.record.status == "playing":
+        assert room.state is not None
+        seat = min(room.engine.to_act(room.state))
+        answer = await movers.setdefault(seat, Mover(seat)).move(room)
+        assert answer["t"] == "ack", answer
+
+
 # -- hidden information -----------------------------------------------------------
 #
 # Each game's folder has hidden.py with ``scramble(state, viewer, rnd)``: a copy of

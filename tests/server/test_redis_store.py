@@ -25,7 +25,7 @@ from server.store import NotOwner, StoreUnavailable
 from server.store.base import ALL
 from server.store.channels import Subscriber
 from server.store.redis import RedisStore
-from support import Mover, record
+from support import play_to_the_end, record
 
 
 @pytest.fixture
@@ -279,18 +279,16 @@ async def test_a_game_that_ended_with_its_record_unsaved_is_saved_by_the_next_to
     for _ in range(4):
         await first.reserve(room_id, {})
     stale = dataclasses.replace(live.record)  # the record while the game is playing
-    movers: dict[int, Mover] = {}
-    while live.record.status == "playing":
-        assert live.state is not None
-        seat = min(live.engine.to_act(live.state))
-        assert (await movers.setdefault(seat, Mover(seat)).move(live))["t"] == "ack"
+    await play_to_the_end(live)
     await first.close()
     await store.save_room(stale)
     second = Lobby(store, Settings(), node="node-2")
     room = await second.open(room_id)
     assert room is not None and room.record.status == "finished"
-    assert room.saving is not None
-    await room.saving
+    saving = room.saving
+    assert saving is not None
+    await saving
+    assert room.saving is None, "the task lets go of itself once the record is saved"
     saved = await store.load_room(room_id)
     assert saved is not None and saved.status == "finished" and saved.result is not None
     await second.close()

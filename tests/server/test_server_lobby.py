@@ -14,7 +14,7 @@ from server.errors import ApiError
 from server.lobby import Lobby
 from server.settings import Settings
 from server.store import MemoryStore, StoreUnavailable
-from support import Mover, error_code
+from support import error_code, play_to_the_end
 
 
 async def test_games_lists_engines_with_their_options(http: httpx.AsyncClient) -> None:
@@ -186,11 +186,7 @@ async def test_joining_a_finished_room_is_game_over_not_room_full() -> None:
     with pytest.raises(ApiError) as full:
         await lobby.reserve(room["id"], {})
     assert (full.value.status, full.value.code) == (409, "room_full")
-    movers: dict[int, Mover] = {}
-    while live.record.status == "playing":
-        assert live.state is not None
-        seat = min(live.engine.to_act(live.state))
-        assert (await movers.setdefault(seat, Mover(seat)).move(live))["t"] == "ack"
+    await play_to_the_end(live)
     with pytest.raises(ApiError) as over:
         await lobby.reserve(room["id"], {})
     assert (over.value.status, over.value.code) == (409, "game_over")
@@ -468,11 +464,7 @@ async def test_a_game_stops_at_max_moves_with_the_move_limit_result() -> None:
     live = lobby.rooms[room_id]
     for _ in range(4):
         await lobby.reserve(room_id, {})
-    movers: dict[int, Mover] = {}
-    while live.record.status == "playing":
-        assert live.state is not None
-        seat = min(live.engine.to_act(live.state))
-        assert (await movers.setdefault(seat, Mover(seat)).move(live))["t"] == "ack"
+    await play_to_the_end(live)
     assert live.version == 40
     assert live.record.result is not None and live.record.result["move_limit"] is True
     assert live.record.result["ranks"] == []
@@ -575,12 +567,8 @@ async def test_a_finished_games_record_missed_in_an_outage_is_saved_once_the_sto
     live = lobby.rooms[room_id]
     for _ in range(4):
         await lobby.reserve(room_id, {})
-    movers: dict[int, Mover] = {}
     store.down = True
-    while live.record.status == "playing":
-        assert live.state is not None
-        seat = min(live.engine.to_act(live.state))
-        assert (await movers.setdefault(seat, Mover(seat)).move(live))["t"] == "ack"
+    await play_to_the_end(live)
     await store.refused.wait()
     saved = await store.load_room(room_id)
     assert saved is not None and saved.status == "playing", "the outage kept the old record"
@@ -589,4 +577,30 @@ async def test_a_finished_games_record_missed_in_an_outage_is_saved_once_the_sto
         await store.finished.wait()
     saved = await store.load_room(room_id)
     assert saved is not None and saved.status == "finished" and saved.result is not None
+    await lobby.close()
+
+
+class SnapshotsDown(MemoryStore):
+    """A memory store that refuses every snapshot."""
+
+    async def save_snapshot(self, room_id: str, version: int, state: dict[str, Any]) -> None:
+        raise StoreUnavailable("redis: Connection refused")
+
+
+async def test_a_snapshot_refused_does_not_keep_the_finished_record_from_being_saved() -> None:
+    """The snapshot and the record of the last move are written one after the other: a
+    snapshot refused (the log is the truth: the next one will do) must not skip the
+    record, which nothing else would save."""
+    store = SnapshotsDown()
+    lobby = Lobby(store, Settings(snapshot_every=1))
+    options = {"engine": "turn-relay", "seats": 4, "options": {"moves": 12}}
+    room_id = (await lobby.create(options))["id"]
+    live = lobby.rooms[room_id]
+    for _ in range(4):
+        await lobby.reserve(room_id, {})
+    await play_to_the_end(live)
+    await live.settled()
+    saved = await store.load_room(room_id)
+    assert saved is not None and saved.status == "finished" and saved.result is not None
+    assert live.saving is None, "saved at once, nothing left to retry"
     await lobby.close()
