@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, cast
 
 import msgpack
@@ -230,6 +230,42 @@ async def test_the_hub_stops_when_a_cancellation_comes_out_of_redis_as_an_error(
     await listening.wait()
     async with asyncio.timeout(10):
         await hub.close()
+
+
+async def test_a_keeper_pass_renews_in_small_calls_spread_over_its_window(
+    redis_url: str, prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ten rooms, four leases a call: three calls (4, 4, 2), the n-th no sooner than n
+    thirds of the window after the first; a lease lost in the last call still demotes
+    its room, and every other lease is renewed."""
+    monkeypatch.setattr("server.hub.RENEWALS", 4)
+    store = RedisStore.connect(redis_url, prefix=prefix)
+    lobby = Lobby(store, Settings(), node="node-1")
+    hub = RedisHub(store, Settings(), "node-1", lobby.rooms, lobby.claim)
+    lobby.forwarder = hub
+    ids = [(await lobby.create({"engine": "sintra", "seats": 3}))["id"] for _ in range(10)]
+    await store.redis.delete(store.key(ids[-1], "lease"))
+    assert await store.acquire(ids[-1], "node-2") is not None
+    loop = asyncio.get_running_loop()
+    calls: list[tuple[float, int]] = []
+    renew = store.renew
+
+    async def recorded(leases: Sequence[tuple[str, str]]) -> list[str]:
+        calls.append((loop.time(), len(leases)))
+        return await renew(leases)
+
+    monkeypatch.setattr(store, "renew", recorded)
+    for room_id in ids[:-1]:
+        await store.redis.pexpire(store.key(room_id, "lease"), 1000)
+    before = loop.time()
+    await hub._keep_pass(spread=0.3)
+    assert [size for _, size in calls] == [4, 4, 2]
+    for n, (at, _) in enumerate(calls):  # a sleep ends no sooner than asked (within 1 ms)
+        assert at >= before + n * 0.1 - 0.001
+    assert [i for i in ids if lobby.rooms[i].lease is None] == [ids[-1]]
+    for room_id in ids[:-1]:
+        assert await store.redis.pttl(store.key(room_id, "lease")) > 1000, "renewed"
+    await lobby.close()
 
 
 async def test_a_keeper_pass_demotes_only_the_rooms_whose_lease_was_lost_and_takes_them_back(
