@@ -103,9 +103,10 @@ loaded as a replica meanwhile (:meth:`RedisHub.following` wakes the follower).""
 TAKEOVERS = 100
 """Leases the takeover task tries to take at once."""
 RENEWALS = 250
-"""Leases renewed by one script call. Redis runs a call at about 3 µs a lease, other
-clients waiting: 0.3 ms for 100 (a call of 1,000 held a quick play up by 3 ms at
-each pass, benchmarks/many_rooms.py)."""
+"""Leases renewed by one script call. Redis runs a call alone, other clients waiting,
+at about 3 µs a lease: about 0.7 ms for 250, where a call of 1,000 held a quick play
+up by 3 ms at each pass (benchmarks/README.md, "the keeper's renewals in short
+calls")."""
 SPREAD = 0.5
 """Part of the keeper's period over which one pass spreads its renewal calls: a
 lease is renewed at most ``(1 + SPREAD) / 3`` of ``lease_ttl`` after the last time."""

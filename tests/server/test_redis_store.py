@@ -236,8 +236,8 @@ async def test_a_keeper_pass_renews_in_small_calls_spread_over_its_window(
     redis_url: str, prefix: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Ten rooms, four leases a call: three calls (4, 4, 2), the n-th no sooner than n
-    thirds of the window after the first; a lease lost in the last call still demotes
-    its room, and every other lease is renewed."""
+    thirds of the window after the pass began; a lease lost in the last call still
+    demotes its room, and every other lease is renewed."""
     monkeypatch.setattr("server.hub.RENEWALS", 4)
     store = RedisStore.connect(redis_url, prefix=prefix)
     lobby = Lobby(store, Settings(), node="node-1")
@@ -265,6 +265,41 @@ async def test_a_keeper_pass_renews_in_small_calls_spread_over_its_window(
     assert [i for i in ids if lobby.rooms[i].lease is None] == [ids[-1]]
     for room_id in ids[:-1]:
         assert await store.redis.pttl(store.key(room_id, "lease")) > 1000, "renewed"
+    await lobby.close()
+
+
+async def _confirmed(subscriber: Subscriber, kind: str, count: int) -> None:
+    """Read ``count`` confirmations of ``kind`` (subscribe, unsubscribe) from the
+    subscriber's connection: Redis has done what they confirm."""
+    async with asyncio.timeout(5):
+        while count:
+            message = await subscriber.pubsub.get_message(timeout=1.0)
+            count -= message is not None and message["type"] == kind
+
+
+async def test_the_inboxes_listened_to_are_those_of_the_rooms_owned_here(
+    redis_url: str, prefix: str
+) -> None:
+    """Three rooms owned: their three inboxes are subscribed. One lease taken by another
+    node: once the keeper demotes the room, the next sync unsubscribes that inbox only."""
+    store = RedisStore.connect(redis_url, prefix=prefix)
+    lobby = Lobby(store, Settings(), node="node-1")
+    hub = RedisHub(store, Settings(), "node-1", lobby.rooms, lobby.claim)
+    lobby.forwarder = hub
+    ids = [(await lobby.create({"engine": "sintra", "seats": 3}))["id"] for _ in range(3)]
+    subscriber = hub._pubsub = Subscriber(store.redis, sharded=False)
+    await hub._sync_inboxes()
+    await _confirmed(subscriber, "subscribe", 3)
+    inboxes = await store.redis.pubsub_channels(f"{prefix}:room:*")
+    assert sorted(c.decode() for c in inboxes) == sorted(hub.inbox(i) for i in ids)
+    await store.redis.delete(store.key(ids[0], "lease"))
+    assert await store.acquire(ids[0], "node-2") is not None
+    await hub._keep_pass()
+    await hub._sync_inboxes()
+    await _confirmed(subscriber, "unsubscribe", 1)
+    inboxes = await store.redis.pubsub_channels(f"{prefix}:room:*")
+    assert sorted(c.decode() for c in inboxes) == sorted(hub.inbox(i) for i in ids[1:])
+    await subscriber.aclose()
     await lobby.close()
 
 
