@@ -22,8 +22,8 @@ JSON line per store. (Abandonment is checked last: by then the waiting rooms'
 players, who never connect, are away past their grace period, and quick play would
 choose none of them. Abandoned rooms that end within the idle window count in its
 CPU: an ``--abandon-after`` longer than creation and idle keeps them out.)
-``--profile DIR``: a py-spy profile of the server during the idle window, in DIR
-(py-spy must be installed).
+``--profile DIR``: a py-spy profile (1,000 samples a second) of the server during
+the idle window, in DIR (py-spy must be installed).
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ async def profile(pid: int, seconds: float, folder: str, store: str) -> Any:
     """py-spy sampling ``pid`` for ``seconds`` (collapsed stacks in ``folder``)."""
     output = Path(folder) / f"many-rooms-{store}.txt"
     command = [SPY, "record", "--pid", str(pid), "--duration", str(int(seconds))]
-    command += ["--format", "raw", "--nonblocking", "--output", str(output)]
+    command += ["--rate", "1000", "--format", "raw", "--nonblocking", "--output", str(output)]
     return await asyncio.create_subprocess_exec(
         *command, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
     )

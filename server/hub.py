@@ -16,9 +16,9 @@ One hub per server process. It runs four tasks:
 * **follower** — on a single Redis, one ``XREAD BLOCK`` over the log streams of
   the rooms this process follows; each committed entry is folded into the
   replica, which publishes the same frames the owner's clients get. Which rooms
-  it follows is read again every ``SCAN`` seconds, or at once when one more
-  room is followed (:meth:`RedisHub.following`); with none, it sleeps until
-  then. On a cluster (where one XREAD may not span slots) the entries come by
+  it follows it takes from the keeper's latest look at every room, or looks at
+  once when one more room is followed (:meth:`RedisHub.following`); with none,
+  it sleeps until then. On a cluster (where one XREAD may not span slots) the entries come by
   the rooms' sharded feeds (server/store/redis.py) to the listener; the
   follower reads a room's log (per room, in one round trip per master) where a
   feed skipped versions, when the room is first followed, and every ``SCAN``
@@ -98,8 +98,8 @@ BLOCK_MS = 100
 """How long one XREAD waits for new entries (a room followed meanwhile joins the next
 read)."""
 SCAN = 1.0
-"""Seconds between two reads of which rooms are followed, when no room was demoted or
-loaded as a replica meanwhile (:meth:`RedisHub.following` wakes the follower)."""
+"""Seconds the follower waits, with no room to follow, before it looks again; on a
+cluster, between two reads of every followed room's log."""
 TAKEOVERS = 100
 """Leases the takeover task tries to take at once."""
 RENEWALS = 250
@@ -156,6 +156,8 @@ class RedisHub:
         """The ids of the rooms whose feed is subscribed (followed here, on a cluster)."""
         self._behind: set[str] = set()
         """Followed rooms whose feed skipped versions: the follower reads their log."""
+        self._scanned: dict[str, Room] = {}
+        """The rooms followed, by id, as the latest :meth:`_scan` found them."""
         self._inbox_lock = asyncio.Lock()
         self._wake = asyncio.Event()
         """Set when a room is followed: the follower reads the followed set again now."""
@@ -377,38 +379,35 @@ class RedisHub:
                 await self._keep_pass(period * SPREAD)
             except StoreUnavailable as exc:
                 log.warning("lease pass failed", extra=fields(node=self.node, error=str(exc)))
-            await self._sync_inboxes()
 
     async def _keep_pass(self, spread: float = 0.0) -> None:
         """Renew every lease held here, ``RENEWALS`` a call, the calls spread over
         ``spread`` seconds (a lease lost demotes its room); then read who holds each
         followed room's lease, in one round trip per batch, and hand the rooms nobody
-        holds to the takeover task."""
+        holds to the takeover task. The inboxes are synced first, on the same look at
+        every room (:meth:`_scan`): one a pass."""
         loop = asyncio.get_running_loop()
-        rooms = list(self.rooms.items())
-        owned = [(room_id, lease) for room_id, r in rooms if (lease := r.lease) is not None]
-        calls = -(-len(owned) // RENEWALS)
+        owned, followed = await self._sync_inboxes()
+        held = [(i, room, lease) for i, room in owned if (lease := room.lease) is not None]
+        calls = -(-len(held) // RENEWALS)
         start = loop.time()
         for n in range(calls):  # the event loop runs between two
             await asyncio.sleep(max(0.0, start + n * spread / calls - loop.time()))
-            chunk = owned[n * RENEWALS : (n + 1) * RENEWALS]
-            lost = await self.store.renew(chunk)
-            held = dict(chunk) if lost else {}
-            for room_id in lost:
-                room = self.rooms.get(room_id)
-                if room is not None and room.lease == held[room_id]:
-                    room.demote()  # unless demoted or taken again while the pass ran
-            for room_id, _ in chunk:
-                room = self.rooms.get(room_id)
+            chunk = held[n * RENEWALS : (n + 1) * RENEWALS]
+            lost = set(await self.store.renew([(i, lease) for i, _, lease in chunk]))
+            for room_id, room, lease in chunk:
+                if room_id in lost:
+                    if room.lease == lease and self.rooms.get(room_id) is room:
+                        room.demote()  # unless demoted or taken again while the pass ran
+                    continue
                 try:
-                    if room is not None:
-                        room.refresh_presence()
+                    room.refresh_presence()
                 except Exception:  # one room's fault must not stop the keeper
                     log.exception("presence check failed", extra=fields(room=room_id))
-        followed = [r for _, r in rooms if r.lease is None and r.record.status != "finished"]
-        holders = await self.store.holders([room.id for room in followed])
+        unfinished = [room for room in followed.values() if room.record.status != "finished"]
+        holders = await self.store.holders([room.id for room in unfinished])
         orphans = []
-        for room, holder in zip(followed, holders, strict=True):
+        for room, holder in zip(unfinished, holders, strict=True):
             if holder is None:
                 orphans.append(room)
                 continue
@@ -416,19 +415,36 @@ class RedisHub:
                 self.forward_presence(room, seat, count)
         self._take_over(orphans)
 
-    async def _sync_inboxes(self) -> None:
+    def _scan(self) -> tuple[list[tuple[str, Room]], dict[str, Room]]:
+        """The rooms owned here (id, room), and the rooms followed by id (unfinished, or
+        watched here), in one loop over every room loaded; the follower on a single
+        Redis takes the followed ones from the keeper's latest scan (:meth:`_follow`)."""
+        owned: list[tuple[str, Room]] = []
+        followed: dict[str, Room] = {}
+        for room_id, room in list(self.rooms.items()):
+            if room.lease is not None:
+                owned.append((room_id, room))
+            elif room.record.status != "finished" or room.conns:
+                followed[room_id] = room
+        self._scanned = followed
+        return owned, followed
+
+    async def _sync_inboxes(self) -> tuple[list[tuple[str, Room]], dict[str, Room]]:
         """Subscribe to the inboxes of the rooms owned here and (on a cluster) to the
         feeds of the rooms followed, and only those: a no-op unless that set changed
         since the last call. The sets of room ids are compared, and channel names made
-        for the changes only: a pass over 10,000 rooms that changed nothing is cheap."""
+        for the changes only: a pass over 10,000 rooms that changed nothing is cheap.
+        Returns the scan it compared (:meth:`_scan`), made under the lock: no room is
+        owned (:meth:`owned` subscribes) between the look and the sync."""
         async with self._inbox_lock:
+            scan = owned, followed = self._scan()
             pubsub = self._pubsub
             if pubsub is None:
-                return
-            inboxes = {i for i, r in self.rooms.items() if r.lease is not None}
-            feeds = set(self._followed()) if self.store.cluster else set()
+                return scan
+            inboxes = {room_id for room_id, _ in owned}
+            feeds = set(followed) if self.store.cluster else set()
             if inboxes == self._inboxes and feeds == self._feeds:
-                return
+                return scan
             add = [self.inbox(i) for i in inboxes - self._inboxes]
             add += [self.feed(i) for i in feeds - self._feeds]
             drop = [self.inbox(i) for i in self._inboxes - inboxes]
@@ -440,26 +456,17 @@ class RedisHub:
                     await pubsub.unsubscribe(*drop)
                 if self._pubsub is pubsub:  # a connection replaced meanwhile subscribes anew
                     self._inboxes, self._feeds = inboxes, feeds
-
-    def _followed(self) -> dict[str, Room]:
-        """The rooms to follow, by id."""
-        return {
-            r.id: r
-            for r in list(self.rooms.values())
-            if r.lease is None and (r.record.status != "finished" or r.conns)
-        }
+        return scan
 
     async def _follow(self) -> None:
         if self.store.cluster:
             await self._catch_up_feeds()
             return
-        loop = asyncio.get_running_loop()
-        followed: dict[str, Room] = {}
-        scanned = -SCAN
         while not self._closing:
-            if self._wake.is_set() or loop.time() - scanned >= SCAN:
+            if self._wake.is_set():
                 self._wake.clear()
-                followed, scanned = self._followed(), loop.time()
+                self._scan()
+            followed = self._scanned  # the keeper's latest look, unless woken since
             if not followed:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(SCAN):
@@ -490,8 +497,7 @@ class RedisHub:
                 async with asyncio.timeout(SCAN):
                     await self._wake.wait()
             self._wake.clear()
-            followed = self._followed()
-            await self._sync_inboxes()  # subscribed before the read: nothing falls between
+            _, followed = await self._sync_inboxes()  # subscribed before the read
             if loop.time() - scanned >= SCAN:
                 due, scanned = set(followed), loop.time()
             else:

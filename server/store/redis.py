@@ -153,6 +153,23 @@ the TTL and one msgpack array of the tokens; the positions (from 1) of the lease
 held (not renewed). One packed argument and a reply of the lost ones only: a pass
 over thousands of rooms costs the client little to build and less to read."""
 
+_RENEW_IDS = """
+local lost = {}
+for i, lease in ipairs(cmsgpack.unpack(ARGV[2])) do
+  local key = ARGV[3] .. lease[1] .. '}:lease'
+  if redis.call('GET', key) == lease[2] then
+    redis.call('PEXPIRE', key, ARGV[1])
+  else
+    lost[#lost + 1] = i
+  end
+end
+return lost
+"""
+""":data:`_RENEW` on a single Redis, the keys made by the script: ARGV the TTL, one
+msgpack array of [room id, token] pairs and the lease keys' prefix. The client
+packs the pairs as they are (in C), with no key to build or send per room: its
+pass over 10,000 leases costs about half."""
+
 _PAGE = """
 local members = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[1], '-', 'LIMIT', 0, ARGV[2])
 local out = {}
@@ -522,16 +539,24 @@ class RedisStore:
         """Renew each (room id, lease token); the ids of the rooms whose lease is no
         longer held (not renewed), in one script call per ``BATCH`` rooms (per slot on
         a cluster), every call in one round trip (per master)."""
-        keys = [self.key(room_id, "lease") for room_id, _ in leases]
-        groups = self.writers.by_slot(keys)
-        calls = [
-            (
-                [keys[i] for i in positions],
-                [self.lease_ms, msgpack.packb([leases[i][1] for i in positions])],
-            )
-            for positions in groups
-        ]
-        answers = await self.writers.run(_RENEW, calls, redirect_for=REDIRECT_FOR)
+        if self.cluster:
+            keys = [self.key(room_id, "lease") for room_id, _ in leases]
+            groups: Sequence[Sequence[int]] = self.writers.by_slot(keys)
+            calls = [
+                (
+                    [keys[i] for i in positions],
+                    [self.lease_ms, msgpack.packb([leases[i][1] for i in positions])],
+                )
+                for positions in groups
+            ]
+            answers = await self.writers.run(_RENEW, calls, redirect_for=REDIRECT_FOR)
+        else:
+            starts = range(0, len(leases), BATCH)
+            groups = [range(at, min(at + BATCH, len(leases))) for at in starts]
+            prefix = f"{self.prefix}:room:{{"
+            packed = [msgpack.packb(leases[at : at + BATCH]) for at in starts]
+            calls = [([], [self.lease_ms, pairs, prefix]) for pairs in packed]
+            answers = await self.writers.run(_RENEW_IDS, calls)
         failed = [a for a in answers if isinstance(a, BaseException)]
         if failed and len(failed) == len(answers):
             raise failed[0]

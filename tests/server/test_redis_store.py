@@ -320,7 +320,7 @@ async def test_a_keeper_pass_demotes_only_the_rooms_whose_lease_was_lost_and_tak
         assert await store.acquire(room_id, "node-2") is not None
     await hub._keep_pass()
     assert [i for i in ids if lobby.rooms[i].lease is None] == stolen
-    assert set(hub._followed()) == set(stolen), "followed now"
+    assert set(hub._scan()[1]) == set(stolen), "followed now"
     for room_id in stolen:
         await store.redis.delete(store.key(room_id, "lease"))  # node-2 is gone
     await hub._keep_pass()
