@@ -137,6 +137,7 @@ return token
 """
 
 _RENEW = """
+redis.set_repl(redis.REPL_REPLICA)
 local tokens = cmsgpack.unpack(ARGV[2])
 local lost = {}
 for i, key in ipairs(KEYS) do
@@ -151,9 +152,17 @@ return lost
 """The leases of several rooms (of one slot, on a cluster): KEYS their lease keys, ARGV
 the TTL and one msgpack array of the tokens; the positions (from 1) of the leases not
 held (not renewed). One packed argument and a reply of the lost ones only: a pass
-over thousands of rooms costs the client little to build and less to read."""
+over thousands of rooms costs the client little to build and less to read.
+
+A renewal goes to the replicas (a master's failover keeps the leases) but not to
+the append-only file: with ``appendfsync always`` each call would cost an fsync
+that the moves written beside it wait for. Redis restarted from its file finds
+each lease with the TTL it was taken with (lapsed, unless taken in the last
+``lease_ttl``): the owners' next renewal or append is answered lost, and each
+process takes its rooms again (the fencing keeps every acknowledged move)."""
 
 _RENEW_IDS = """
+redis.set_repl(redis.REPL_REPLICA)
 local lost = {}
 for i, lease in ipairs(cmsgpack.unpack(ARGV[2])) do
   local key = ARGV[3] .. lease[1] .. '}:lease'
