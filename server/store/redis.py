@@ -136,48 +136,48 @@ redis.call('SET', KEYS[1], token, 'PX', ARGV[2])
 return token
 """
 
-_RENEW = """
+_RENEWER = """
 redis.set_repl(redis.REPL_REPLICA)
-local tokens = cmsgpack.unpack(ARGV[2])
 local lost = {}
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == tokens[i] then
+local function renew(i, key, token)
+  if redis.call('GET', key) == token then
     redis.call('PEXPIRE', key, ARGV[1])
   else
     lost[#lost + 1] = i
   end
 end
+"""
+"""The start of both renewal scripts: ``renew`` the i-th lease, or note it lost."""
+_RENEW = (
+    _RENEWER
+    + """
+local tokens = cmsgpack.unpack(ARGV[2])
+for i, key in ipairs(KEYS) do renew(i, key, tokens[i]) end
 return lost
 """
+)
 """The leases of several rooms (of one slot, on a cluster): KEYS their lease keys, ARGV
 the TTL and one msgpack array of the tokens; the positions (from 1) of the leases not
 held (not renewed). One packed argument and a reply of the lost ones only: a pass
 over thousands of rooms costs the client little to build and less to read.
 
-A renewal goes to the replicas (a master's failover keeps the leases) but not to
-the append-only file: with ``appendfsync always`` each call would cost an fsync
-that the moves written beside it wait for. Redis restarted from its file finds
-each lease with the TTL it was taken with (lapsed, unless taken in the last
-``lease_ttl``): the owners' next renewal or append is answered lost, and each
-process takes its rooms again (the fencing keeps every acknowledged move)."""
+A renewal goes to the replicas (a failover keeps the leases), not to the append-only
+file (with ``appendfsync always`` each call would cost an fsync that moves wait for):
+restarted from its file, Redis finds the leases with the TTL they were taken with
+(lapsed); the owners' next renewal or append is answered lost, and each process
+takes its rooms again (the fencing keeps every acknowledged move)."""
 
-_RENEW_IDS = """
-redis.set_repl(redis.REPL_REPLICA)
-local lost = {}
+_RENEW_IDS = (
+    _RENEWER
+    + """
 for i, lease in ipairs(cmsgpack.unpack(ARGV[2])) do
-  local key = ARGV[3] .. lease[1] .. '}:lease'
-  if redis.call('GET', key) == lease[2] then
-    redis.call('PEXPIRE', key, ARGV[1])
-  else
-    lost[#lost + 1] = i
-  end
+  renew(i, ARGV[3] .. lease[1] .. '}:lease', lease[2])
 end
 return lost
 """
-""":data:`_RENEW` on a single Redis, the keys made by the script: ARGV the TTL, one
-msgpack array of [room id, token] pairs and the lease keys' prefix. The client
-packs the pairs as they are (in C), with no key to build or send per room: its
-pass over 10,000 leases costs about half."""
+)
+""":data:`_RENEW` on a single Redis, ARGV the TTL, [room id, token] pairs (packed in C)
+and the lease keys' prefix: no key built or sent per room (half the client's cost)."""
 
 _PAGE = """
 local members = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[1], '-', 'LIMIT', 0, ARGV[2])
