@@ -110,6 +110,34 @@ async def test_appends_go_on_when_redis_has_forgotten_the_script(store: RedisSto
     assert [v for v, _ in await store.read_log("a")] == [1, 2]
 
 
+async def test_renewals_reach_the_lease_but_not_the_append_only_file(prefix: str) -> None:
+    """On Redis as docker-compose.yml runs it (AOF, fsync always): a renewal pass renews
+    each lease held, answers the lost one, and adds nothing to the AOF (no fsync for the
+    moves beside it to wait on); a move's append still does."""
+    redis = redis_server("--appendonly", "yes", "--appendfsync", "always", "--save", "")
+    redis.start()
+    store = RedisStore.connect(redis.url, prefix=prefix)
+    try:
+        leases = []
+        for room_id in ("a", "b", "c"):
+            await store.save_room(record(room_id))
+            lease = await store.acquire(room_id, "node-1")
+            assert lease is not None
+            leases.append((room_id, lease))
+            await store.redis.pexpire(store.key(room_id, "lease"), 50)
+        before = (await store.redis.info("persistence"))["aof_current_size"]
+        for _ in range(10):
+            assert await store.renew([*leases, ("gone", "x")]) == ["gone"]
+        assert (await store.redis.info("persistence"))["aof_current_size"] == before
+        for room_id, _ in leases:
+            assert await store.redis.pttl(store.key(room_id, "lease")) > 50, "renewed"
+        await store.append("a", 1, {"k": "intent", "seat": 0, "id": 1, "action": {}}, leases[0][1])
+        assert (await store.redis.info("persistence"))["aof_current_size"] > before
+    finally:
+        await store.close()
+        redis.cleanup()
+
+
 async def test_a_process_that_lost_its_lease_is_fenced_off(store: RedisStore) -> None:
     await store.save_room(record("a"))
     old = await store.acquire("a", "node-1")
