@@ -16,6 +16,7 @@ from redis.asyncio.client import PubSub
 from clients.spawn import free_port
 from conftest import redis_server
 from protocol.messages import Intent
+from server import hub as hub_module
 from server.errors import ApiError
 from server.hub import RedisHub
 from server.lobby import Lobby
@@ -328,6 +329,45 @@ async def test_the_inboxes_listened_to_are_those_of_the_rooms_owned_here(
     inboxes = await store.redis.pubsub_channels(f"{prefix}:room:*")
     assert sorted(c.decode() for c in inboxes) == sorted(hub.inbox(i) for i in ids[1:])
     await subscriber.aclose()
+    await lobby.close()
+
+
+async def test_a_room_followed_without_a_wake_is_read_from_the_keepers_next_look(
+    redis_url: str, prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The follower on a single Redis reads the rooms the keeper's latest look found: a
+    replica it was not woken for (its wake lost) is not read until the next keeper
+    pass, then its new entry is folded."""
+    store = RedisStore.connect(redis_url, prefix=prefix)
+    lobby = Lobby(store, Settings(), node="node-1")
+    hub = RedisHub(store, Settings(), "node-1", lobby.rooms, lobby.claim)
+    lobby.forwarder = hub
+    room_id = (await lobby.create({"engine": "sintra", "seats": 3}))["id"]
+    room = lobby.rooms[room_id]
+    await store.redis.delete(store.key(room_id, "lease"))
+    lease = await store.acquire(room_id, "node-2")
+    assert lease is not None
+    await hub._keep_pass()  # its look found the room owned; the renewal demotes it
+    assert room.lease is None and room_id not in hub._scanned
+    hub._wake.clear()
+    folded = asyncio.Event()
+
+    def fold(replica: Room, entries: list[tuple[int, bytes]]) -> None:
+        real_fold(replica, entries)
+        folded.set()
+
+    real_fold = hub_module._fold
+    monkeypatch.setattr(hub_module, "_fold", fold)
+    follower = asyncio.create_task(hub._follow())
+    version = room.version + 1
+    await store.append(room_id, version, {"k": "seat", "seat": 1, "name": "bo"}, lease)
+    await hub._keep_pass()
+    assert room_id in hub._scanned, "followed from the keeper's look"
+    async with asyncio.timeout(5):
+        await folded.wait()
+    assert room.version == version and room.record.names[1] == "bo"
+    hub._closing = True
+    await follower
     await lobby.close()
 
 
