@@ -18,11 +18,11 @@ One hub per server process. It runs four tasks:
   replica, which publishes the same frames the owner's clients get. Which rooms
   it follows it takes from the keeper's latest look at every room, or looks at
   once when one more room is followed (:meth:`RedisHub.following`); with none,
-  it sleeps until then. On a cluster (where one XREAD may not span slots) the entries come by
-  the rooms' sharded feeds (server/store/redis.py) to the listener; the
-  follower reads a room's log (per room, in one round trip per master) where a
-  feed skipped versions, when the room is first followed, and every ``SCAN``
-  seconds for every followed room (what a lost connection missed).
+  it sleeps until then. On a cluster (where one XREAD may not span slots) the
+  entries come by the rooms' sharded feeds (server/store/redis.py) to the
+  listener; the follower reads a room's log (per room, in one round trip per
+  master) where a feed skipped versions, when the room is first followed, and
+  every ``SCAN`` seconds for every followed room (what a lost connection missed).
 * **listener** — Redis pub/sub (sharded on a cluster: server/store/channels.py):
   the inboxes of the rooms this process owns (intents and seat requests
   forwarded by replicas), the feeds of the rooms it follows (a cluster),

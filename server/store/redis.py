@@ -171,13 +171,13 @@ _RENEW_IDS = (
     _RENEWER
     + """
 for i, lease in ipairs(cmsgpack.unpack(ARGV[2])) do
-  renew(i, ARGV[3] .. lease[1] .. '}:lease', lease[2])
+  renew(i, ARGV[3] .. '{' .. lease[1] .. '}:lease', lease[2])
 end
 return lost
 """
 )
 """:data:`_RENEW` on a single Redis, ARGV the TTL, [room id, token] pairs (packed in C)
-and the lease keys' prefix: no key built or sent per room (half the client's cost)."""
+and the rooms' key prefix (as :data:`_PAGE`): no key built or sent per room."""
 
 _PAGE = """
 local members = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[1], '-', 'LIMIT', 0, ARGV[2])
@@ -301,6 +301,8 @@ class RedisStore:
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._release = self.redis.register_script(_RELEASE)
         self._page = self.redis.register_script(_PAGE)
+        self._rooms = f"{prefix}:room:"
+        """What a room's keys start with, before ``{id}`` (:meth:`key`, and scripts)."""
         self.appends = GroupCommit(self._write, most=BATCH, interval=batch_interval)
 
     @classmethod
@@ -310,7 +312,7 @@ class RedisStore:
 
     def key(self, room_id: str, part: str = "") -> str:
         """The key of a room, or of one of its parts (``log``, ``lease`` …)."""
-        return f"{self.prefix}:room:{{{room_id}}}" + (f":{part}" if part else "")
+        return f"{self._rooms}{{{room_id}}}" + (f":{part}" if part else "")
 
     def room_of(self, key: str) -> str:
         """The room id of a room's key or channel."""
@@ -367,7 +369,7 @@ class RedisStore:
                 records: Any = await self._mget([self.key(key_room(k)) for k in keys[:limit]])
             else:
                 answer: Any = await self._page(
-                    keys=[self._index(index)], args=[top, limit + 1, f"{self.prefix}:room:"]
+                    keys=[self._index(index)], args=[top, limit + 1, self._rooms]
                 )
                 keys = [member.decode() for member in answer[0::2]]
                 records = answer[1 : 2 * limit : 2]
@@ -562,9 +564,8 @@ class RedisStore:
         else:
             starts = range(0, len(leases), BATCH)
             groups = [range(at, min(at + BATCH, len(leases))) for at in starts]
-            prefix = f"{self.prefix}:room:{{"
             packed = [msgpack.packb(leases[at : at + BATCH]) for at in starts]
-            calls = [([], [self.lease_ms, pairs, prefix]) for pairs in packed]
+            calls = [([], [self.lease_ms, pairs, self._rooms]) for pairs in packed]
             answers = await self.writers.run(_RENEW_IDS, calls)
         failed = [a for a in answers if isinstance(a, BaseException)]
         if failed and len(failed) == len(answers):
