@@ -177,7 +177,10 @@ class Watched:
 
     def _console(self, message: ConsoleMessage) -> None:
         if message.type == "error":
-            self.errors.append(f"console: {message.text}")
+            text = f"console: {message.text}"
+            if message.text.startswith("Failed to load resource"):  # which one, to mend it
+                text += f" ({message.location.get('url', '?')})"
+            self.errors.append(text)
 
     def _request(self, request: Request) -> None:
         url = request.url

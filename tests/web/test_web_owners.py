@@ -14,9 +14,9 @@ from browser import PHONE, Served, Watched, play_to_end
 from playwright.sync_api import Locator, Page
 
 NAME = "<b>Ana</b> & <i>co</i>"
-REFUSED = "console: Failed to load resource: the server responded with a status of {}"
-FORBIDDEN = REFUSED.format("403 (Forbidden)")
-CONFLICT = REFUSED.format("409 (Conflict)")
+REFUSED = "console: Failed to load resource: the server responded with a status of {} ({})"
+FORBIDDEN = "403 (Forbidden)"
+CONFLICT = "409 (Conflict)"
 
 
 def create_in_lobby(watched: Watched, served: Served, private: bool = False) -> str:
@@ -103,7 +103,7 @@ def test_a_private_room_seats_only_those_who_open_its_invitation(
     error.get_by_text("This room is private").wait_for()
     assert "invite_required" not in error.inner_text()
     # Chromium itself logs the refused request; the page handled it.
-    assert guessing.errors == [FORBIDDEN]
+    assert guessing.errors == [REFUSED.format(FORBIDDEN, f"{served.url}/api/rooms/{room_id}/seats")]
     guessing.errors.clear()
 
     invited.page.goto(link)
@@ -198,7 +198,7 @@ def test_a_rematch_is_for_the_players_and_keeps_the_owner_and_the_held_seats(
     error.get_by_text("kept for a player of the previous game").wait_for()
     assert "seat_held" not in error.inner_text()
     stranger.shoot(shots, "owners-rematch-seat-held")
-    assert stranger.errors == [CONFLICT]
+    assert stranger.errors == [REFUSED.format(CONFLICT, f"{served.url}/api/rooms/{rematch_id}/seats")]
     stranger.errors.clear()
 
     watcher.page.get_by_role("link", name="Watch the rematch").click()
