@@ -146,6 +146,10 @@ class Room:
         """The engine's ``to_act``, remembered for the last state asked."""
         self._idle = False
         """True while the actor waits for a command (:meth:`submit`'s fast path)."""
+        self._landing = False
+        """True while an intent decided in :meth:`submit` waits for its append."""
+        self._landed: asyncio.Future[None] | None = None
+        """What the actor awaits while the room is landing."""
         self._owned_since = 0.0
         self._not_before = 0.0
         """After a failed wake-up (store down), the next one waits until then."""
@@ -254,16 +258,18 @@ class Room:
         """Apply an intent (or queue it, or forward it to the owner); its ack or reject
         follows on ``conn``.
 
-        On a store whose appends do not wait (:attr:`Store.immediate`: the memory
-        store), an intent that finds the actor idle is applied at once, in the
-        caller's turn of the loop: nothing else can run in between, so this is
-        still one writer at a time, in order, and it saves the hop through the
-        actor's queue. Anything that must wait goes through the actor.
+        An intent that finds the actor idle is decided at once, in the caller's
+        turn of the loop, and its append handed to the store without an await
+        (:meth:`Store.append_soon`): the move is committed when the store settles
+        it (at once on the memory store; in the group commit's step on Redis), with
+        no hop through the actor's queue. Until then the room is *landing*: what
+        comes next queues, and the actor waits for the landing before its next
+        command, so this is still one writer at a time, in order.
         """
         if self.lease is None and self.forwarder is not None:
             self.forwarder.forward_intent(self, conn, intent)
-        elif self._idle and self.store.immediate and self._queue.empty():
-            commands.apply_now(self, conn, intent, time.perf_counter())
+        elif self._idle and not self._landing and self._queue.empty():
+            commands.apply_soon(self, conn, intent, time.perf_counter())
         else:
             self._queue.put_nowait(_Intent(conn, intent, time.perf_counter()))
 
@@ -422,6 +428,9 @@ class Room:
             self._idle = True
             command = await self._queue.get()
             self._idle = False
+            if self._landing:
+                self._landed = asyncio.get_running_loop().create_future()
+                await self._landed
             try:
                 await self._do(command)
             except NotOwner:
@@ -486,19 +495,12 @@ class Room:
             metrics.STORE_APPEND.observe(time.perf_counter() - start)
         return version
 
-    def _append_now(self, entry: LogEntry) -> int:
-        """:meth:`_append` on an :attr:`Store.immediate` store: no await (and no store
-        latency to measure)."""
-        if self.lease is None:
-            raise NotOwner(f"room {self.id} is not owned here")
-        version = self.version + 1
-        entry.setdefault("at", self.timers.now())
-        try:
-            self.store.append_now(self.id, version, entry, self.lease)
-        except NotOwner:
-            self.demote()
-            raise
-        return version
+    def _land(self) -> None:
+        """The landing append is settled: the actor may go on."""
+        self._landing = False
+        landed, self._landed = self._landed, None
+        if landed is not None and not landed.done():
+            landed.set_result(None)
 
     async def _operate(self, command: _Call) -> Any:
         if command.op == "seat_bots":

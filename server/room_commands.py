@@ -59,29 +59,80 @@ async def apply_intent(room: Room, conn: Connection, intent: Intent) -> None:
     await after_commit(room, room._commit(version, entry, state, events))
 
 
-def apply_now(room: Room, conn: Connection, intent: Intent, received: float) -> None:
-    """:func:`apply_intent` without an await, on an :attr:`Store.immediate` store; the
-    bookkeeping that waits (a snapshot, the record at the end) is left to the actor."""
+def apply_soon(room: Room, conn: Connection, intent: Intent, received: float) -> None:
+    """:func:`apply_intent` without an await (:meth:`Room.submit`'s fast path): decided
+    now, committed by :func:`_landed` when the store settles the append; the
+    bookkeeping that waits (a snapshot, the record at the end, the move limit's end)
+    is left to the actor."""
     try:
+        if room.lease is None:
+            raise NotOwner(f"room {room.id} is not owned here")
         decided = decide(room, conn, intent)
-        if decided is not None:
-            entry, state, events = decided
-            version = room._append_now(entry)
-            conn.send(_ack(conn, intent.id, version))
-            result = room._commit(version, entry, state, events)
-            if at_move_limit(room):
-                end: LogEntry = {"k": "end", "why": "move_limit"}
-                result = room._commit(room._append_now(end), end, room.state, [])
-            if result is not None or room.version % room.settings.snapshot_every == 0:
-                room._queue.put_nowait(_Bookkeep(result))
+        if decided is None:
+            _answered(room, received)
+            return
+        entry, state, events = decided
+        version = room.version + 1
+        entry.setdefault("at", room.timers.now())
+        room._landing = True
+        start = time.perf_counter()
+
+        def settle(outcome: BaseException | None) -> None:
+            _landed(room, conn, intent, received, start, version, entry, state, events, outcome)
+
+        room.store.append_soon(room.id, version, entry, room.lease, settle)
     except NotOwner:
         reroute(room, _Intent(conn, intent, received))
+        _answered(room, received)
+    except Exception:
+        log.exception("room command failed", extra=fields(room=room.id))
+        _refuse(conn, intent, Code.INTERNAL_ERROR, "the server failed; nothing changed")
+        _answered(room, received)
+
+
+def _landed(
+    room: Room,
+    conn: Connection,
+    intent: Intent,
+    received: float,
+    start: float,
+    version: int,
+    entry: LogEntry,
+    state: State,
+    events: list[Event],
+    outcome: BaseException | None,
+) -> None:
+    """The end of :func:`apply_soon`, in the step where the store settled the append:
+    the ack and the commit, or the intent refused (rerouted if the lease was lost)."""
+    try:
+        if not room.store.immediate:
+            metrics.STORE_APPEND.observe(time.perf_counter() - start)
+        if outcome is None:
+            conn.send(_ack(conn, intent.id, version))
+            result = room._commit(version, entry, state, events)
+            every = room.settings.snapshot_every
+            if result is not None or room.version % every == 0 or at_move_limit(room):
+                room._queue.put_nowait(_Bookkeep(result))
+        elif isinstance(outcome, NotOwner):
+            room.demote()
+            reroute(room, _Intent(conn, intent, received))
+        elif isinstance(outcome, StoreUnavailable | asyncio.CancelledError):  # or closing
+            metrics.STORE_APPEND_ERRORS.inc()
+            _refuse(conn, intent, Code.STORE_UNAVAILABLE, f"the move was not recorded: {outcome}")
+        else:
+            log.error("append failed", exc_info=outcome, extra=fields(room=room.id))
+            _refuse(conn, intent, Code.INTERNAL_ERROR, "the server failed; nothing changed")
     except Exception:
         log.exception("room command failed", extra=fields(room=room.id))
         _refuse(conn, intent, Code.INTERNAL_ERROR, "the server failed; nothing changed")
     finally:
-        metrics.INTENT_LATENCY.observe(time.perf_counter() - received)
-        room._schedule()
+        room._land()
+        _answered(room, received)
+
+
+def _answered(room: Room, received: float) -> None:
+    metrics.INTENT_LATENCY.observe(time.perf_counter() - received)
+    room._schedule()
 
 
 def decide(

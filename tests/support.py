@@ -111,13 +111,15 @@ class Mover:
 
 async def play_to_the_end(room: Room) -> None:
     """Each seat to act plays its first legal action until the game is over; every one
-    must be acknowledged."""
+    must be acknowledged. (After each ack, the actor's bookkeeping is let run: the end
+    a move limit logs comes there.)"""
     movers: dict[int, Mover] = {}
     while room.record.status == "playing":
         assert room.state is not None
         seat = min(room.engine.to_act(room.state))
         answer = await movers.setdefault(seat, Mover(seat)).move(room)
         assert answer["t"] == "ack", answer
+        await room.settled()
 
 
 # -- hidden information -----------------------------------------------------------

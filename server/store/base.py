@@ -9,7 +9,7 @@ log rebuild the room exactly; the room's version is the length of its log.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -174,19 +174,23 @@ class Store(Protocol):
         """
 
     immediate: bool
-    """True for a store whose :meth:`append_now` is durable as soon as it returns (the
-    memory store): a room then applies an intent in its sender's turn of the event loop,
-    without a hop through the room's actor. False: :meth:`append_now` is never called."""
+    """True for a store whose :meth:`append_soon` settles before it returns (the memory
+    store): there is no store latency to measure."""
 
-    def append_now(
+    def append_soon(
         self,
         room_id: str,
         version: int,
         entry: LogEntry,
         lease: str,
+        settle: Callable[[BaseException | None], None],
         token: tuple[str, int] | None = None,
     ) -> None:
-        """:meth:`append` without waiting (stores that are :attr:`immediate` only)."""
+        """:meth:`append` without an await: ``settle`` is called once with the outcome
+        (None once the entry is durable, else the error :meth:`append` would raise), at
+        once on an :attr:`immediate` store, else when the entry's batch is written, in
+        the store's own step. ``settle`` must not block; it is how a room commits a move
+        without its actor waking for it."""
 
     async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
         """The entries with a version above ``after``, as (version, entry), in order."""

@@ -1,11 +1,13 @@
 """Group commit: the log appends that arrive together go to Redis together.
 
-Every room's actor awaits its own append (one in flight per room, so a room's
-entries stay in order), but hundreds of rooms append at once. :class:`GroupCommit`
-queues them; a flusher task takes every append waiting and writes them with one
-call (one round trip, one ``fsync`` under ``appendfsync always``), then
-settle each append's future with its own outcome: a fenced append that lost its
-lease fails alone, never its batch. While one batch is in flight the next one
+Each room has one append in flight at a time (so a room's entries stay in order),
+but hundreds of rooms append at once. :class:`GroupCommit` queues them; a flusher
+task takes every append waiting and writes them with one call (one round trip, one
+``fsync`` under ``appendfsync always``), then settles each append with its own
+outcome: a fenced append that lost its lease fails alone, never its batch. An
+append is settled by a call in the flusher's own step (:meth:`GroupCommit.submit_soon`:
+a room commits its move there, with no task woken) or through a future
+(:meth:`GroupCommit.submit`). While one batch is in flight the next one
 gathers, so the batches grow with the load and the round trips do not; and a
 batch starts no sooner than ``interval`` after the one before, so that under a
 steady load each batch holds an interval's appends.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -27,11 +30,32 @@ T = TypeVar("T")
 Outcome = BaseException | None
 """One item's outcome: None when it was written, else the error it fails with."""
 
+Settle = Callable[[Outcome], None]
+"""Told an item's outcome, once, in the flusher's step: it must not block."""
+
+log = logging.getLogger("tablewire.store")
+
 
 @dataclass
 class _Waiting(Generic[T]):
     item: T
-    done: asyncio.Future[None]
+    settle: Settle
+
+
+def settle_future(done: asyncio.Future[None]) -> Settle:
+    """A :data:`Settle` that resolves ``done`` (cancels it on a CancelledError)."""
+
+    def settle(outcome: Outcome) -> None:
+        if done.done():  # its waiter was cancelled: the outcome goes unread
+            return
+        if outcome is None:
+            done.set_result(None)
+        elif isinstance(outcome, asyncio.CancelledError):
+            done.cancel()
+        else:
+            done.set_exception(outcome)
+
+    return settle
 
 
 class GroupCommit(Generic[T]):
@@ -77,11 +101,19 @@ class GroupCommit(Generic[T]):
         if not self._tasks:
             self._start()
         assert self._loop is not None
-        waiting = _Waiting(item, self._loop.create_future())
-        self._queue.append(waiting)
+        done = self._loop.create_future()
+        self.submit_soon(item, settle_future(done))
+        await done  # cancelled: the item may still be written, its outcome unread
+
+    def submit_soon(self, item: T, settle: Settle) -> None:
+        """Queue ``item``; once its batch is written, ``settle`` is called with its
+        outcome in the flusher's step (with a CancelledError if the commit closes
+        first)."""
+        if not self._tasks:
+            self._start()
+        self._queue.append(_Waiting(item, settle))
         assert self._wake is not None
         self._wake.set()
-        await waiting.done  # cancelled: the item may still be written, its outcome unread
 
     def _start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -106,21 +138,16 @@ class GroupCommit(Generic[T]):
             try:
                 outcomes = await self.write([w.item for w in batch])
             except asyncio.CancelledError:
-                for waiting in batch:
-                    if not waiting.done.done():
-                        waiting.done.cancel()
+                _settle_all(batch, asyncio.CancelledError())
                 raise
             except Exception as exc:
                 outcomes = [exc] * len(batch)
             self.batches += 1
             self.items += len(batch)
-            for waiting, outcome in zip(batch, outcomes, strict=True):
-                if waiting.done.done():
-                    continue
-                if outcome is None:
-                    waiting.done.set_result(None)
-                else:
-                    waiting.done.set_exception(outcome)
+            # Settled in a callback of their own: the next batch is sent first, so that
+            # Redis writes it while this one's rooms commit (the two overlap).
+            assert self._loop is not None
+            self._loop.call_soon(_settle_each, batch, outcomes)
 
     async def close(self) -> None:
         """Stop the flushers; appends still queued fail as cancelled."""
@@ -130,6 +157,22 @@ class GroupCommit(Generic[T]):
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks = []
-        for waiting in self._queue:
-            waiting.done.cancel()
+        _settle_all(self._queue, asyncio.CancelledError())
         self._queue = []
+
+
+def _settle(waiting: _Waiting[T], outcome: Outcome) -> None:
+    try:
+        waiting.settle(outcome)
+    except Exception:  # one item's settle failing must not stop its batch's others
+        log.exception("settling a group commit's item failed")
+
+
+def _settle_each(batch: Sequence[_Waiting[T]], outcomes: Sequence[Outcome]) -> None:
+    for waiting, outcome in zip(batch, outcomes, strict=True):
+        _settle(waiting, outcome)
+
+
+def _settle_all(batch: Sequence[_Waiting[T]], outcome: Outcome) -> None:
+    for waiting in batch:
+        _settle(waiting, outcome)

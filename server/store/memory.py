@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgpack
@@ -125,15 +125,31 @@ class MemoryStore:
         lease: str,
         token: tuple[str, int] | None = None,
     ) -> None:
-        self.append_now(room_id, version, entry, lease, token)
+        self._append(room_id, version, entry, lease, token)
 
-    def append_now(
+    def append_soon(
         self,
         room_id: str,
         version: int,
         entry: LogEntry,
         lease: str,
+        settle: Callable[[BaseException | None], None],
         token: tuple[str, int] | None = None,
+    ) -> None:
+        try:
+            self._append(room_id, version, entry, lease, token)
+        except NotOwner as exc:
+            settle(exc)
+        else:
+            settle(None)
+
+    def _append(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        token: tuple[str, int] | None,
     ) -> None:
         log = self._logs.setdefault(room_id, [])
         last = self._dropped.get(room_id, 0) + len(log)

@@ -78,7 +78,7 @@ from server.store.base import (
     indexes_of,
     key_room,
 )
-from server.store.batch import GroupCommit, Outcome
+from server.store.batch import GroupCommit, Outcome, Settle, settle_future
 from server.store.writers import BATCH, REDIRECT_FOR, REDIRECT_PAUSE, Redirected, Writers
 
 Append = tuple[str, int, LogEntry, str, "tuple[str, int] | None"]
@@ -138,6 +138,32 @@ def _pack(value: Any) -> bytes:
 
 def _unpack(data: Any) -> Any:
     return msgpack.unpackb(data, raw=False)
+
+
+class _Redirecting:
+    """The settle of one append that sends it again while its slot moves (a class, not
+    a closure that names itself: that would be a reference cycle an append, garbage
+    only the cycle collector frees)."""
+
+    __slots__ = ("appends", "deadline", "item", "pause", "settle")
+
+    def __init__(self, appends: GroupCommit[Append], item: Append, settle: Settle) -> None:
+        self.appends = appends
+        self.item = item
+        self.settle = settle
+        self.pause = REDIRECT_PAUSE
+        self.deadline = 0.0
+
+    def __call__(self, outcome: Outcome) -> None:
+        if isinstance(outcome, Redirected):  # the room's slot is moving: back off
+            now = time.monotonic()
+            self.deadline = self.deadline or now + REDIRECT_FOR
+            if now + self.pause <= self.deadline:
+                loop = asyncio.get_running_loop()
+                loop.call_later(self.pause, self.appends.submit_soon, self.item, self)
+                self.pause *= 2
+                return
+        self.settle(outcome)
 
 
 class RedisStore:
@@ -336,16 +362,6 @@ class RedisStore:
 
     immediate = False
 
-    def append_now(
-        self,
-        room_id: str,
-        version: int,
-        entry: LogEntry,
-        lease: str,
-        token: tuple[str, int] | None = None,
-    ) -> None:
-        raise NotImplementedError("a Redis append is awaited (immediate is False)")
-
     async def append(
         self,
         room_id: str,
@@ -354,19 +370,24 @@ class RedisStore:
         lease: str,
         token: tuple[str, int] | None = None,
     ) -> None:
+        done = asyncio.get_running_loop().create_future()
+        self.append_soon(room_id, version, entry, lease, settle_future(done), token)
+        await done
+
+    def append_soon(
+        self,
+        room_id: str,
+        version: int,
+        entry: LogEntry,
+        lease: str,
+        settle: Settle,
+        token: tuple[str, int] | None = None,
+    ) -> None:
         """Log ``entry`` through the group commit; while the room's slot moves between
         masters (a call :class:`Redirected`), sent again for up to
         :data:`~server.store.writers.REDIRECT_FOR` seconds, backing off."""
-        pause, deadline = REDIRECT_PAUSE, time.monotonic() + REDIRECT_FOR
-        while True:
-            try:
-                await self.appends.submit((room_id, version, entry, lease, token))
-                return
-            except Redirected:
-                if time.monotonic() + pause > deadline:
-                    raise
-            await asyncio.sleep(pause)  # the room's slot is moving: back off
-            pause *= 2
+        item: Append = (room_id, version, entry, lease, token)
+        self.appends.submit_soon(item, _Redirecting(self.appends, item, settle))
 
     async def _write(self, batch: Sequence[Append]) -> list[Outcome]:
         """The batch's appends, in one script call per slot (one in all on a single

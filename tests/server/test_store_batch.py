@@ -4,7 +4,7 @@ gets its own outcome; on real Redis, one script call fences each room on its own
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 
 import pytest
 
@@ -56,6 +56,39 @@ async def test_a_write_that_raises_fails_its_batch_and_the_next_batch_goes_on() 
     with pytest.raises(StoreUnavailable):
         await commit.submit(1)
     await commit.submit(2)
+    await commit.close()
+
+
+async def test_items_submitted_soon_are_settled_each_and_a_failing_settle_fails_alone() -> None:
+    writer = Writer()
+    commit = GroupCommit(writer, most=100, flushers=1)
+    told: list[tuple[int, str]] = []
+    all_told = asyncio.Event()
+
+    def settle(item: int) -> Callable[[Outcome], None]:
+        def settled(outcome: Outcome) -> None:
+            told.append((item, "ok" if outcome is None else str(outcome)))
+            if item == 1:
+                raise RuntimeError("a settle that fails")
+            if len(told) == 4:
+                all_told.set()
+
+        return settled
+
+    for item in range(4):
+        commit.submit_soon(item, settle(item))
+    writer.gate.set()
+    await all_told.wait()
+    assert writer.batches == [[0, 1, 2, 3]]
+    assert told == [(0, "ok"), (1, "odd 1"), (2, "ok"), (3, "odd 3")], "item 1's settle raised"
+    stuck = Writer()  # never lets its batch finish
+    closing = GroupCommit(stuck, flushers=1)
+    outcomes: list[Outcome] = []
+    closing.submit_soon(0, outcomes.append)
+    await asyncio.sleep(0)  # the flusher writes item 0 and waits
+    closing.submit_soon(1, outcomes.append)
+    await closing.close()
+    assert [type(o) for o in outcomes] == [asyncio.CancelledError] * 2, "none left untold"
     await commit.close()
 
 

@@ -198,7 +198,8 @@ def test_a_rematch_is_for_the_players_and_keeps_the_owner_and_the_held_seats(
     error.get_by_text("kept for a player of the previous game").wait_for()
     assert "seat_held" not in error.inner_text()
     stranger.shoot(shots, "owners-rematch-seat-held")
-    assert stranger.errors == [REFUSED.format(CONFLICT, f"{served.url}/api/rooms/{rematch_id}/seats")]
+    seats = f"{served.url}/api/rooms/{rematch_id}/seats"
+    assert stranger.errors == [REFUSED.format(CONFLICT, seats)]
     stranger.errors.clear()
 
     watcher.page.get_by_role("link", name="Watch the rematch").click()
