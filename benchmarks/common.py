@@ -25,8 +25,9 @@ REDIS_ARGS = ("--save", "", "--appendonly", "yes", "--appendfsync", "always")
 
 
 def record(out: Path, result: dict[str, Any]) -> None:
-    """Print ``result`` as a JSON line and append the line to ``out`` (benchmarks/results)."""
-    line = json.dumps(result)
+    """Print ``result`` as a JSON line and append the line to ``out`` (benchmarks/results),
+    with the commit it ran (``commit``) unless it names one."""
+    line = json.dumps({"commit": commit(), **result})
     print(line, flush=True)
     with out.open("a") as f:
         f.write(line + "\n")
