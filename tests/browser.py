@@ -53,6 +53,17 @@ REFUSED = re.compile(
 )
 
 
+LOADED = """() => {
+  const read = performance.getEntriesByType("resource").map((entry) => entry.name);
+  return !document.querySelector(".o-board .loading")
+    && [...document.querySelectorAll("link[rel=stylesheet]")].every((link) => link.sheet)
+    && ["/static/favicon.svg", "/static/favicon-turn.svg", "/help.json"]
+      .every((end) => read.some((name) => name.endsWith(end)));
+}"""
+"""Whether the room page's late loads are done (resource timing lists a file once it is
+read), for a game with a board and a help (each of the three games)."""
+
+
 def chromium_path() -> str:
     """Debian's Chromium; without it: skipped locally, failed in CI (.ci/run installs it)."""
     for name in CHROMIUM_NAMES:
@@ -210,6 +221,12 @@ class Watched:
     def open_room(self, room_id: str) -> None:
         self.page.goto(f"{self.origin}/rooms/{room_id}")
         self.page.wait_for_selector(".o-board, .o-result", timeout=30_000)
+
+    def wait_loaded(self) -> None:
+        """Until the room page has every file it loads after its first paint: the board
+        drawn, every style sheet in, the tab icons and the game's help read. A server
+        stopped before then would refuse one of these loads (a console error)."""
+        self.page.wait_for_function(LOADED, timeout=30_000)
 
     def mirror(self) -> Any:
         """The room document the page's connection holds (``globalThis.tablewireRoom``)."""

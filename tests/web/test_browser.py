@@ -232,6 +232,7 @@ def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
     player.hold_seat(reservation)
     player.open_room(reservation["room"])
     player.page.wait_for_selector(".moves button")
+    player.wait_loaded()
     served.restart()
     player.page.wait_for_function("() => globalThis.tablewireRoom.state === 'closed'")
     alert = player.page.locator(".banner.bad").inner_text()

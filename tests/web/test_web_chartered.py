@@ -164,6 +164,8 @@ def test_a_seat_plays_chartered_to_the_end_by_clicking_the_board_through_a_resta
     player.open_room(reservation["room"])
     spectator.open_room(reservation["room"])
     player.page.wait_for_selector(".ch-board")
+    player.wait_loaded()
+    spectator.wait_loaded()
     player.page.evaluate(WATCH_PAGE)
 
     rnd = random.Random(12)
