@@ -65,6 +65,9 @@ class Writers:
         self.cluster = hasattr(redis, "nodes_manager")
         self.wait_ms = wait_ms
         self._connections: dict[str, tuple[Any, asyncio.Lock]] = {}
+        self.timeout: float | None = None
+        """Seconds a round trip on a connection of these calls may take (their socket
+        timeout): past it, the connection is dropped and the calls fail."""
         self._refreshed = -REFRESH
 
     def by_slot(self, keys: Sequence[str]) -> list[list[int]]:
@@ -178,7 +181,11 @@ class Writers:
 
     def _connection(self, name: str) -> tuple[Any, asyncio.Lock]:
         """The connection of the master ``name`` (made on first use), and its lock: the
-        flusher and the lease keeper take turns on it."""
+        flusher and the lease keeper take turns on it.
+
+        Its socket timeout bounds each call's whole round trip (:meth:`_send`), not each
+        write and read: redis-py would start a task for every write and a timer for every
+        reply (measured: 4 % of the server's CPU at 250 rooms)."""
         if name not in self._connections:
             if self.cluster:
                 node = self.redis.get_node(node_name=name)
@@ -187,6 +194,8 @@ class Writers:
                 connection = node.connection_class(**node.connection_kwargs)
             else:
                 connection = self.redis.connection_pool.make_connection()
+            self.timeout = connection.socket_timeout
+            connection.socket_timeout = connection.orig_socket_timeout = None
             self._connections[name] = (connection, asyncio.Lock())
         return self._connections[name]
 
@@ -242,13 +251,14 @@ class Writers:
         ]
         if wait:
             sent.append(("WAIT", 1, self.wait_ms))
-        await connection.send_packed_command(connection.pack_commands(sent), check_health=False)
         replies: list[Answer] = []
-        for _ in sent:
-            try:
-                replies.append(await connection.read_response())
-            except redis_errors.ResponseError as exc:
-                replies.append(exc)
+        async with asyncio.timeout(self.timeout):
+            await connection.send_packed_command(connection.pack_commands(sent), False)
+            for _ in sent:
+                try:
+                    replies.append(await connection.read_response())
+                except redis_errors.ResponseError as exc:
+                    replies.append(exc)
         if asking:  # the ASKING replies (OK) go
             replies = [*replies[1 : 2 * len(commands) : 2], *replies[2 * len(commands) :]]
         if wait:
