@@ -261,7 +261,7 @@ class Room:
         An intent that finds the actor idle is decided at once, in the caller's
         turn of the loop, and its append handed to the store without an await
         (:meth:`Store.append_soon`): the move is committed when the store settles
-        it (at once on the memory store; in the group commit's step on Redis), with
+        it (at once on the memory store; in the group commit's callback on Redis), with
         no hop through the actor's queue. Until then the room is *landing*: what
         comes next queues, and the actor waits for the landing before its next
         command, so this is still one writer at a time, in order.

@@ -4,10 +4,10 @@ Each room has one append in flight at a time (so a room's entries stay in order)
 but hundreds of rooms append at once. :class:`GroupCommit` queues them; a flusher
 task takes every append waiting and writes them with one call (one round trip, one
 ``fsync`` under ``appendfsync always``), then settles each append with its own
-outcome: a fenced append that lost its lease fails alone, never its batch. An
-append is settled by a call in the flusher's own step (:meth:`GroupCommit.submit_soon`:
-a room commits its move there, with no task woken) or through a future
-(:meth:`GroupCommit.submit`). While one batch is in flight the next one
+outcome: a fenced append that lost its lease fails alone, never its batch. A
+batch's appends are settled in one callback once it is written, by a call each
+(:meth:`GroupCommit.submit_soon`: a room commits its move there, with no task woken)
+or through a future (:meth:`GroupCommit.submit`). While one batch is in flight the next one
 gathers, so the batches grow with the load and the round trips do not; and a
 batch starts no sooner than ``interval`` after the one before, so that under a
 steady load each batch holds an interval's appends.
@@ -31,7 +31,7 @@ Outcome = BaseException | None
 """One item's outcome: None when it was written, else the error it fails with."""
 
 Settle = Callable[[Outcome], None]
-"""Told an item's outcome, once, in the flusher's step: it must not block."""
+"""Told an item's outcome, once, in its batch's callback: it must not block."""
 
 log = logging.getLogger("tablewire.store")
 
@@ -107,7 +107,7 @@ class GroupCommit(Generic[T]):
 
     def submit_soon(self, item: T, settle: Settle) -> None:
         """Queue ``item``; once its batch is written, ``settle`` is called with its
-        outcome in the flusher's step (with a CancelledError if the commit closes
+        outcome in the batch's callback (with a CancelledError if the commit closes
         first)."""
         if not self._tasks:
             self._start()

@@ -1,6 +1,6 @@
 """A move decided in its sender's turn of the loop and committed when the store settles
 its append (server/room.py ``submit``, server/room_commands.py ``apply_soon``): at once
-on the memory store, in the group commit's step on Redis. Until it lands, what comes
+on the memory store, in the group commit's callback on Redis. Until it lands, what comes
 next waits, so every intent is decided against the state the one before made."""
 
 from __future__ import annotations
