@@ -456,9 +456,8 @@ class Room:
             if isinstance(command, _Presence | _Tick | _Bookkeep):
                 return  # the owner keeps presence, time and the record, not a replica
             raise NotOwner(f"room {self.id} is not owned here")
-        if isinstance(command, _Intent):
-            await commands.apply_intent(self, command.conn, command.intent)
-            metrics.INTENT_LATENCY.observe(time.perf_counter() - command.received)
+        if isinstance(command, _Intent):  # the actor waits for its landing (_run)
+            commands.apply_soon(self, command.conn, command.intent, command.received)
         elif isinstance(command, _Reserve):
             await commands.reserve(self, command)
         elif isinstance(command, _Call):

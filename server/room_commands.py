@@ -45,25 +45,12 @@ PRESENCE_TTL = 3.0
 """Lease periods after which a replica's report of its connections is stale."""
 
 
-async def apply_intent(room: Room, conn: Connection, intent: Intent) -> None:
-    decided = decide(room, conn, intent)
-    if decided is None:
-        return
-    entry, state, events = decided
-    try:
-        version = await room._append(entry)
-    except StoreUnavailable as exc:
-        _refuse(conn, intent, Code.STORE_UNAVAILABLE, f"the move was not recorded: {exc}")
-        return
-    conn.send(_ack(conn, intent.id, version))
-    await after_commit(room, room._commit(version, entry, state, events))
-
-
 def apply_soon(room: Room, conn: Connection, intent: Intent, received: float) -> None:
-    """:func:`apply_intent` without an await (:meth:`Room.submit`'s fast path): decided
-    now, committed by :func:`_landed` when the store settles the append; the
-    bookkeeping that waits (a snapshot, the record at the end, the move limit's end)
-    is left to the actor."""
+    """Apply an intent without an await (in its sender's turn of the loop when the room
+    is idle, else by the actor): decided now, its append handed to the store, and
+    committed by a :class:`_Landing` when the store settles it. The bookkeeping that
+    waits (a snapshot, the record at the end, the move limit's end) is left to the
+    actor."""
     try:
         if room.lease is None:
             raise NotOwner(f"room {room.id} is not owned here")
@@ -75,12 +62,8 @@ def apply_soon(room: Room, conn: Connection, intent: Intent, received: float) ->
         version = room.version + 1
         entry.setdefault("at", room.timers.now())
         room._landing = True
-        start = time.perf_counter()
-
-        def settle(outcome: BaseException | None) -> None:
-            _landed(room, conn, intent, received, start, version, entry, state, events, outcome)
-
-        room.store.append_soon(room.id, version, entry, room.lease, settle)
+        landing = _Landing(room, conn, intent, received, version, entry, state, events)
+        room.store.append_soon(room.id, version, entry, room.lease, landing)
     except NotOwner:
         reroute(room, _Intent(conn, intent, received))
         _answered(room, received)
@@ -90,44 +73,64 @@ def apply_soon(room: Room, conn: Connection, intent: Intent, received: float) ->
         _answered(room, received)
 
 
-def _landed(
-    room: Room,
-    conn: Connection,
-    intent: Intent,
-    received: float,
-    start: float,
-    version: int,
-    entry: LogEntry,
-    state: State,
-    events: list[Event],
-    outcome: BaseException | None,
-) -> None:
-    """The end of :func:`apply_soon`, in the step where the store settled the append:
-    the ack and the commit, or the intent refused (rerouted if the lease was lost)."""
-    try:
-        if not room.store.immediate:
-            metrics.STORE_APPEND.observe(time.perf_counter() - start)
-        if outcome is None:
-            conn.send(_ack(conn, intent.id, version))
-            result = room._commit(version, entry, state, events)
-            every = room.settings.snapshot_every
-            if result is not None or room.version % every == 0 or at_move_limit(room):
-                room._queue.put_nowait(_Bookkeep(result))
-        elif isinstance(outcome, NotOwner):
-            room.demote()
-            reroute(room, _Intent(conn, intent, received))
-        elif isinstance(outcome, StoreUnavailable | asyncio.CancelledError):  # or closing
-            metrics.STORE_APPEND_ERRORS.inc()
-            _refuse(conn, intent, Code.STORE_UNAVAILABLE, f"the move was not recorded: {outcome}")
-        else:
-            log.error("append failed", exc_info=outcome, extra=fields(room=room.id))
+class _Landing:
+    """An intent of :func:`apply_soon` whose append is in the store's hands, called with
+    the outcome where the store settles it: the ack and the commit, or the intent
+    refused (rerouted if the lease was lost); then the room may go on."""
+
+    __slots__ = (
+        "conn",
+        "entry",
+        "events",
+        "intent",
+        "received",
+        "room",
+        "start",
+        "state",
+        "version",
+    )
+
+    def __init__(
+        self,
+        room: Room,
+        conn: Connection,
+        intent: Intent,
+        received: float,
+        version: int,
+        entry: LogEntry,
+        state: State,
+        events: list[Event],
+    ) -> None:
+        self.room, self.conn, self.intent, self.received = room, conn, intent, received
+        self.version, self.entry, self.state, self.events = version, entry, state, events
+        self.start = time.perf_counter()
+
+    def __call__(self, outcome: BaseException | None) -> None:
+        room, conn, intent = self.room, self.conn, self.intent
+        try:
+            metrics.STORE_APPEND.observe(time.perf_counter() - self.start)
+            if outcome is None:
+                conn.send(_ack(conn, intent.id, self.version))
+                result = room._commit(self.version, self.entry, self.state, self.events)
+                every = room.settings.snapshot_every
+                if result is not None or room.version % every == 0 or at_move_limit(room):
+                    room._queue.put_nowait(_Bookkeep(result))
+            elif isinstance(outcome, NotOwner):
+                room.demote()
+                reroute(room, _Intent(conn, intent, self.received))
+            elif isinstance(outcome, StoreUnavailable | asyncio.CancelledError):  # or closing
+                metrics.STORE_APPEND_ERRORS.inc()
+                why = f"the move was not recorded: {outcome}"
+                _refuse(conn, intent, Code.STORE_UNAVAILABLE, why)
+            else:
+                log.error("append failed", exc_info=outcome, extra=fields(room=room.id))
+                _refuse(conn, intent, Code.INTERNAL_ERROR, "the server failed; nothing changed")
+        except Exception:
+            log.exception("room command failed", extra=fields(room=room.id))
             _refuse(conn, intent, Code.INTERNAL_ERROR, "the server failed; nothing changed")
-    except Exception:
-        log.exception("room command failed", extra=fields(room=room.id))
-        _refuse(conn, intent, Code.INTERNAL_ERROR, "the server failed; nothing changed")
-    finally:
-        room._land()
-        _answered(room, received)
+        finally:
+            room._land()
+            _answered(room, self.received)
 
 
 def _answered(room: Room, received: float) -> None:

@@ -173,10 +173,6 @@ class Store(Protocol):
         written or neither (:meth:`seat_of` finds it after this returns).
         """
 
-    immediate: bool
-    """True for a store whose :meth:`append_soon` settles before it returns (the memory
-    store): there is no store latency to measure."""
-
     def append_soon(
         self,
         room_id: str,
@@ -187,10 +183,10 @@ class Store(Protocol):
         token: tuple[str, int] | None = None,
     ) -> None:
         """:meth:`append` without an await: ``settle`` is called once with the outcome
-        (None once the entry is durable, else the error :meth:`append` would raise), at
-        once on an :attr:`immediate` store, else when the entry's batch is written, in
-        the store's own step. ``settle`` must not block; it is how a room commits a move
-        without its actor waking for it."""
+        (None once the entry is durable, else the error :meth:`append` would raise):
+        before this returns on the memory store, on Redis once the entry's batch is
+        written. ``settle`` must not block; it is how a room commits a move without its
+        actor waking for it."""
 
     async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
         """The entries with a version above ``after``, as (version, entry), in order."""

@@ -115,8 +115,6 @@ class MemoryStore:
     async def seat_of(self, room_id: str, token_hash: str) -> int | None:
         return self._tokens.get(room_id, {}).get(token_hash)
 
-    immediate = True
-
     async def append(
         self,
         room_id: str,

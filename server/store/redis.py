@@ -210,7 +210,7 @@ class RedisStore:
         self.finished_ttl = int(finished_ttl)
         self.durability = durability
         wait_ms = int(timeout * 500) if durability == "replica" else None
-        self.writers = Writers(self.redis, wait_ms)
+        self.writers = Writers(self.redis, wait_ms, timeout)
         """The flusher's own connections, one per master: a batch is one packed EVALSHA
         per slot and one reply each, without the pool's and the retry's layers."""
         self._acquire = self.redis.register_script(scripts.ACQUIRE)
@@ -359,8 +359,6 @@ class RedisStore:
         return None if seat is None else int(seat)
 
     # -- the log and snapshots ---------------------------------------------------
-
-    immediate = False
 
     async def append(
         self,

@@ -60,14 +60,14 @@ class Writers:
     """Calls of scripts over many slots; ``wait_ms``: after each master's appends,
     ``WAIT 1 wait_ms`` (None: acknowledged once the master has them)."""
 
-    def __init__(self, redis: Any, wait_ms: int | None) -> None:
+    def __init__(self, redis: Any, wait_ms: int | None, timeout: float | None) -> None:
         self.redis = redis
         self.cluster = hasattr(redis, "nodes_manager")
         self.wait_ms = wait_ms
         self._connections: dict[str, tuple[Any, asyncio.Lock]] = {}
-        self.timeout: float | None = None
-        """Seconds a round trip on a connection of these calls may take (their socket
-        timeout): past it, the connection is dropped and the calls fail."""
+        self.timeout = timeout
+        """Seconds a round trip on a connection of these calls may take: past it, the
+        connection is dropped and the calls fail."""
         self._refreshed = -REFRESH
 
     def by_slot(self, keys: Sequence[str]) -> list[list[int]]:
@@ -183,9 +183,10 @@ class Writers:
         """The connection of the master ``name`` (made on first use), and its lock: the
         flusher and the lease keeper take turns on it.
 
-        Its socket timeout bounds each call's whole round trip (:meth:`_send`), not each
-        write and read: redis-py would start a task for every write and a timer for every
-        reply (measured: 4 % of the server's CPU at 250 rooms)."""
+        It has no socket timeout: :attr:`timeout` bounds each call's whole round trip
+        (:meth:`_send`), not each write and read: redis-py would start a task for every
+        write and a timer for every reply (measured: 4 % of the server's CPU at 250
+        rooms)."""
         if name not in self._connections:
             if self.cluster:
                 node = self.redis.get_node(node_name=name)
@@ -194,7 +195,6 @@ class Writers:
                 connection = node.connection_class(**node.connection_kwargs)
             else:
                 connection = self.redis.connection_pool.make_connection()
-            self.timeout = connection.socket_timeout
             connection.socket_timeout = connection.orig_socket_timeout = None
             self._connections[name] = (connection, asyncio.Lock())
         return self._connections[name]
