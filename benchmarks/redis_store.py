@@ -1,6 +1,7 @@
 """The Redis store beside the memory store, in one run of the shared harness.
 
     python benchmarks/redis_store.py [--rooms 100 250 500 1000] [--duration-s 15]
+        [--intervals 0 0.001 0.003] [--redis-first]
 
 For each room count, the shared turn-relay harness (../shared/peers/colyseus,
 protocol 2) drives ``tablewire serve`` twice, memory store then Redis store, with
@@ -12,6 +13,13 @@ JSON line of each run with ``store`` and ``redis_cpu_ms_per_move`` (redis-server
 user+system CPU over the run, from /proc, per move) added, appends them to
 benchmarks/results/redis-store-DATE.jsonl, and ends with a table: Redis beside
 memory at each room count, and the ratios the Redis-load issue sets as targets.
+
+``--intervals`` runs the Redis store once for each group-commit batch interval given
+(seconds, as ``TABLEWIRE_REDIS_BATCH_INTERVAL``; the server's default otherwise),
+each beside the memory run before it. ``--redis-first`` runs redis-server under
+``SCHED_FIFO`` (as root): on a 2-core machine it shares the load generator's core,
+and at that priority it takes the core whenever it has work, as a core of its own
+would give it (its 2–6 % of a core is then the load generator's loss).
 """
 
 from __future__ import annotations
@@ -33,15 +41,21 @@ from clients.stats import tree_cpu_seconds
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(rooms: int, duration: int, redis: SpawnedRedis | None) -> dict[str, Any] | None:
-    """One harness run against ``tablewire serve`` on the memory or the Redis store."""
+def run(
+    rooms: int, duration: int, redis: SpawnedRedis | None, interval: float | None = None
+) -> dict[str, Any] | None:
+    """One harness run against ``tablewire serve`` on the memory or the Redis store (with
+    the group commit's ``interval``, if given)."""
     serve = f"{ROOT}/.venv/bin/tablewire serve --host {{host}} --port {{port}}"
     if redis is not None:
         serve += f" --redis-url {redis.url}"
+    env = "TABLEWIRE_LOAD_TEST_CLIENTS=127.0.0.1"
+    if interval is not None:
+        env += f" TABLEWIRE_REDIS_BATCH_INTERVAL={interval}"
     command = [
         "./run.sh",
         "--server-cmd",
-        f"env TABLEWIRE_LOAD_TEST_CLIENTS=127.0.0.1 {serve}",
+        f"env {env} {serve}",
         "--protocol",
         "tablewire2",
         "--rooms",
@@ -57,6 +71,8 @@ def run(rooms: int, duration: int, redis: SpawnedRedis | None) -> dict[str, Any]
         return None
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     result["store"] = "redis" if redis is not None else "memory"
+    if redis is not None and interval is not None:
+        result["batch_interval_s"] = interval
     if pid:
         spent = tree_cpu_seconds(pid) - before
         result["redis_cpu_s"] = round(spent, 3)
@@ -64,10 +80,20 @@ def run(rooms: int, duration: int, redis: SpawnedRedis | None) -> dict[str, Any]
     return result
 
 
+def first(redis: SpawnedRedis) -> None:
+    """Put redis-server under ``SCHED_FIFO`` (priority 1), or end with one line why not."""
+    assert redis.process is not None
+    try:
+        os.sched_setscheduler(redis.process.pid, os.SCHED_FIFO, os.sched_param(1))
+    except (AttributeError, PermissionError, OSError) as exc:
+        redis.cleanup()
+        sys.exit(f"redis_store.py: --redis-first: cannot make redis-server SCHED_FIFO: {exc}")
+
+
 def table(results: list[dict[str, Any]]) -> str:
     lines = [
         "| rooms | store | moves / target | errors | p99 ms | server CPU ms/move "
-        "| Redis CPU ms/move | CPU vs memory | p99 vs memory |",
+        "| Redis CPU ms/move | CPU vs memory | p50 / p99 vs memory |",
         "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     memory: dict[int, dict[str, Any]] = {}  # each Redis run beside the memory run before it
@@ -76,13 +102,17 @@ def table(results: list[dict[str, Any]]) -> str:
             memory[r["rooms"]] = r
         base = memory.get(r["rooms"])
         cpu = r["server_cpu_ms_per_move"] / base["server_cpu_ms_per_move"] if base else None
+        p50 = r["p50_ms"] / base["p50_ms"] if base else None
         p99 = r["p99_ms"] / base["p99_ms"] if base else None
+        store = r["store"]
+        if "batch_interval_s" in r:
+            store += f" ({1000 * r['batch_interval_s']:g} ms)"
         lines.append(
-            f"| {r['rooms']} | {r['store']} | {r['moves']:,} / {r['moves_target']:,} "
+            f"| {r['rooms']} | {store} | {r['moves']:,} / {r['moves_target']:,} "
             f"| {r['errors']} | {r['p99_ms']:.1f} | {r['server_cpu_ms_per_move']:.3f} "
             f"| {r.get('redis_cpu_ms_per_move', '')} "
             f"| {'' if cpu is None or r['store'] == 'memory' else f'{cpu:.2f}×'} "
-            f"| {'' if p99 is None or r['store'] == 'memory' else f'{p99:.2f}×'} |"
+            f"| {'' if p99 is None or r['store'] == 'memory' else f'{p50:.1f}× / {p99:.2f}×'} |"
         )
     return "\n".join(lines)
 
@@ -91,6 +121,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rooms", type=int, nargs="+", default=[100, 250])
     parser.add_argument("--duration-s", type=int, default=15)
+    parser.add_argument(
+        "--intervals",
+        type=float,
+        nargs="+",
+        default=[None],
+        help="group-commit batch intervals (s) to run the Redis store at, one run each",
+    )
+    parser.add_argument(
+        "--redis-first",
+        action="store_true",
+        help="run redis-server under SCHED_FIFO, ahead of the load generator on its core",
+    )
     args = parser.parse_args()
     stamp = datetime.date.today().isoformat()
     out = ROOT / "benchmarks" / "results" / f"redis-store-{stamp}.jsonl"
@@ -99,12 +141,17 @@ def main() -> None:
         redis = SpawnedRedis(*REDIS_ARGS, cpus="1" if (os.cpu_count() or 1) >= 2 else None)
         redis.start()
         try:
-            for store in (None, redis):
-                result = run(rooms, args.duration_s, store)
-                if result is None:
-                    continue
-                record(out, result)
-                results.append(result)
+            if args.redis_first:
+                first(redis)
+            for interval in args.intervals:
+                for store in (None, redis):
+                    result = run(rooms, args.duration_s, store, interval)
+                    if result is None:
+                        continue
+                    if store is not None:
+                        result["redis_sched"] = "fifo" if args.redis_first else "other"
+                    record(out, result)
+                    results.append(result)
         finally:
             redis.cleanup()
     print(table(results))
