@@ -20,7 +20,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.addresses import ws_url
 from clients.client import LobbyClient, RoomClient, ServerError
-from clients.retry import OnWait
+from clients.retry import OnWait, Wait
 from engines import ENGINES
 from engines.bots import Bot, make_bot
 
@@ -63,6 +63,9 @@ class Summary:
     resyncs: int = 0
     reconnects: int = 0
     reject_codes: dict[str, int] = field(default_factory=dict)
+    waits: dict[str, int] = field(default_factory=dict)
+    """Refusals the clients waited out and sent again, by code (``store_unavailable``
+    while Redis restarts …): not rejects, since the request went through after."""
     errors: int = 0
     seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
@@ -105,6 +108,14 @@ async def play_seat(
     seat = client.seat
     rejects_in_a_row = 0
     pending: tuple[int, dict[str, Any]] | None = None
+    told = client.on_wait
+
+    def waited(wait: Wait) -> None:  # the client waits out a refusal: counted, then told on
+        summary.waits[wait.code] = summary.waits.get(wait.code, 0) + 1
+        if told is not None:
+            told(wait)
+
+    client.on_wait = waited
 
     def my_turn(doc: Any) -> bool:
         return _finished(doc) or (doc["status"] == "playing" and seat in doc["to_act"])

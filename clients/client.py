@@ -264,8 +264,9 @@ class RoomClient:
     the client connects to the first and :meth:`failover` moves to the next.
     With ``record=True`` it keeps every (version, document) it held, in order.
     An intent or a ``legal`` refused as ``rate_limited`` is sent again once the
-    frame's ``retry_after`` is over, within ``patience`` (:mod:`clients.retry`);
-    ``on_wait`` is told of each wait.
+    frame's ``retry_after`` is over, and an intent refused as ``store_unavailable``
+    or ``owner_unavailable`` after a short wait, within ``patience``
+    (:mod:`clients.retry`); ``on_wait`` is told of each wait.
     """
 
     def __init__(
@@ -415,9 +416,9 @@ class RoomClient:
         """Send an action; return the server's ``ack`` or ``reject`` frame.
 
         Resending with the ``intent_id`` of an unanswered intent is safe: the
-        server applies an id once and acks it again. A ``rate_limited`` reject is
-        waited out and the intent sent again with its id; past ``patience`` that
-        reject is returned.
+        server applies an id once and acks it again. A ``rate_limited``,
+        ``store_unavailable`` or ``owner_unavailable`` reject is waited out and the
+        intent sent again with its id; past ``patience`` that reject is returned.
         """
         if intent_id is None:
             intent_id = self.new_intent_id()

@@ -5,10 +5,14 @@ an HTTP 429, or a 503 ``too_many_rooms``, carries ``Retry-After`` (whole
 seconds) and ``retry_after`` in its error body; a WebSocket ``reject`` or
 ``error`` frame with the code ``rate_limited`` carries ``retry_after``. A
 request refused so was not served, so the same request is sent again once
-the wait is over. :func:`retrying` does this for the lobby's HTTP calls and
-the room's intents and queries alike; :class:`Patience` bounds it, so that a
-server that keeps refusing ends the call with its last refusal, and
-``on_wait`` lets the caller show each wait (``tablewire`` prints a line).
+the wait is over. An intent refused because the room's store or owner did not
+answer (``store_unavailable``, ``owner_unavailable``: a Redis restart, a
+failover, a slot moving) is sent again with its id every :data:`UNAVAILABLE_WAIT`
+seconds too: the server applies an intent id once. :func:`retrying` does this for
+the lobby's HTTP calls and the room's intents and queries alike; :class:`Patience`
+bounds it, so that a server that keeps refusing ends the call with its last
+refusal, and ``on_wait`` lets the caller show each wait (``tablewire`` prints a
+line).
 """
 
 from __future__ import annotations
@@ -24,6 +28,11 @@ import httpx
 
 DEFAULT_WAIT = 1.0
 """Seconds to wait when a refusal does not say (an older server)."""
+UNAVAILABLE = frozenset({"store_unavailable", "owner_unavailable"})
+"""Reject codes of an intent the server could not record or forward for now."""
+UNAVAILABLE_WAIT = 0.5
+"""Seconds between two tries of an intent refused with one of :data:`UNAVAILABLE`
+(within the patience: 30 tries, about 15 s, by default)."""
 BUSY_STATUSES = {429, 503}
 """HTTP statuses retried when the answer says when to come back (``Retry-After``)."""
 
@@ -52,7 +61,8 @@ class Wait:
     """The try that was refused (1: the first)."""
 
     def __str__(self) -> str:
-        return f"server busy ({self.code}): waiting {round(self.seconds, 1):g} s"
+        why = "the room's server did not answer" if self.code in UNAVAILABLE else "server busy"
+        return f"{why} ({self.code}): waiting {round(self.seconds, 1):g} s"
 
 
 OnWait = Callable[[Wait], None]
@@ -96,7 +106,10 @@ def http_refusal(response: httpx.Response) -> tuple[str, float] | None:
 
 def frame_refusal(frame: dict[str, Any]) -> tuple[str, float] | None:
     """The code and the wait of a ``reject`` or non-fatal ``error`` frame ``rate_limited``
-    (its ``retry_after``, else :data:`DEFAULT_WAIT`); None for any other frame."""
+    (its ``retry_after``, else :data:`DEFAULT_WAIT`), or of a ``reject`` with a code of
+    :data:`UNAVAILABLE` (:data:`UNAVAILABLE_WAIT`); None for any other frame."""
+    if frame.get("t") == "reject" and frame.get("code") in UNAVAILABLE:
+        return str(frame["code"]), UNAVAILABLE_WAIT
     if frame.get("t") not in ("reject", "error") or frame.get("code") != "rate_limited":
         return None
     if frame.get("fatal"):

@@ -14,7 +14,14 @@ from cli_runs import one_line, run
 
 from clients.client import LobbyClient, LobbyError, RoomClient
 from clients.exits import Status
-from clients.retry import DEFAULT_WAIT, Patience, Wait, frame_refusal, http_refusal
+from clients.retry import (
+    DEFAULT_WAIT,
+    UNAVAILABLE_WAIT,
+    Patience,
+    Wait,
+    frame_refusal,
+    http_refusal,
+)
 from clients.spawn import SpawnedServer
 from conftest import Running
 from server.settings import Settings
@@ -156,3 +163,7 @@ def test_the_wait_is_the_body_s_then_the_header_s_then_one_second() -> None:
     assert frame_refusal(frame) == ("rate_limited", DEFAULT_WAIT)
     assert frame_refusal({**frame, "t": "error", "fatal": True}) is None
     assert frame_refusal({**frame, "code": "not_your_turn"}) is None
+    for code in ("store_unavailable", "owner_unavailable"):
+        assert frame_refusal({**frame, "code": code}) == (code, UNAVAILABLE_WAIT)
+        assert frame_refusal({**frame, "t": "error", "code": code, "fatal": False}) is None
+        assert str(Wait("intent", code, UNAVAILABLE_WAIT, 1)).startswith("the room's server")

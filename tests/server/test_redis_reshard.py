@@ -205,7 +205,8 @@ async def test_slots_moved_while_their_rooms_are_played_lose_no_acknowledged_mov
         }
         print(
             f"slots moved {mover.slots_moved}, keys {mover.keys_moved}; "
-            f"rejects here {summary.reject_codes}, bots' {report['reject_codes']}; {counted}"
+            f"rejects here {summary.reject_codes}, bots' {report['reject_codes']}; "
+            f"waited out here {summary.waits}, bots' {report['waits']}; {counted}"
         )
         assert bots.returncode == 0, report
         assert (report["games_finished"], report["errors"]) == (ROOMS, 0), report

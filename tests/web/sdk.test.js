@@ -17,6 +17,7 @@ import {
   readFrame,
   RoomConnection,
   Session,
+  UNAVAILABLE_WAIT_S,
 } from "../../clients/web/static/tablewire.js";
 import { decode } from "../../clients/web/static/vendor/msgpack/index.mjs";
 import { haveRedis, Redis, Server } from "./spawn.js";
@@ -390,6 +391,45 @@ describe("a server restart", { skip: haveRedis() ? false : "redis-server is not 
     assert.deepEqual(watcher.doc, fresh.doc);
     assert.equal(fresh.doc.game.moveCount, 12);
     for (const conn of [...conns, watcher, fresh]) conn.close();
+  });
+});
+
+describe("a hung Redis", { skip: haveRedis() ? false : "redis-server is not installed" }, () => {
+  const redis = new Redis();
+  let server;
+
+  before(async () => {
+    await redis.start();
+    server = await new Server({ env: { TABLEWIRE_REDIS_URL: redis.url } }).start();
+  });
+  after(async () => {
+    redis.resume();
+    await server.stop();
+    await redis.stop();
+  });
+
+  test("an intent rejected store_unavailable is sent again with its id and lands once", async () => {
+    const lobby = new Lobby(server.url);
+    const room = await lobby.createRoom({ engine: "turn-relay", options: { moves: 12 } });
+    const tokens = [];
+    for (let i = 0; i < 4; i += 1) tokens.push((await lobby.reserve(room.id)).token);
+    const conns = await Promise.all(tokens.map((token) => connect(room.id, { token, base: server.url })));
+    const seat = conns.find((c) => c.myTurn);
+    const { action } = (await seat.legal())[0];
+    const before = seat.version;
+    const waits = [];
+    const rejects = [];
+    seat.on("reject", (frame) => rejects.push(frame.code));
+    seat.on("wait", (wait) => {
+      waits.push([wait.what, wait.code, wait.seconds]);
+      redis.resume(); // Redis answers again once the client has been told to wait
+    });
+    redis.pause();
+    await seat.send(action);
+    assert.deepEqual(waits[0], ["intent", "store_unavailable", UNAVAILABLE_WAIT_S]);
+    assert.deepEqual(rejects, [], "a wait is no reject");
+    for (const conn of conns) await until(conn, (c) => c.version === before + 1);
+    for (const conn of conns) conn.close();
   });
 });
 

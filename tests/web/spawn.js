@@ -87,6 +87,15 @@ export class Redis {
     return `redis://127.0.0.1:${this.port}/0`;
   }
 
+  /** SIGSTOP: a hung Redis, which keeps its connections and answers nothing. */
+  pause() {
+    this.child.kill("SIGSTOP");
+  }
+
+  resume() {
+    this.child.kill("SIGCONT");
+  }
+
   async stop() {
     if (!this.child || this.child.exitCode !== null) return;
     const exited = once(this.child, "exit");

@@ -1,7 +1,9 @@
 // lobby-client.js: the HTTP JSON lobby client of the browser SDK (re-exported by
 // tablewire.js), and the rule both it and RoomConnection follow to wait out the server's
 // limits (§8): a 429 (or a 503 with Retry-After), a `rate_limited` reject or error is
-// sent again once the wait the server gives is over, within a patience.
+// sent again once the wait the server gives is over, within a patience; an intent
+// rejected `store_unavailable` or `owner_unavailable` (a Redis restart, a failover) is
+// sent again with its id every UNAVAILABLE_WAIT_S too (the server applies an id once).
 //
 //   Lobby          the lobby of docs/protocol.md §9: games, rooms, seats, bots.
 //   LobbyError     a refusal of the lobby, with its stable error code.
@@ -14,6 +16,10 @@ export const DEFAULT_WAIT_S = 1;
 /** How long a refused request is sent again: at most `attempts` tries in all, and no wait
  * that would take the time spent waiting past `within` seconds. */
 export const PATIENCE = Object.freeze({ attempts: 30, within: 120 });
+/** Reject codes of an intent the server could not record or forward for now. */
+export const UNAVAILABLE = Object.freeze(["store_unavailable", "owner_unavailable"]);
+/** Seconds between two tries of an intent rejected with one of UNAVAILABLE. */
+export const UNAVAILABLE_WAIT_S = 0.5;
 
 function waitSeconds(value) {
   const seconds = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
@@ -32,8 +38,12 @@ export function httpRefusal(status, headers, data) {
 }
 
 /** The `{code, seconds}` of a non-fatal `reject` or `error` frame `rate_limited` (its
- * `retry_after`, else 1 s), else null. */
+ * `retry_after`, else 1 s), or of a `reject` with a code of UNAVAILABLE
+ * (UNAVAILABLE_WAIT_S), else null. */
 export function frameRefusal(frame) {
+  if (frame.t === "reject" && UNAVAILABLE.includes(frame.code)) {
+    return { code: frame.code, seconds: UNAVAILABLE_WAIT_S };
+  }
   if (frame.code !== "rate_limited" || frame.fatal) return null;
   return { code: frame.code, seconds: waitSeconds(frame.retry_after) ?? DEFAULT_WAIT_S };
 }

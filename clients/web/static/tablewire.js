@@ -29,6 +29,8 @@ export {
   Lobby,
   LobbyError,
   PATIENCE,
+  UNAVAILABLE,
+  UNAVAILABLE_WAIT_S,
   frameRefusal,
   httpRefusal,
 } from "./lobby-client.js";
@@ -71,9 +73,10 @@ const FINAL = new Set(["no_such_room", "bad_token", "unsupported_protocol", "hel
  *                             replace `conn.chat` (a `say` refused: an "error" of "say")
  *   "error"   (frame)         an error frame (fatal ones end or restart the connection)
  *   "wait"    (wait)          a limit of the server: an intent or legal refused as
- *                             `rate_limited`, or a lobby call (429), is sent again after
- *                             `wait.seconds` (`{what, code, seconds, attempt}`), within
- *                             `patience`; past it, the intent's promise rejects
+ *                             `rate_limited`, an intent refused as `store_unavailable` or
+ *                             `owner_unavailable`, or a lobby call (429), is sent again
+ *                             after `wait.seconds` (`{what, code, seconds, attempt}`),
+ *                             within `patience`; past it, the intent's promise rejects
  */
 export class RoomConnection {
   constructor(roomId, {
