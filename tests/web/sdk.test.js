@@ -357,7 +357,7 @@ describe("against a real server", () => {
   });
 });
 
-describe("a server restart", { skip: haveRedis() ? false : "redis-server is not installed" }, () => {
+describe("on the Redis store", { skip: haveRedis() ? false : "redis-server is not installed" }, () => {
   const redis = new Redis();
   let server;
 
@@ -366,17 +366,24 @@ describe("a server restart", { skip: haveRedis() ? false : "redis-server is not 
     server = await new Server({ env: { TABLEWIRE_REDIS_URL: redis.url } }).start();
   });
   after(async () => {
+    redis.resume();
     await server.stop();
     await redis.stop();
   });
 
-  test("is survived: the seats reconnect with token and since, and the game goes on", async () => {
+  /** A turn-relay room of 12 moves, its four seats taken and connected. */
+  async function fourSeats(options = {}) {
     const lobby = new Lobby(server.url);
     const room = await lobby.createRoom({ engine: "turn-relay", options: { moves: 12 } });
     const tokens = [];
     for (let i = 0; i < 4; i += 1) tokens.push((await lobby.reserve(room.id)).token);
     const conns = await Promise.all(tokens.map((token) =>
-      connect(room.id, { token, base: server.url, backoff: { first: 50, max: 300 } })));
+      connect(room.id, { token, base: server.url, ...options })));
+    return { room, conns };
+  }
+
+  test("a server restart is survived: the seats reconnect with token and since, and the game goes on", async () => {
+    const { room, conns } = await fourSeats({ backoff: { first: 50, max: 300 } });
     const watcher = await connect(room.id, { base: server.url, backoff: { first: 50, max: 300 } });
     const seat = conns.find((c) => c.myTurn);
     await seat.send((await seat.legal())[0].action);
@@ -392,28 +399,9 @@ describe("a server restart", { skip: haveRedis() ? false : "redis-server is not 
     assert.equal(fresh.doc.game.moveCount, 12);
     for (const conn of [...conns, watcher, fresh]) conn.close();
   });
-});
 
-describe("a hung Redis", { skip: haveRedis() ? false : "redis-server is not installed" }, () => {
-  const redis = new Redis();
-  let server;
-
-  before(async () => {
-    await redis.start();
-    server = await new Server({ env: { TABLEWIRE_REDIS_URL: redis.url } }).start();
-  });
-  after(async () => {
-    redis.resume();
-    await server.stop();
-    await redis.stop();
-  });
-
-  test("an intent rejected store_unavailable is sent again with its id and lands once", async () => {
-    const lobby = new Lobby(server.url);
-    const room = await lobby.createRoom({ engine: "turn-relay", options: { moves: 12 } });
-    const tokens = [];
-    for (let i = 0; i < 4; i += 1) tokens.push((await lobby.reserve(room.id)).token);
-    const conns = await Promise.all(tokens.map((token) => connect(room.id, { token, base: server.url })));
+  test("with Redis hung, an intent rejected store_unavailable is sent again with its id and lands once", async () => {
+    const { conns } = await fourSeats();
     const seat = conns.find((c) => c.myTurn);
     const { action } = (await seat.legal())[0];
     const before = seat.version;

@@ -93,7 +93,7 @@ export class Redis {
   }
 
   resume() {
-    this.child.kill("SIGCONT");
+    this.child?.kill("SIGCONT");
   }
 
   async stop() {
