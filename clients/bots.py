@@ -20,7 +20,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.addresses import ws_url
 from clients.client import LobbyClient, RoomClient, ServerError
-from clients.retry import OnWait, Wait
+from clients.retry import OnWait
 from engines import ENGINES
 from engines.bots import Bot, make_bot
 
@@ -105,17 +105,20 @@ async def play_seat(
     ``summary.timing``, each acknowledged intent's send time and version are
     appended to ``sent`` and its latencies to the timing.
     """
+    waited_before = Counter(client.waits)
+    try:
+        await _play(client, bot, summary, sent)
+    finally:
+        for code, count in (client.waits - waited_before).items():
+            summary.waits[code] = summary.waits.get(code, 0) + count
+
+
+async def _play(
+    client: RoomClient, bot: Bot, summary: Summary, sent: list[tuple[float, int]] | None
+) -> None:
     seat = client.seat
     rejects_in_a_row = 0
     pending: tuple[int, dict[str, Any]] | None = None
-    told = client.on_wait
-
-    def waited(wait: Wait) -> None:  # the client waits out a refusal: counted, then told on
-        summary.waits[wait.code] = summary.waits.get(wait.code, 0) + 1
-        if told is not None:
-            told(wait)
-
-    client.on_wait = waited
 
     def my_turn(doc: Any) -> bool:
         return _finished(doc) or (doc["status"] == "playing" and seat in doc["to_act"])

@@ -297,6 +297,8 @@ class RoomClient:
         self.ack_times: dict[IntentId, float] = {}
         """With ``timed``: when each ``ack`` arrived, by intent id."""
         self.reject_codes: Counter[str] = Counter()
+        self.waits: Counter[str] = Counter()
+        """Refusals waited out and sent again (``rate_limited`` …), by code."""
         self.acks: list[dict[str, Any]] = []
         """Every ``ack`` received: the intents the server has recorded."""
         self.closed: ServerError | ConnectionClosed | None = None
@@ -428,8 +430,14 @@ class RoomClient:
             functools.partial(self._request, intent_id, message),
             frame_refusal,
             self.patience,
-            self.on_wait,
+            self._waited,
         )
+
+    def _waited(self, wait: Wait) -> None:
+        """A refusal is waited out: counted in :attr:`waits`, then told to ``on_wait``."""
+        self.waits[wait.code] += 1
+        if self.on_wait is not None:
+            self.on_wait(wait)
 
     async def legal(self) -> list[dict[str, Any]]:
         """This seat's legal actions now."""
@@ -447,7 +455,7 @@ class RoomClient:
                     raise
                 return refused.frame
 
-        reply = await retrying("legal", ask, frame_refusal, self.patience, self.on_wait)
+        reply = await retrying("legal", ask, frame_refusal, self.patience, self._waited)
         if reply["t"] == "error":
             raise ServerError(reply)
         return list(zip(reply["actions"], reply["labels"], strict=True))

@@ -42,6 +42,7 @@ async def test_an_intent_refused_while_redis_is_down_lands_once_it_is_back(prefi
                 assert [(w.what, w.code, w.seconds) for w in waits[:1]] == [
                     ("intent", "store_unavailable", UNAVAILABLE_WAIT)
                 ]
+                assert mover.waits["store_unavailable"] == len(waits)
                 for client in clients:  # every seat sees the move
                     await client.wait_version(before + 1)
             finally:

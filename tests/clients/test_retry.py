@@ -142,6 +142,7 @@ async def test_the_room_client_sends_a_rate_limited_intent_again(server: Running
     assert first["code"] == second["code"] == "not_started"
     assert [(w.what, w.code) for w in waits] == [("intent", "rate_limited")]
     assert client.reject_codes["rate_limited"] == 1
+    assert client.waits == {"rate_limited": 1}, "the client counts what it waited out"
 
 
 def test_the_wait_is_the_body_s_then_the_header_s_then_one_second() -> None:
