@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from ipaddress import ip_address, ip_network
 from typing import Any
 
 import pytest
@@ -105,6 +106,32 @@ def test_the_cluster_profile_runs_six_nodes_a_create_step_and_two_servers_behind
     assert sorted(proxy["depends_on"]) == ["tablewire-cluster-1", "tablewire-cluster-2"]
     assert [p["published"] for p in proxy["ports"]] in ([8001], ["8001"])
     assert proxy["volumes"] == services["proxy"]["volumes"], "deploy/nginx.conf"
+
+
+def test_no_container_can_take_a_fixed_address_before_its_owner_starts() -> None:
+    """Docker gives a container without a fixed address the lowest free one of its
+    network's range: were the proxy's in that range, a server started before it could
+    hold it, and the proxy would not start ("Address already in use", seen under
+    Docker 20.10 with the cluster profile). Fixed addresses sit outside ``ip_range``."""
+    checked = compose("--profile", "cluster", "config")
+    assert checked.returncode == 0, checked.stderr
+    config = yaml.safe_load(checked.stdout)
+    ranges = {}
+    for name, network in config["networks"].items():
+        (pool,) = network["ipam"]["config"]
+        subnet, dynamic = ip_network(pool["subnet"]), ip_network(pool["ip_range"])
+        assert dynamic.subnet_of(subnet), name
+        ranges[name] = (subnet, dynamic)
+    fixed = [
+        (service, network, ip_address(settings["ipv4_address"]))
+        for service, spec in config["services"].items()
+        for network, settings in (spec.get("networks") or {}).items()
+        if settings and "ipv4_address" in settings
+    ]
+    assert len(fixed) == 8, "the two proxies and the six cluster nodes"
+    for service, network, address in fixed:
+        subnet, dynamic = ranges[network]
+        assert address in subnet and address not in dynamic, (service, str(address))
 
 
 def test_the_proxy_balances_both_replicas_and_passes_websockets() -> None:
