@@ -34,8 +34,9 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from protocol.errors import Code
 from server import connection, metrics, scrape, web
-from server.errors import ApiError
+from server.errors import ApiError, unavailable
 from server.limits import Gate, HttpLimits, client_address
 from server.lobby import Lobby
 from server.logs import fields
@@ -265,8 +266,8 @@ def create_app(
     async def store_error(request: Request, exc: Exception) -> Response:
         metrics.STORE_ERRORS.labels("lobby").inc()
         log.warning("store unavailable", extra=fields(path=request.url.path, error=str(exc)))
-        body = ApiError(503, "store_unavailable", f"the room store is unavailable: {exc}").body()
-        return JSONResponse(body, status_code=503)
+        why = f"the room store is unavailable: {exc}"
+        return await api_error(request, unavailable(Code.STORE_UNAVAILABLE, why))
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

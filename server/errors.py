@@ -11,6 +11,13 @@ def retry_delay(seconds: float) -> float:
     return max(0.001, math.ceil(seconds * 1000) / 1000)
 
 
+UNAVAILABLE_RETRY = 0.5
+"""Seconds after which a lobby request refused as ``store_unavailable`` or
+``owner_unavailable`` (Redis restarting, a room's owner or a master failing over) may
+be sent again: the refusal says so as ``retry_after`` (and ``Retry-After: 1``), so
+clients that honour a 503's wait ride such a pause out, as they do for intents."""
+
+
 class ApiError(Exception):
     """A refused request: HTTP ``status``, stable ``code`` and a human message.
 
@@ -40,3 +47,8 @@ class ApiError(Exception):
         if self.retry_after is not None:
             error["retry_after"] = self.retry_after
         return {"error": error}
+
+
+def unavailable(code: str, message: str) -> ApiError:
+    """A 503 for a pause (``store_unavailable``, ``owner_unavailable``): retry soon."""
+    return ApiError(503, code, message, retry_after=UNAVAILABLE_RETRY)

@@ -79,7 +79,7 @@ from protocol import messages
 from protocol.codec import encode
 from protocol.errors import Code
 from protocol.messages import Intent
-from server.errors import ApiError
+from server.errors import ApiError, unavailable
 from server.logs import fields
 from server.owner_side import OwnerSide
 from server.room import Connection, Room
@@ -280,7 +280,7 @@ class RedisHub:
             async with asyncio.timeout(self.settings.forward_timeout):
                 answer = await done
         except TimeoutError:
-            raise ApiError(503, Code.OWNER_UNAVAILABLE, "the room's owner did not answer") from None
+            raise unavailable(Code.OWNER_UNAVAILABLE, "the room's owner did not answer") from None
         finally:
             self._requests.pop(key, None)
             self._unanswered.pop(key, None)

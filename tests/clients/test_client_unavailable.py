@@ -1,6 +1,7 @@
-"""A player's intent refused because the room's Redis is down is sent again by the
-Python client with the same id, and lands once Redis is back (a real redis-server,
-stopped and started again on its port, its append-only file kept)."""
+"""A player's intent, or a lobby request, refused because the room's Redis is down is
+sent again by the Python client (an intent with the same id), and lands once Redis is
+back (a real redis-server, stopped and started again on its port, its append-only file
+kept)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from wire import new_room
 
-from clients.client import RoomClient
+from clients.client import LobbyClient, RoomClient
 from clients.retry import UNAVAILABLE_WAIT, Wait
 from conftest import redis_server, running
 from server.settings import Settings
@@ -48,6 +49,27 @@ async def test_an_intent_refused_while_redis_is_down_lands_once_it_is_back(prefi
             finally:
                 for client in clients:
                     await client.close()
+    finally:
+        redis.cleanup()
+
+
+async def test_a_room_created_while_redis_is_down_is_created_once_it_is_back(prefix: str) -> None:
+    redis = redis_server("--save", "", "--appendonly", "yes")
+    redis.start()
+    waits: list[Wait] = []
+
+    def back(wait: Wait) -> None:
+        waits.append(wait)
+        if len(waits) == 1:
+            redis.start()
+
+    try:
+        settings = Settings(redis_url=redis.url, redis_prefix=prefix)
+        async with running(settings) as server, LobbyClient(server.url, on_wait=back) as lobby:
+            redis.stop()
+            room = await lobby.create_room("sintra", seats=2)
+            assert [(w.code, w.seconds) for w in waits[:1]] == [("store_unavailable", 0.5)]
+            assert [r["id"] for r in await lobby.rooms()] == [room["id"]], "created once"
     finally:
         redis.cleanup()
 

@@ -272,7 +272,12 @@ async def store_unavailable(env: CodeEnv) -> httpx.Response:
         settings = {"redis_url": redis.url, "redis_prefix": env.prefix}
         async with env.serve(**settings) as server, http(server) as client:
             redis.stop()
-            return await client.get("/api/rooms")
+            answer = await client.get("/api/rooms")
+            assert (answer.headers["retry-after"], answer.json()["error"]["retry_after"]) == (
+                "1",
+                0.5,
+            ), "a pause: clients send it again soon"
+            return answer
     finally:
         redis.cleanup()
 
@@ -291,7 +296,9 @@ async def owner_unavailable(env: CodeEnv) -> httpx.Response:
         env.follower() as follower,
         http(follower) as client,
     ):
-        return await seat(client, room_id)
+        answer = await seat(client, room_id)
+        assert answer.headers["retry-after"] == "1", "a pause: clients send it again soon"
+        return answer
 
 
 @case("internal")
