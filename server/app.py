@@ -267,7 +267,12 @@ def create_app(
         metrics.STORE_ERRORS.labels("lobby").inc()
         log.warning("store unavailable", extra=fields(path=request.url.path, error=str(exc)))
         why = f"the room store is unavailable: {exc}"
-        return await api_error(request, unavailable(Code.STORE_UNAVAILABLE, why))
+        if request.method == "GET" or request.url.path == "/api/rooms":
+            # Safe to send again: a read, or a creation (at worst one more waiting room).
+            return await api_error(request, unavailable(Code.STORE_UNAVAILABLE, why))
+        # A seat, bots, a rematch: the write may have landed though Redis did not confirm
+        # it (a master dying, a replica not confirming): not to be repeated blindly.
+        return await api_error(request, ApiError(503, Code.STORE_UNAVAILABLE, why))
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

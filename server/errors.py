@@ -12,10 +12,10 @@ def retry_delay(seconds: float) -> float:
 
 
 UNAVAILABLE_RETRY = 0.5
-"""Seconds after which a lobby request refused as ``store_unavailable`` or
-``owner_unavailable`` (Redis restarting, a room's owner or a master failing over) may
-be sent again: the refusal says so as ``retry_after`` (and ``Retry-After: 1``), so
-clients that honour a 503's wait ride such a pause out, as they do for intents."""
+"""Seconds after which a lobby request refused as ``store_unavailable`` that is safe to
+send again (a read, a room's creation) may be: the refusal says so as ``retry_after``
+(and ``Retry-After: 1``), so clients that honour a 503's wait ride a Redis restart or a
+master's failover out, as they do for intents."""
 
 
 class ApiError(Exception):
@@ -50,5 +50,5 @@ class ApiError(Exception):
 
 
 def unavailable(code: str, message: str) -> ApiError:
-    """A 503 for a pause (``store_unavailable``, ``owner_unavailable``): retry soon."""
+    """A 503 for a pause, of a request safe to send again: retry soon."""
     return ApiError(503, code, message, retry_after=UNAVAILABLE_RETRY)

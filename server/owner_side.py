@@ -21,7 +21,7 @@ from typing import Any
 
 from protocol.errors import Code
 from protocol.messages import Intent
-from server.errors import UNAVAILABLE_RETRY, ApiError
+from server.errors import ApiError
 from server.logs import fields
 from server.room import OPS, Room
 
@@ -121,10 +121,7 @@ class OwnerSide:
             error = [exc.status, exc.code, exc.message, None, exc.retry_after]
             answer = {"req": key, "error": error}
         elif exc is not None:
-            answer = {
-                "req": key,
-                "error": [503, Code.STORE_UNAVAILABLE, str(exc), None, UNAVAILABLE_RETRY],
-            }
+            answer = {"req": key, "error": [503, Code.STORE_UNAVAILABLE, str(exc)]}
         elif isinstance(task.result(), tuple):
             seat, token = task.result()
             answer = {"req": key, "seat": seat, "token": token}

@@ -14,7 +14,7 @@ from engines.base import Event, IllegalAction, Result, State
 from protocol.errors import Code
 from protocol.messages import Intent
 from server import fold, ids, metrics, robots
-from server.errors import ApiError, unavailable
+from server.errors import ApiError
 from server.logs import fields
 from server.room_parts import (
     Command,
@@ -317,7 +317,7 @@ def reroute(room: Room, command: Command) -> None:
     if room.forwarder is None:  # one process owns everything: this is a fault
         log.error("command for a room not owned here", extra=fields(room=room.id))
         if isinstance(command, _Reserve):
-            command.done.set_exception(unavailable(Code.OWNER_UNAVAILABLE, "not owned"))
+            command.done.set_exception(ApiError(503, Code.OWNER_UNAVAILABLE, "not owned"))
         return
     if isinstance(command, _Intent):
         room.forwarder.forward_intent(room, command.conn, command.intent)

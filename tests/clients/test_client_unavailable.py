@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from wire import new_room
 
-from clients.client import LobbyClient, RoomClient
+from clients.client import LobbyClient, LobbyError, RoomClient
 from clients.retry import UNAVAILABLE_WAIT, Wait
 from conftest import redis_server, running
 from server.settings import Settings
@@ -70,6 +71,33 @@ async def test_a_room_created_while_redis_is_down_is_created_once_it_is_back(pre
             room = await lobby.create_room("sintra", seats=2)
             assert [(w.code, w.seconds) for w in waits[:1]] == [("store_unavailable", 0.5)]
             assert [r["id"] for r in await lobby.rooms()] == [room["id"]], "created once"
+    finally:
+        redis.cleanup()
+
+
+async def test_a_seat_asked_while_redis_is_down_is_refused_and_not_sent_again(
+    prefix: str,
+) -> None:
+    """A seat's write may land though Redis does not confirm it: sent again, it could take
+    a second seat, so the refusal asks for no retry and the client makes none."""
+    redis = redis_server("--save", "", "--appendonly", "yes")
+    redis.start()
+    waits: list[Wait] = []
+    try:
+        settings = Settings(redis_url=redis.url, redis_prefix=prefix)
+        async with (
+            running(settings) as server,
+            LobbyClient(server.url, on_wait=waits.append) as lobby,
+        ):
+            room = await lobby.create_room("sintra", seats=2)
+            redis.stop()
+            with pytest.raises(LobbyError) as refused:
+                await lobby.reserve(room["id"], name="ana")
+            assert (refused.value.status, refused.value.code, waits) == (
+                503,
+                "store_unavailable",
+                [],
+            )
     finally:
         redis.cleanup()
 

@@ -297,7 +297,7 @@ async def owner_unavailable(env: CodeEnv) -> httpx.Response:
         http(follower) as client,
     ):
         answer = await seat(client, room_id)
-        assert answer.headers["retry-after"] == "1", "a pause: clients send it again soon"
+        assert "retry-after" not in answer.headers, "it may have been served: not to repeat"
         return answer
 
 
