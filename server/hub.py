@@ -58,12 +58,9 @@ Presence: a replica reports each change of its connections per seat to the
 owner, and again at every keeper pass (a report older than three lease
 periods is stale: its process may be dead); the owner logs what changes.
 
-A forwarded intent that gets no answer within ``forward_timeout`` (the owner
+A forwarded request that gets no answer within ``forward_timeout`` (the owner
 died, or Redis is down) is refused with ``owner_unavailable``; the client can
-retry with the same intent id, which is never applied twice. A lobby request (a
-seat, bots, a rematch) carries no id of the client's, so the replica itself keeps
-posting it under its key until ``forward_patience`` is over: the owner serves a key
-once, and a seat request answered late is not taken twice.
+retry with the same intent id, which is never applied twice.
 """
 
 from __future__ import annotations
@@ -278,18 +275,12 @@ class RedisHub:
         self._requests[key] = done
         message = {**request, "node": self.node, "req": key}
         self._unanswered[key] = (room.id, message)
+        self.post(self.inbox(room.id), message)
         try:
-            async with asyncio.timeout(self.settings.forward_patience):
-                while not done.done():  # posted again until answered: the owner serves it once
-                    self.post(self.inbox(room.id), message)
-                    await asyncio.wait([done], timeout=self.settings.forward_timeout / 2)
-                answer = done.result()
+            async with asyncio.timeout(self.settings.forward_timeout):
+                answer = await done
         except TimeoutError:
-            raise ApiError(
-                503,
-                Code.OWNER_UNAVAILABLE,
-                f"the room's owner did not answer within {self.settings.forward_patience:g} s",
-            ) from None
+            raise ApiError(503, Code.OWNER_UNAVAILABLE, "the room's owner did not answer") from None
         finally:
             self._requests.pop(key, None)
             self._unanswered.pop(key, None)

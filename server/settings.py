@@ -73,12 +73,7 @@ class Settings:
     token_ttl: float = 7 * 86400.0
     """Seconds a seat token stays valid (Redis store)."""
     forward_timeout: float = 5.0
-    """Seconds a replica waits for the owner's answer to a forwarded intent."""
-    forward_patience: float = 20.0
-    """Seconds a replica waits for the owner's answer to a forwarded seat, bots or rematch
-    request, posting it again (same key: served once) every half ``forward_timeout``: long
-    enough to ride out a Redis master's failover, since a client cannot safely ask again
-    (the owner may have taken the seat after all)."""
+    """Seconds a replica waits for the owner's answer to a forwarded intent or seat request."""
     node: str = ""
     """This process's name in leases and channels; empty: a random one."""
     trusted_proxies: str = "127.0.0.1"

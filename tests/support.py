@@ -204,9 +204,9 @@ class CodeEnv:
 
     def follower(self, **settings: Any) -> AbstractAsyncContextManager[Running]:
         """A server ``b`` on the Redis of :meth:`frozen_owner`, which gives up on the
-        owner after 0.2 s (an intent) or 0.4 s (a lobby request)."""
+        owner after 0.2 s."""
         redis = {"redis_url": self.redis_url(), "redis_prefix": self.prefix, "node": "b"}
-        return self.serve(**redis, forward_timeout=0.2, forward_patience=0.4, **settings)
+        return self.serve(**redis, forward_timeout=0.2, **settings)
 
     def faulty_engine(self, fault: str) -> str:
         """Register, for this test only, the engine ``faulty``: the benchmark engine whose
