@@ -4,8 +4,7 @@
 which keeps a local mirror of the seat's (or spectator's) view from snapshots
 and patches and answers a version gap with a resync. Intents are sent with
 :meth:`RoomClient.intent`, which waits for their ``ack`` or ``reject``.
-:meth:`RoomClient.reconnect` reconnects and catches up from the last version
-held.
+:meth:`RoomClient.reconnect` reconnects and catches up from the last version held.
 
 Example::
 
@@ -297,8 +296,7 @@ class RoomClient:
         self.ack_times: dict[IntentId, float] = {}
         """With ``timed``: when each ``ack`` arrived, by intent id."""
         self.reject_codes: Counter[str] = Counter()
-        self.waits: Counter[str] = Counter()
-        """Refusals waited out and sent again (``rate_limited`` …), by code."""
+        self.waits: Counter[str] = Counter()  # refusals waited out and sent again, by code
         self.acks: list[dict[str, Any]] = []
         """Every ``ack`` received: the intents the server has recorded."""
         self.closed: ServerError | ConnectionClosed | None = None
@@ -433,8 +431,7 @@ class RoomClient:
             self._waited,
         )
 
-    def _waited(self, wait: Wait) -> None:
-        """A refusal is waited out: counted in :attr:`waits`, then told to ``on_wait``."""
+    def _waited(self, wait: Wait) -> None:  # counted in waits, then told to on_wait
         self.waits[wait.code] += 1
         if self.on_wait is not None:
             self.on_wait(wait)
@@ -444,8 +441,7 @@ class RoomClient:
         return [action for action, _ in await self.moves()]
 
     async def moves(self) -> list[tuple[dict[str, Any], str]]:
-        """This seat's legal actions now, each with the server's label for a person.
-        A request refused by the rate limit is asked again once its wait is over."""
+        """This seat's legal actions now, each with its label; waits out the rate limit."""
 
         async def ask() -> dict[str, Any]:
             try:
