@@ -19,6 +19,9 @@ def test_the_last_move_is_marked_on_the_board(
     player.sit(reservation)
     spectator.open_room(reservation["room"])
     for watched in (player, spectator):
+        # The board drawn (its module loaded), not just its frame: a board first drawn
+        # after the move marks nothing, which failed this test under load.
+        watched.wait_loaded()
         expect(watched.page.locator(".o-board .o-changed")).to_have_count(0)  # drawn, not moved
     before = player.version()
     player.page.evaluate(PLAY_FIRST)
