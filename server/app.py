@@ -36,7 +36,7 @@ from starlette.websockets import WebSocket
 
 from protocol.errors import Code
 from server import connection, metrics, scrape, web
-from server.errors import ApiError, unavailable
+from server.errors import UNAVAILABLE_RETRY, ApiError
 from server.limits import Gate, HttpLimits, client_address
 from server.lobby import Lobby
 from server.logs import fields
@@ -266,13 +266,14 @@ def create_app(
     async def store_error(request: Request, exc: Exception) -> Response:
         metrics.STORE_ERRORS.labels("lobby").inc()
         log.warning("store unavailable", extra=fields(path=request.url.path, error=str(exc)))
+        # A read or a creation (at worst one more waiting room) is safe to send again; a
+        # seat, bots, a rematch are not: the write may have landed unconfirmed.
+        safe = request.method == "GET" or request.url.path == "/api/rooms"
         why = f"the room store is unavailable: {exc}"
-        if request.method == "GET" or request.url.path == "/api/rooms":
-            # Safe to send again: a read, or a creation (at worst one more waiting room).
-            return await api_error(request, unavailable(Code.STORE_UNAVAILABLE, why))
-        # A seat, bots, a rematch: the write may have landed though Redis did not confirm
-        # it (a master dying, a replica not confirming): not to be repeated blindly.
-        return await api_error(request, ApiError(503, Code.STORE_UNAVAILABLE, why))
+        retry = UNAVAILABLE_RETRY if safe else None
+        return await api_error(
+            request, ApiError(503, Code.STORE_UNAVAILABLE, why, retry_after=retry)
+        )
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

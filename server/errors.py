@@ -47,8 +47,3 @@ class ApiError(Exception):
         if self.retry_after is not None:
             error["retry_after"] = self.retry_after
         return {"error": error}
-
-
-def unavailable(code: str, message: str) -> ApiError:
-    """A 503 for a pause, of a request safe to send again: retry soon."""
-    return ApiError(503, code, message, retry_after=UNAVAILABLE_RETRY)
