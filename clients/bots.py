@@ -77,6 +77,10 @@ class Summary:
     def ok(self) -> bool:
         return self.errors == 0 and self.games_finished == self.rooms
 
+    def refused(self) -> Counter[str]:
+        """Every refusal by code: the rejects, and what the clients waited out."""
+        return Counter(self.reject_codes) + Counter(self.waits)
+
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k != "timing"}
 
