@@ -1,105 +1,126 @@
 """A player's intent, or a lobby request, refused because the room's Redis is down is
 sent again by the Python client (an intent with the same id), and lands once Redis is
 back (a real redis-server, stopped and started again on its port, its append-only file
-kept)."""
+kept); a Redis that never comes back ends the wait with the refusal."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 from wire import new_room
 
 from clients.client import LobbyClient, LobbyError, RoomClient
-from clients.retry import UNAVAILABLE_WAIT, Wait
-from conftest import redis_server, running
+from clients.retry import UNAVAILABLE_WAIT, Patience, Wait
+from clients.spawn import SpawnedRedis
+from conftest import Running, redis_server, running
+from server.errors import UNAVAILABLE_RETRY
 from server.settings import Settings
 
 
-async def test_an_intent_refused_while_redis_is_down_lands_once_it_is_back(prefix: str) -> None:
+class Outage:
+    """The test's own redis-server and a server on it; :meth:`back_on_first_wait` is an
+    ``on_wait`` that starts Redis again once a client has been told to wait."""
+
+    def __init__(self, redis: SpawnedRedis, server: Running) -> None:
+        self.redis, self.server = redis, server
+        self.waits: list[Wait] = []
+
+    def back_on_first_wait(self) -> Callable[[Wait], None]:
+        def back(wait: Wait) -> None:
+            self.waits.append(wait)
+            if len(self.waits) == 1:
+                self.redis.start()
+
+        return back
+
+
+@pytest.fixture
+async def outage(prefix: str) -> AsyncIterator[Outage]:
     redis = redis_server("--save", "", "--appendonly", "yes")
     redis.start()
-    waits: list[Wait] = []
-
-    def back(wait: Wait) -> None:  # Redis comes back once the client has been told to wait
-        waits.append(wait)
-        if len(waits) == 1:
-            redis.start()
-
     try:
-        settings = Settings(redis_url=redis.url, redis_prefix=prefix)
-        async with running(settings) as server:
-            room_id, tokens = await new_room(server, seats=2)
-            clients = [RoomClient(server.ws, room_id, t, on_wait=back) for t in tokens]
-            for client in clients:
-                await client.connect()
-            try:
-                mover, action = await _to_act(clients)
-                before = mover.version
-                assert before is not None
-                redis.stop()
-                reply = await mover.intent(action)
-                assert reply["t"] == "ack", reply
-                assert reply["v"] == before + 1, "applied once, not once a try"
-                assert [(w.what, w.code, w.seconds) for w in waits[:1]] == [
-                    ("intent", "store_unavailable", UNAVAILABLE_WAIT)
-                ]
-                assert mover.waits["store_unavailable"] == len(waits)
-                for client in clients:  # every seat sees the move
-                    await client.wait_version(before + 1)
-            finally:
-                for client in clients:
-                    await client.close()
+        async with running(Settings(redis_url=redis.url, redis_prefix=prefix)) as server:
+            yield Outage(redis, server)
     finally:
         redis.cleanup()
 
 
-async def test_a_room_created_while_redis_is_down_is_created_once_it_is_back(prefix: str) -> None:
-    redis = redis_server("--save", "", "--appendonly", "yes")
-    redis.start()
-    waits: list[Wait] = []
-
-    def back(wait: Wait) -> None:
-        waits.append(wait)
-        if len(waits) == 1:
-            redis.start()
-
+async def test_an_intent_refused_while_redis_is_down_lands_once_it_is_back(outage: Outage) -> None:
+    room_id, tokens = await new_room(outage.server, seats=2)
+    back = outage.back_on_first_wait()
+    clients = [RoomClient(outage.server.ws, room_id, t, on_wait=back) for t in tokens]
+    for client in clients:
+        await client.connect()
     try:
-        settings = Settings(redis_url=redis.url, redis_prefix=prefix)
-        async with running(settings) as server, LobbyClient(server.url, on_wait=back) as lobby:
-            redis.stop()
-            room = await lobby.create_room("sintra", seats=2)
-            assert [(w.code, w.seconds) for w in waits[:1]] == [("store_unavailable", 0.5)]
-            assert [r["id"] for r in await lobby.rooms()] == [room["id"]], "created once"
+        mover, action = await _to_act(clients)
+        before = mover.version
+        assert before is not None
+        outage.redis.stop()
+        reply = await mover.intent(action)
+        assert reply["t"] == "ack", reply
+        assert reply["v"] == before + 1, "applied once, not once a try"
+        assert [(w.what, w.code, w.seconds) for w in outage.waits[:1]] == [
+            ("intent", "store_unavailable", UNAVAILABLE_WAIT)
+        ]
+        assert mover.waits["store_unavailable"] == len(outage.waits)
+        for client in clients:  # every seat sees the move
+            await client.wait_version(before + 1)
     finally:
-        redis.cleanup()
+        for client in clients:
+            await client.close()
+
+
+async def test_a_room_created_while_redis_is_down_is_created_once_it_is_back(
+    outage: Outage,
+) -> None:
+    async with LobbyClient(outage.server.url, on_wait=outage.back_on_first_wait()) as lobby:
+        outage.redis.stop()
+        room = await lobby.create_room("sintra", seats=2)
+        assert [(w.code, w.seconds) for w in outage.waits[:1]] == [
+            ("store_unavailable", UNAVAILABLE_RETRY)
+        ]
+        assert [r["id"] for r in await lobby.rooms()] == [room["id"]], "created once"
 
 
 async def test_a_seat_asked_while_redis_is_down_is_refused_and_not_sent_again(
-    prefix: str,
+    outage: Outage,
 ) -> None:
     """A seat's write may land though Redis does not confirm it: sent again, it could take
     a second seat, so the refusal asks for no retry and the client makes none."""
-    redis = redis_server("--save", "", "--appendonly", "yes")
-    redis.start()
     waits: list[Wait] = []
+    async with LobbyClient(outage.server.url, on_wait=waits.append) as lobby:
+        room = await lobby.create_room("sintra", seats=2)
+        outage.redis.stop()
+        with pytest.raises(LobbyError) as refused:
+            await lobby.reserve(room["id"], name="ana")
+    assert (refused.value.status, refused.value.code, waits) == (503, "store_unavailable", [])
+
+
+async def test_a_redis_that_never_comes_back_ends_the_waits_with_the_refusal(
+    outage: Outage,
+) -> None:
+    """Patience is bounded: past it, the intent's reject and the lobby's 503 come back."""
+    patience = Patience(attempts=3)
+    room_id, tokens = await new_room(outage.server, seats=2)
+    clients = [RoomClient(outage.server.ws, room_id, t, patience=patience) for t in tokens]
+    for client in clients:
+        await client.connect()
     try:
-        settings = Settings(redis_url=redis.url, redis_prefix=prefix)
-        async with (
-            running(settings) as server,
-            LobbyClient(server.url, on_wait=waits.append) as lobby,
-        ):
-            room = await lobby.create_room("sintra", seats=2)
-            redis.stop()
-            with pytest.raises(LobbyError) as refused:
-                await lobby.reserve(room["id"], name="ana")
-            assert (refused.value.status, refused.value.code, waits) == (
-                503,
-                "store_unavailable",
-                [],
-            )
+        mover, action = await _to_act(clients)
+        outage.redis.stop()
+        reply = await mover.intent(action)
+        assert (reply["t"], reply["code"]) == ("reject", "store_unavailable"), reply
+        assert mover.waits == {"store_unavailable": 2}, "three tries: two waits between"
     finally:
-        redis.cleanup()
+        for client in clients:
+            await client.close()
+    async with LobbyClient(outage.server.url, patience=patience) as lobby:
+        with pytest.raises(LobbyError) as refused:
+            await lobby.create_room("sintra", seats=2)
+    assert refused.value.code == "store_unavailable"
+    assert "(still refused after 2 waits, 1 s)" in refused.value.message
 
 
 async def _to_act(clients: list[RoomClient]) -> tuple[RoomClient, dict[str, Any]]:

@@ -24,6 +24,7 @@ from clients import bots
 from clients.client import LobbyClient, RoomClient
 from conftest import Running, redis_server
 from engines.bots import RandomBot
+from server.errors import UNAVAILABLE_RETRY
 from support import CodeEnv, Trigger, Triggers, code_env, codes_in, table_rows
 
 __all__ = ["code_env"]  # the fixture, used through ``env``
@@ -273,10 +274,8 @@ async def store_unavailable(env: CodeEnv) -> httpx.Response:
         async with env.serve(**settings) as server, http(server) as client:
             redis.stop()
             answer = await client.get("/api/rooms")
-            assert (answer.headers["retry-after"], answer.json()["error"]["retry_after"]) == (
-                "1",
-                0.5,
-            ), "a pause: clients send it again soon"
+            wait = (answer.headers["retry-after"], answer.json()["error"]["retry_after"])
+            assert wait == ("1", UNAVAILABLE_RETRY), "a pause: clients send it again soon"
             return answer
     finally:
         redis.cleanup()
