@@ -4,13 +4,14 @@ and for a spectator, and stays marked under prefers-reduced-motion (no animation
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from browser import PHONE, PLAY_FIRST, Served, Watched
 from playwright.sync_api import expect
 
 
 def test_the_last_move_is_marked_on_the_board(
-    open_page: Callable[..., Watched], served: Served
+    open_page: Callable[..., Watched], served: Served, shots: Path
 ) -> None:
     reservation = served.room_with_bots("sintra", seats=2, bots=1)
     player, spectator = open_page(), open_page(PHONE)
@@ -28,3 +29,4 @@ def test_the_last_move_is_marked_on_the_board(
     player.page.wait_for_function(f"() => tablewireRoom.version > {before}")
     for watched in (player, spectator):
         expect(watched.page.locator(".o-board .o-changed").first).to_be_attached()
+    spectator.shoot(shots, "last-move-spectator-phone")
