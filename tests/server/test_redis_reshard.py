@@ -208,7 +208,7 @@ async def test_slots_moved_while_their_rooms_are_played_lose_no_acknowledged_mov
             f"rejects here {summary.reject_codes}, bots' {report['reject_codes']}; "
             f"waited out here {summary.waits}, bots' {report['waits']}; {counted}"
         )
-        assert bots.returncode == 0, report
+        assert bots.returncode == 0, f"the bots failed: {report}"  # whole, not cut short
         assert (report["games_finished"], report["errors"]) == (ROOMS, 0), report
         for room_id, clients in tables:
             assert_every_ack_is_logged(clients, await store.read_log(room_id))
