@@ -42,7 +42,7 @@ from server.lobby import Lobby
 from server.logs import fields
 from server.origins import OriginPolicy, parse_origins
 from server.proxies import PEER, ClientAddress, HostPolicy, allowed_host_names, trusted_proxies
-from server.requests import engine_info, engines_of
+from server.requests import engine_info, engines_of, idempotency_key
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
 from server.tasks import finish
@@ -118,6 +118,19 @@ def on_metrics_listener(scope: Scope, settings: Settings) -> bool:
     """Whether a request came in on the metrics listener (``metrics_port``)."""
     server = scope.get("server") or ("", 0)
     return bool(settings.metrics_port) and server[1] == settings.metrics_port
+
+
+def _repeatable(request: Request) -> bool:
+    """Whether a request refused as unavailable is safe to send again: a read, a
+    creation (at worst one more waiting room), or a request with an ``Idempotency-Key``
+    (a repeat gets what the first one took). A seat, bots or a rematch without one is
+    not: its write may have landed unconfirmed, and a repeat would take a second seat."""
+    if request.method == "GET" or request.url.path == "/api/rooms":
+        return True
+    try:
+        return idempotency_key(request.headers) is not None
+    except ApiError:
+        return False
 
 
 def _local_peer(scope: Scope) -> bool:
@@ -234,24 +247,25 @@ def create_app(
         return JSONResponse(await lobby.history(request.path_params["room_id"], views == "1"))
 
     async def seats(request: Request) -> Response:
-        room_id = request.path_params["room_id"]
+        room_id, key = request.path_params["room_id"], idempotency_key(request.headers)
         body = await _body(request)
         client = client_address(request.scope)
-        return JSONResponse(await lobby.reserve(room_id, body, client), status_code=201)
+        return JSONResponse(await lobby.reserve(room_id, body, client, key), status_code=201)
 
     async def bots(request: Request) -> Response:
-        room_id = request.path_params["room_id"]
-        return JSONResponse(await lobby.add_bots(room_id, await _body(request)), status_code=201)
+        room_id, key = request.path_params["room_id"], idempotency_key(request.headers)
+        answer = await lobby.add_bots(room_id, await _body(request), key)
+        return JSONResponse(answer, status_code=201)
 
     async def rematch(request: Request) -> Response:
-        room_id = request.path_params["room_id"]
-        return JSONResponse(await lobby.rematch(room_id, await _body(request)), status_code=201)
+        room_id, key = request.path_params["room_id"], idempotency_key(request.headers)
+        answer = await lobby.rematch(room_id, await _body(request), key)
+        return JSONResponse(answer, status_code=201)
 
     async def quickplay(request: Request) -> Response:
-        body = await _body(request)
-        return JSONResponse(
-            await lobby.quickplay(body, client_address(request.scope)), status_code=201
-        )
+        key, body = idempotency_key(request.headers), await _body(request)
+        answer = await lobby.quickplay(body, client_address(request.scope), key)
+        return JSONResponse(answer, status_code=201)
 
     async def health(request: Request) -> Response:
         owned = sum(room.lease is not None for room in lobby.rooms.values())
@@ -261,16 +275,16 @@ def create_app(
 
     async def api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
+        unavailable = exc.code in (Code.OWNER_UNAVAILABLE, Code.STORE_UNAVAILABLE)
+        if unavailable and exc.retry_after is None and _repeatable(request):
+            exc = ApiError(exc.status, exc.code, exc.message, retry_after=UNAVAILABLE_RETRY)
         return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
 
     async def store_error(request: Request, exc: Exception) -> Response:
         metrics.STORE_ERRORS.labels("lobby").inc()
         log.warning("store unavailable", extra=fields(path=request.url.path, error=str(exc)))
-        # A read or a creation (at worst one more waiting room) is safe to send again; a
-        # seat, bots, a rematch are not: the write may have landed unconfirmed.
-        safe = request.method == "GET" or request.url.path == "/api/rooms"
         why = f"the room store is unavailable: {exc}"
-        retry = UNAVAILABLE_RETRY if safe else None
+        retry = UNAVAILABLE_RETRY if _repeatable(request) else None
         return await api_error(
             request, ApiError(503, Code.STORE_UNAVAILABLE, why, retry_after=retry)
         )

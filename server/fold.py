@@ -11,7 +11,8 @@ the record's save) it decides from the :class:`Folded` answer. Before an intent 
 appended, :func:`decide` checks it against the same room and the engine and says
 what it comes to (the entry, or a refusal), changing nothing.
 
-The entries (``k``): ``seat`` (a seat taken; the last one starts the game),
+The entries (``k``): ``seat`` (a seat taken, with ``rq`` the digest of its request's
+``Idempotency-Key`` if it had one; the last one starts the game),
 ``intent`` (a decision, already applied to the state by the caller, with ``by``
 for a bot's or a zombie's), ``presence`` (a seat's connection came or went),
 ``end`` (abandoned, or stopped at ``max_moves``) and ``rematch`` (the next room).
@@ -99,7 +100,7 @@ def fold(
     started = False
     if kind == "seat":
         record.names[entry["seat"]] = entry["name"]
-        table.seat_taken(entry["seat"], at, entry.get("bot"))
+        table.seat_taken(entry["seat"], at, entry.get("bot"), entry.get("rq"))
         events = [{"type": "seat", "seat": entry["seat"], "name": entry["name"]}]
         if None not in record.names and state is None:
             state = engine.setup(record.seats, record.options, record.seed)

@@ -38,7 +38,7 @@ One hub per server process. It runs four tasks:
 Channels carry msgpack maps::
 
     {p}:room:{<id>}:inbox {"k": "intent", "node", "conn", "seat", "id", "action", "protocol"}
-                          {"k": "reserve", "node", "req", "name", "seat", "claim"}
+                          {"k": "reserve", "node", "req", "name", "seat", "claim", "asked"}
                           {"k": "call", "node", "req", "op", "args"}    bots, rematch link
                           {"k": "presence", "node", "seat", "count"}   connections here
     {p}:room:{<id>}:feed  b"{version}-0 " + entry    a cluster: each entry logged
@@ -82,7 +82,7 @@ from protocol.messages import Intent
 from server.errors import ApiError
 from server.logs import fields
 from server.owner_side import OwnerSide
-from server.room import Connection, Room
+from server.room import Asked, Connection, Room
 from server.settings import Settings
 from server.store import StoreUnavailable
 from server.store.channels import Subscriber, publish
@@ -113,11 +113,6 @@ calls")."""
 SPREAD = 0.5
 """Part of the keeper's period over which one pass spreads its renewal calls: a
 lease is renewed at most ``(1 + SPREAD) / 3`` of ``lease_ttl`` after the last time."""
-
-
-def _pack(value: Any) -> bytes:
-    data: bytes = msgpack.packb(value, use_bin_type=True)
-    return data
 
 
 class RedisHub:
@@ -194,7 +189,7 @@ class RedisHub:
     # -- forwarding (the replica's side) ---------------------------------------
 
     def post(self, channel: str, message: dict[str, Any]) -> None:
-        self._outbox.put_nowait((channel, _pack(message)))
+        self._outbox.put_nowait((channel, msgpack.packb(message)))
 
     def _key(self) -> str:
         """A new key for something forwarded: unique to this node and run."""
@@ -245,9 +240,14 @@ class RedisHub:
             conn.send(encode(reject))
 
     async def forward_reserve(
-        self, room: Room, name: str | None, seat: int | None, claim: bool = False
+        self,
+        room: Room,
+        name: str | None,
+        seat: int | None,
+        claim: bool = False,
+        asked: Asked | None = None,
     ) -> tuple[int, str]:
-        request = {"k": "reserve", "name": name, "seat": seat, "claim": claim}
+        request = {"k": "reserve", "name": name, "seat": seat, "claim": claim, "asked": asked}
         answer = await self._request(room, request)
         return answer["seat"], answer["token"]
 
@@ -309,9 +309,9 @@ class RedisHub:
         that follows one takes it over now, not at its next keeper pass. Published at
         once, not queued: the publisher is about to stop."""
         if room_ids:
-            message = {"k": "released", "node": self.node, "rooms": room_ids}
+            message = msgpack.packb({"k": "released", "node": self.node, "rooms": room_ids})
             with contextlib.suppress(*REDIS_DOWN):
-                await publish(self.redis, self.store.cluster, self.owners_channel(), _pack(message))
+                await publish(self.redis, self.store.cluster, self.owners_channel(), message)
 
     def owners_channel(self) -> str:
         return f"{self.store.prefix}:owners"

@@ -26,7 +26,7 @@ from urllib.parse import urlencode
 
 from engines import BENCHMARK, ENGINES
 from engines.base import OptionError, resolve_options
-from server import credentials, history, ids, requests, room_commands
+from server import credentials, history, ids, matching, requests, room_commands
 from server.errors import ApiError
 from server.limits import Buckets, load_test
 from server.logs import fields
@@ -35,41 +35,13 @@ from server.room import Forwarder, Room, hash_token
 from server.settings import Settings
 from server.store import RoomRecord, Store, StoreUnavailable
 from server.store.base import ALL, CURSOR, STATUSES, public_index
-from server.table import DEFAULTS, split_options
+from server.table import split_options
 from server.timers import Timers, WallTimers
 
 log = logging.getLogger("tablewire.lobby")
 
 ADOPTING = 100
 """Rooms an adoption pass opens at once."""
-QUICK_SEATS = 2
-"""Seats of a room quick play opens unasked: a newcomer waits for one player, not five."""
-
-
-def _people(record: RoomRecord) -> list[int]:
-    """The seats held by people (not bots)."""
-    bots = record.bots or [None] * record.seats
-    return [s for s, name in enumerate(record.names) if name is not None and bots[s] is None]
-
-
-def _here(record: RoomRecord) -> int:
-    """How many seated people have a connection open."""
-    connected = record.connected or [False] * record.seats
-    return sum(connected[s] for s in _people(record))
-
-
-def _deserted(record: RoomRecord, now: float) -> bool:
-    """Every seated person has been away longer than the room's grace period."""
-    people = _people(record)
-    if not people:
-        return False
-    grace = record.room_options.get("grace", DEFAULTS["grace"])
-    connected = record.connected or [False] * record.seats
-    away = record.away_since or [None] * record.seats
-    return all(
-        not connected[s] and (away[s] is None or now - away[s] > grace)  # type: ignore[operator]
-        for s in people
-    )
 
 
 class Lobby:
@@ -298,20 +270,23 @@ class Lobby:
                 retry_after=wait,
             )
 
-    async def add_bots(self, room_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def add_bots(
+        self, room_id: str, body: Mapping[str, Any], key: str | None = None
+    ) -> dict[str, Any]:
         """``POST /api/rooms/{id}/bots``: ``{kind?, seats?}`` → the room, those seats
-        (default: every free seat) held by bots."""
-        room = await self.open(room_id)
-        if room is None:
-            raise ApiError(404, "no_such_room", f"no room {room_id!r}")
+        (default: every free seat) held by bots. ``key``: the request's
+        ``Idempotency-Key``; a repeat is answered the room again, taking no more seats."""
+        room = await self._room(room_id)
         kind, seats = requests.requested_bots(room.engine, body, room.record.seats)
         await credentials.require_owner(room.record, body, self.store)
-        await room.seat_bots(kind, seats)
+        await room.seat_bots(kind, seats, None if key is None else ids.request_digest(key, "bots"))
         # A replica folds the owner's entries a moment later; the owner saved the record.
         fresh = None if room.lease is not None else await self.store.load_room(room_id)
         return self._show(fresh or room.record)
 
-    async def rematch(self, room_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def rematch(
+        self, room_id: str, body: Mapping[str, Any], key: str | None = None
+    ) -> dict[str, Any]:
         """``POST /api/rooms/{id}/rematch``: ``{token}`` → the rematch room, with the seat
         of the token's player in the finished room taken for them (``seat``, ``token``).
         The first player to ask opens it, every later one joins the same room. It keeps
@@ -319,7 +294,8 @@ class Lobby:
         player's seat is held for them for ``rematch_hold`` seconds (``seat_held`` to
         anyone else), then open to anyone. The room's owner may open it too, with
         ``owner_token`` instead of a seat's token (a room of bots alone): the answer
-        then holds no seat."""
+        then holds no seat. ``key``: the request's ``Idempotency-Key``; a repeat gets
+        the seat it took, and the same token."""
         token = body.get("token")
         owner = False
         if token is None and isinstance(body.get("owner_token"), str):
@@ -333,9 +309,7 @@ class Lobby:
             )
         if token is not None and not isinstance(token, str):
             raise ApiError(400, "bad_token", "token must be a string")
-        old = await self.open(room_id)
-        if old is None:
-            raise ApiError(404, "no_such_room", f"no room {room_id!r}")
+        old = await self._room(room_id)
         record = old.record
         if record.status != "finished":
             raise ApiError(409, "not_finished", "a rematch opens once the game is over")
@@ -363,14 +337,16 @@ class Lobby:
         new = await self._room(new_id)
         if seat is None:
             return await self.details(new_id)
-        if new.record.names[seat] is not None:
+        asked = None if key is None else ids.asked(key, "seat", new_id)
+        if new.record.names[seat] is not None and asked is None:
             raise ApiError(
                 409,
                 "seat_taken",
                 f"seat {seat} of the rematch {new_id} is taken already: by you if you asked before "
-                "(that answer's token holds it), else its hold for you had ended",
+                "(that answer's token holds it; send an Idempotency-Key to be answered it again), "
+                "else its hold for you had ended",
             )
-        taken, new_token = await new.reserve(record.names[seat], seat, claim=True)
+        taken, new_token = await new.reserve(record.names[seat], seat, claim=True, asked=asked)
         return {**await self.details(new_id), "seat": taken, "token": new_token}
 
     async def _room(self, room_id: str) -> Room:
@@ -417,17 +393,21 @@ class Lobby:
             raise ApiError(410, "record_trimmed", str(exc)) from exc
 
     async def reserve(
-        self, room_id: str, body: Mapping[str, Any], client: str | None = None
+        self,
+        room_id: str,
+        body: Mapping[str, Any],
+        client: str | None = None,
+        key: str | None = None,
     ) -> dict[str, Any]:
         """``POST /api/rooms/{id}/seats``: ``{name?, seat?, invite?}`` → seat and token
-        (``client``: the requester's address)."""
+        (``client``: the requester's address). ``key``: the request's
+        ``Idempotency-Key``; a repeat gets the seat it took, and the same token."""
         name = requests.player_name(body)
         seat = requests.optional_int(body, "seat", None)
-        room = await self.open(room_id)
-        if room is None:
-            raise ApiError(404, "no_such_room", f"no room {room_id!r}")
+        room = await self._room(room_id)
         credentials.require_invitation(room, body, client, self.load_testers)
-        taken, token = await room.reserve(name, seat)
+        asked = None if key is None else ids.asked(key, "seat", room_id)
+        taken, token = await room.reserve(name, seat, asked=asked)
         return {
             "room": room_id,
             "seat": taken,
@@ -435,30 +415,39 @@ class Lobby:
             "ws": f"/ws/rooms/{room_id}",
         }
 
-    async def quickplay(self, body: Mapping[str, Any], client: str | None = None) -> dict[str, Any]:
-        """``POST /api/quickplay``: a seat in the open public room with the most players
-        connected (then the fullest) among the engine's ``list_limit`` newest, never one
-        whose seated players have all been away past its grace period; else in a new room
-        of ``seats`` (default :data:`QUICK_SEATS`) created for ``client`` (:meth:`create`)."""
+    async def quickplay(
+        self, body: Mapping[str, Any], client: str | None = None, key: str | None = None
+    ) -> dict[str, Any]:
+        """``POST /api/quickplay``: a seat in the open public room
+        :func:`server.matching.best_room` chooses among the engine's ``list_limit``
+        newest, else in a new room created for ``client`` (:meth:`create`).
+
+        ``key``: the request's ``Idempotency-Key``. The room chosen is kept under it
+        (:meth:`~server.store.Store.quickplay_room`) before the seat is asked for, so a
+        repeat goes to the same room and gets the seat the first one took there, if it
+        took one (else a seat there, or in a room chosen again if that one is full)."""
         engine = requests.requested_engine(body)
         seats = requests.optional_int(body, "seats", None)
         name = requests.player_name(body)  # checked before a room is created for it
-        ids, _ = await self.store.page_ids(
+        digest = None if key is None else ids.request_digest(key, "quickplay")
+        chosen = None if digest is None else await self.store.quickplay_room(digest)
+        if chosen is not None:
+            try:
+                return await self.reserve(chosen, {"name": name}, key=key)
+            except ApiError as exc:  # full, over or gone (nothing taken): choose again
+                if exc.status >= 500:
+                    raise
+        room_ids, _ = await self.store.page_ids(
             public_index(engine.id, "waiting"), self.settings.list_limit
         )
-        waiting = await self._records(ids)
-        now = self.timers.now()
-        fits = [r for r in waiting if r.status == "waiting" and seats in (None, r.seats)]
-        candidates = [r for r in fits if not r.private and not _deserted(r, now)]
-        if candidates:
-            room_id = max(
-                candidates, key=lambda r: (_here(r), sum(n is not None for n in r.names))
-            ).id
-        else:
-            size = seats or min(max(QUICK_SEATS, engine.min_players), engine.max_players)
+        room_id = matching.best_room(await self._records(room_ids), seats, self.timers.now())
+        if room_id is None:
+            size = matching.new_room_size(engine, seats)
             room = await self.create({"engine": engine.id, "seats": size}, client, owned=False)
             room_id = room["id"]
-        return await self.reserve(room_id, {"name": name})
+        if digest is not None:
+            await self.store.remember_quickplay(digest, room_id)
+        return await self.reserve(room_id, {"name": name}, key=key)
 
     async def _records(self, room_ids: list[str]) -> list[RoomRecord]:
         """The records of these rooms: those loaded here as they are in memory (a

@@ -83,8 +83,11 @@ class OwnerSide:
             client = _RemoteClient(self, reply_to, message["conn"], message["seat"], protocol)
             room.submit(client, Intent(message["id"], message["action"]))
         elif message["k"] == "reserve":
-            claim = message.get("claim", False)  # absent from a process of an earlier version
-            task = asyncio.create_task(room.reserve(message["name"], message["seat"], claim))
+            # (claim, asked: absent from a process of an earlier version)
+            claim, asked = message.get("claim", False), message.get("asked")
+            seat = message["seat"]
+            asked = None if asked is None else (str(asked[0]), str(asked[1]))
+            task = asyncio.create_task(room.reserve(message["name"], seat, claim, asked))
             task.add_done_callback(lambda t: self._answer(reply_to, message["req"], t))
         elif message["k"] == "call" and message["op"] in OPS:
             call = asyncio.create_task(getattr(room, message["op"])(**message["args"]))

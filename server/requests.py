@@ -11,7 +11,7 @@ from typing import Any
 
 from engines import ENGINES, GAMES, Engine
 from protocol.text import MAX_MARKS, shown_as_typed, typed
-from server import robots, web
+from server import ids, robots, web
 from server.errors import ApiError
 
 MAX_NAME = 32
@@ -83,6 +83,24 @@ def player_name(body: Mapping[str, Any]) -> str | None:
             f"or more than {MAX_MARKS} accents on one letter",
         )
     return name
+
+
+def idempotency_key(headers: Mapping[str, str]) -> str | None:
+    """The ``Idempotency-Key`` header (bare, or quoted as a structured-field string),
+    or None without one: 16-128 characters of ``A-Z a-z 0-9 - _ . :``."""
+    key = headers.get("idempotency-key")
+    if key is None:
+        return None
+    if len(key) >= 2 and key[0] == key[-1] == '"':
+        key = key[1:-1]
+    if not ids.REQUEST_KEY.fullmatch(key):
+        raise ApiError(
+            400,
+            "bad_idempotency_key",
+            "Idempotency-Key must be 16-128 characters of A-Z a-z 0-9 - _ . : "
+            "(draw it at random: it stands for the seat it takes)",
+        )
+    return key
 
 
 def requested_bots(engine: Engine, body: Any, seats: int) -> tuple[str, list[int] | None]:

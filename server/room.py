@@ -73,6 +73,7 @@ from server.errors import ApiError
 from server.fold import SEEN_INTENTS, Acting, fold, remember
 from server.logs import fields
 from server.room_frames import Views
+from server.room_parts import Asked as Asked
 from server.room_parts import (
     Command,
     Mailbox,
@@ -274,22 +275,31 @@ class Room:
             self._queue.put_nowait(_Intent(conn, intent, time.perf_counter()))
 
     async def reserve(
-        self, name: str | None, seat: int | None = None, claim: bool = False
+        self,
+        name: str | None,
+        seat: int | None = None,
+        claim: bool = False,
+        asked: Asked | None = None,
     ) -> tuple[int, str]:
         """Take a free seat (a given one, or the first not held); returns the seat and its
         token. ``claim``: the seat's former player takes back the seat a rematch holds.
+        ``asked``: the request's key; a repeat gets the seat it took, and its token.
 
         A seat without a name is called "player N".
         """
         if self.lease is None and self.forwarder is not None:
-            return await self.forwarder.forward_reserve(self, name, seat, claim)
+            return await self.forwarder.forward_reserve(self, name, seat, claim, asked)
         done: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Reserve(name, seat, done, claim))
+        self._queue.put_nowait(_Reserve(name, seat, done, claim, asked))
         return await done
 
-    async def seat_bots(self, kind: str, seats: list[int] | None) -> list[int]:
-        """Give free seats (the given ones, or all) to ``kind`` bots; returns the seats."""
-        seated: list[int] = await self._call("seat_bots", {"kind": kind, "seats": seats})
+    async def seat_bots(
+        self, kind: str, seats: list[int] | None, asked: str | None = None
+    ) -> list[int]:
+        """Give free seats (the given ones, or all) to ``kind`` bots; returns the seats.
+        ``asked``: the digest of the request's key; a repeat answers the seats it took."""
+        args = {"kind": kind, "seats": seats, "asked": asked}
+        seated: list[int] = await self._call("seat_bots", args)
         return seated
 
     async def link_rematch(self, room_id: str) -> str:
@@ -503,7 +513,8 @@ class Room:
 
     async def _operate(self, command: _Call) -> Any:
         if command.op == "seat_bots":
-            return await commands.seat_bots(self, command.args["kind"], command.args["seats"])
+            args = command.args  # (no "asked": from a process of an earlier version)
+            return await commands.seat_bots(self, args["kind"], args["seats"], args.get("asked"))
         if command.op == "link_rematch":
             return await commands.link_rematch(self, command.args["room_id"])
         raise ValueError(f"unknown room operation {command.op!r}")

@@ -169,6 +169,11 @@ def decide(
 
 
 async def reserve(room: Room, command: _Reserve) -> None:
+    asked = command.asked
+    taken = [] if asked is None else room.table.seats_asked(asked[0])
+    if taken and asked is not None:  # a repeat of a request that took its seat
+        command.done.set_result((taken[0], asked[1]))
+        return
     names = room.record.names
     if room.record.status == "finished":
         raise ApiError(409, Code.GAME_OVER, "the game in this room is over")
@@ -188,8 +193,10 @@ async def reserve(room: Room, command: _Reserve) -> None:
     elif seat in held and not command.claim:
         raise seat_held(room)
     name = command.name or f"player {seat + 1}"
-    token = ids.seat_token()
+    token = ids.seat_token() if asked is None else asked[1]
     entry = {"k": "seat", "seat": seat, "name": name}
+    if asked is not None:
+        entry["rq"] = asked[0]
     # The token is stored with the entry, in one write: never a seat without its token,
     # nor a token of a seat not taken.
     room._commit(await room._append(entry, (hash_token(token), seat)), entry, room.state, [])
@@ -229,10 +236,19 @@ def free_seat(room: Room, seat: int) -> int:
     return seat
 
 
-async def seat_bots(room: Room, kind: str, seats: list[int] | None) -> list[int]:
+async def seat_bots(
+    room: Room, kind: str, seats: list[int] | None, asked: str | None = None
+) -> list[int]:
+    """Bots of ``kind`` in ``seats`` (None: every free one). A repeat of a request
+    (``asked``, its key's digest) answers the seats it took, and takes those it asked
+    for and did not get (an append that failed midway)."""
     names = room.record.names
+    done = [] if asked is None else room.table.seats_asked(asked)
     if seats is None:
         seats = [seat for seat, name in enumerate(names) if name is None]
+    seats = [seat for seat in seats if seat not in done]
+    if done and not seats:
+        return done
     if not seats or room.record.status != "waiting":
         raise ApiError(409, "room_full", "every seat of this room is taken")
     for seat in seats:  # all or nothing: check every seat before taking any
@@ -241,9 +257,11 @@ async def seat_bots(room: Room, kind: str, seats: list[int] | None) -> list[int]
         raise ApiError(400, "bad_seat", "a seat is named twice")
     for seat in seats:
         entry = {"k": "seat", "seat": seat, "name": f"{kind} bot {seat + 1}", "bot": kind}
+        if asked is not None:
+            entry["rq"] = asked
         room._commit(await room._append(entry), entry, room.state, [])
     await after_commit(room, None, save=True)
-    return seats
+    return sorted(done + seats)
 
 
 async def link_rematch(room: Room, room_id: str) -> str:
@@ -324,7 +342,9 @@ def reroute(room: Room, command: Command) -> None:
         return
     if isinstance(command, _Reserve):
         forwarded: asyncio.Future[Any] = asyncio.ensure_future(
-            room.forwarder.forward_reserve(room, command.name, command.seat, command.claim)
+            room.forwarder.forward_reserve(
+                room, command.name, command.seat, command.claim, command.asked
+            )
         )
     elif isinstance(command, _Call):
         forwarded = asyncio.ensure_future(

@@ -46,7 +46,12 @@ class Forwarder(Protocol):
         """Send the intent to the owner; its ack or reject comes back on ``conn``."""
 
     async def forward_reserve(
-        self, room: Room, name: str | None, seat: int | None, claim: bool = False
+        self,
+        room: Room,
+        name: str | None,
+        seat: int | None,
+        claim: bool = False,
+        asked: Asked | None = None,
     ) -> tuple[int, str]: ...
 
     async def owned(self, room: Room) -> None:
@@ -68,6 +73,13 @@ class Forwarder(Protocol):
         """Hand a chat line said here to every other process that has ``room`` loaded."""
 
 
+Asked = tuple[str, str]
+"""A seat request's ``Idempotency-Key`` as a room uses it: the key's digest (logged
+with the seat, :func:`server.ids.request_digest`) and the seat's token in this room
+(:func:`server.ids.request_token`). A repeat of the request gets the same seat and
+token, whichever process answers it."""
+
+
 @dataclass
 class _Reserve:
     name: str | None
@@ -75,6 +87,7 @@ class _Reserve:
     done: asyncio.Future[tuple[int, str]]
     claim: bool = False
     """A former player taking back the seat a rematch holds for them."""
+    asked: Asked | None = None
 
 
 @dataclass

@@ -231,10 +231,21 @@ class Table:
     ``timeouts`` (decisions a zombie played for the seat), ``remaining``
     (seconds banked on the seat's clock while it is stopped), ``deadline``
     (epoch seconds, while it runs) and ``since`` (when the seat's current
-    decision started, while it must act).
+    decision started, while it must act), ``asked`` (the digest of the
+    ``Idempotency-Key`` of the request that took the seat, if it had one: a repeat of
+    that request is answered the same seat).
     """
 
-    FIELDS = ("bots", "connected", "away_since", "timeouts", "remaining", "deadline", "since")
+    FIELDS = (
+        "bots",
+        "connected",
+        "away_since",
+        "timeouts",
+        "remaining",
+        "deadline",
+        "since",
+        "asked",
+    )
 
     def __init__(
         self, seats: int, options: Mapping[str, Any], data: dict[str, Any] | None = None
@@ -258,6 +269,8 @@ class Table:
         self.remaining: list[float] = list(data["remaining"])
         self.deadline: list[float | None] = list(data["deadline"])
         self.since: list[float | None] = list(data["since"])
+        self.asked: list[str | None] = list(data.get("asked", [None] * seats))
+        """(Absent from the snapshots of earlier versions.)"""
         self._presence: list[dict[str, Any]] | None = None
         """:meth:`presence_doc` until a seat's presence, bot or timeouts change."""
 
@@ -267,11 +280,17 @@ class Table:
 
     # -- folding log entries ----------------------------------------------------
 
-    def seat_taken(self, seat: int, at: float, bot: str | None) -> None:
-        """A person (away until their first connection) or a bot sits down."""
+    def seat_taken(self, seat: int, at: float, bot: str | None, asked: str | None = None) -> None:
+        """A person (away until their first connection) or a bot sits down, asked for by
+        the request whose key's digest is ``asked`` (None: a request without one)."""
         self.bots[seat] = bot
+        self.asked[seat] = asked
         self.away_since[seat] = None if bot else at
         self._presence = None
+
+    def seats_asked(self, asked: str) -> list[int]:
+        """The seats the request whose key's digest is ``asked`` took."""
+        return [seat for seat, digest in enumerate(self.asked) if digest == asked]
 
     def presence(self, seat: int, connected: bool, at: float) -> None:
         self.connected[seat] = connected

@@ -27,6 +27,10 @@ STATUSES = ("waiting", "playing", "finished")
 ALL = "all"
 """The index of every room of the store (the sweep and adoption walk it)."""
 
+QUICKPLAY_TTL = 3600
+"""Seconds a quick play's room is kept under its ``Idempotency-Key`` (on Redis; the
+memory store keeps the latest :data:`QUICKPLAY_KEPT`)."""
+QUICKPLAY_KEPT = 100_000
 CURSOR = re.compile(r"\d{10}\.\d{6}:[A-Za-z0-9_-]{1,64}")
 """A room's place in an index (:func:`index_key`); listings page on it."""
 
@@ -155,6 +159,13 @@ class Store(Protocol):
         """:meth:`delete_room` of each of these rooms (their records as read), at once."""
 
     async def seat_of(self, room_id: str, token_hash: str) -> int | None: ...
+
+    async def quickplay_room(self, digest: str) -> str | None:
+        """The room a quick play request chose, by its key's ``digest`` (None: none)."""
+
+    async def remember_quickplay(self, digest: str, room_id: str) -> None:
+        """Keep ``room_id`` as the choice of the quick play whose key's digest is
+        ``digest``, for :data:`QUICKPLAY_TTL` seconds; as durable as an append."""
 
     async def append(
         self,

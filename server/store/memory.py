@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,6 +28,7 @@ import msgpack
 
 from protocol.codec import encode
 from server.store.base import (
+    QUICKPLAY_KEPT,
     LogEntry,
     NotOwner,
     RoomRecord,
@@ -55,6 +57,8 @@ class MemoryStore:
         self._indexes: dict[str, list[str]] = {}
         self._placed: dict[str, tuple[str, set[str]]] = {}
         """Per room: its index key and the indexes it is in."""
+        self._quickplays: OrderedDict[str, str] = OrderedDict()
+        """Quick plays' rooms by their key's digest, oldest first."""
 
     async def save_room(self, record: RoomRecord) -> None:
         self._rooms[record.id] = copy.deepcopy(record)
@@ -114,6 +118,14 @@ class MemoryStore:
 
     async def seat_of(self, room_id: str, token_hash: str) -> int | None:
         return self._tokens.get(room_id, {}).get(token_hash)
+
+    async def quickplay_room(self, digest: str) -> str | None:
+        return self._quickplays.get(digest)
+
+    async def remember_quickplay(self, digest: str, room_id: str) -> None:
+        self._quickplays[digest] = room_id
+        if len(self._quickplays) > QUICKPLAY_KEPT:
+            self._quickplays.popitem(last=False)
 
     async def append(
         self,

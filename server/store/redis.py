@@ -69,6 +69,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from server.store import scripts
 from server.store.base import (
+    QUICKPLAY_TTL,
     LogEntry,
     NotOwner,
     RoomRecord,
@@ -357,6 +358,22 @@ class RedisStore:
         with _unavailable():
             seat = await self.redis.hget(self.key(room_id, "tokens"), token_hash)
         return None if seat is None else int(seat)
+
+    def _quickplay(self, digest: str) -> str:
+        return f"{self.prefix}:quickplay:{{{digest}}}"
+
+    async def quickplay_room(self, digest: str) -> str | None:
+        with _unavailable():
+            room_id = await self.redis.get(self._quickplay(digest))
+        return None if room_id is None else str(room_id.decode())
+
+    async def remember_quickplay(self, digest: str, room_id: str) -> None:
+        call = ([self._quickplay(digest)], [room_id, QUICKPLAY_TTL])
+        [answer] = await self.writers.run(
+            scripts.REMEMBER, [call], wait=True, redirect_for=REDIRECT_FOR
+        )
+        if isinstance(answer, BaseException):
+            raise answer
 
     # -- the log and snapshots ---------------------------------------------------
 

@@ -113,3 +113,10 @@ RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+
+REMEMBER = """
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
+"""
+"""A quick play's room under its key's digest (KEYS the key; ARGV the room id and the
+TTL): a script, so that it is sent as appends are, then ``WAIT`` (durability)."""

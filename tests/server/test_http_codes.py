@@ -106,6 +106,9 @@ CASES.update(
         "cross_origin": refused(
             "POST", "/api/rooms", json=sintra(), headers={"origin": "https://elsewhere.example"}
         ),
+        "bad_idempotency_key": refused(
+            "POST", "/api/quickplay", json=sintra(), headers={"idempotency-key": "too short"}
+        ),
         "not_found": refused("GET", "/api/nothing-here"),
         "method_not_allowed": refused("DELETE", "/api/rooms"),
     }

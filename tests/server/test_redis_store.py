@@ -20,7 +20,7 @@ from server import hub as hub_module
 from server.errors import ApiError
 from server.hub import RedisHub
 from server.lobby import Lobby
-from server.room import Room
+from server.room import Asked, Room
 from server.settings import Settings
 from server.store import NotOwner, StoreUnavailable
 from server.store.base import ALL
@@ -539,7 +539,9 @@ class _Serving(_Owned):
         self.given.append(intent)
         conn.send(b"answer %d" % len(self.given))
 
-    async def reserve(self, name: str | None, seat: int | None, claim: bool) -> tuple[int, str]:
+    async def reserve(
+        self, name: str | None, seat: int | None, claim: bool, asked: Asked | None
+    ) -> tuple[int, str]:
         self.seated.append(name)
         return len(self.seated) - 1, f"token {len(self.seated)}"
 

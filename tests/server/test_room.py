@@ -17,7 +17,7 @@ from engines.turn_relay import ENGINE as turn_relay
 from protocol.codec import decode
 from protocol.messages import Intent
 from protocol.mirror import Mirror
-from server.room import Room
+from server.room import Asked, Room
 from server.settings import Settings
 from server.store import MemoryStore, RoomRecord
 from support import Mover, packed
@@ -35,7 +35,12 @@ class Owner:
         self.reached.set()
 
     async def forward_reserve(
-        self, room: Room, name: str | None, seat: int | None, claim: bool = False
+        self,
+        room: Room,
+        name: str | None,
+        seat: int | None,
+        claim: bool = False,
+        asked: Asked | None = None,
     ):
         return 1, "token-from-the-owner"
 

@@ -1,0 +1,56 @@
+"""Quick play's choice of a room, without I/O: among the rooms of an engine waiting
+for players, the one a newcomer should join, or the size of the room to open."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engines import Engine
+from server.store import RoomRecord
+from server.table import DEFAULTS
+
+QUICK_SEATS = 2
+"""Seats of a room quick play opens unasked: a newcomer waits for one player, not five."""
+
+
+def _people(record: RoomRecord) -> list[int]:
+    """The seats held by people (not bots)."""
+    bots = record.bots or [None] * record.seats
+    return [s for s, name in enumerate(record.names) if name is not None and bots[s] is None]
+
+
+def _here(record: RoomRecord) -> int:
+    """How many seated people have a connection open."""
+    connected = record.connected or [False] * record.seats
+    return sum(connected[s] for s in _people(record))
+
+
+def _deserted(record: RoomRecord, now: float) -> bool:
+    """Every seated person has been away longer than the room's grace period."""
+    people = _people(record)
+    if not people:
+        return False
+    grace = record.room_options.get("grace", DEFAULTS["grace"])
+    connected = record.connected or [False] * record.seats
+    away = record.away_since or [None] * record.seats
+    return all(
+        not connected[s] and (away[s] is None or now - away[s] > grace)  # type: ignore[operator]
+        for s in people
+    )
+
+
+def best_room(waiting: Sequence[RoomRecord], seats: int | None, now: float) -> str | None:
+    """The id of the open public room of ``seats`` seats (None: any size) with the most
+    people connected, then the fullest, never one whose seated people have all been
+    away past its grace period; None when there is none."""
+    fits = [r for r in waiting if r.status == "waiting" and seats in (None, r.seats)]
+    candidates = [r for r in fits if not r.private and not _deserted(r, now)]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda r: (_here(r), sum(n is not None for n in r.names))).id
+
+
+def new_room_size(engine: Engine, seats: int | None) -> int:
+    """The seats of the room quick play opens: those asked for, else
+    :data:`QUICK_SEATS` within the engine's range."""
+    return seats or min(max(QUICK_SEATS, engine.min_players), engine.max_players)
