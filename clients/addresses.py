@@ -40,3 +40,9 @@ def ws_url(http_url: str) -> str:
     if http_url.startswith("https://"):
         return "wss://" + http_url[len("https://") :]
     return "ws://" + http_url.removeprefix("http://")
+
+
+def http_base(url: str) -> str:
+    """``http(s)://host:port`` of a URL (``ws`` → ``http``)."""
+    parts = urlsplit(url)
+    return f"{ {'ws': 'http', 'wss': 'https'}.get(parts.scheme, parts.scheme) }://{parts.netloc}"

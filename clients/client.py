@@ -19,26 +19,34 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import functools
 import itertools
-import socket
 import time
 from collections import Counter
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Self
-from urllib.parse import urlsplit
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from clients.retry import PATIENCE, OnWait, Patience, Wait, frame_refusal, http_refusal, retrying
+from clients.addresses import http_base
+from clients.retry import (
+    PATIENCE,
+    OnWait,
+    Patience,
+    Wait,
+    frame_refusal,
+    http_refusal,
+    os_reason,
+    retrying,
+)
 from protocol.codec import encode
 from protocol.messages import IntentId
 from protocol.mirror import Mirror
 from protocol.session import ClientSession, Received
+from server.ids import request_key
 
 
 class LobbyError(Exception):
@@ -72,7 +80,9 @@ class LobbyClient:
     A request the server refuses for a while (429, or 503 with ``Retry-After``:
     a limit) is sent again once the wait it gives is over, within ``patience``
     (:mod:`clients.retry`); ``on_wait`` is told of each wait. Past it, the
-    refusal is raised as a :class:`LobbyError`.
+    refusal is raised as a :class:`LobbyError`. A request that takes seats (a seat,
+    quick play, bots, a rematch) carries an ``Idempotency-Key`` drawn for it, the same
+    on each try: a try whose answer was lost is answered again, never seated twice.
 
     The credentials a room's creation answers (``owner_token``, a private room's
     ``invite``) are kept in :attr:`credentials`: this client's later requests about
@@ -110,16 +120,25 @@ class LobbyClient:
         data, _ = await self._exchange(method, path, body, **params)
         return data
 
+    async def _seat(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """A POST that takes seats, with an ``Idempotency-Key`` of its own."""
+        data: dict[str, Any] = (await self._exchange("POST", path, body, key=request_key()))[0]
+        return data
+
     async def _exchange(
-        self, method: str, path: str, body: Any = None, **params: Any
+        self, method: str, path: str, body: Any = None, key: str | None = None, **params: Any
     ) -> tuple[Any, httpx.Response]:
-        """The JSON answer and the response (for its headers)."""
+        """The JSON answer and the response (for its headers); ``key``: the request's
+        ``Idempotency-Key``, sent with every try."""
         query = {k: v for k, v in params.items() if v is not None}
+        headers = None if key is None else {"Idempotency-Key": key}
         waits: list[Wait] = []
 
         async def send() -> httpx.Response:
             try:
-                return await self._http.request(method, path, json=body, params=query)
+                return await self._http.request(
+                    method, path, json=body, params=query, headers=headers
+                )
             except httpx.TransportError as exc:
                 raise Unreachable(self.base_url, _reason(exc)) from None
 
@@ -198,8 +217,7 @@ class LobbyClient:
             body["kind"] = kind
         if seats is not None:
             body["seats"] = seats
-        result: dict[str, Any] = await self._call("POST", f"/api/rooms/{room_id}/bots", body)
-        return result
+        return await self._seat(f"/api/rooms/{room_id}/bots", body)
 
     async def rooms(self, engine: str | None = None, status: str | None = None) -> list[Any]:
         """The first page of public rooms, newest first."""
@@ -236,24 +254,20 @@ class LobbyClient:
         invite = invite or self.credentials.get(room_id, {}).get("invite")
         fields = {"name": name, "seat": seat, "invite": invite}
         body = {k: v for k, v in fields.items() if v is not None}
-        result: dict[str, Any] = await self._call("POST", f"/api/rooms/{room_id}/seats", body)
-        return result
+        return await self._seat(f"/api/rooms/{room_id}/seats", body)
 
     async def rematch(self, room_id: str, token: str) -> dict[str, Any]:
         """``POST /api/rooms/{id}/rematch``: the finished room's rematch (opened by the
         first of its players to ask) with the same seat, held for them a while, taken
         for the player of ``token`` (a seat token of the finished room): ``seat`` and
         ``token`` in the answer."""
-        body = {"token": token}
-        result: dict[str, Any] = await self._call("POST", f"/api/rooms/{room_id}/rematch", body)
-        return result
+        return await self._seat(f"/api/rooms/{room_id}/rematch", {"token": token})
 
     async def quickplay(
         self, engine: str, name: str | None = None, seats: int | None = None
     ) -> dict[str, Any]:
         body = {k: v for k, v in {"engine": engine, "name": name, "seats": seats}.items() if v}
-        result: dict[str, Any] = await self._call("POST", "/api/quickplay", body)
-        return result
+        return await self._seat("/api/quickplay", body)
 
 
 class RoomClient:
@@ -362,7 +376,7 @@ class RoomClient:
         try:
             self._ws = await connect(self.url, max_size=None, compression=None)
         except OSError as exc:  # refused, unknown host, no answer (TimeoutError)
-            raise Unreachable(_base(self.url), _os_reason(exc)) from None
+            raise Unreachable(http_base(self.url), os_reason(exc)) from None
         with contextlib.suppress(ConnectionClosed):
             # A server may refuse before hello (no such room): its error frame is still queued.
             await self._ws.send(self.session.hello())
@@ -576,25 +590,4 @@ def _reason(exc: httpx.TransportError) -> str:
     """Why a request found no server, in words."""
     if isinstance(exc, httpx.TimeoutException):
         return f"no answer within {LobbyClient.TIMEOUT:g} s"
-    return _os_reason(exc)
-
-
-def _os_reason(exc: BaseException) -> str:
-    """Why a connection failed, in words, from the exception or its causes."""
-    cause: BaseException | None = exc
-    while cause is not None:
-        if isinstance(cause, socket.gaierror):
-            return "unknown host"
-        refused = isinstance(cause, OSError) and cause.errno == errno.ECONNREFUSED
-        if refused or isinstance(cause, ConnectionRefusedError) or "refused" in str(cause):
-            return "connection refused"
-        if isinstance(cause, TimeoutError):
-            return "no answer in time"
-        cause = cause.__cause__ or cause.__context__
-    return str(exc) or type(exc).__name__
-
-
-def _base(url: str) -> str:
-    """``http(s)://host:port`` of a URL (``ws`` → ``http``)."""
-    parts = urlsplit(url)
-    return f"{ {'ws': 'http', 'wss': 'https'}.get(parts.scheme, parts.scheme) }://{parts.netloc}"
+    return os_reason(exc)

@@ -18,8 +18,10 @@ line).
 from __future__ import annotations
 
 import asyncio
+import errno
 import itertools
 import math
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -139,3 +141,18 @@ async def retrying(
         await asyncio.sleep(wait.seconds)
         waited += wait.seconds
     raise AssertionError("unreachable")
+
+
+def os_reason(exc: BaseException) -> str:
+    """Why a connection failed, in words, from the exception or its causes."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, socket.gaierror):
+            return "unknown host"
+        refused = isinstance(cause, OSError) and cause.errno == errno.ECONNREFUSED
+        if refused or isinstance(cause, ConnectionRefusedError) or "refused" in str(cause):
+            return "connection refused"
+        if isinstance(cause, TimeoutError):
+            return "no answer in time"
+        cause = cause.__cause__ or cause.__context__
+    return str(exc) or type(exc).__name__

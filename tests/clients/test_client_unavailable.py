@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import httpx
 import pytest
 from wire import new_room
 
@@ -16,7 +17,9 @@ from clients.retry import UNAVAILABLE_WAIT, Patience, Wait
 from clients.spawn import SpawnedRedis
 from conftest import Running, redis_server, running
 from server.errors import UNAVAILABLE_RETRY
+from server.room import hash_token
 from server.settings import Settings
+from support import error_code
 
 
 class Outage:
@@ -84,18 +87,58 @@ async def test_a_room_created_while_redis_is_down_is_created_once_it_is_back(
         assert [r["id"] for r in await lobby.rooms()] == [room["id"]], "created once"
 
 
-async def test_a_seat_asked_while_redis_is_down_is_refused_and_not_sent_again(
+async def test_a_seat_asked_while_redis_is_down_is_taken_once_it_is_back(
     outage: Outage,
 ) -> None:
-    """A seat's write may land though Redis does not confirm it: sent again, it could take
-    a second seat, so the refusal asks for no retry and the client makes none."""
-    waits: list[Wait] = []
-    async with LobbyClient(outage.server.url, on_wait=waits.append) as lobby:
-        room = await lobby.create_room("sintra", seats=2)
+    """The client's seat request carries an Idempotency-Key: told to wait, it is sent
+    again with the same key and takes one seat. Without a key the refusal asks for no
+    retry: the write may have landed unconfirmed, and a repeat would take a second seat."""
+    async with LobbyClient(outage.server.url, on_wait=outage.back_on_first_wait()) as lobby:
+        room = await lobby.create_room("sintra", seats=3)
         outage.redis.stop()
-        with pytest.raises(LobbyError) as refused:
-            await lobby.reserve(room["id"], name="ana")
-    assert (refused.value.status, refused.value.code, waits) == (503, "store_unavailable", [])
+        async with httpx.AsyncClient(base_url=outage.server.url) as http:
+            bare = await http.post(f"/api/rooms/{room['id']}/seats", json={})
+        assert (bare.status_code, error_code(bare)) == (503, "store_unavailable")
+        assert "retry_after" not in bare.json()["error"] and "retry-after" not in bare.headers
+        seat = await lobby.reserve(room["id"], name="ana")
+        assert [(w.code, w.seconds) for w in outage.waits[:1]] == [
+            ("store_unavailable", UNAVAILABLE_RETRY)
+        ]
+        taken = await lobby.room(room["id"])
+    assert (seat["seat"], taken["taken"], taken["names"]) == (0, 1, ["ana", None, None])
+
+
+async def test_a_seat_no_replica_confirmed_is_answered_again_not_taken_twice(
+    prefix: str,
+) -> None:
+    """With ``redis_durability=replica`` and no replica, the seat's entry lands on the
+    master but the request is refused: what a failover leaves when the master dies
+    just after the write. The client's repeat, with the same key, gets that seat and a
+    token that holds it, and the room keeps one seat taken."""
+    redis = redis_server("--save", "", "--appendonly", "yes")
+    redis.start()
+    settings = Settings(
+        redis_url=redis.url,
+        redis_prefix=prefix,
+        redis_durability="replica",
+        lease_ttl=1.0,
+        forward_timeout=1.0,
+    )
+    waits: list[Wait] = []
+    try:
+        async with (
+            running(settings) as server,
+            LobbyClient(server.url, on_wait=waits.append) as lobby,
+        ):
+            room = await lobby.create_room("sintra", seats=3)
+            seat = await lobby.reserve(room["id"], name="ana")
+            assert waits and waits[0].code == "store_unavailable", "the first answer was lost"
+            taken = await lobby.room(room["id"])
+            assert (seat["seat"], taken["taken"]) == (0, 1), "one seat, not one a try"
+            holder = await server.lobby.store.seat_of(room["id"], hash_token(seat["token"]))
+            assert holder == 0, "the token answered holds the seat"
+    finally:
+        redis.cleanup()
 
 
 async def test_a_redis_that_never_comes_back_ends_the_waits_with_the_refusal(

@@ -506,3 +506,44 @@ describe("the server's limits are waited out", () => {
     }
   });
 });
+
+describe("requests that take seats carry an Idempotency-Key", () => {
+  /** A fetch that refuses the first try as a failover does (503, retry_after) and
+   * records each try's headers. */
+  function failingOnce() {
+    const sent = [];
+    const fetch = async (url, init) => {
+      sent.push({ url, headers: init.headers });
+      const body = sent.length === 1
+        ? { error: { code: "store_unavailable", message: "no replica confirmed", retry_after: 0.01 } }
+        : { room: "r", seat: 0, token: "t" };
+      return new Response(JSON.stringify(body), { status: sent.length === 1 ? 503 : 201 });
+    };
+    return { sent, fetch };
+  }
+
+  test("a seat, quick play, bots and a rematch: one key per request, the same on each try", async () => {
+    const calls = [
+      (lobby) => lobby.reserve("r", { name: "ana" }),
+      (lobby) => lobby.quickplay({ engine: "sintra" }),
+      (lobby) => lobby.addBots("r", { ownerToken: "o" }),
+      (lobby) => lobby.rematch("r", { token: "t" }),
+    ];
+    const keys = [];
+    for (const call of calls) {
+      const { sent, fetch } = failingOnce();
+      const answer = await call(new Lobby("http://x", { fetch }));
+      assert.equal(answer.seat, 0);
+      const tried = sent.map((s) => s.headers["idempotency-key"]);
+      assert.equal(tried.length, 2, "sent again after the wait");
+      assert.equal(tried[0], tried[1], "the same key on the repeat");
+      assert.match(tried[0], /^[A-Za-z0-9_-]{22}$/);
+      keys.push(tried[0]);
+    }
+    assert.equal(new Set(keys).size, keys.length, "a key per request");
+    const { sent, fetch } = failingOnce();
+    await new Lobby("http://x", { fetch }).createRoom({ engine: "sintra" });
+    assert.deepEqual(sent.map((s) => s.headers["idempotency-key"]), [undefined, undefined],
+      "a creation carries none");
+  });
+});

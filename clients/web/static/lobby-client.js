@@ -4,6 +4,10 @@
 // sent again once the wait the server gives is over, within a patience; an intent
 // rejected `store_unavailable` or `owner_unavailable` (a Redis restart, a failover) is
 // sent again with its id every UNAVAILABLE_WAIT_S too (the server applies an id once).
+// A request that takes seats (a seat, quick play, bots, a rematch) carries an
+// Idempotency-Key of its own, the same on every try: a 503 store_unavailable or
+// owner_unavailable then says when to try again, and a repeat whose first answer was lost
+// is answered that seat again, never a second one.
 //
 //   Lobby          the lobby of docs/protocol.md §9: games, rooms, seats, bots.
 //   LobbyError     a refusal of the lobby, with its stable error code.
@@ -20,6 +24,13 @@ export const PATIENCE = Object.freeze({ attempts: 30, within: 120 });
 export const UNAVAILABLE = Object.freeze(["store_unavailable", "owner_unavailable"]);
 /** Seconds between two tries of an intent rejected with one of UNAVAILABLE. */
 export const UNAVAILABLE_WAIT_S = 0.5;
+
+/** A new Idempotency-Key: 128 random bits as 22 characters of base64url. */
+export function requestKey() {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  const text = btoa(String.fromCharCode(...bytes));
+  return text.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
 
 function waitSeconds(value) {
   const seconds = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
@@ -95,8 +106,10 @@ export class Lobby {
     this.onWait = onWait;
   }
 
-  async call(method, path, body) {
+  /** One request, sent again while the server asks to wait; `key`: its Idempotency-Key. */
+  async call(method, path, body, { key = null } = {}) {
     const init = { method, headers: { accept: "application/json" } };
+    if (key !== null) init.headers["idempotency-key"] = key;
     if (body !== undefined) {
       init.headers["content-type"] = "application/json";
       init.body = JSON.stringify(body);
@@ -161,7 +174,7 @@ export class Lobby {
     if (seat !== undefined && seat !== null) body.seat = seat;
     if (invite) body.invite = invite;
     if (ownerToken) body.owner_token = ownerToken;
-    return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/seats`, body);
+    return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/seats`, body, { key: requestKey() });
   }
 
   /** A seat in the fullest open public room of `engine`, or in a new one. */
@@ -169,7 +182,7 @@ export class Lobby {
     const body = { engine };
     if (name) body.name = name;
     if (seats) body.seats = seats;
-    return this.call("POST", "/api/quickplay", body);
+    return this.call("POST", "/api/quickplay", body, { key: requestKey() });
   }
 
   /** Bots of `kind` ("random" or "greedy") in `seats` (default: every free seat). Only the
@@ -180,7 +193,7 @@ export class Lobby {
     if (seats) body.seats = seats;
     if (ownerToken) body.owner_token = ownerToken;
     if (token) body.token = token;
-    return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/bots`, body);
+    return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/bots`, body, { key: requestKey() });
   }
 
   /**
@@ -190,6 +203,7 @@ export class Lobby {
    * `rematch` names the room to watch); a seat taken already: 409 `seat_taken`.
    */
   rematch(id, { token } = {}) {
-    return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/rematch`, token ? { token } : {});
+    const body = token ? { token } : {};
+    return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/rematch`, body, { key: requestKey() });
   }
 }

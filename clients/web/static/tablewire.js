@@ -33,6 +33,7 @@ export {
   UNAVAILABLE_WAIT_S,
   frameRefusal,
   httpRefusal,
+  requestKey,
 } from "./lobby-client.js";
 export { Mirror, PatchError, applyPatch, expandOps, readFrame } from "./mirror.js";
 export { PROTOCOL, Session } from "./session.js";
