@@ -23,6 +23,7 @@ from clients.client import LobbyClient
 from clients.spawn import TABLEWIRE, SpawnedCluster, SpawnedServer
 from conftest import redis_cluster
 from engines.bots import RandomBot
+from server.room import hash_token
 from server.store.redis import RedisStore
 
 pytestmark = pytest.mark.load
@@ -142,5 +143,50 @@ async def test_a_master_killed_mid_game_loses_no_acknowledged_move(prefix: str) 
         assert cluster.master_of(first) is promoted, "the replica kept the slot"
         await assert_games_finished_with_every_ack(cluster.url, tables, prefix)
     finally:
+        await asyncio.gather(*(s.stop() for s in servers))
+        cluster.cleanup()
+
+
+async def test_seats_asked_while_a_master_fails_over_are_each_taken_once(prefix: str) -> None:
+    """Seat requests sent while a master is killed (SIGKILL) and its replica takes over:
+    some are refused (the master is gone; then the new master has no replica to confirm
+    a write, until the killed node comes back as its replica), and a seat's write can
+    land unconfirmed. Each request carries an ``Idempotency-Key``, so the client waits
+    and asks again, and the answer is the one seat it took: every room ends with its
+    seats taken once each, by the tokens answered."""
+    cluster = redis_cluster()
+    cluster.start()
+    servers = [node_process(n, cluster.url, prefix, redis_durability="replica") for n in ("a", "b")]
+    try:
+        await asyncio.gather(*(s.start() for s in servers))
+        lobbies = [LobbyClient(s.url) for s in servers]
+        rooms = [(await lobbies[0].create_room("sintra", seats=2))["id"] for _ in range(ROOMS)]
+        store = RedisStore.connect(cluster.url, prefix=prefix)
+        dying = cluster.master_of(store.key(rooms[0]))
+        on_dying = [r for r in rooms if cluster.master_of(store.key(r)) is dying]
+        dying.stop(signal.SIGKILL)
+        asked = [
+            lobbies[(n + i) % 2].reserve(room_id, name=f"p{i}")
+            for n, room_id in enumerate(rooms)
+            for i in range(2)
+        ]
+        seats = asyncio.gather(*asked)
+        await asyncio.to_thread(cluster.wait_failover, store.key(rooms[0]), dying)
+        await asyncio.to_thread(dying.start)  # back as the new master's replica
+        async with asyncio.timeout(180):
+            answers = await seats
+        for n, room_id in enumerate(rooms):
+            mine = answers[2 * n : 2 * n + 2]
+            assert sorted(a["seat"] for a in mine) == [0, 1], (room_id, mine)
+            room = await lobbies[0].room(room_id)
+            assert (room["taken"], room["status"]) == (2, "playing"), room
+            for answer in mine:
+                holder = await store.seat_of(room_id, hash_token(answer["token"]))
+                assert holder == answer["seat"], "the token answered holds the seat"
+        await store.close()
+        assert on_dying, "some rooms lived on the master killed"
+    finally:
+        for lobby in lobbies:
+            await lobby.close()
         await asyncio.gather(*(s.stop() for s in servers))
         cluster.cleanup()
