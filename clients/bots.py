@@ -66,6 +66,9 @@ class Summary:
     waits: dict[str, int] = field(default_factory=dict)
     """Refusals the clients waited out and sent again, by code (``store_unavailable``
     while Redis restarts …): not rejects, since the request went through after."""
+    lobby_waits: dict[str, int] = field(default_factory=dict)
+    """The same for the lobby's requests (rooms created, seats taken: a seat refused
+    during a failover, waited out and asked again under its Idempotency-Key)."""
     errors: int = 0
     seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
@@ -328,6 +331,8 @@ async def run(
                 )
         except TimeoutError:
             outcomes = [TimeoutError(f"not finished within {time_limit} s")]
+        for code, count in lobby.waits.items():
+            summary.lobby_waits[code] = summary.lobby_waits.get(code, 0) + count
     failures = [o for o in outcomes if isinstance(o, BaseException)]
     summary.errors += len(failures)
     summary.failures += [f"{type(f).__name__}: {f}" for f in failures[:5]]

@@ -102,6 +102,8 @@ class LobbyClient:
         self.patience = patience
         self.on_wait = on_wait
         self.credentials: dict[str, dict[str, str]] = {}
+        self.waits: Counter[str] = Counter()
+        """The refusals this client waited out and sent again, by code."""
         """Per room created here: ``owner_token`` and (private rooms) ``invite``."""
         self._http = httpx.AsyncClient(
             base_url=self.base_url, timeout=self.TIMEOUT, transport=transport
@@ -144,6 +146,7 @@ class LobbyClient:
 
         def waiting(wait: Wait) -> None:
             waits.append(wait)
+            self.waits[wait.code] += 1
             if self.on_wait is not None:
                 self.on_wait(wait)
 

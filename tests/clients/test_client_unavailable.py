@@ -104,6 +104,7 @@ async def test_a_seat_asked_while_redis_is_down_is_taken_once_it_is_back(
         assert [(w.code, w.seconds) for w in outage.waits[:1]] == [
             ("store_unavailable", UNAVAILABLE_RETRY)
         ]
+        assert lobby.waits == {"store_unavailable": len(outage.waits)}, "counted"
         taken = await lobby.room(room["id"])
     assert (seat["seat"], taken["taken"], taken["names"]) == (0, 1, ["ana", None, None])
 
