@@ -5,7 +5,9 @@
 Every key of a room sits in one slot; bots spread over two processes finish and
 agree at every version; a master killed with SIGKILL mid-game is replaced by its
 replica, every game finishes, and with ``redis_durability=replica`` no move a
-client saw acknowledged is missing from its room's log.
+client saw acknowledged is missing from its room's log; seats asked for during
+the failover are each taken once. These run in ``make test`` (the slot moves of
+tests/server/test_redis_reshard.py and the compose profile run in ``make test-slow``).
 """
 
 from __future__ import annotations
@@ -18,15 +20,12 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from processes import assert_games_finished_with_every_ack, node_process, relay_games, spread
 
-from clients.bots import Summary, play_seat
 from clients.client import LobbyClient
+from clients.retry import Patience
 from clients.spawn import TABLEWIRE, SpawnedCluster, SpawnedServer
 from conftest import redis_cluster
-from engines.bots import RandomBot
 from server.room import hash_token
 from server.store.redis import RedisStore
-
-pytestmark = pytest.mark.load
 
 
 @pytest.fixture(scope="module")
@@ -60,9 +59,11 @@ async def test_every_key_of_a_played_room_sits_in_one_slot(
     players = spread(pair, room_id, list(tokens))
     for client in players:
         await client.connect()
-    summary = Summary("sintra")
-    async with asyncio.timeout(120):
-        await asyncio.gather(*(play_seat(c, RandomBot(i), summary) for i, c in enumerate(players)))
+    async with asyncio.timeout(60):  # a few moves, by whichever seat is to act
+        while (players[0].version or 0) < 12:
+            for client in players:
+                if moves := await client.legal():
+                    assert (await client.intent(moves[0]))["t"] == "ack"
     for client in players:
         await client.close()
     store = RedisStore.connect(cluster.url, prefix=prefix)
@@ -100,7 +101,7 @@ async def test_bots_spread_over_two_processes_on_a_cluster_finish_and_agree(
     assert len(masters) >= 2, "the rooms are spread over the masters"
 
 
-ROOMS = 12
+ROOMS = 8
 
 
 async def test_a_master_killed_mid_game_loses_no_acknowledged_move(prefix: str) -> None:
@@ -159,7 +160,10 @@ async def test_seats_asked_while_a_master_fails_over_are_each_taken_once(prefix:
     servers = [node_process(n, cluster.url, prefix, redis_durability="replica") for n in ("a", "b")]
     try:
         await asyncio.gather(*(s.start() for s in servers))
-        lobbies = [LobbyClient(s.url) for s in servers]
+        # A machine busy with the rest of the suite can take longer than the default
+        # patience (about 15 s of waits) to fail over and bring the replica back.
+        patience = Patience(attempts=240, within=120)
+        lobbies = [LobbyClient(s.url, patience=patience) for s in servers]
         rooms = [(await lobbies[0].create_room("sintra", seats=2))["id"] for _ in range(ROOMS)]
         store = RedisStore.connect(cluster.url, prefix=prefix)
         dying = cluster.master_of(store.key(rooms[0]))
