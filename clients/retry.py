@@ -33,8 +33,9 @@ DEFAULT_WAIT = 1.0
 UNAVAILABLE = frozenset({"store_unavailable", "owner_unavailable"})
 """Reject codes of an intent the server could not record or forward for now."""
 UNAVAILABLE_WAIT = 0.5
-"""Seconds between two tries of an intent refused with one of :data:`UNAVAILABLE`
-(within the patience: 30 tries, about 15 s, by default)."""
+"""Seconds between two tries of an intent refused with one of :data:`UNAVAILABLE` when
+the reject does not say (a server before the reject's ``retry_after``; within the
+patience: 30 tries, about 15 s, by default)."""
 BUSY_STATUSES = {429, 503}
 """HTTP statuses retried when the answer says when to come back (``Retry-After``)."""
 
@@ -109,9 +110,11 @@ def http_refusal(response: httpx.Response) -> tuple[str, float] | None:
 def frame_refusal(frame: dict[str, Any]) -> tuple[str, float] | None:
     """The code and the wait of a ``reject`` or non-fatal ``error`` frame ``rate_limited``
     (its ``retry_after``, else :data:`DEFAULT_WAIT`), or of a ``reject`` with a code of
-    :data:`UNAVAILABLE` (:data:`UNAVAILABLE_WAIT`); None for any other frame."""
+    :data:`UNAVAILABLE` (its ``retry_after``, else :data:`UNAVAILABLE_WAIT`); None for
+    any other frame."""
     if frame.get("t") == "reject" and frame.get("code") in UNAVAILABLE:
-        return str(frame["code"]), UNAVAILABLE_WAIT
+        wait = _seconds(frame.get("retry_after"))
+        return str(frame["code"]), UNAVAILABLE_WAIT if wait is None else wait
     if frame.get("t") not in ("reject", "error") or frame.get("code") != "rate_limited":
         return None
     if frame.get("fatal"):

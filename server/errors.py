@@ -12,10 +12,11 @@ def retry_delay(seconds: float) -> float:
 
 
 UNAVAILABLE_RETRY = 0.5
-"""Seconds after which a lobby request refused as ``store_unavailable`` that is safe to
-send again (a read, a room's creation) may be: the refusal says so as ``retry_after``
-(and ``Retry-After: 1``), so clients that honour a 503's wait ride a Redis restart or a
-master's failover out, as they do for intents."""
+"""Seconds after which a request refused as ``store_unavailable`` or
+``owner_unavailable`` may be sent again, where that is safe: an intent (its id is
+applied once), a read, a room's creation, a request with an ``Idempotency-Key``. The
+refusal says so as ``retry_after`` (and ``Retry-After: 1`` over HTTP), so clients ride
+a Redis restart or a master's failover out."""
 
 
 class ApiError(Exception):

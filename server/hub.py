@@ -79,7 +79,7 @@ from protocol import messages
 from protocol.codec import encode
 from protocol.errors import Code
 from protocol.messages import Intent
-from server.errors import ApiError
+from server.errors import UNAVAILABLE_RETRY, ApiError
 from server.logs import fields
 from server.owner_side import OwnerSide
 from server.room import Asked, Connection, Room
@@ -232,11 +232,9 @@ class RedisHub:
         self._unanswered.pop(key, None)
         conn = self._clients.pop(key, None)
         if conn is not None:
-            reject = messages.reject(
-                intent.id,
-                Code.OWNER_UNAVAILABLE,
-                "the room's owner did not answer; retry with the same intent id",
-            )
+            why = "the room's owner did not answer; retry with the same intent id"
+            wait = UNAVAILABLE_RETRY
+            reject = messages.reject(intent.id, Code.OWNER_UNAVAILABLE, why, retry_after=wait)
             conn.send(encode(reject))
 
     async def forward_reserve(

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from engines.base import Result
 from protocol import compact, messages
 from protocol.codec import encode
+from protocol.errors import Code
 from protocol.messages import Intent, IntentId
 from server import metrics
+from server.errors import UNAVAILABLE_RETRY
 
 if TYPE_CHECKING:
     from server.room import Room
@@ -160,10 +162,16 @@ class Mailbox:
         return self._items.popleft()
 
 
+UNAVAILABLE = (Code.STORE_UNAVAILABLE, Code.OWNER_UNAVAILABLE)
+"""Reject codes of an intent refused for now: the same intent may be sent again."""
+
+
 def _refuse(conn: Connection, intent: Intent, code: str, message: str) -> None:
-    """Answer ``intent`` with a ``reject``; nothing changed."""
+    """Answer ``intent`` with a ``reject``; nothing changed. A refusal for now (the
+    store or the owner unavailable) says when to send the intent again."""
     metrics.REJECTS.labels(code).inc()
-    conn.send(encode(messages.reject(intent.id, code, message)))
+    wait = UNAVAILABLE_RETRY if code in UNAVAILABLE else None
+    conn.send(encode(messages.reject(intent.id, code, message, retry_after=wait)))
 
 
 def _ack(conn: Connection, intent_id: IntentId, version: int) -> bytes:

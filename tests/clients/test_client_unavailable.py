@@ -156,6 +156,7 @@ async def test_a_redis_that_never_comes_back_ends_the_waits_with_the_refusal(
         outage.redis.stop()
         reply = await mover.intent(action)
         assert (reply["t"], reply["code"]) == ("reject", "store_unavailable"), reply
+        assert reply["retry_after"] == UNAVAILABLE_RETRY, "the reject says when to retry"
         assert mover.waits == {"store_unavailable": 2}, "three tries: two waits between"
     finally:
         for client in clients:

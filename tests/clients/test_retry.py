@@ -166,5 +166,7 @@ def test_the_wait_is_the_body_s_then_the_header_s_then_one_second() -> None:
     assert frame_refusal({**frame, "code": "not_your_turn"}) is None
     for code in ("store_unavailable", "owner_unavailable"):
         assert frame_refusal({**frame, "code": code}) == (code, UNAVAILABLE_WAIT)
+        said = {**frame, "code": code, "retry_after": 2}
+        assert frame_refusal(said) == (code, 2), "the reject's own wait, where it says one"
         assert frame_refusal({**frame, "t": "error", "code": code, "fatal": False}) is None
         assert str(Wait("intent", code, UNAVAILABLE_WAIT, 1)).startswith("the room's server")

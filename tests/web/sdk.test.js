@@ -10,6 +10,7 @@ import {
   applyPatch,
   connect,
   expandOps,
+  frameRefusal,
   Lobby,
   LobbyError,
   Mirror,
@@ -545,5 +546,16 @@ describe("requests that take seats carry an Idempotency-Key", () => {
     await new Lobby("http://x", { fetch }).createRoom({ engine: "sintra" });
     assert.deepEqual(sent.map((s) => s.headers["idempotency-key"]), [undefined, undefined],
       "a creation carries none");
+  });
+});
+
+describe("frameRefusal (§8)", () => {
+  test("an unavailable reject waits what it says, else UNAVAILABLE_WAIT_S", () => {
+    for (const code of ["store_unavailable", "owner_unavailable"]) {
+      const frame = { t: "reject", id: 1, code, message: "for now" };
+      assert.deepEqual(frameRefusal({ ...frame, retry_after: 2 }), { code, seconds: 2 });
+      assert.deepEqual(frameRefusal(frame), { code, seconds: UNAVAILABLE_WAIT_S });
+    }
+    assert.equal(frameRefusal({ t: "reject", id: 1, code: "not_your_turn", message: "" }), null);
   });
 });

@@ -22,7 +22,8 @@ export const DEFAULT_WAIT_S = 1;
 export const PATIENCE = Object.freeze({ attempts: 30, within: 120 });
 /** Reject codes of an intent the server could not record or forward for now. */
 export const UNAVAILABLE = Object.freeze(["store_unavailable", "owner_unavailable"]);
-/** Seconds between two tries of an intent rejected with one of UNAVAILABLE. */
+/** Seconds between two tries of an intent rejected with one of UNAVAILABLE when the reject
+ * does not say (a server before the reject's `retry_after`). */
 export const UNAVAILABLE_WAIT_S = 0.5;
 
 /** A new Idempotency-Key: 128 random bits as 22 characters of base64url. */
@@ -49,11 +50,11 @@ export function httpRefusal(status, headers, data) {
 }
 
 /** The `{code, seconds}` of a non-fatal `reject` or `error` frame `rate_limited` (its
- * `retry_after`, else 1 s), or of a `reject` with a code of UNAVAILABLE
- * (UNAVAILABLE_WAIT_S), else null. */
+ * `retry_after`, else 1 s), or of a `reject` with a code of UNAVAILABLE (its
+ * `retry_after`, else UNAVAILABLE_WAIT_S), else null. */
 export function frameRefusal(frame) {
   if (frame.t === "reject" && UNAVAILABLE.includes(frame.code)) {
-    return { code: frame.code, seconds: UNAVAILABLE_WAIT_S };
+    return { code: frame.code, seconds: waitSeconds(frame.retry_after) ?? UNAVAILABLE_WAIT_S };
   }
   if (frame.code !== "rate_limited" || frame.fatal) return null;
   return { code: frame.code, seconds: waitSeconds(frame.retry_after) ?? DEFAULT_WAIT_S };
