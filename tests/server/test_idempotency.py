@@ -120,6 +120,9 @@ async def test_a_repeated_rematch_gets_the_same_seat_and_token(
     assert (again.json()["seat"], again.json()["token"]) == (0, first.json()["token"])
     unkeyed = await http.post(path, json={"token": tokens[0]})
     assert (unkeyed.status_code, error_code(unkeyed)) == (409, "seat_taken")
+    other = await http.post(path, json={"token": tokens[0]}, headers=keyed("a-new-request-000001"))
+    assert (other.status_code, error_code(other)) == (409, "seat_taken"), other.text
+    assert "taken already" in other.json()["error"]["message"], "a new key is a new request"
 
 
 async def test_a_repeat_asked_of_another_process_or_after_a_restart_gets_the_same_seat(
