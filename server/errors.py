@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from protocol.errors import Code
+
 
 def retry_delay(seconds: float) -> float:
     """A wait as clients are told it: seconds, rounded up to the millisecond, never 0."""
@@ -17,6 +19,8 @@ UNAVAILABLE_RETRY = 0.5
 applied once), a read, a room's creation, a request with an ``Idempotency-Key``. The
 refusal says so as ``retry_after`` (and ``Retry-After: 1`` over HTTP), so clients ride
 a Redis restart or a master's failover out."""
+UNAVAILABLE = (Code.STORE_UNAVAILABLE, Code.OWNER_UNAVAILABLE)
+"""The codes of a refusal for now (:data:`UNAVAILABLE_RETRY`)."""
 
 
 class ApiError(Exception):

@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import logging
 import secrets
@@ -75,14 +76,13 @@ from typing import Any
 
 import msgpack
 
-from protocol import messages
-from protocol.codec import encode
 from protocol.errors import Code
 from protocol.messages import Intent
-from server.errors import UNAVAILABLE_RETRY, ApiError
+from server.errors import ApiError
 from server.logs import fields
 from server.owner_side import OwnerSide
-from server.room import Asked, Connection, Room
+from server.room import Connection, Room
+from server.room_parts import Reservation, reject_frame
 from server.settings import Settings
 from server.store import StoreUnavailable
 from server.store.channels import Subscriber, publish
@@ -233,20 +233,10 @@ class RedisHub:
         conn = self._clients.pop(key, None)
         if conn is not None:
             why = "the room's owner did not answer; retry with the same intent id"
-            wait = UNAVAILABLE_RETRY
-            reject = messages.reject(intent.id, Code.OWNER_UNAVAILABLE, why, retry_after=wait)
-            conn.send(encode(reject))
+            conn.send(reject_frame(intent, Code.OWNER_UNAVAILABLE, why))
 
-    async def forward_reserve(
-        self,
-        room: Room,
-        name: str | None,
-        seat: int | None,
-        claim: bool = False,
-        asked: Asked | None = None,
-    ) -> tuple[int, str]:
-        request = {"k": "reserve", "name": name, "seat": seat, "claim": claim, "asked": asked}
-        answer = await self._request(room, request)
+    async def forward_reserve(self, room: Room, ask: Reservation) -> tuple[int, str]:
+        answer = await self._request(room, {"k": "reserve", **dataclasses.asdict(ask)})
         return answer["seat"], answer["token"]
 
     async def forward_call(self, room: Room, op: str, args: dict[str, Any]) -> Any:

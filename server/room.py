@@ -77,6 +77,7 @@ from server.room_parts import Asked as Asked
 from server.room_parts import (
     Command,
     Mailbox,
+    Reservation,
     _Bookkeep,
     _Call,
     _Intent,
@@ -287,10 +288,11 @@ class Room:
 
         A seat without a name is called "player N".
         """
+        ask = Reservation(name, seat, claim, asked)
         if self.lease is None and self.forwarder is not None:
-            return await self.forwarder.forward_reserve(self, name, seat, claim, asked)
+            return await self.forwarder.forward_reserve(self, ask)
         done: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Reserve(name, seat, done, claim, asked))
+        self._queue.put_nowait(_Reserve(ask, done))
         return await done
 
     async def seat_bots(

@@ -169,10 +169,9 @@ def decide(
 
 
 async def reserve(room: Room, command: _Reserve) -> None:
-    asked = command.asked
-    taken = [] if asked is None else room.table.seats_asked(asked[0])
-    if taken and asked is not None:  # a repeat of a request that took its seat
-        command.done.set_result((taken[0], asked[1]))
+    ask, asked = command.ask, command.ask.asked
+    if asked is not None and (taken := room.table.seats_asked(asked[0])):
+        command.done.set_result((taken[0], asked[1]))  # a repeat of the request
         return
     names = room.record.names
     if room.record.status == "finished":
@@ -180,7 +179,7 @@ async def reserve(room: Room, command: _Reserve) -> None:
     if room.record.status != "waiting":
         raise ApiError(409, "room_full", "every seat of this room is taken")
     held = held_seats(room)
-    seat = command.seat
+    seat = ask.seat
     if seat is None:
         free = [s for s, name in enumerate(names) if name is None and s not in held]
         if not free:
@@ -190,9 +189,9 @@ async def reserve(room: Room, command: _Reserve) -> None:
         raise ApiError(400, "bad_seat", f"seat must be 0..{len(names) - 1}")
     elif names[seat] is not None:
         raise ApiError(409, "seat_taken", f"seat {seat} is taken")
-    elif seat in held and not command.claim:
+    elif seat in held and not ask.claim:
         raise seat_held(room)
-    name = command.name or f"player {seat + 1}"
+    name = ask.name or f"player {seat + 1}"
     token = ids.seat_token() if asked is None else asked[1]
     entry = {"k": "seat", "seat": seat, "name": name}
     if asked is not None:
@@ -342,9 +341,7 @@ def reroute(room: Room, command: Command) -> None:
         return
     if isinstance(command, _Reserve):
         forwarded: asyncio.Future[Any] = asyncio.ensure_future(
-            room.forwarder.forward_reserve(
-                room, command.name, command.seat, command.claim, command.asked
-            )
+            room.forwarder.forward_reserve(room, command.ask)
         )
     elif isinstance(command, _Call):
         forwarded = asyncio.ensure_future(

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from engines.base import Result
 from protocol import compact, messages
 from protocol.codec import encode
-from protocol.errors import Code
 from protocol.messages import Intent, IntentId
 from server import metrics
-from server.errors import UNAVAILABLE_RETRY
+from server.errors import UNAVAILABLE, UNAVAILABLE_RETRY
 
 if TYPE_CHECKING:
     from server.room import Room
@@ -47,14 +46,8 @@ class Forwarder(Protocol):
     def forward_intent(self, room: Room, conn: Connection, intent: Intent) -> None:
         """Send the intent to the owner; its ack or reject comes back on ``conn``."""
 
-    async def forward_reserve(
-        self,
-        room: Room,
-        name: str | None,
-        seat: int | None,
-        claim: bool = False,
-        asked: Asked | None = None,
-    ) -> tuple[int, str]: ...
+    async def forward_reserve(self, room: Room, ask: Reservation) -> tuple[int, str]:
+        """Have the owner take the seat ``ask`` asks for; its seat and token."""
 
     async def owned(self, room: Room) -> None:
         """This process has just taken ``room``'s lease."""
@@ -82,14 +75,23 @@ with the seat, :func:`server.ids.request_digest`) and the seat's token in this r
 token, whichever process answers it."""
 
 
-@dataclass
-class _Reserve:
-    name: str | None
-    seat: int | None
-    done: asyncio.Future[tuple[int, str]]
+@dataclass(frozen=True)
+class Reservation:
+    """What a seat request asks of a room (:meth:`Room.reserve`), as the owner takes it
+    and as a replica forwards it."""
+
+    name: str | None = None
+    seat: int | None = None
+    """The seat asked for (None: the first free one not held)."""
     claim: bool = False
     """A former player taking back the seat a rematch holds for them."""
     asked: Asked | None = None
+
+
+@dataclass
+class _Reserve:
+    ask: Reservation
+    done: asyncio.Future[tuple[int, str]]
 
 
 @dataclass
@@ -162,16 +164,17 @@ class Mailbox:
         return self._items.popleft()
 
 
-UNAVAILABLE = (Code.STORE_UNAVAILABLE, Code.OWNER_UNAVAILABLE)
-"""Reject codes of an intent refused for now: the same intent may be sent again."""
+def reject_frame(intent: Intent, code: str, message: str) -> bytes:
+    """The ``reject`` of ``intent``; a refusal for now (the store or the owner
+    unavailable) says when to send the intent again."""
+    wait = UNAVAILABLE_RETRY if code in UNAVAILABLE else None
+    return encode(messages.reject(intent.id, code, message, retry_after=wait))
 
 
 def _refuse(conn: Connection, intent: Intent, code: str, message: str) -> None:
-    """Answer ``intent`` with a ``reject``; nothing changed. A refusal for now (the
-    store or the owner unavailable) says when to send the intent again."""
+    """Answer ``intent`` with a ``reject``; nothing changed."""
     metrics.REJECTS.labels(code).inc()
-    wait = UNAVAILABLE_RETRY if code in UNAVAILABLE else None
-    conn.send(encode(messages.reject(intent.id, code, message, retry_after=wait)))
+    conn.send(reject_frame(intent, code, message))
 
 
 def _ack(conn: Connection, intent_id: IntentId, version: int) -> bytes:

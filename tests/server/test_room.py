@@ -17,7 +17,8 @@ from engines.turn_relay import ENGINE as turn_relay
 from protocol.codec import decode
 from protocol.messages import Intent
 from protocol.mirror import Mirror
-from server.room import Asked, Room
+from server.room import Room
+from server.room_parts import Reservation
 from server.settings import Settings
 from server.store import MemoryStore, RoomRecord
 from support import Mover, packed
@@ -34,14 +35,7 @@ class Owner:
         self.intents.append(intent)
         self.reached.set()
 
-    async def forward_reserve(
-        self,
-        room: Room,
-        name: str | None,
-        seat: int | None,
-        claim: bool = False,
-        asked: Asked | None = None,
-    ):
+    async def forward_reserve(self, room: Room, ask: Reservation) -> tuple[int, str]:
         return 1, "token-from-the-owner"
 
     async def owned(self, room: Room) -> None:
