@@ -36,7 +36,7 @@ from starlette.websockets import WebSocket
 
 from protocol.errors import Code
 from server import connection, metrics, scrape, web
-from server.errors import UNAVAILABLE_RETRY, ApiError
+from server.errors import UNAVAILABLE, UNAVAILABLE_RETRY, ApiError
 from server.limits import Gate, HttpLimits, client_address
 from server.lobby import Lobby
 from server.logs import fields
@@ -274,9 +274,10 @@ def create_app(
         )
 
     async def api_error(request: Request, exc: Exception) -> Response:
+        """A refusal as JSON; one for now (the store or a room's owner unavailable) says
+        when to send the request again where that is safe (:func:`_repeatable`)."""
         assert isinstance(exc, ApiError)
-        unavailable = exc.code in (Code.OWNER_UNAVAILABLE, Code.STORE_UNAVAILABLE)
-        if unavailable and exc.retry_after is None and _repeatable(request):
+        if exc.code in UNAVAILABLE and exc.retry_after is None and _repeatable(request):
             exc = ApiError(exc.status, exc.code, exc.message, retry_after=UNAVAILABLE_RETRY)
         return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
 
@@ -284,10 +285,7 @@ def create_app(
         metrics.STORE_ERRORS.labels("lobby").inc()
         log.warning("store unavailable", extra=fields(path=request.url.path, error=str(exc)))
         why = f"the room store is unavailable: {exc}"
-        retry = UNAVAILABLE_RETRY if _repeatable(request) else None
-        return await api_error(
-            request, ApiError(503, Code.STORE_UNAVAILABLE, why, retry_after=retry)
-        )
+        return await api_error(request, ApiError(503, Code.STORE_UNAVAILABLE, why))
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

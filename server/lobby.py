@@ -348,7 +348,7 @@ class Lobby:
         if new.record.names[seat] is not None and asked is None:
             raise taken_already
         try:  # a repeat of a keyed request gets its seat, whatever the room's status
-            taken, new_token = await new.reserve(record.names[seat], seat, True, asked)
+            taken, new_token = await new.reserve(record.names[seat], seat, claim=True, asked=asked)
         except ApiError as exc:
             if exc.status == 409 and new.record.names[seat] is not None:
                 raise taken_already from None
