@@ -102,9 +102,9 @@ class LobbyClient:
         self.patience = patience
         self.on_wait = on_wait
         self.credentials: dict[str, dict[str, str]] = {}
+        """Per room created here: ``owner_token`` and (private rooms) ``invite``."""
         self.waits: Counter[str] = Counter()
         """The refusals this client waited out and sent again, by code."""
-        """Per room created here: ``owner_token`` and (private rooms) ``invite``."""
         self._http = httpx.AsyncClient(
             base_url=self.base_url, timeout=self.TIMEOUT, transport=transport
         )

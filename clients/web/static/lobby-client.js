@@ -132,6 +132,11 @@ export class Lobby {
     }
   }
 
+  /** A POST that takes seats, with an Idempotency-Key of its own (the same on every try). */
+  takeSeats(path, body) {
+    return this.call("POST", path, body, { key: requestKey() });
+  }
+
   /** Every engine: `[{id, title, kind, min_players, max_players, options}]`. */
   games() {
     return this.call("GET", "/api/games");
@@ -175,7 +180,7 @@ export class Lobby {
     if (seat !== undefined && seat !== null) body.seat = seat;
     if (invite) body.invite = invite;
     if (ownerToken) body.owner_token = ownerToken;
-    return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/seats`, body, { key: requestKey() });
+    return this.takeSeats(`/api/rooms/${encodeURIComponent(id)}/seats`, body);
   }
 
   /** A seat in the fullest open public room of `engine`, or in a new one. */
@@ -183,7 +188,7 @@ export class Lobby {
     const body = { engine };
     if (name) body.name = name;
     if (seats) body.seats = seats;
-    return this.call("POST", "/api/quickplay", body, { key: requestKey() });
+    return this.takeSeats("/api/quickplay", body);
   }
 
   /** Bots of `kind` ("random" or "greedy") in `seats` (default: every free seat). Only the
@@ -194,7 +199,7 @@ export class Lobby {
     if (seats) body.seats = seats;
     if (ownerToken) body.owner_token = ownerToken;
     if (token) body.token = token;
-    return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/bots`, body, { key: requestKey() });
+    return this.takeSeats(`/api/rooms/${encodeURIComponent(id)}/bots`, body);
   }
 
   /**
@@ -205,6 +210,6 @@ export class Lobby {
    */
   rematch(id, { token } = {}) {
     const body = token ? { token } : {};
-    return this.call("POST", `/api/rooms/${encodeURIComponent(id)}/rematch`, body, { key: requestKey() });
+    return this.takeSeats(`/api/rooms/${encodeURIComponent(id)}/rematch`, body);
   }
 }
