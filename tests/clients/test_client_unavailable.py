@@ -13,7 +13,7 @@ import pytest
 from wire import new_room
 
 from clients.client import LobbyClient, LobbyError, RoomClient
-from clients.retry import UNAVAILABLE_WAIT, Patience, Wait
+from clients.retry import Patience, Wait
 from clients.spawn import SpawnedRedis
 from conftest import Running, redis_server, running
 from server.errors import UNAVAILABLE_RETRY
@@ -65,8 +65,8 @@ async def test_an_intent_refused_while_redis_is_down_lands_once_it_is_back(outag
         assert reply["t"] == "ack", reply
         assert reply["v"] == before + 1, "applied once, not once a try"
         assert [(w.what, w.code, w.seconds) for w in outage.waits[:1]] == [
-            ("intent", "store_unavailable", UNAVAILABLE_WAIT)
-        ]
+            ("intent", "store_unavailable", UNAVAILABLE_RETRY)
+        ], "the wait the reject says"
         assert mover.waits["store_unavailable"] == len(outage.waits)
         for client in clients:  # every seat sees the move
             await client.wait_version(before + 1)

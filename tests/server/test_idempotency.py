@@ -131,19 +131,26 @@ async def test_a_repeat_asked_of_another_process_or_after_a_restart_gets_the_sam
     settings = Settings(redis_url=redis_url, redis_prefix=prefix)
     async with running(settings) as owner:
         async with httpx.AsyncClient(base_url=owner.url) as http:
-            room_id = (await _room(http, seats=3))["id"]
+            room = await _room(http, seats=3)
+            room_id = room["id"]
             path = f"/api/rooms/{room_id}/seats"
             asked = await http.post(path, json={"name": "ana"}, headers=keyed())
             assert asked.status_code == 201, asked.text
             first = asked.json()
+        bots = f"/api/rooms/{room_id}/bots"
+        body = {"owner_token": room["owner_token"], "seats": [2]}
         async with running(settings) as replica, httpx.AsyncClient(base_url=replica.url) as http:
-            assert replica.lobby.room(room_id) is None or replica.lobby.room(room_id).lease is None
             forwarded = await http.post(path, json={"name": "ana"}, headers=keyed())
             assert forwarded.status_code == 201 and forwarded.json() == first, forwarded.text
+            loaded = replica.lobby.room(room_id)
+            assert loaded is not None and loaded.lease is None, "forwarded to the owner"
+            for _ in range(2):  # a call forwarded with its key, then its repeat
+                seated = await http.post(bots, json=body, headers=keyed("a-bots-request-00001"))
+                assert seated.status_code == 201 and seated.json()["taken"] == 2, seated.text
     async with running(settings) as restarted, httpx.AsyncClient(base_url=restarted.url) as http:
         again = await http.post(path, json={"name": "ana"}, headers=keyed())
         assert again.status_code == 201 and again.json() == first, again.text
-        assert (await http.get(f"/api/rooms/{room_id}")).json()["taken"] == 1
+        assert (await http.get(f"/api/rooms/{room_id}")).json()["taken"] == 2
 
 
 def test_a_snapshot_keeps_which_request_took_each_seat() -> None:
