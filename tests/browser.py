@@ -53,13 +53,16 @@ REFUSED = re.compile(
 )
 
 
-LOADED = """() => {
+DRAWN = """() => !document.querySelector(".o-board .loading")
+  && [...document.querySelectorAll("link[rel=stylesheet]")].every((link) => link.sheet)"""
+"""Whether the page's board is drawn (its module loaded) and every style sheet is in:
+before that, an unstyled board may be wider than a phone's screen for a moment."""
+LOADED = f"""() => {{
   const read = performance.getEntriesByType("resource").map((entry) => entry.name);
-  return !document.querySelector(".o-board .loading")
-    && [...document.querySelectorAll("link[rel=stylesheet]")].every((link) => link.sheet)
+  return ({DRAWN})()
     && ["/static/favicon.svg", "/static/favicon-turn.svg", "/help.json"]
       .every((end) => read.some((name) => name.endsWith(end)));
-}"""
+}}"""
 """Whether the room page's late loads are done (resource timing lists a file once it is
 read), for a game with a board and a help (each of the three games)."""
 
@@ -227,6 +230,10 @@ class Watched:
         drawn, every style sheet in, the tab icons and the game's help read. A server
         stopped before then would refuse one of these loads (a console error)."""
         self.page.wait_for_function(LOADED, timeout=30_000)
+
+    def wait_drawn(self) -> None:
+        """Until the board is drawn and every style sheet is in (:data:`DRAWN`)."""
+        self.page.wait_for_function(DRAWN, timeout=30_000)
 
     def mirror(self) -> Any:
         """The room document the page's connection holds (``globalThis.tablewireRoom``)."""

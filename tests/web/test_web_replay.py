@@ -85,6 +85,9 @@ def test_a_finished_game_replays_move_by_move_and_its_record_opens_again(
     linked = open_page(PHONE)
     linked.page.goto(f"{served.url}/rooms/{room_id}/replay#move=2")
     expect(linked.page.locator("#step-title")).to_have_text(f"Move 2 of {count}")
+    # Measured once the board is drawn and styled: an unstyled board, its style sheet
+    # still loading, was wider than the phone for a moment (failed once in CI).
+    linked.wait_drawn()
     assert linked.no_horizontal_scroll()
     linked.shoot(shots, f"replay-{engine}-phone")
 
