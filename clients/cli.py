@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from clients.addresses import server_url
 from clients.exits import EXIT_STATUSES, Status
-from engines import GAMES, benchmark
+from engines import GAMES, benchmark, default_game
 from server.ids import ROOM_ID
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
@@ -122,7 +122,8 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    games_help = f"the game: {_games_line()}; default sintra (`tablewire games` for details)"
+    game = default_game()
+    games_help = f"the game: {_games_line()}; default {game} (`tablewire games` for details)"
 
     serve = commands.add_parser("serve", help="run the server (in-memory store)")
     serve.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
@@ -203,14 +204,15 @@ def _parser() -> argparse.ArgumentParser:
         "new",
         help_text="create a room and print it as JSON",
         description="Create a room and print it as JSON. With no options, `tablewire new` makes "
-        "a public Sintra room for 4 players with the default options and a random seed.",
+        f"a public {GAMES[game].title} room for {GAMES[game].max_players} players with the "
+        "default options and a random seed.",
     )
-    new.add_argument("--game", default="sintra", metavar="GAME", help=games_help)
+    new.add_argument("--game", default=game, metavar="GAME", help=games_help)
     new.add_argument(
         "--seats",
         type=_positive,
         default=None,
-        help="how many players (default: the game's most, 4 for Sintra)",
+        help=f"how many players (default: the game's most, {GAMES[game].max_players} for {game})",
     )
     options(new)
     new.add_argument("--private", action="store_true", help="leave the room out of the lists")
@@ -268,7 +270,7 @@ def _parser() -> argparse.ArgumentParser:
         "same game, options, players and bots), as printed at the end of the game",
     )
     play.add_argument("--name", default=None, help="your name at the table (default: player N)")
-    play.add_argument("--game", default="sintra", metavar="GAME", help=games_help)
+    play.add_argument("--game", default=game, metavar="GAME", help=games_help)
     play.add_argument(
         "--seats",
         type=_positive,
@@ -314,7 +316,7 @@ def _parser() -> argparse.ArgumentParser:
         "free seats of one room; print one JSON line of results.",
         several=True,
     )
-    bot.add_argument("--game", default="sintra", metavar="GAME", help=games_help)
+    bot.add_argument("--game", default=game, metavar="GAME", help=games_help)
     bot.add_argument("--rooms", type=_positive, default=1, help="rooms to create (default 1)")
     bot.add_argument("--players", type=_positive, default=4, help="bots per room (default 4)")
     bot.add_argument("--spectators", type=_count, default=0, help="spectators per room (default 0)")

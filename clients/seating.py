@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clients.client import LobbyClient, LobbyError
+from engines import default_game
 
 
 @dataclass
@@ -18,7 +19,7 @@ class SeatRequest:
     room: str | None = None
     token: str | None = None
     name: str | None = None
-    game: str = "sintra"
+    game: str = field(default_factory=default_game)
     seats: int | None = None
     """Quick play: the room size wanted; with ``bots``: the new room's size (default 1+bots)."""
     bots: int = 0

@@ -12,6 +12,8 @@ folders kept elsewhere; nothing outside a game's folder names the game.
 engine object; ``GAMES`` holds the ones offered to players (``kind == "game"``),
 leaving out engines such as ``turn-relay`` that exist for load tests
 (``kind == "benchmark"``); ``PACKAGES`` maps an engine id to its folder's package.
+The game a client command plays when given none is the one whose folder says
+``DEFAULT = True`` (:func:`default_game`), so no client names a game either.
 """
 
 from __future__ import annotations
@@ -121,6 +123,20 @@ def benchmark() -> tuple[Engine, ModuleType]:
     return found[0], rules
 
 
+def default_game() -> str:
+    """The id of the game played when none is named: the one whose package sets
+    ``DEFAULT = True``, else the first game found. Two such games are a
+    :class:`GameFolderError`; no game at all is a :class:`LookupError`."""
+    chosen = [id_ for id_ in GAMES if getattr(PACKAGES[id_], "DEFAULT", False) is True]
+    if len(chosen) > 1:
+        raise GameFolderError(f"only one game folder may say DEFAULT = True: {chosen}")
+    if chosen:
+        return chosen[0]
+    if not GAMES:
+        raise LookupError("no game folder found")
+    return next(iter(GAMES))
+
+
 def folder(engine_id: str) -> Path:
     """The folder of a game."""
     return Path(next(iter(PACKAGES[engine_id].__path__)))
@@ -137,6 +153,7 @@ __all__ = [
     "Engine",
     "GameFolderError",
     "benchmark",
+    "default_game",
     "discover",
     "folder",
     "part",

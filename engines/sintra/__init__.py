@@ -4,4 +4,7 @@ from engines.sintra.engine import Sintra
 
 ENGINE = Sintra()
 
-__all__ = ["ENGINE", "Sintra"]
+DEFAULT = True
+"""The game client commands play when given none (:func:`engines.default_game`)."""
+
+__all__ = ["DEFAULT", "ENGINE", "Sintra"]

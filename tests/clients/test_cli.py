@@ -20,7 +20,7 @@ from clients.cli import DEFAULT_SERVER, _parser
 from clients.commands import _answers
 from clients.exits import EXIT_STATUSES, Status
 from clients.spawn import TABLEWIRE, SpawnedServer, free_port
-from engines import GAMES
+from engines import GAMES, default_game
 from server.lobby import Lobby
 
 
@@ -250,7 +250,9 @@ def test_every_option_of_every_command_says_what_it_does() -> None:
             if not isinstance(action, argparse._HelpAction):
                 assert action.help, f"tablewire {name} {action.option_strings}"
     new_help = " ".join(commands.choices["new"].format_help().split())
-    assert "a public Sintra room for 4 players" in new_help
+    default = GAMES[default_game()]
+    assert f"a public {default.title} room for {default.max_players} players" in new_help
+    assert f"default {default.id} (" in new_help
     assert all(game in new_help for game in GAMES) and "turn-relay" not in new_help
     assert "several comma-separated" not in commands.choices["play"].format_help()
     assert "{random,greedy}" in commands.choices["bots"].format_help()

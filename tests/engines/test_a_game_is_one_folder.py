@@ -64,6 +64,30 @@ def test_a_folder_that_is_no_game_is_refused_clearly_and_changes_nothing(tmp_pat
     assert before == engines.ENGINES
 
 
+def test_the_default_game_is_the_one_whose_folder_says_so(folder: Path, tmp_path: Path) -> None:
+    assert engines.default_game() == next(
+        id_ for id_, package in engines.PACKAGES.items() if getattr(package, "DEFAULT", False)
+    )
+    chosen = tmp_path / "chosen_game"
+    shutil.copytree(folder, chosen)
+    with (chosen / "__init__.py").open("a") as init:
+        init.write("\nDEFAULT = True\n")
+    engines.discover([chosen])
+    try:
+        with pytest.raises(engines.GameFolderError, match="only one game folder may say DEFAULT"):
+            engines.default_game()
+    finally:
+        engines.discover()
+
+
+def test_with_no_folder_saying_default_the_first_game_found_is_played(
+    discovered: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for package in engines.PACKAGES.values():
+        monkeypatch.delattr(package, "DEFAULT", raising=False)
+    assert engines.default_game() == next(iter(engines.GAMES))
+
+
 def test_its_bots_are_random_and_it_says_it_has_no_greedy_one(discovered: Path) -> None:
     assert not has_greedy(ID)
     assert robots.default_kind(engines.ENGINES[ID]) == "random"
