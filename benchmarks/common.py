@@ -1,5 +1,9 @@
 """Shared helpers of the benchmark scripts: the machine, percentiles, a load-test run,
-the shared turn-relay harness (../shared/peers/colyseus)."""
+the shared turn-relay harness (../shared/peers/colyseus).
+
+Importing it puts ``tests/`` on the path, so a benchmark takes the doubles the tests
+use from ``tests/doubles.py`` (``from doubles import ...`` after ``from common import
+...``) instead of writing them again."""
 
 from __future__ import annotations
 
@@ -18,6 +22,9 @@ __all__ = ["REDIS_ARGS", "commit", "harness", "loadtest", "machine", "percentile
 
 TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
 ROOT = Path(__file__).resolve().parent.parent
+# The root before tests/: the tests' folders (tests/server, ...) have no __init__.py, and
+# the packages of the root must be found first.
+sys.path.extend(str(path) for path in (ROOT, ROOT / "tests") if str(path) not in sys.path)
 SHARED = Path(os.environ.get("SHARED_PEERS", ROOT.parent / "shared" / "peers" / "colyseus"))
 PEERS = Path(os.environ.get("PEERS", "/tmp/tablewire-peers-redis"))
 REDIS_ARGS = ("--save", "", "--appendonly", "yes", "--appendfsync", "always")

@@ -26,8 +26,7 @@ import time
 from typing import Any
 
 from common import machine
-from websockets.protocol import State
-from websockets.server import ServerProtocol
+from doubles import FakeProtocol
 
 from protocol.codec import encode
 from server import native
@@ -38,36 +37,6 @@ from server.room import Room
 from server.settings import Settings
 from server.store import MemoryStore
 from server.transport import DirectWriter
-
-
-class Transport:
-    """Takes every write at once, as a socket with room in its buffer does."""
-
-    def __init__(self) -> None:
-        self.written = 0
-
-    def is_closing(self) -> bool:
-        return False
-
-    def write(self, data: bytes) -> None:
-        self.written += len(data)
-
-    def get_write_buffer_size(self) -> int:
-        return 0
-
-
-class Protocol:
-    """The parts of uvicorn's WebSocket protocol that the direct writer uses."""
-
-    def __init__(self) -> None:
-        self.conn = ServerProtocol()
-        self.conn.state = State.OPEN
-        self.transport = Transport()
-        self.close_sent = self.disconnected = False
-        self.handshake_complete = True
-
-    async def send(self, message: Any) -> None:
-        raise AssertionError("frames go through the direct writer")
 
 
 class Socket:
@@ -89,7 +58,7 @@ async def seated_rooms(count: int) -> list[tuple[Room, list[SocketConnection]]]:
         assert room is not None
         conns = []
         for seat in range(4):
-            protocol = Protocol()
+            protocol = FakeProtocol(stalled=False)
             conn = SocketConnection(
                 Socket(),  # type: ignore[arg-type]
                 settings,

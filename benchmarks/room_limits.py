@@ -38,44 +38,16 @@ from typing import Any
 
 import httpx
 from common import machine, percentile
+from doubles import Mover
 
 from clients.spawn import SpawnedServer
-from protocol.codec import decode
-from protocol.messages import Intent
 from server.lobby import Lobby
-from server.room import Room
 from server.settings import Settings
 from server.store import MemoryStore, Store
 from server.store.redis import RedisStore
 from server.timers import ManualTimers
 
 TEN_MINUTES = 600.0
-
-
-class Seat:
-    """A room connection of one seat that sends an intent and waits for its ack."""
-
-    def __init__(self, seat: int) -> None:
-        self.seat = seat
-        self.protocol = 1
-        self.ids = 0
-        self.answer: asyncio.Future[dict[str, Any]] | None = None
-
-    def send(self, frame: bytes) -> None:
-        message = decode(frame)
-        if message["t"] in ("ack", "reject") and self.answer and not self.answer.done():
-            self.answer.set_result(message)
-
-    def close(self, code: str, message: str) -> None:
-        pass
-
-    async def move(self, room: Room) -> None:
-        assert room.state is not None
-        self.ids += 1
-        self.answer = asyncio.get_running_loop().create_future()
-        action = room.engine.legal_actions(room.state, self.seat)[0]
-        room.submit(self, Intent(self.ids, action))
-        await self.answer
 
 
 class Spawned:
@@ -240,7 +212,7 @@ async def _relay(settings: Settings, moves: int, traced: bool) -> tuple[float, i
     for _ in range(4):
         await lobby.reserve(room_id, {})
     room = lobby.rooms[room_id]
-    movers = [Seat(seat) for seat in range(4)]
+    movers = [Mover(seat) for seat in range(4)]
     start = time.perf_counter()
     for _ in range(moves):
         if room.record.status != "playing":

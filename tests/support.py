@@ -4,9 +4,7 @@ terminal client, and Crystal Palace positions the rules tests start from."""
 
 from __future__ import annotations
 
-import asyncio
 import io
-import itertools
 import os
 import random
 import re
@@ -20,6 +18,7 @@ from typing import Any, TypeVar
 import httpx
 import msgpack
 import pytest
+from doubles import Mover
 from rich.console import Console
 
 import engines
@@ -81,32 +80,6 @@ def playout(
 
 
 # -- rooms without a network -------------------------------------------------
-
-
-class Mover:
-    """Sends intents for one seat and waits for each answer (ack or reject)."""
-
-    def __init__(self, seat: int) -> None:
-        self.seat = seat
-        self.protocol = 1
-        self.ids = itertools.count(1)
-        self.answer: asyncio.Future[dict[str, Any]] | None = None
-
-    def send(self, frame: bytes) -> None:
-        message = decode(frame)
-        if message["t"] in ("ack", "reject") and self.answer and not self.answer.done():
-            self.answer.set_result(message)
-
-    def close(self, code: str, message: str) -> None:
-        pass
-
-    async def move(self, room: Room) -> dict[str, Any]:
-        assert room.state is not None
-        action = room.engine.legal_actions(room.state, self.seat)[0]
-        self.answer = asyncio.get_running_loop().create_future()
-        room.submit(self, Intent(next(self.ids), action))
-        async with asyncio.timeout(5):
-            return await self.answer
 
 
 async def play_to_the_end(room: Room) -> None:

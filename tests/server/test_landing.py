@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from doubles import Mover
 
 from protocol.messages import Intent
 from server.lobby import Lobby
@@ -18,7 +19,6 @@ from server.settings import Settings
 from server.store import Store
 from server.store.memory import MemoryStore
 from server.store.redis import RedisStore
-from support import Mover
 
 
 @pytest.fixture(params=["memory", "redis"])

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 import pytest
+from doubles import Mover
 
 from clients.recorder import Recorder
 from engines import Engine
@@ -21,7 +22,7 @@ from server.room import Room
 from server.room_parts import Reservation
 from server.settings import Settings
 from server.store import MemoryStore, RoomRecord
-from support import Mover, packed
+from support import packed
 
 
 class Owner:

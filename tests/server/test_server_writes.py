@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from doubles import FakeProtocol
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
@@ -33,38 +34,6 @@ async def test_a_client_that_does_not_read_is_closed_as_too_slow() -> None:
     assert decode(queued[0])["code"] == "too_slow" and queued[1] is None
     conn.send(b"later")
     assert conn._queue.empty(), "nothing is queued after the close"
-
-
-class FakeTransport:
-    """A transport whose peer stopped reading: everything written stays buffered."""
-
-    def __init__(self) -> None:
-        self.buffered = 0
-        self.writes: list[bytes] = []
-
-    def is_closing(self) -> bool:
-        return False
-
-    def write(self, data: bytes) -> None:
-        self.buffered += len(data)
-        self.writes.append(data)
-
-    def get_write_buffer_size(self) -> int:
-        return self.buffered
-
-
-class FakeProtocol:
-    """The parts of uvicorn's sans-I/O WebSocket protocol the direct writer uses."""
-
-    def __init__(self) -> None:
-        self.conn = ServerProtocol()
-        self.conn.state = State.OPEN
-        self.transport = FakeTransport()
-        self.close_sent = self.disconnected = False
-        self.handshake_complete = True
-
-    async def send(self, message: object) -> None:
-        raise AssertionError("data frames must not go through ASGI send")
 
 
 async def test_direct_writes_go_to_the_transport_and_a_full_buffer_is_too_slow() -> None:
