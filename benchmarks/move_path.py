@@ -36,7 +36,7 @@ from server.lobby import Lobby
 from server.room import Room
 from server.settings import Settings
 from server.store import MemoryStore
-from server.transport import DirectWriter
+from server.writer import DirectWriter
 
 
 class Socket:

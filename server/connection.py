@@ -59,16 +59,15 @@ from server.room import Connection, Room, hash_token
 from server.settings import Settings
 from server.store import StoreUnavailable
 from server.transport import (
-    FLUSHER,
     SERVER_SEND,
     Abortable,
     BoundedWebSocket,
-    DirectWriter,
     reader_of,
     reset,
     set_send_buffer,
     transport_of,
 )
+from server.writer import FLUSHER, DirectWriter
 
 log = logging.getLogger("tablewire.connection")
 

@@ -1,8 +1,8 @@
 """The frames one connection sends, on the path every frame takes: compiled, small.
 
 A room's fan-out hands each connection its frames through :meth:`Outbox.send`; with
-a direct writer (``tablewire serve``: :class:`server.transport.DirectWriter`) they
-wait in :attr:`Outbox.pending` until :data:`server.transport.FLUSHER` writes each
+a direct writer (``tablewire serve``: :class:`server.writer.DirectWriter`) they
+wait in :attr:`Outbox.pending` until :data:`server.writer.FLUSHER` writes each
 connection's frames of one turn of the loop in one go (:meth:`Outbox.flush`). The
 rarer paths stay with the connection (:class:`Spill`, :mod:`server.connection`): the
 queue of a connection without a direct writer, the progress watch of a socket that
@@ -17,7 +17,7 @@ import weakref
 from typing import Protocol
 
 from server.metrics import COUNTS
-from server.transport import FLUSHER, DirectWriter
+from server.writer import FLUSHER, DirectWriter
 
 
 class Spill(Protocol):

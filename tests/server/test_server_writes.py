@@ -13,7 +13,7 @@ from websockets.server import ServerProtocol
 from protocol.codec import decode, encode
 from server.connection import SocketConnection
 from server.settings import Settings
-from server.transport import FLUSHER, DirectWriter
+from server.writer import FLUSHER, DirectWriter
 
 # -- backpressure -----------------------------------------------------------------
 
