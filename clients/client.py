@@ -402,11 +402,6 @@ class RoomClient:
         if self._reader is not None:
             await asyncio.gather(self._reader, return_exceptions=True)
 
-    async def reconnect(self) -> dict[str, Any]:
-        """Drop the connection and join again, resyncing from the last version held."""
-        await self.close()
-        return await self.connect()
-
     async def failover(self, within: float = 30.0) -> dict[str, Any]:
         """Join again through the next server, then the next…, for up to ``within`` seconds."""
         await self.close()

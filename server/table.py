@@ -60,7 +60,6 @@ DEFAULTS: dict[str, Any] = {
     "confirm": True,
     "spectator_chat": False,
 }
-ROOM_OPTIONS = tuple(DEFAULTS)
 HELP: dict[str, tuple[str, str]] = {
     "clock": (
         "none|move:S|fischer:I+N",

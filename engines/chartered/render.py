@@ -35,7 +35,6 @@ COMPANY_STYLES = {
     "gunpowder": "bold bright_black",
 }
 WIDTH = 80
-CELL = 4
 CANAL = " ≈ "
 BRIDGE = "═══"
 NAME = 10

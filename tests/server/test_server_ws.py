@@ -187,6 +187,13 @@ async def test_a_reconnecting_client_gets_the_patches_it_missed(server: Running)
     assert doc["to_act"] == [mover]
 
 
+async def test_a_ping_is_answered_with_its_own_data(server: Running) -> None:
+    room_id, _ = await new_room(server, seed=3)
+    async with RoomClient(server.ws, room_id, None) as watcher:
+        assert await watcher.ping({"n": 1, "s": "<b>x</b>"}) == {"n": 1, "s": "<b>x</b>"}
+        assert await watcher.ping() is None
+
+
 async def test_a_client_whose_patch_does_not_fit_asks_for_a_snapshot(server: Running) -> None:
     room_id, tokens = await new_room(server, seed=3)
     mover = turn(server, room_id)
