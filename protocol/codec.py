@@ -77,21 +77,27 @@ def _no_ext(code: int, data: bytes) -> Any:
 def _check(value: Any, max_depth: int) -> None:
     """Refuse extension values (msgpack decodes the timestamp type itself) and deep nesting.
 
-    Iterative, so a hostile frame cannot exhaust the Python stack here either;
-    only containers are put on its stack, the frame's value first as the one
-    child of a depth-0 tuple.
+    The frame's value is depth 1. Recursive, but never past ``max_depth`` calls
+    deep: a container deeper than that is refused before it is entered, so a
+    hostile frame cannot exhaust the Python stack here either.
     """
-    stack: list[tuple[Any, int]] = [((value,), 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > max_depth:
-            raise ProtocolError(Code.MALFORMED_FRAME, f"nested deeper than {max_depth} levels")
-        for child in item.values() if type(item) is dict else item:
-            kind = type(child)
-            if kind is dict or kind is list:
-                stack.append((child, depth + 1))
-            elif kind not in _DECODED:
-                raise ProtocolError(Code.MALFORMED_FRAME, "msgpack extension types are not allowed")
+    kind = type(value)
+    if kind is dict or kind is list:
+        _check_inside(value, 1, max_depth)
+    elif kind not in _DECODED:
+        raise ProtocolError(Code.MALFORMED_FRAME, "msgpack extension types are not allowed")
+
+
+def _check_inside(container: Any, depth: int, max_depth: int) -> None:
+    """:func:`_check` for the values in a map or array at ``depth``."""
+    if depth > max_depth:
+        raise ProtocolError(Code.MALFORMED_FRAME, f"nested deeper than {max_depth} levels")
+    for child in container.values() if type(container) is dict else container:
+        kind = type(child)
+        if kind is dict or kind is list:
+            _check_inside(child, depth + 1, max_depth)
+        elif kind not in _DECODED:
+            raise ProtocolError(Code.MALFORMED_FRAME, "msgpack extension types are not allowed")
 
 
 def _intent_id(value: Any) -> Any:

@@ -92,6 +92,10 @@ def test_nesting_deeper_than_the_limit_is_a_malformed_frame(message: dict[str, A
 def test_nesting_up_to_the_limit_is_accepted() -> None:
     data = nested(MAX_DEPTH - 2)  # the frame's map is one level, the list holding it another
     assert parse(decode(packed({"t": "ping", "data": [data]}))) == Ping([data])
+    one_more = {"t": "ping", "data": [[data]]}
+    assert code_of(packed(one_more)) == Code.MALFORMED_FRAME
+    deepest_map = [nested(MAX_DEPTH - 3, {"a": 1.5})]  # the map inside at the limit
+    assert decode(packed({"t": "ping", "data": deepest_map}))["data"] == deepest_map
 
 
 @pytest.mark.parametrize(
