@@ -221,6 +221,15 @@ def split_options(given: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, A
     return engine, room
 
 
+def _sooner(
+    best: tuple[float, str, int | None] | None, when: float, why: str, seat: int | None
+) -> tuple[float, str, int | None]:
+    """``(when, why, seat)`` if it is sooner than ``best`` (or there is none), else ``best``."""
+    if best is None or when < best[0]:
+        return (when, why, seat)
+    return best
+
+
 class Table:
     """Seats beyond the engine: presence, bots, timeouts and clocks (see the module).
 
@@ -346,33 +355,47 @@ class Table:
         (seat None). A zombie plays (``clock``, ``away``, ``idle``) only while a
         player is at the table: for players who all left, nothing is played until
         they come back or the room is abandoned."""
+        # Plain loops, no generator, lambda or list: the owner asks this after every move.
+        # Of equal times the first found wins, in this order: by seat, a bot, a clock,
+        # then away or idle; abandonment last.
         options = self.options
-        found: list[tuple[float, str, int | None]] = []
-        people = [s for s, bot in enumerate(self.bots) if bot is None]
-        here = any(self.connected[s] for s in people)
+        bots, connected, away_since = self.bots, self.connected, self.away_since
+        here = False  # a person is at the table
+        unknown = False  # a person left with no time of leaving
+        last_away: float | None = None  # when the last person to leave left
+        for s in range(len(bots)):
+            if bots[s] is not None:
+                continue
+            if connected[s]:
+                here = True
+                continue
+            away = away_since[s]
+            if away is None:
+                unknown = True
+            elif last_away is None or away > last_away:
+                last_away = away
+        best: tuple[float, str, int | None] | None = None
         for seat in sorted(to_act):
             since = self.since[seat]
             if since is None:
                 continue
-            if self.bots[seat] is not None:
-                found.append((since + options["bot_delay"], "bot", seat))
+            if bots[seat] is not None:
+                best = _sooner(best, since + options["bot_delay"], "bot", seat)
                 continue
             if not here:
                 continue  # nobody plays for players who all left: the room waits for them
             deadline = self.deadline[seat]
             if deadline is not None:
-                found.append((deadline, "clock", seat))
-            away = self.away_since[seat]
-            if not self.connected[seat] and away is not None:
+                best = _sooner(best, deadline, "clock", seat)
+            away = away_since[seat]
+            if not connected[seat] and away is not None:
                 when = max(away + options["grace"], since + options["bot_delay"])
-                found.append((when, "away", seat))
-            elif self.connected[seat] and self.clock.kind == "none":
-                found.append((since + options["idle"], "idle", seat))
-        aways = [self.away_since[s] for s in people if not self.connected[s]]
-        if people and len(aways) == len(people) and None not in aways:
-            last = max(a for a in aways if a is not None)
-            found.append((last + options["abandon_after"], "abandon", None))
-        return min(found, key=lambda f: f[0]) if found else None
+                best = _sooner(best, when, "away", seat)
+            elif connected[seat] and self.clock.kind == "none":
+                best = _sooner(best, since + options["idle"], "idle", seat)
+        if not here and not unknown and last_away is not None:  # every person left
+            best = _sooner(best, last_away + options["abandon_after"], "abandon", None)
+        return best
 
     # -- the room document ----------------------------------------------------------
 
