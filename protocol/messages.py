@@ -1,9 +1,12 @@
 """Message types: parsing of client messages and builders of server messages.
 
-Client → server messages are parsed into small frozen dataclasses, each field
-checked; unknown fields are ignored so that later protocol versions can add
-fields. Server → client messages are built as plain maps (ready for
-:func:`protocol.codec.encode`). ``docs/protocol.md`` documents each one.
+Client → server messages are parsed into small dataclasses, each field checked,
+which nothing changes once made (not ``frozen``: compiled, a frozen dataclass is
+still made by the Python ``__init__`` that dataclasses writes, 360 ns an intent
+against 170; every frame a client sends makes one). Unknown fields are ignored so
+that later protocol versions can add fields. Server → client messages are built
+as plain maps (ready for :func:`protocol.codec.encode`). ``docs/protocol.md``
+documents each one.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ MAX_CHAT = 300
 """Characters a chat line may hold (after its outer spaces are stripped)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Hello:
     """Join a room: as the seat of ``token``, or as a spectator when it is None."""
 
@@ -33,7 +36,7 @@ class Hello:
     """The last version this client holds (reconnect), or None for a snapshot."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Intent:
     """An action the seat wants to take; answered by ``ack`` or ``reject``."""
 
@@ -41,26 +44,26 @@ class Intent:
     action: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Resync:
     """Ask for the state again: patches after ``since``, or a snapshot."""
 
     since: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Legal:
     """Ask for this seat's legal actions at the current version."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ping:
     """Liveness check; ``data`` is echoed in the ``pong``."""
 
     data: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Say:
     """A chat line for everyone in the room; ``text`` checked and kept as typed."""
 
