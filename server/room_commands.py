@@ -6,6 +6,7 @@ abandonment moves. Each is given the :class:`~server.room.Room` it changes."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -47,22 +48,57 @@ PRESENCE_TTL = 3.0
 
 def apply_soon(room: Room, conn: Connection, intent: Intent, received: float) -> None:
     """Apply an intent without an await (in its sender's turn of the loop when the room
-    is idle, else by the actor): decided now, its append handed to the store, and
-    committed by a :class:`_Landing` when the store settles it. The bookkeeping that
-    waits (a snapshot, the record at the end, the move limit's end) is left to the
-    actor."""
+    is idle, else by the actor): decided now (:func:`server.fold.decide`), its append
+    handed to the store, and committed by :func:`_landed` when the store settles it.
+    The bookkeeping that waits (a snapshot, the record at the end, the move limit's
+    end) is left to the actor.
+
+    Every move runs this and :func:`_landed` as Python (the actor is never compiled):
+    they are kept to few calls, the landing a :func:`functools.partial` of
+    :func:`_landed` rather than an object with its own ``__init__``.
+    """
     try:
         if room.lease is None:
             raise NotOwner(f"room {room.id} is not owned here")
-        decided = decide(room, conn, intent)
-        if decided is None:
+        try:
+            decided = fold.decide(
+                room.engine,
+                room.record,
+                room.table,
+                room.state,
+                room._seen,
+                conn.seat,
+                intent.id,
+                intent.action,
+            )
+        except IllegalAction as exc:
+            _refuse(conn, intent, exc.code, exc.message)
+            decided = None
+        except Exception:
+            log.exception("engine failed", extra=fields(room=room.id, action=intent.action))
+            _refuse(conn, intent, Code.INTERNAL_ERROR, "the engine failed; nothing changed")
+            decided = None
+        if decided is None or isinstance(decided, int):  # refused, or a retry acked again
+            if decided is not None:
+                conn.send(_ack(conn, intent.id, decided))
             _answered(room, received)
             return
         entry, state, events = decided
         version = room.version + 1
         entry.setdefault("at", room.timers.now())
         room._landing = True
-        landing = _Landing(room, conn, intent, received, version, entry, state, events)
+        landing = functools.partial(
+            _landed,
+            room,
+            conn,
+            intent,
+            received,
+            version,
+            entry,
+            state,
+            events,
+            time.perf_counter(),
+        )
         room.store.append_soon(room.id, version, entry, room.lease, landing)
     except NotOwner:
         reroute(room, _Intent(conn, intent, received))
@@ -73,99 +109,50 @@ def apply_soon(room: Room, conn: Connection, intent: Intent, received: float) ->
         _answered(room, received)
 
 
-class _Landing:
-    """An intent of :func:`apply_soon` whose append is in the store's hands, called with
-    the outcome where the store settles it: the ack and the commit, or the intent
-    refused (rerouted if the lease was lost); then the room may go on."""
-
-    __slots__ = (
-        "conn",
-        "entry",
-        "events",
-        "intent",
-        "received",
-        "room",
-        "start",
-        "state",
-        "version",
-    )
-
-    def __init__(
-        self,
-        room: Room,
-        conn: Connection,
-        intent: Intent,
-        received: float,
-        version: int,
-        entry: LogEntry,
-        state: State,
-        events: list[Event],
-    ) -> None:
-        self.room, self.conn, self.intent, self.received = room, conn, intent, received
-        self.version, self.entry, self.state, self.events = version, entry, state, events
-        self.start = time.perf_counter()
-
-    def __call__(self, outcome: BaseException | None) -> None:
-        room, conn, intent = self.room, self.conn, self.intent
-        try:
-            metrics.STORE_APPEND.observe(time.perf_counter() - self.start)
-            if outcome is None:
-                conn.send(_ack(conn, intent.id, self.version))
-                result = room._commit(self.version, self.entry, self.state, self.events)
-                every = room.settings.snapshot_every
-                if result is not None or room.version % every == 0 or at_move_limit(room):
-                    room._queue.put_nowait(_Bookkeep(result))
-            elif isinstance(outcome, NotOwner):
-                room.demote()
-                reroute(room, _Intent(conn, intent, self.received))
-            elif isinstance(outcome, StoreUnavailable | asyncio.CancelledError):  # or closing
-                metrics.STORE_APPEND_ERRORS.inc()
-                why = f"the move was not recorded: {outcome}"
-                _refuse(conn, intent, Code.STORE_UNAVAILABLE, why)
-            else:
-                log.error("append failed", exc_info=outcome, extra=fields(room=room.id))
-                _refuse(conn, intent, Code.INTERNAL_ERROR, "the server failed; nothing changed")
-        except Exception:
-            log.exception("room command failed", extra=fields(room=room.id))
+def _landed(
+    room: Room,
+    conn: Connection,
+    intent: Intent,
+    received: float,
+    version: int,
+    entry: LogEntry,
+    state: State,
+    events: list[Event],
+    start: float,
+    outcome: BaseException | None,
+) -> None:
+    """An intent of :func:`apply_soon` whose append the store settled with
+    ``outcome``: the ack and the commit, or the intent refused (rerouted if the lease
+    was lost); then the room may go on."""
+    try:
+        metrics.STORE_APPEND.observe(time.perf_counter() - start)
+        if outcome is None:
+            conn.send(_ack(conn, intent.id, version))
+            result = room._commit(version, entry, state, events)
+            every = room.settings.snapshot_every
+            if result is not None or room.version % every == 0 or at_move_limit(room):
+                room._queue.put_nowait(_Bookkeep(result))
+        elif isinstance(outcome, NotOwner):
+            room.demote()
+            reroute(room, _Intent(conn, intent, received))
+        elif isinstance(outcome, StoreUnavailable | asyncio.CancelledError):  # or closing
+            metrics.STORE_APPEND_ERRORS.inc()
+            _refuse(conn, intent, Code.STORE_UNAVAILABLE, f"the move was not recorded: {outcome}")
+        else:
+            log.error("append failed", exc_info=outcome, extra=fields(room=room.id))
             _refuse(conn, intent, Code.INTERNAL_ERROR, "the server failed; nothing changed")
-        finally:
-            room._land()
-            _answered(room, self.received)
+    except Exception:
+        log.exception("room command failed", extra=fields(room=room.id))
+        _refuse(conn, intent, Code.INTERNAL_ERROR, "the server failed; nothing changed")
+    finally:
+        room._land()
+        metrics.INTENT_LATENCY.observe(time.perf_counter() - received)
+        room._schedule()
 
 
 def _answered(room: Room, received: float) -> None:
     metrics.INTENT_LATENCY.observe(time.perf_counter() - received)
     room._schedule()
-
-
-def decide(
-    room: Room, conn: Connection, intent: Intent
-) -> tuple[LogEntry, State, list[Event]] | None:
-    """:func:`server.fold.decide` for ``conn``'s seat: the log entry, the new state and
-    its events; or None, the intent answered already (a reject, or the ack of a
-    retry)."""
-    try:
-        decided = fold.decide(
-            room.engine,
-            room.record,
-            room.table,
-            room.state,
-            room._seen,
-            conn.seat,
-            intent.id,
-            intent.action,
-        )
-    except IllegalAction as exc:
-        _refuse(conn, intent, exc.code, exc.message)
-        return None
-    except Exception:
-        log.exception("engine failed", extra=fields(room=room.id, action=intent.action))
-        _refuse(conn, intent, Code.INTERNAL_ERROR, "the engine failed; nothing changed")
-        return None
-    if isinstance(decided, int):
-        conn.send(_ack(conn, intent.id, decided))
-        return None
-    return decided
 
 
 async def reserve(room: Room, command: _Reserve) -> None:
