@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from clients.addresses import server_url
 from clients.exits import EXIT_STATUSES, Status
-from engines import GAMES, benchmark, default_game
+from engines import GAMES, GameFolderError, benchmark, check, default_game
 from server.ids import ROOM_ID
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
@@ -425,6 +425,11 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        check()
+    except GameFolderError as exc:
+        sys.stderr.write(f"tablewire: a game folder cannot be taken: {exc}\n")
+        return Status.USAGE
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "serve":

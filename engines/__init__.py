@@ -142,7 +142,24 @@ def folder(engine_id: str) -> Path:
     return Path(next(iter(PACKAGES[engine_id].__path__)))
 
 
-discover()
+def check() -> None:
+    """Raise the :class:`GameFolderError` that kept the folders of ``TABLEWIRE_GAMES``
+    out when this package was imported (:data:`FOLDER_ERROR`), or that of two folders
+    saying ``DEFAULT = True``. The command line and the server ask it first, so a
+    wrong folder is one line and a refusal to start, not a traceback in an import."""
+    if FOLDER_ERROR is not None:
+        raise FOLDER_ERROR
+    default_game()
+
+
+FOLDER_ERROR: GameFolderError | None = None
+"""Why the folders named by ``TABLEWIRE_GAMES`` could not be taken at import; the
+registry then holds the games of ``engines/`` alone, and :func:`check` raises it."""
+try:
+    discover()
+except GameFolderError as exc:
+    FOLDER_ERROR = exc
+    discover([])
 
 __all__ = [
     "BENCHMARK",
@@ -153,6 +170,7 @@ __all__ = [
     "Engine",
     "GameFolderError",
     "benchmark",
+    "check",
     "default_game",
     "discover",
     "folder",

@@ -34,6 +34,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+import engines
 from protocol.errors import Code
 from server import connection, metrics, scrape, web
 from server.errors import UNAVAILABLE, UNAVAILABLE_RETRY, ApiError
@@ -190,7 +191,10 @@ def create_app(
 ) -> Starlette:
     """The tablewire app over ``store``: by default the Redis store when
     ``settings.redis_url`` is set, else the embedded in-memory store.
-    ``background``: tasks of the process that runs the app, run while it serves."""
+    ``background``: tasks of the process that runs the app, run while it serves. A game
+    folder of ``TABLEWIRE_GAMES`` that cannot be taken stops it here
+    (:func:`engines.check`), not later with the game missing."""
+    engines.check()
     settings = settings or Settings.from_env()
     allowed = parse_origins(settings.allowed_origins)
     hosts = allowed_host_names(settings.allowed_hosts, settings.host)

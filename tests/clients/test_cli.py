@@ -8,6 +8,7 @@ import json
 import os
 import pty
 import re
+import shutil
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -22,6 +23,7 @@ from clients.exits import EXIT_STATUSES, Status
 from clients.spawn import TABLEWIRE, SpawnedServer, free_port
 from engines import GAMES, default_game
 from server.lobby import Lobby
+from support import ROOT
 
 
 @pytest.fixture
@@ -120,6 +122,23 @@ async def test_the_end_of_a_game_prints_the_command_for_a_rematch(served: str) -
     assert code == Status.REFUSED and "is taken already" in one_line(err)
     code, _, err = await run("play", "--server", served, "--room=R", "--rematch")
     assert code == Status.USAGE and "--rematch needs" in one_line(err)
+
+
+async def test_a_game_folder_that_cannot_be_taken_is_one_line_and_no_start(
+    tmp_path: Path,
+) -> None:
+    second_default = tmp_path / "second_default"
+    shutil.copytree(ROOT / "tests" / "tiny_game", second_default)
+    with (second_default / "__init__.py").open("a") as init:
+        init.write("\nDEFAULT = True\n")
+    for folder, why in (
+        (tmp_path / "missing", "needs __init__.py"),
+        (second_default, "only one game folder may say DEFAULT = True"),
+    ):
+        for command in (["games"], ["serve", "--port", str(free_port())]):
+            code, out, err = await run(*command, env={"TABLEWIRE_GAMES": str(folder)})
+            assert code == Status.USAGE, (command, err)
+            assert why in one_line(err) and out == "", (command, out)
 
 
 async def test_client_commands_report_refusals_in_one_line(served: str) -> None:
