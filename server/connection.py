@@ -282,14 +282,9 @@ class SocketConnection:
     def limited(self, kind: Kind, intent: Intent | None = None, of: str | None = None) -> bool:
         """True if this frame is over the rate limit: refused (and the connection
         closed once the refusals persist). ``of``: the refused request's ``t``."""
-        if self.limits is None or self.limits.allow(kind):
-            return False
-        return self.over_limit(kind, intent, of)
-
-    def over_limit(self, kind: Kind, intent: Intent | None = None, of: str | None = None) -> bool:
-        """Refuse a frame the rate limit did not allow (see :meth:`limited`); True."""
         limits = self.limits
-        assert limits is not None, "only a limited connection is over its limit"
+        if limits is None or limits.allow(kind):
+            return False
         RATE_LIMITED.labels(kind).inc()
         if limits.exhausted:
             self.close(Code.RATE_LIMITED, "too many frames over the rate limit; slow down")
@@ -523,11 +518,8 @@ def handle(conn: SocketConnection, room: Room, message: ClientMessage) -> None:
     COUNTS.frames_in += 1
     if isinstance(message, Intent):
         COUNTS.intents += 1
-        limits = conn.limits
-        if limits is None or limits.allow(Kind.INTENT):
+        if not conn.limited(Kind.INTENT, message):
             room.submit(conn, message)
-        else:
-            conn.over_limit(Kind.INTENT, message)
         return
     if isinstance(message, Legal):
         if not conn.free_legal(room.version) and conn.limited(Kind.QUERY, of="legal"):
