@@ -54,33 +54,14 @@ def apply_soon(room: Room, conn: Connection, intent: Intent, received: float) ->
     end) is left to the actor.
 
     Every move runs this and :func:`_landed` as Python (the actor is never compiled):
-    they are kept to few calls, the landing a :func:`functools.partial` of
-    :func:`_landed` rather than an object with its own ``__init__``.
+    the landing is a :func:`functools.partial` of :func:`_landed`, not an object with
+    an ``__init__`` of its own to run.
     """
     try:
         if room.lease is None:
             raise NotOwner(f"room {room.id} is not owned here")
-        try:
-            decided = fold.decide(
-                room.engine,
-                room.record,
-                room.table,
-                room.state,
-                room._seen,
-                conn.seat,
-                intent.id,
-                intent.action,
-            )
-        except IllegalAction as exc:
-            _refuse(conn, intent, exc.code, exc.message)
-            decided = None
-        except Exception:
-            log.exception("engine failed", extra=fields(room=room.id, action=intent.action))
-            _refuse(conn, intent, Code.INTERNAL_ERROR, "the engine failed; nothing changed")
-            decided = None
-        if decided is None or isinstance(decided, int):  # refused, or a retry acked again
-            if decided is not None:
-                conn.send(_ack(conn, intent.id, decided))
+        decided = _decide(room, conn, intent)
+        if decided is None:
             _answered(room, received)
             return
         entry, state, events = decided
@@ -146,8 +127,37 @@ def _landed(
         _refuse(conn, intent, Code.INTERNAL_ERROR, "the server failed; nothing changed")
     finally:
         room._land()
-        metrics.INTENT_LATENCY.observe(time.perf_counter() - received)
-        room._schedule()
+        _answered(room, received)
+
+
+def _decide(
+    room: Room, conn: Connection, intent: Intent
+) -> tuple[LogEntry, State, list[Event]] | None:
+    """:func:`server.fold.decide` for ``conn``'s seat: the log entry, the new state and
+    its events; or None, the intent answered already (a reject, or the ack of a
+    retry)."""
+    try:
+        decided = fold.decide(
+            room.engine,
+            room.record,
+            room.table,
+            room.state,
+            room._seen,
+            conn.seat,
+            intent.id,
+            intent.action,
+        )
+    except IllegalAction as exc:
+        _refuse(conn, intent, exc.code, exc.message)
+        return None
+    except Exception:
+        log.exception("engine failed", extra=fields(room=room.id, action=intent.action))
+        _refuse(conn, intent, Code.INTERNAL_ERROR, "the engine failed; nothing changed")
+        return None
+    if isinstance(decided, int):
+        conn.send(_ack(conn, intent.id, decided))
+        return None
+    return decided
 
 
 def _answered(room: Room, received: float) -> None:
