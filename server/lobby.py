@@ -44,6 +44,17 @@ ADOPTING = 100
 """Rooms an adoption pass opens at once."""
 
 
+def _rematch_seat_taken(seat: int, room_id: str) -> ApiError:
+    """A former player's seat in the rematch ``room_id`` is someone's already."""
+    return ApiError(
+        409,
+        "seat_taken",
+        f"seat {seat} of the rematch {room_id} is taken already: by you if you asked before "
+        "(that answer's token holds it; send an Idempotency-Key to be answered it again), "
+        "else its hold for you had ended",
+    )
+
+
 class Lobby:
     """Rooms of one process over a store."""
 
@@ -338,20 +349,13 @@ class Lobby:
         if seat is None:
             return await self.details(new_id)
         asked = None if key is None else ids.asked(key, "seat", new_id)
-        taken_already = ApiError(
-            409,
-            "seat_taken",
-            f"seat {seat} of the rematch {new_id} is taken already: by you if you asked before "
-            "(that answer's token holds it; send an Idempotency-Key to be answered it again), "
-            "else its hold for you had ended",
-        )
         if new.record.names[seat] is not None and asked is None:
-            raise taken_already
+            raise _rematch_seat_taken(seat, new_id)
         try:  # a repeat of a keyed request gets its seat, whatever the room's status
             taken, new_token = await new.reserve(record.names[seat], seat, claim=True, asked=asked)
         except ApiError as exc:
             if exc.status == 409 and new.record.names[seat] is not None:
-                raise taken_already from None
+                raise _rematch_seat_taken(seat, new_id) from None
             raise
         return {**await self.details(new_id), "seat": taken, "token": new_token}
 
