@@ -1,4 +1,4 @@
-/* protocol._speedups: protocol.diff.diff in C.
+/* protocol._speedups: protocol.diff.diff and protocol.compact.compact in C.
  *
  * The same algorithm as protocol.diff.diff_python, step for step, so the two
  * give the same ops for any pair of documents (tests/protocol/test_protocol.py checks
@@ -8,6 +8,10 @@
  * value, and a short list whose items changed in several places is set
  * whole. Each op is a fresh list; its values are the new document's own
  * objects, not copies, as in Python.
+ *
+ * compact() turns those ops into protocol 2's (protocol.compact.compact_python,
+ * step for step; tests/protocol/test_protocol.py checks them against each other
+ * too): a patch costs one pass over its ops here, not a Python call per path.
  *
  * Built by setup.py as an optional extension: without a C compiler the
  * package installs without it and protocol.diff uses the Python version.
@@ -207,14 +211,116 @@ static PyObject *diff(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return ops;
 }
 
+/* Append the compact form of path[start:] to out: a map key the table holds
+ * becomes its reference (singles[key]); other steps are kept. */
+static int compact_steps(PyObject *out, PyObject *path, Py_ssize_t start, PyObject *singles)
+{
+    for (Py_ssize_t i = start; i < PyList_GET_SIZE(path); i++) {
+        PyObject *step = PyList_GET_ITEM(path, i), *ref = NULL;
+        if (PyUnicode_CheckExact(step)) {
+            ref = PyDict_GetItemWithError(singles, step); /* borrowed */
+            if (ref == NULL && PyErr_Occurred())
+                return -1;
+        }
+        if (PyList_Append(out, ref != NULL ? ref : step) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Append path, compacted: its first two keys become one reference when the
+ * table holds the pair (pairs[first][second]), then compact_steps. */
+static int compact_path(PyObject *out, PyObject *path, PyObject *singles, PyObject *pairs)
+{
+    if (!PyList_Check(path)) {
+        PyErr_SetString(PyExc_TypeError, "an op's path must be a list");
+        return -1;
+    }
+    Py_ssize_t start = 0;
+    if (PyList_GET_SIZE(path) >= 2 && PyUnicode_CheckExact(PyList_GET_ITEM(path, 0))
+        && PyUnicode_CheckExact(PyList_GET_ITEM(path, 1))) {
+        PyObject *seconds = PyDict_GetItemWithError(pairs, PyList_GET_ITEM(path, 0));
+        PyObject *ref = NULL;
+        if (seconds == NULL && PyErr_Occurred())
+            return -1;
+        if (seconds != NULL && PyDict_CheckExact(seconds)) {
+            ref = PyDict_GetItemWithError(seconds, PyList_GET_ITEM(path, 1));
+            if (ref == NULL && PyErr_Occurred())
+                return -1;
+        }
+        if (ref != NULL) {
+            if (PyList_Append(out, ref) < 0)
+                return -1;
+            start = 2;
+        }
+    }
+    return compact_steps(out, path, start, singles);
+}
+
+static int compact_op(PyObject *out, PyObject *op, PyObject *singles, PyObject *pairs)
+{
+    if (!PyList_CheckExact(op) || PyList_GET_SIZE(op) < 2) {
+        PyErr_SetString(PyExc_TypeError, "an op must be a list [kind, path, ...]");
+        return -1;
+    }
+    long kind = PyLong_AsLong(PyList_GET_ITEM(op, 0));
+    if (kind == -1 && PyErr_Occurred())
+        return -1;
+    PyObject *compact = PyList_New(0);
+    if (compact == NULL)
+        return -1;
+    int failed = 0;
+    if (kind != SET)
+        failed = PyList_Append(compact, Py_None) < 0
+                 || PyList_Append(compact, PyList_GET_ITEM(op, 0)) < 0;
+    if (!failed)
+        failed = compact_path(compact, PyList_GET_ITEM(op, 1), singles, pairs) < 0;
+    if (!failed && kind != REMOVE) {
+        if (PyList_GET_SIZE(op) < 3) {
+            PyErr_SetString(PyExc_TypeError, "this op needs a value");
+            failed = 1;
+        }
+        else
+            failed = PyList_Append(compact, PyList_GET_ITEM(op, 2)) < 0;
+    }
+    if (!failed)
+        failed = PyList_Append(out, compact) < 0;
+    Py_DECREF(compact);
+    return failed ? -1 : 0;
+}
+
+static PyObject *compact(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyList_Check(args[0]) || !PyDict_Check(args[1]) || !PyDict_Check(args[2])
+        || !PyList_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "compact(ops: list, singles: dict, pairs: dict, out: list)");
+        return NULL;
+    }
+    PyObject *ops = args[0];
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(ops); i++) {
+        PyObject *op = PyList_GET_ITEM(ops, i);
+        Py_INCREF(op);
+        int failed = compact_op(args[3], op, args[1], args[2]);
+        Py_DECREF(op);
+        if (failed < 0)
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"diff", (PyCFunction)(void (*)(void))diff, METH_FASTCALL,
      "diff(old, new): the ops that turn old into new (protocol.diff.diff)."},
+    {"compact", (PyCFunction)(void (*)(void))compact, METH_FASTCALL,
+     "compact(ops, singles, pairs, out): protocol 2's ops for ops, appended to out "
+     "(protocol.compact.compact)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "protocol._speedups", "protocol.diff.diff in C.", -1, methods,
+    PyModuleDef_HEAD_INIT, "protocol._speedups",
+    "protocol.diff.diff and protocol.compact.compact in C.", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__speedups(void)

@@ -31,9 +31,6 @@ from protocol.diff import EXTEND, REMOVE, SET, TRUNCATE, Op, PatchError
 PATCH, ACK = 0, 1
 """The first element of protocol 2's array frames."""
 
-KNOWN_PATHS = 4096
-"""Compacted paths a :class:`Compactor` remembers (it forgets them all when full)."""
-
 Entry = list[str]
 
 
@@ -75,64 +72,65 @@ def _keys(value: Any, into: set[str]) -> None:
             stack.extend(item)
 
 
+Pairs = dict[str, dict[str, int]]
+"""A key table's two-key entries: ``pairs[first][second]`` is the entry's reference."""
+
+
+def compact_python(ops: list[Op], singles: dict[str, int], pairs: Pairs, out: list[Any]) -> None:
+    """Append protocol 2's ops for protocol 1 ``ops`` to ``out``: in each path, a
+    leading pair of keys the table holds becomes its reference, then every map key
+    it holds becomes its own.
+
+    The reference version: :func:`compact` is the C extension's when it was built
+    (``protocol/_speedups.c``, step for step the same: tests check both give the
+    same ops), else this one.
+    """
+    for op in ops:
+        kind, path = op[0], op[1]
+        compact: list[Any] = [] if kind == SET else [None, kind]
+        start = 0
+        if len(path) >= 2 and type(path[0]) is str and type(path[1]) is str:
+            ref = pairs.get(path[0], {}).get(path[1])
+            if ref is not None:
+                compact.append(ref)
+                start = 2
+        for step in path[start:]:
+            compact.append(singles.get(step, step) if type(step) is str else step)
+        if kind != REMOVE:
+            compact.append(op[2])
+        out.append(compact)
+
+
+try:
+    from protocol._speedups import compact as compact
+except ImportError:  # built without a C compiler
+    compact = compact_python
+
+
 class Compactor:
     """Turns protocol 1 ops into protocol 2 ops for one key table (the server's half)."""
 
     def __init__(self, table: list[Entry]) -> None:
         self.table = table
-        self._pairs: dict[tuple[str, str], int] = {}
+        self._pairs: Pairs = {}
         self._singles: dict[str, int] = {}
-        self._known: dict[tuple[str | int, ...], list[Any]] = {}
-        """Paths compacted so far (a game changes the same few paths again and again)."""
         for i, entry in enumerate(table):
             if len(entry) == 2:
-                self._pairs.setdefault((entry[0], entry[1]), -1 - i)
+                self._pairs.setdefault(entry[0], {}).setdefault(entry[1], -1 - i)
             elif len(entry) == 1:
                 self._singles.setdefault(entry[0], -1 - i)
 
-    def path(self, path: list[str | int]) -> list[Any]:
-        """A path with its keys replaced by table references where the table has them
-        (a new list: the caller may extend it)."""
-        key = tuple(path)
-        known = self._known.get(key)
-        if known is None:
-            known = self._path(path)
-            if len(self._known) >= KNOWN_PATHS:
-                self._known.clear()
-            self._known[key] = known
-        return known.copy()
-
-    def _path(self, path: list[str | int]) -> list[Any]:
-        singles = self._singles
-        start = 0
-        out: list[Any] = []
-        if len(path) >= 2:
-            ref = self._pairs.get((path[0], path[1]))  # type: ignore[arg-type]
-            if ref is not None:
-                out.append(ref)
-                start = 2
-        for step in path[start:] if start else path:
-            out.append(singles.get(step, step) if type(step) is str else step)
-        return out
-
     def ops(self, ops: list[Op]) -> list[list[Any]]:
         """Protocol 2 ops for protocol 1 ``ops``."""
-        out = []
-        for op in ops:
-            kind = op[0]
-            if kind == SET:
-                compact = self.path(op[1])
-                compact.append(op[2])
-            elif kind == REMOVE:
-                compact = [None, REMOVE, *self.path(op[1])]
-            else:
-                compact = [None, kind, *self.path(op[1]), op[2]]
-            out.append(compact)
+        out: list[list[Any]] = []
+        compact(ops, self._singles, self._pairs, out)
         return out
 
     def patch(self, to_version: int, ops: list[Op]) -> list[Any]:
         """The patch frame's array: ``[0, to, op, ...]``."""
-        return [PATCH, to_version, *self.ops(ops)]
+        frame: list[Any] = [PATCH, to_version]
+        compact(ops, self._singles, self._pairs, frame)
+        return frame
 
 
 def ack(intent_id: Any, version: int) -> list[Any]:

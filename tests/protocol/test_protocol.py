@@ -341,6 +341,34 @@ def test_a_compact_patch_expands_to_the_same_change(a: Any, b: Any, extra: list[
     assert canonical(patched) == canonical(b)
 
 
+@settings(max_examples=500)
+@given(loose, loose, st.lists(st.lists(st.text(max_size=2), min_size=1, max_size=2), max_size=8))
+def test_the_compiled_compaction_gives_the_python_ones_ops(
+    a: Any, b: Any, table: list[list[str]]
+) -> None:
+    """Same protocol 2 ops from C and Python for any diff and any key table (keys of
+    the documents or not, pairs and singles, repeated entries: the first wins)."""
+    if compact.compact is compact.compact_python:
+        pytest.skip("protocol._speedups was not built (no C compiler at install)")
+    packer = compact.Compactor(compact.key_table([a, b]) + table)
+    for ops in (diff(a, b), diff(b, a), [[1, ["x", "y"]], [2, [], 0], [3, [0, "z"], [1]]]):
+        made: list[Any] = ["head"]
+        expected: list[Any] = ["head"]
+        compact.compact(ops, packer._singles, packer._pairs, made)
+        compact.compact_python(ops, packer._singles, packer._pairs, expected)
+        assert made == expected
+
+
+@pytest.mark.parametrize(
+    "ops", [[[0]], [(0, ["a"], 1)], [[0, ("a",), 1]], [[0, ["a"]]], [["x", []]]]
+)
+def test_the_compiled_compaction_refuses_ops_that_are_not_ops(ops: list[Any]) -> None:
+    if compact.compact is compact.compact_python:
+        pytest.skip("protocol._speedups was not built (no C compiler at install)")
+    with pytest.raises(TypeError):
+        compact.compact(ops, {}, {}, [])
+
+
 def test_the_key_table_puts_the_view_first_and_spells_no_key_twice() -> None:
     doc = {"status": "playing", "game": {"turn": 1, "seats": [{"score": 0}]}, "to_act": [0]}
     table = compact.key_table([doc])
