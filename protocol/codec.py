@@ -12,22 +12,22 @@ hostile structure.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Final
 
 import msgpack
 
 from protocol.errors import Code, ProtocolError
 
-MAX_FRAME = 64 * 1024
+MAX_FRAME: Final = 64 * 1024
 """Default limit on an incoming frame, in bytes."""
 
-MAX_DEPTH = 32
+MAX_DEPTH: Final = 32
 """Default limit on nesting: the frame's map is depth 1, a map or array inside it 2, …"""
 
-SCALARS = (str, int, float, bool, bytes, type(None))
+SCALARS: Final = (str, int, float, bool, bytes, type(None))
 """The Python types of msgpack's scalar values (after ``decode``)."""
 
-_DECODED = frozenset(SCALARS)
+_DECODED: Final = frozenset(SCALARS)
 """The same, as exact types: what ``msgpack.unpackb`` makes of a scalar (a timestamp
 is its own type, refused)."""
 
@@ -51,7 +51,7 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"cannot encode {type(value).__name__} in a frame")
 
 
-_PACKERS = threading.local()
+_PACKERS: Final = threading.local()
 """One packer per thread, used for every frame: ``msgpack.packb`` makes a new one per
 call, half its cost for a small frame; and it checks types exactly (``strict_types``,
 a third faster), handing anything else to :func:`_plain`, which runs Python code: a

@@ -24,11 +24,12 @@ only ever makes a frame shorter, never wrong.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from protocol.diff import EXTEND, REMOVE, SET, TRUNCATE, Op, PatchError
 
-PATCH, ACK = 0, 1
+PATCH: Final = 0
+ACK: Final = 1
 """The first element of protocol 2's array frames."""
 
 Entry = list[str]

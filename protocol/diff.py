@@ -25,10 +25,13 @@ compiler was there at install time (:func:`diff_python` otherwise).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-SET, REMOVE, TRUNCATE, EXTEND = 0, 1, 2, 3
-WHOLE_LIST = 8
+SET: Final = 0
+REMOVE: Final = 1
+TRUNCATE: Final = 2
+EXTEND: Final = 3
+WHOLE_LIST: Final = 8
 """A list this short whose items changed in more than one place is set whole."""
 
 Op = list[Any]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from protocol.codec import SCALARS
 from protocol.errors import Code, ProtocolError
@@ -21,8 +21,8 @@ from protocol.text import shown_as_typed, typed
 
 IntentId = int | str
 
-MAX_INTENT_ID_LEN = 64
-MAX_CHAT = 300
+MAX_INTENT_ID_LEN: Final = 64
+MAX_CHAT: Final = 300
 """Characters a chat line may hold (after its outer spaces are stripped)."""
 
 
@@ -156,7 +156,7 @@ def _say(msg: dict[str, Any]) -> Say:
     return Say(text)
 
 
-_PARSERS: dict[str, Callable[[dict[str, Any]], ClientMessage]] = {
+_PARSERS: Final[dict[str, Callable[[dict[str, Any]], ClientMessage]]] = {
     "hello": _hello,
     "intent": _intent,
     "resync": _resync,

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from engines.base import Engine, Event, IllegalAction, Result, State
 from protocol.errors import Code
@@ -38,9 +38,9 @@ ABANDONED = {"scores": [], "ranks": [], "winners": [], "details": [], "abandoned
 """The result of a room every player left (no ranking: the game did not end)."""
 MOVE_LIMIT = {"scores": [], "ranks": [], "winners": [], "details": [], "move_limit": True}
 """The result of a game stopped at ``max_moves`` (no ranking: the game did not end)."""
-ENDINGS: dict[str, dict[str, Any]] = {"abandoned": ABANDONED, "move_limit": MOVE_LIMIT}
+ENDINGS: Final[dict[str, dict[str, Any]]] = {"abandoned": ABANDONED, "move_limit": MOVE_LIMIT}
 """The results of the log's ``end`` entries, by their ``why``."""
-SEEN_INTENTS = 256
+SEEN_INTENTS: Final = 256
 """Intent ids remembered per seat, so a retried intent is acknowledged, not re-applied."""
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from bisect import bisect_left
 from enum import StrEnum
+from typing import Final
 
 from prometheus_client import Counter, Gauge, Histogram, disable_created_metrics
 from prometheus_client.core import HistogramMetricFamily
@@ -41,26 +42,26 @@ class Counts:
         self.intents = 0
 
 
-COUNTS = Counts()
+COUNTS: Final = Counts()
 
-REJECTS = Counter(
+REJECTS: Final = Counter(
     "tablewire_rejects", "Intents refused with a reject frame, by code", ["code"], registry=None
 )
-ERRORS = Counter(
+ERRORS: Final = Counter(
     "tablewire_errors", "Error frames sent to clients, by code", ["code"], registry=None
 )
-RATE_LIMITED = Counter(
+RATE_LIMITED: Final = Counter(
     "tablewire_rate_limited",
     "Client frames and requests refused as rate_limited, by kind",
     ["kind"],
     registry=None,
 )
-SLOW_CLOSES = Counter(
+SLOW_CLOSES: Final = Counter(
     "tablewire_slow_client_closes",
     "Connections closed as too_slow (send_buffer exceeded or no progress in send_timeout)",
     registry=None,
 )
-ABORTS = Counter(
+ABORTS: Final = Counter(
     "tablewire_connection_aborts",
     "Closing connections aborted after close_timeout without taking their last frames",
     registry=None,
@@ -93,7 +94,7 @@ class Ending(StrEnum):
     """A server fault: a fatal ``internal_error``, or the session failed."""
 
 
-CLOSES = Counter(
+CLOSES: Final = Counter(
     "tablewire_closes",
     "WebSocket connections ended, by reason (every reason is exported, from 0)",
     ["reason"],
@@ -141,47 +142,47 @@ class Tallied:
         return family
 
 
-INTENT_LATENCY = Tallied(
+INTENT_LATENCY: Final = Tallied(
     "tablewire_intent_patch_seconds",
     "From an intent's arrival at its room to its patch queued on every connection",
     LATENCY_BUCKETS,
 )
-STORE_APPEND = Tallied(
+STORE_APPEND: Final = Tallied(
     "tablewire_store_seconds",
     "Latency of the room store's calls on the move path, by operation",
     LATENCY_BUCKETS,
     labels={"op": "append"},
 )
-STORE_ERRORS = Counter(
+STORE_ERRORS: Final = Counter(
     "tablewire_store_errors",
     "Store calls that failed (store unavailable), by operation",
     ["op"],
     registry=None,
 )
-STORE_REDIRECTS = Counter(
+STORE_REDIRECTS: Final = Counter(
     "tablewire_store_redirects",
     "Cluster answers to the store's script calls that named another try: ask (sent to the"
     " importing master), tryagain (keys split by a slot move), moved (a slot moved)",
     ["answer"],
     registry=None,
 )
-LEASES = Counter(
+LEASES: Final = Counter(
     "tablewire_lease_changes",
     "Room ownership leases acquired and lost by this process",
     ["change"],
     registry=None,
 )
-LOOP_LAG = Histogram(
+LOOP_LAG: Final = Histogram(
     "tablewire_event_loop_lag_seconds",
     "How late the event loop ran a timer (sampled every lag_interval)",
     buckets=LATENCY_BUCKETS,
     registry=None,
 )
-LOOP_LAG_LAST = Gauge(
+LOOP_LAG_LAST: Final = Gauge(
     "tablewire_event_loop_lag_last_seconds", "The last event-loop lag sample", registry=None
 )
 
-STORE_APPEND_ERRORS = STORE_ERRORS.labels(op="append")
+STORE_APPEND_ERRORS: Final = STORE_ERRORS.labels(op="append")
 LAG_INTERVAL = 0.5
 
 

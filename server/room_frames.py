@@ -5,7 +5,7 @@ connection of the group (the publishing half of :class:`~server.room.Room`)."""
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from engines.base import Engine, Event, Result, State
 from protocol import compact, messages
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from server.room_parts import Connection
     from server.settings import Settings
 
-SHARED = ("seats", "to_act", "presence", "clock")
+SHARED: Final = ("seats", "to_act", "presence", "clock")
 """Parts of the document rebuilt on every version but seldom changed: an unchanged one is
 replaced by the previous version's object, which the diff skips without walking it."""
 
@@ -26,10 +26,10 @@ Group = int | None
 Frames = dict[int, bytes]
 """One patch encoded for each protocol version a connection of its group speaks."""
 
-_COMPACTORS: dict[bytes, compact.Compactor] = {}
+_COMPACTORS: Final[dict[bytes, compact.Compactor]] = {}
 """Key tables by the room's shape (:attr:`Room.keys`): rooms of one shape share one."""
 
-_TOLD = {
+_TOLD: Final = {
     "expelled": "{who} timed out too often: a bot plays the seat for the rest of the game",
     "abandoned": "the game is abandoned: every player left",
     "rematch": "a rematch is open: room {room}",

@@ -43,14 +43,14 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from server.errors import ApiError
 
-MIN_DECISION = 5.0
+MIN_DECISION: Final = 5.0
 """A seat whose budget is spent still gets this many seconds per decision."""
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: Final[dict[str, Any]] = {
     "clock": "none",
     "bot_delay": 1.0,
     "grace": 60.0,
@@ -60,7 +60,7 @@ DEFAULTS: dict[str, Any] = {
     "confirm": True,
     "spectator_chat": False,
 }
-HELP: dict[str, tuple[str, str]] = {
+HELP: Final[dict[str, tuple[str, str]]] = {
     "clock": (
         "none|move:S|fischer:I+N",
         "The time control: none; S seconds for every decision (5-86400); or a budget of I "
@@ -100,7 +100,9 @@ HELP: dict[str, tuple[str, str]] = {
 }
 """Each room option's values and what it does, for people (``tablewire games``)."""
 
-_CLOCK_TEXT = re.compile(r"^(none|move:(\d+(?:\.\d+)?)|fischer:(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?))$")
+_CLOCK_TEXT: Final = re.compile(
+    r"^(none|move:(\d+(?:\.\d+)?)|fischer:(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?))$"
+)
 
 
 @dataclass(frozen=True)
@@ -193,7 +195,7 @@ def _flag(name: str) -> Parse:
     return parse
 
 
-_PARSERS: dict[str, Parse] = {
+_PARSERS: Final[dict[str, Parse]] = {
     "clock": lambda value: parse_clock(value).text(),
     "bot_delay": _duration("bot_delay", 0.0, 30.0),
     "grace": _duration("grace", 0.0, 3600.0),

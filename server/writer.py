@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from websockets.protocol import OPEN
 
@@ -21,7 +21,7 @@ class Flushable(Protocol):
     def flush(self) -> None: ...
 
 
-_SHORT_HEADERS = [bytes((0x82, length)) for length in range(126)]
+_SHORT_HEADERS: Final = [bytes((0x82, length)) for length in range(126)]
 
 
 def frame_header(length: int) -> bytes:
@@ -138,4 +138,4 @@ class Flusher:
             conn.flush()
 
 
-FLUSHER = Flusher()
+FLUSHER: Final = Flusher()

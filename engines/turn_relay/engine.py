@@ -18,7 +18,7 @@ so a room is finite (100,000 by default; the server's ``max_moves`` bounds every
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from engines.base import (
     Action,
@@ -32,14 +32,14 @@ from engines.base import (
 )
 from engines.turn_relay.words import describe_move, narrate_event
 
-SEATS = 4
-HAND_SIZE = 5
-HAND_MOD = 100
-FACTORIES = 9
-TILES_PER_FACTORY = 4
-COLOURS = 5
-CENTER_MAX = 16
-MASK = 0xFFFFFFFF
+SEATS: Final = 4
+HAND_SIZE: Final = 5
+HAND_MOD: Final = 100
+FACTORIES: Final = 9
+TILES_PER_FACTORY: Final = 4
+COLOURS: Final = 5
+CENTER_MAX: Final = 16
+MASK: Final = 0xFFFFFFFF
 
 
 def xorshift32(x: int) -> int:
