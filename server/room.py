@@ -117,6 +117,8 @@ class Room:
         timers: Timers | None = None,
     ) -> None:
         self.record = record
+        self.id = record.id
+        """The room's id (its record's, which never changes)."""
         self.engine = engine
         self.store = store
         self.settings = settings
@@ -155,10 +157,6 @@ class Room:
         self._owned_since = 0.0
         self._not_before = 0.0
         """After a failed wake-up (store down), the next one waits until then."""
-
-    @property
-    def id(self) -> str:
-        return self.record.id
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"room-{self.id}")
