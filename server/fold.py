@@ -34,9 +34,9 @@ from protocol.messages import IntentId
 from server.store import LogEntry, RoomRecord
 from server.table import Table
 
-ABANDONED = {"scores": [], "ranks": [], "winners": [], "details": [], "abandoned": True}
+ABANDONED: Final = {"scores": [], "ranks": [], "winners": [], "details": [], "abandoned": True}
 """The result of a room every player left (no ranking: the game did not end)."""
-MOVE_LIMIT = {"scores": [], "ranks": [], "winners": [], "details": [], "move_limit": True}
+MOVE_LIMIT: Final = {"scores": [], "ranks": [], "winners": [], "details": [], "move_limit": True}
 """The result of a game stopped at ``max_moves`` (no ranking: the game did not end)."""
 ENDINGS: Final[dict[str, dict[str, Any]]] = {"abandoned": ABANDONED, "move_limit": MOVE_LIMIT}
 """The results of the log's ``end`` entries, by their ``why``."""

@@ -28,7 +28,7 @@ import re
 import time
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -237,7 +237,7 @@ def client_address(scope: Scope) -> str:
     return str(client[0]) if client else "?"
 
 
-ROOM_PATH = re.compile(r"^/api/rooms/([^/]+)(?:/|$)")
+ROOM_PATH: Final = re.compile(r"^/api/rooms/([^/]+)(?:/|$)")
 
 
 def load_test(address: str, benchmark: bool, testers: Networks) -> bool:

@@ -27,7 +27,20 @@ from prometheus_client.core import HistogramMetricFamily
 # No ``*_created`` series: every counter starts with the process.
 disable_created_metrics()  # type: ignore[no-untyped-call]
 
-LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+LATENCY_BUCKETS: Final[tuple[float, ...]] = (
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+)
 
 
 class Counts:
@@ -183,7 +196,7 @@ LOOP_LAG_LAST: Final = Gauge(
 )
 
 STORE_APPEND_ERRORS: Final = STORE_ERRORS.labels(op="append")
-LAG_INTERVAL = 0.5
+LAG_INTERVAL: Final = 0.5
 
 
 async def watch_loop_lag(interval: float = LAG_INTERVAL) -> None:

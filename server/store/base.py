@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 LogEntry = dict[str, Any]
 """``{"k": "seat", "seat": int, "name": str}`` or
@@ -22,16 +22,16 @@ or ``"zombie"`` when the owner decided it), ``{"k": "presence", "seat": int,
 which every process folds the same clocks (server/table.py)."""
 
 
-STATUSES = ("waiting", "playing", "finished")
+STATUSES: Final = ("waiting", "playing", "finished")
 
-ALL = "all"
+ALL: Final = "all"
 """The index of every room of the store (the sweep and adoption walk it)."""
 
-QUICKPLAY_TTL = 3600
+QUICKPLAY_TTL: Final = 3600
 """Seconds a quick play's room is kept under its ``Idempotency-Key`` (on Redis; the
 memory store keeps the latest :data:`QUICKPLAY_KEPT`)."""
-QUICKPLAY_KEPT = 100_000
-CURSOR = re.compile(r"\d{10}\.\d{6}:[A-Za-z0-9_-]{1,64}")
+QUICKPLAY_KEPT: Final = 100_000
+CURSOR: Final = re.compile(r"\d{10}\.\d{6}:[A-Za-z0-9_-]{1,64}")
 """A room's place in an index (:func:`index_key`); listings page on it."""
 
 
