@@ -1,6 +1,7 @@
 """Build hooks for the optional compiled parts (everything else is in pyproject.toml).
 
-* ``protocol._speedups``: the state diff in C (protocol/_speedups.c).
+* ``protocol._speedups``: the state diff and protocol 2's compaction in C
+  (protocol/_speedups.c).
 * The modules of :data:`NATIVE` (pyproject.toml's one list, ``[tool.tablewire]
   native``), compiled with mypyc: the same Python source, turned
   into C extension modules that run a move in about two thirds of the instructions
