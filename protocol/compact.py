@@ -73,11 +73,26 @@ def _keys(value: Any, into: set[str]) -> None:
             stack.extend(item)
 
 
+Singles = dict[str, int]
+"""A key table's one-key entries: ``singles[key]`` is the entry's reference."""
 Pairs = dict[str, dict[str, int]]
 """A key table's two-key entries: ``pairs[first][second]`` is the entry's reference."""
 
 
-def compact_python(ops: list[Op], singles: dict[str, int], pairs: Pairs, out: list[Any]) -> None:
+def refs(table: list[Entry]) -> tuple[Singles, Pairs]:
+    """The references of ``table``'s entries, as :func:`compact` takes them (of two
+    entries with the same keys, the first is the one used)."""
+    singles: Singles = {}
+    pairs: Pairs = {}
+    for i, entry in enumerate(table):
+        if len(entry) == 2:
+            pairs.setdefault(entry[0], {}).setdefault(entry[1], -1 - i)
+        elif len(entry) == 1:
+            singles.setdefault(entry[0], -1 - i)
+    return singles, pairs
+
+
+def compact_python(ops: list[Op], singles: Singles, pairs: Pairs, out: list[Any]) -> None:
     """Append protocol 2's ops for protocol 1 ``ops`` to ``out``: in each path, a
     leading pair of keys the table holds becomes its reference, then every map key
     it holds becomes its own.
@@ -91,7 +106,8 @@ def compact_python(ops: list[Op], singles: dict[str, int], pairs: Pairs, out: li
         compact: list[Any] = [] if kind == SET else [None, kind]
         start = 0
         if len(path) >= 2 and type(path[0]) is str and type(path[1]) is str:
-            ref = pairs.get(path[0], {}).get(path[1])
+            seconds = pairs.get(path[0])
+            ref = None if seconds is None else seconds.get(path[1])
             if ref is not None:
                 compact.append(ref)
                 start = 2
@@ -113,13 +129,7 @@ class Compactor:
 
     def __init__(self, table: list[Entry]) -> None:
         self.table = table
-        self._pairs: Pairs = {}
-        self._singles: dict[str, int] = {}
-        for i, entry in enumerate(table):
-            if len(entry) == 2:
-                self._pairs.setdefault(entry[0], {}).setdefault(entry[1], -1 - i)
-            elif len(entry) == 1:
-                self._singles.setdefault(entry[0], -1 - i)
+        self._singles, self._pairs = refs(table)
 
     def ops(self, ops: list[Op]) -> list[list[Any]]:
         """Protocol 2 ops for protocol 1 ``ops``."""

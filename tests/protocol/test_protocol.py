@@ -350,13 +350,18 @@ def test_the_compiled_compaction_gives_the_python_ones_ops(
     the documents or not, pairs and singles, repeated entries: the first wins)."""
     if compact.compact is compact.compact_python:
         pytest.skip("protocol._speedups was not built (no C compiler at install)")
-    packer = compact.Compactor(compact.key_table([a, b]) + table)
+    singles, pairs = compact.refs(compact.key_table([a, b]) + table)
     for ops in (diff(a, b), diff(b, a), [[1, ["x", "y"]], [2, [], 0], [3, [0, "z"], [1]]]):
         made: list[Any] = ["head"]
         expected: list[Any] = ["head"]
-        compact.compact(ops, packer._singles, packer._pairs, made)
-        compact.compact_python(ops, packer._singles, packer._pairs, expected)
+        compact.compact(ops, singles, pairs, made)
+        compact.compact_python(ops, singles, pairs, expected)
         assert made == expected
+
+
+def test_of_two_table_entries_with_the_same_keys_the_first_is_used() -> None:
+    table = [["game", "turn"], ["turn"], ["game", "turn"], ["turn"], ["game", "seats"]]
+    assert compact.refs(table) == ({"turn": -2}, {"game": {"turn": -1, "seats": -5}})
 
 
 @pytest.mark.parametrize(
