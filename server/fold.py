@@ -63,10 +63,11 @@ class Acting:
         return self.seats
 
 
-@dataclass(slots=True)
+@dataclass(init=False)
 class Folded:
     """What an entry did: the new state, the events to publish, the result if the game
-    ended with it, and what the room must look at again."""
+    ended with it, and what the room must look at again. (One is made every move: its
+    ``__init__`` is written out, compiled, not the Python one dataclasses writes.)"""
 
     state: State | None
     events: list[Event]
@@ -75,6 +76,20 @@ class Folded:
     """The entry started the game (its last seat was taken)."""
     table_changed: bool
     """Presence or bots changed (the record mirrors them for the lobby)."""
+
+    def __init__(
+        self,
+        state: State | None,
+        events: list[Event],
+        result: Result | None,
+        started: bool,
+        table_changed: bool,
+    ) -> None:
+        self.state = state
+        self.events = events
+        self.result = result
+        self.started = started
+        self.table_changed = table_changed
 
 
 def fold(
@@ -86,12 +101,15 @@ def fold(
     entry: LogEntry,
     events: list[Event],
     to_act: Acting,
+    seen: dict[int, OrderedDict[IntentId, int]] | None = None,
+    version: int = 0,
 ) -> Folded:
     """Fold ``entry`` into ``record`` and ``table`` (changed in place) and return the new
     state. ``previous`` is the state before the entry; ``state`` and ``events`` are the
     entry's for an ``intent`` (the engine's answer: the owner validated it, a replica
     replays it), else ``previous`` and none. ``to_act`` is the engine's (the room's, which
-    remembers its last answer)."""
+    remembers its last answer). A player's intent is remembered in ``seen``, if given,
+    as logged at ``version`` (:func:`remember`)."""
     kind, at = entry["k"], entry.get("at", 0.0)
     ended = record.status == "finished"
     before = to_act(previous)
@@ -113,6 +131,8 @@ def fold(
             events = [{**event, "by": entry["by"]} for event in events]
             if entry["by"] == "zombie" and table.zombie_played(actor):
                 events.append({"type": "expelled", "seat": actor})
+        elif seen is not None:
+            remember(seen, actor, entry["id"], version)
     elif kind == "presence":
         table.presence(entry["seat"], entry["connected"], at)
     elif kind == "end":
