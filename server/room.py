@@ -558,10 +558,17 @@ class Room:
         if version != self.version + 1:
             raise RuntimeError(f"room {self.id}: version {version} after {self.version}")
         folded = fold(
-            self.engine, self.record, self.table, self.state, state, entry, events, self._to_act
+            self.engine,
+            self.record,
+            self.table,
+            self.state,
+            state,
+            entry,
+            events,
+            self._to_act,
+            self._seen,
+            version,
         )
-        if entry["k"] == "intent" and "by" not in entry:
-            remember(self._seen, entry["seat"], entry["id"], version)
         if folded.started:
             log.info("game started", extra=fields(room=self.id, engine=self.engine.id))
         self.state = folded.state

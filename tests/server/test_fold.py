@@ -67,6 +67,22 @@ def test_a_decision_is_the_engines_state_and_events_and_starts_the_next_turn() -
     assert all(event["by"] == "bot" for event in bot.events) and bot.table_changed
 
 
+def test_a_players_intent_is_remembered_for_its_retry_and_a_bots_is_not() -> None:
+    record, table = _room()
+    state = _seat_everyone(record, table)
+    seat = min(SINTRA.to_act(state))
+    action = SINTRA.legal_actions(state, seat)[0]
+    after, events = SINTRA.apply(state, seat, action)
+    entry = {"k": "intent", "seat": seat, "id": "a", "action": action, "at": 3.0}
+    seen: dict[int, OrderedDict[IntentId, int]] = {}
+    bot = {**entry, "id": "b", "by": "bot"}
+    fold(SINTRA, record, table, state, after, bot, events, Acting(SINTRA), seen, 8)
+    assert seen == {}
+    fold(SINTRA, record, table, state, after, entry, events, Acting(SINTRA), seen, 9)
+    assert seen == {seat: OrderedDict(a=9)}
+    assert decide(SINTRA, record, table, after, seen, seat, "a", action) == 9  # acked again
+
+
 def test_presence_is_the_tables_and_an_end_finishes_the_room_with_its_result() -> None:
     record, table = _room()
     state = _seat_everyone(record, table)
