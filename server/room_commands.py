@@ -240,8 +240,12 @@ async def seat_bots(
     for and did not get (an append that failed midway)."""
     names = room.record.names
     done = [] if asked is None else room.table.seats_asked(asked)
+    held = held_seats(room)  # a rematch's, for the last game's players: never a bot's
     if seats is None:
-        seats = [seat for seat, name in enumerate(names) if name is None]
+        free = [seat for seat, name in enumerate(names) if name is None]
+        if free and set(free) <= held and not done:
+            raise seat_held(room)
+        seats = [seat for seat in free if seat not in held]
     seats = [seat for seat in seats if seat not in done]
     if done and not seats:
         return done
@@ -249,6 +253,8 @@ async def seat_bots(
         raise ApiError(409, "room_full", "every seat of this room is taken")
     for seat in seats:  # all or nothing: check every seat before taking any
         free_seat(room, seat)
+        if seat in held:
+            raise seat_held(room)
     if len(set(seats)) != len(seats):
         raise ApiError(400, "bad_seat", "a seat is named twice")
     for seat in seats:

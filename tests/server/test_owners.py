@@ -124,10 +124,13 @@ async def test_a_chosen_seed_is_told_to_whoever_looks_before_sitting(lobby: Lobb
 # -- rematch -----------------------------------------------------------------------------
 
 
-async def finished_game(lobby: Lobby, timers: ManualTimers) -> tuple[Room, list[str]]:
-    """A two-seat Sintra game played to its end by ana and bea; the room and their tokens."""
+async def finished_game(
+    lobby: Lobby, timers: ManualTimers, owned: bool = True
+) -> tuple[Room, list[str], str | None]:
+    """A two-seat Sintra game played to its end by ana and bea; the room, their tokens
+    and its owner's token (None unless ``owned``)."""
     created = await lobby.create(
-        {"engine": "sintra", "seats": 2, "options": {"side": "B", "bot_delay": 0}}
+        {"engine": "sintra", "seats": 2, "options": {"side": "B", "bot_delay": 0}}, owned=owned
     )
     room = lobby.room(created["id"])
     assert room is not None
@@ -143,13 +146,13 @@ async def finished_game(lobby: Lobby, timers: ManualTimers) -> tuple[Room, list[
                 await player.play(rnd)
         await run(timers, room, 0)
     assert room.record.status == "finished"
-    return room, tokens
+    return room, tokens, created.get("owner_token")
 
 
 async def test_a_rematch_holds_its_players_seats_from_strangers(
     lobby: Lobby, timers: ManualTimers
 ) -> None:
-    room, (ana, bea) = await finished_game(lobby, timers)
+    room, (ana, bea), _ = await finished_game(lobby, timers)
     await refused(lobby.rematch(room.id, {}), 403, "player_required")
     again = await lobby.rematch(room.id, {"token": ana})
     assert (again["seat"], again["names"]) == (0, ["ana", None])
@@ -164,10 +167,29 @@ async def test_a_rematch_holds_its_players_seats_from_strangers(
     await refused(lobby.rematch(room.id, {"token": bea}), 409, "seat_taken")
 
 
+@pytest.mark.parametrize("owned", [True, False])
+async def test_no_bot_takes_a_seat_a_rematch_holds(
+    lobby: Lobby, timers: ManualTimers, owned: bool
+) -> None:
+    """Neither the owner nor the first player back (alone, in quick play's room without
+    an owner) may give a seat held for the other player to a bot: it stays theirs."""
+    room, (ana, bea), owner_token = await finished_game(lobby, timers, owned)
+    again = await lobby.rematch(room.id, {"token": ana})
+    new_id = again["id"]
+    asker = {"owner_token": owner_token} if owned else {"token": again["token"]}
+    for body in (asker, {**asker, "seats": [1]}, {**asker, "kind": "random", "seats": [1]}):
+        held = await refused(lobby.add_bots(new_id, body), 409, "seat_held")
+        assert held.retry_after is not None and 0 < held.retry_after <= 120
+    shown = await lobby.details(new_id)
+    assert (shown["names"], shown["bots"]) == (["ana", None], [None, None]), "nothing changed"
+    back = await lobby.rematch(room.id, {"token": bea})
+    assert (back["seat"], back["names"]) == (1, ["ana", "bea"])
+
+
 async def test_after_the_hold_a_rematch_seat_is_open_and_its_player_told_so(
     lobby: Lobby, timers: ManualTimers
 ) -> None:
-    room, (ana, bea) = await finished_game(lobby, timers)
+    room, (ana, bea), _ = await finished_game(lobby, timers)
     again = await lobby.rematch(room.id, {"token": ana})
     timers.advance(121)
     stranger = await lobby.reserve(again["id"], {"name": "cy"})
