@@ -71,6 +71,7 @@ from server import chat, metrics
 from server import room_commands as commands
 from server.errors import ApiError
 from server.fold import SEEN_INTENTS, Acting, fold, remember
+from server.limits import Buckets
 from server.logs import fields
 from server.room_frames import Views
 from server.room_parts import Asked as Asked
@@ -144,6 +145,10 @@ class Room:
         self._wakeup: tuple[float, Handle] | None = None
         self._ticking = False
         self._arriving: Counter[int] = Counter()
+        self.presence_budget = Buckets(settings.presence_rate, settings.presence_burst)
+        """Per seat (``str(seat)``): the changes of its presence the log may take now."""
+        self.presence_later: set[int] = set()
+        """Seats whose presence is looked at again once their budget allows."""
         self._remote: dict[int, dict[str, tuple[int, float]]] = {}
         """Per seat: the connections other processes reported, by node (count, loop time)."""
         self._to_act = Acting(engine)

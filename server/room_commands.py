@@ -26,6 +26,7 @@ from server.room_parts import (
     _chain,
     _Intent,
     _loop_time,
+    _Presence,
     _refuse,
     _Reserve,
     hash_token,
@@ -278,6 +279,8 @@ async def link_rematch(room: Room, room_id: str) -> str:
 
 
 async def presence(room: Room, seat: int) -> None:
+    """Log ``seat``'s presence if it changed, within the seat's budget
+    (:func:`_presence_allowed`) and while the log has room (``max_moves``)."""
     here = is_here(room, seat)
     table = room.table
     if (
@@ -285,11 +288,34 @@ async def presence(room: Room, seat: int) -> None:
         or room.record.names[seat] is None
         or table.bots[seat] is not None
         or here == table.connected[seat]
+        or room.version >= room.settings.max_moves
+        or not _presence_allowed(room, seat)
     ):
         return
     entry = {"k": "presence", "seat": seat, "connected": here}
     room._commit(await room._append(entry), entry, room.state, [])
     await after_commit(room, None, save=True)
+
+
+def _presence_allowed(room: Room, seat: int) -> bool:
+    """Whether a change of ``seat``'s presence may be logged now: the first
+    ``presence_burst`` at once, then ``presence_rate`` a second. A change refused is
+    looked at again once one may be logged, and logged only if the seat's presence
+    still differs then: a seat reconnecting in a loop cannot grow the log (nor end the
+    game at ``max_moves``, nor push its start out of the memory store's reach)."""
+    now = room.timers.now()
+    if room.presence_budget.take(str(seat), now):
+        return True
+    if seat not in room.presence_later:
+        room.presence_later.add(seat)
+        later = now + room.presence_budget.wait(str(seat), now)
+        room.timers.call_at(later, functools.partial(_presence_again, room, seat))
+    return False
+
+
+def _presence_again(room: Room, seat: int) -> None:
+    room.presence_later.discard(seat)
+    room._queue.put_nowait(_Presence(seat))
 
 
 def is_here(room: Room, seat: int) -> bool | None:

@@ -20,6 +20,11 @@ class Settings:
     """Seconds a room may wait for its seats to fill before it is removed."""
     rematch_hold: float = 120.0
     """Seconds a rematch keeps each former player's seat for them (their old token)."""
+    presence_rate: float = 0.1
+    """Changes of one seat's presence (connected or away) logged per second once
+    ``presence_burst`` have been: a player reconnecting in a loop costs the room's log
+    one entry every 10 s, the latest state winning; 0: every change is logged."""
+    presence_burst: int = 4
     sweep_interval: float = 30.0
     """Seconds between clean-up passes."""
     max_frame: int = 64 * 1024

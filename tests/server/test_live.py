@@ -128,6 +128,62 @@ async def test_a_player_who_leaves_after_the_end_shows_away_in_the_document_and_
     assert listed["connected"] == [False, True]
 
 
+async def test_a_player_reconnecting_in_a_loop_costs_the_log_a_few_entries(
+    lobby: Lobby, timers: ManualTimers
+) -> None:
+    """A seat's presence is logged as it changes up to ``presence_burst`` changes (4,
+    its first arrival one of them), then once every 1 / ``presence_rate`` seconds (10),
+    the latest state winning: a hundred reconnects add 3 versions, the seat shows as it
+    is once its budget allows, and a blip within the wait logs nothing."""
+    room = await new_room(lobby, "sintra", 2)
+    ana, _ = await seated(lobby, room, ["ana", "bo"])
+    watcher = await Player(room, None).join()
+    before = room.version
+    for _ in range(100):
+        ana.leave()
+        await room.settled()
+        ana = await Player(room, 0).join()
+    assert room.version == before + 3, "the rest of the burst: away, back, away"
+    assert room.table.connected == [False, True], "the change past the burst waits"
+    await run(timers, room, 9)
+    assert room.version == before + 3
+    await run(timers, room, 1)
+    assert (room.version, room.table.connected) == (before + 4, [True, True]), "logged once"
+    assert watcher.frames[-1]["t"] == "patch", "everyone sees ana back"
+    ana.leave()
+    await room.settled()
+    ana = await Player(room, 0).join()
+    await run(timers, room, 10)
+    assert room.version == before + 4, "back before its change could be logged: nothing"
+    entries = (await log_of(lobby, room))[before:]
+    assert [(e["k"], e["connected"]) for e in entries] == [
+        ("presence", False),
+        ("presence", True),
+        ("presence", False),
+        ("presence", True),
+    ]
+
+
+async def test_no_presence_is_logged_past_the_logs_last_version(timers: ManualTimers) -> None:
+    """A game stopped at ``max_moves`` keeps its log at that version: a player leaving
+    or coming back after it is not logged."""
+    lobby = Lobby(MemoryStore(), Settings(max_moves=6), clock=timers, timers=timers)
+    room = await new_room(lobby, "sintra", 2)
+    ana, bo = await seated(lobby, room, ["ana", "bo"])
+    rnd = random.Random(2)
+    while room.record.status != "finished":
+        assert room.state is not None
+        for player in (ana, bo):
+            if player.seat in room.engine.to_act(room.state):
+                await player.play(rnd)
+    assert room.record.result is not None and room.record.result.get("move_limit")
+    assert room.version == 6
+    bo.leave()
+    await run(timers, room, 60)
+    assert room.version == 6 and room.table.connected == [True, True]
+    await lobby.close()
+
+
 async def test_a_player_away_past_the_grace_period_is_played_and_gets_the_seat_back(
     lobby: Lobby, timers: ManualTimers
 ) -> None:
