@@ -61,7 +61,8 @@ class Code(StrEnum):
     """The connection (or its address) sent more intents, queries or pings than its
     rate limit allows; the frame was not served. Persisting closes the connection."""
     CHAT_EMPTY = "chat_empty"
-    """A ``say`` whose text is empty or only spaces."""
+    """A ``say`` whose text shows nothing: empty, only spaces, or only characters that
+    render blank (:func:`protocol.text.visible`)."""
     CHAT_TOO_LONG = "chat_too_long"
     """A ``say`` whose text is longer than ``MAX_CHAT`` characters."""
     CHAT_BAD_TEXT = "chat_bad_text"

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from protocol.codec import SCALARS
 from protocol.errors import Code, ProtocolError
-from protocol.text import shown_as_typed, typed
+from protocol.text import flaw, typed
 
 IntentId = int | str
 
@@ -147,13 +147,14 @@ def _say(msg: dict[str, Any]) -> Say:
         got = "missing" if "text" not in msg else type(text).__name__
         raise ProtocolError(Code.BAD_FIELD, f"say.text must be a string (got {got})", of="say")
     text = typed(text)
-    if not text:
-        raise ProtocolError(Code.CHAT_EMPTY, "say.text is empty", of="say")
-    if len(text) > MAX_CHAT:
+    why = flaw(text, MAX_CHAT)
+    if why == "empty":
+        raise ProtocolError(Code.CHAT_EMPTY, "say.text shows nothing", of="say")
+    if why == "too_long":
         raise ProtocolError(
             Code.CHAT_TOO_LONG, f"say.text holds more than {MAX_CHAT} characters", of="say"
         )
-    if not shown_as_typed(text):
+    if why == "not_shown":
         raise ProtocolError(
             Code.CHAT_BAD_TEXT,
             "say.text may not hold control or invisible characters, line breaks or "

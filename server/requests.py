@@ -10,11 +10,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from engines import ENGINES, GAMES, Engine
-from protocol.text import MAX_MARKS, shown_as_typed, typed
+from protocol.text import MAX_MARKS, Flaw, flaw, typed
 from server import ids, robots, web
 from server.errors import ApiError
 
 MAX_NAME = 32
+NAME_FLAWS: dict[Flaw, str] = {
+    "empty": "name must hold a visible character: spaces and blank fillers alone show nothing",
+    "too_long": f"name must be at most {MAX_NAME} characters (counted in Unicode NFC)",
+    "not_shown": "name may not hold control or invisible characters, line breaks "
+    f"or more than {MAX_MARKS} accents on one letter",
+}
+"""What a refused name's ``bad_name`` says, by its :data:`~protocol.text.Flaw`."""
 MAX_SEED = 2**63 - 1
 """Seeds are ints in 0…2⁶³−1 (they are stored as msgpack ints)."""
 KINDS = ("game", "benchmark", "all")
@@ -68,20 +75,17 @@ def optional_int(body: Mapping[str, Any], key: str, default: int | None) -> int 
 
 
 def player_name(body: Mapping[str, Any]) -> str | None:
-    """The optional ``name`` field, stripped and NFC-normalized."""
+    """The optional ``name`` field, as :func:`protocol.text.typed` keeps it (stripped,
+    NFC), checked as kept (:func:`protocol.text.flaw`, the chat's check too)."""
     name = body.get("name")
     if name is None:
         return None
-    if not isinstance(name, str) or not 1 <= len(name.strip()) <= MAX_NAME:
+    if not isinstance(name, str):
         raise ApiError(400, "bad_name", f"name must be a string of 1-{MAX_NAME} characters")
     name = typed(name)
-    if not shown_as_typed(name):
-        raise ApiError(
-            400,
-            "bad_name",
-            "name may not hold control or invisible characters, line breaks "
-            f"or more than {MAX_MARKS} accents on one letter",
-        )
+    why = flaw(name, MAX_NAME)
+    if why is not None:
+        raise ApiError(400, "bad_name", NAME_FLAWS[why])
     return name
 
 

@@ -203,6 +203,12 @@ async def test_joining_a_finished_room_is_game_over_not_room_full() -> None:
         "in\u200bvisible",  # zero-width space
         "\ue000private",
         "q" + "\u0301" * 5,  # "zalgo": five accents on one letter
+        "\U0001d15e" * 32,  # 32 half notes: 64 characters in NFC
+        "\ufb2c" * 32,  # 32 shin with dagesh and shin dot: 96 characters in NFC
+        "\u3164",  # Hangul filler: a letter that shows nothing
+        "\u2800",  # braille pattern blank
+        "\u115f\u115f",  # Hangul choseong fillers
+        "\u034f" * 3 + "\u0301",  # combining grapheme joiners and an accent on nothing
     ],
 )
 async def test_names_that_would_not_show_as_typed_are_refused(
