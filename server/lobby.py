@@ -379,11 +379,7 @@ class Lobby:
             raise requests.unknown_engine()
         if status is not None and status not in STATUSES:
             raise ApiError(400, "bad_status", f"status must be one of {list(STATUSES)}")
-        size = self.settings.list_limit
-        if limit is not None:
-            if not (limit.isascii() and limit.isdigit() and len(limit) < 10 and int(limit) > 0):
-                raise ApiError(400, "bad_limit", "limit must be a positive integer")
-            size = min(size, int(limit))
+        size = requests.page_size(limit, self.settings.list_limit)
         if after is not None and not CURSOR.fullmatch(after):
             raise ApiError(400, "bad_cursor", "after must be a cursor from a previous page")
         records, cursor = await self.store.page(public_index(engine, status), size, after)

@@ -74,6 +74,19 @@ def optional_int(body: Mapping[str, Any], key: str, default: int | None) -> int 
     return value
 
 
+def page_size(limit: str | None, most: int) -> int:
+    """``GET /api/rooms?limit=``: a positive integer, of any size, cut to ``most``
+    (None: ``most``); anything else is ``bad_limit``."""
+    if limit is None:
+        return most
+    digits = limit.lstrip("0")
+    if not (limit.isascii() and limit.isdigit() and digits):
+        raise ApiError(400, "bad_limit", "limit must be a positive integer")
+    # More digits than ``most`` has is more than ``most``: never read as an int (Python
+    # refuses one of more than 4,300 digits).
+    return most if len(digits) > len(str(most)) else min(most, int(digits))
+
+
 def player_name(body: Mapping[str, Any]) -> str | None:
     """The optional ``name`` field, as :func:`protocol.text.typed` keeps it (stripped,
     NFC), checked as kept (:func:`protocol.text.flaw`, the chat's check too)."""

@@ -370,6 +370,8 @@ async def test_the_listing_is_paged_with_a_link_to_the_next_page(http: httpx.Asy
     for query, code in (({"limit": "0"}, "bad_limit"), ({"limit": "x"}, "bad_limit")):
         refused = await http.get("/api/rooms", params=query)
         assert (refused.status_code, error_code(refused)) == (400, code)
+    huge = await http.get("/api/rooms", params={"engine": "sintra", "limit": "99999999999"})
+    assert [r["id"] for r in huge.json()] == made[::-1], "a larger limit is cut to list_limit"
     refused = await http.get("/api/rooms", params={"after": "not a cursor"})
     assert (refused.status_code, error_code(refused)) == (400, "bad_cursor")
 
@@ -411,6 +413,26 @@ async def test_no_lobby_operation_reads_more_than_a_bounded_page_of_rooms() -> N
     assert store.limits.count(3) >= 4, "the sweep walks 10 rooms three at a time"
     assert lobby.rooms.keys() == set()
     await lobby.close()
+
+
+@pytest.mark.parametrize(
+    ("limit", "size"),
+    [("3", 3), ("003", 3), ("5", 4), ("99999999999", 4), ("1" + "0" * 5000, 4), (None, 4)],
+)
+async def test_a_positive_limit_of_any_size_is_cut_to_list_limit(
+    limit: str | None, size: int
+) -> None:
+    store = PageSpy()
+    lobby = Lobby(store, Settings(list_limit=4))
+    await lobby.listing(None, None, limit)
+    assert store.limits == [size]
+
+
+@pytest.mark.parametrize("limit", ["0", "000", "-1", "1.5", "+3", " 3", "", "\u0663"])
+async def test_a_limit_that_is_no_positive_integer_is_refused(limit: str) -> None:
+    with pytest.raises(ApiError) as refused:
+        await Lobby(PageSpy(), Settings()).listing(None, None, limit)
+    assert (refused.value.status, refused.value.code) == (400, "bad_limit")
 
 
 async def test_room_creation_is_limited_per_client_address() -> None:
