@@ -43,7 +43,7 @@ from server.lobby import Lobby
 from server.logs import fields
 from server.origins import OriginPolicy, parse_origins
 from server.proxies import PEER, ClientAddress, HostPolicy, allowed_host_names, trusted_proxies
-from server.requests import engine_info, engines_of, idempotency_key
+from server.requests import engine_info, engines_of, idempotency_key, present
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
 from server.tasks import finish
@@ -71,7 +71,9 @@ def _json_depth(text: str) -> int:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    """The JSON object of the body (its size is bounded by :class:`server.limits.HttpLimits`)."""
+    """The JSON object of the body (its size is bounded by :class:`server.limits.HttpLimits`),
+    each of its objects, at any depth, without the fields given as null
+    (:func:`~server.requests.present`)."""
     raw = await request.body()
     if not raw.strip():
         return {}
@@ -79,7 +81,7 @@ async def _body(request: Request) -> dict[str, Any]:
         text = raw.decode("utf-8")
         if _json_depth(text) > MAX_JSON_DEPTH:
             raise ApiError(400, "bad_json", f"the body nests deeper than {MAX_JSON_DEPTH} levels")
-        body = json.loads(text)
+        body = json.loads(text, object_hook=present)
     except ValueError as exc:  # bad UTF-8, bad JSON, or an int of more than 4,300 digits
         raise ApiError(400, "bad_json", f"the body is not valid JSON: {exc}") from None
     if not isinstance(body, dict):

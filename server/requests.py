@@ -28,6 +28,14 @@ KINDS = ("game", "benchmark", "all")
 """``GET /api/games?kind=``: games offered to players (the default), benchmarks, or both."""
 
 
+def present(fields: dict[str, Any]) -> dict[str, Any]:
+    """A JSON object's fields but those given as null: a null field counts as absent
+    (docs/protocol.md §9), whichever field it is, at any depth (``options.clock``,
+    ``bots.kind``), so every check reads null as its default. :func:`json.loads` calls
+    it on each object it reads (``object_hook``)."""
+    return {key: value for key, value in fields.items() if value is not None}
+
+
 def engine_info(engine: Engine) -> dict[str, Any]:
     """An engine as ``GET /api/games`` shows it."""
     return {

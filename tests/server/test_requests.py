@@ -1,0 +1,106 @@
+"""What the lobby accepts in a request body (server/requests.py), over real HTTP:
+a field given as null counts as absent (docs/protocol.md §9), every field, at any depth."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import httpx
+import pytest
+
+from server.table import DEFAULTS
+from support import error_code
+
+SHOWN = ("seats", "options", "room_options", "private", "seed_chosen", "bots", "names", "seat")
+"""The fields of an answer that tell what a request made (not its fresh ids and secrets)."""
+
+ROOM = {
+    "engine": "sintra",
+    "seats": 3,
+    "options": {
+        "side": "B",
+        "clock": "move:30",
+        "bot_delay": 0,
+        "grace": 5,
+        "expel_after": 2,
+        "abandon_after": 20,
+        "idle": 40,
+        "confirm": False,
+        "spectator_chat": True,
+    },
+    "private": True,
+    "seed": 7,
+    "bots": {"kind": "random", "seats": [2]},
+}
+"""``POST /api/rooms`` with every field given."""
+
+FIELDS: list[tuple[str, tuple[str, ...]]] = [
+    *[("rooms", (name,)) for name in ROOM],
+    ("rooms", ("options", "side")),
+    *[("rooms", ("options", name)) for name in DEFAULTS],
+    ("rooms", ("bots", "kind")),
+    ("rooms", ("bots", "seats")),
+    ("seats", ("name",)),
+    ("seats", ("seat",)),
+    ("seats", ("invite",)),
+    ("bots", ("owner_token",)),
+    ("bots", ("kind",)),
+    ("bots", ("seats",)),
+    ("rematch", ("token",)),
+    ("quickplay", ("engine",)),
+    ("quickplay", ("name",)),
+    ("quickplay", ("seats",)),
+]
+"""Each request and a field of its body (a path into nested objects)."""
+
+
+async def request(http: httpx.AsyncClient, kind: str) -> tuple[str, dict[str, Any]]:
+    """The path and the body with every field of a ``kind`` request, in a new room."""
+    if kind == "rooms":
+        return "/api/rooms", copy.deepcopy(ROOM)
+    if kind == "quickplay":
+        return "/api/quickplay", {"engine": "sintra", "name": "ana", "seats": 2}
+    room = (await http.post("/api/rooms", json={"engine": "sintra", "private": True})).json()
+    path = f"/api/rooms/{room['id']}/{kind}"
+    if kind == "seats":
+        return path, {"name": "ana", "seat": 1, "invite": room["invite"]}
+    if kind == "bots":
+        return path, {"owner_token": room["owner_token"], "kind": "random", "seats": [1, 3]}
+    return path, {"token": "not a seat's"}
+
+
+async def shown(http: httpx.AsyncClient, answer: httpx.Response) -> tuple[int, Any]:
+    """The status and what the answer tells: its error code, or what was made (a seat's
+    room too, whose other seats are then taken: quick play opens the next room)."""
+    if answer.status_code >= 400:
+        return answer.status_code, error_code(answer)
+    made = answer.json()
+    if "room" in made:
+        seats = f"/api/rooms/{made['room']}/seats"
+        while (await http.post(seats, json={})).status_code == 201:
+            pass
+        made["names"] = (await http.get(f"/api/rooms/{made['room']}")).json()["names"]
+    return answer.status_code, {key: made[key] for key in SHOWN if key in made}
+
+
+@pytest.mark.parametrize(
+    ("kind", "field"), FIELDS, ids=lambda v: v if isinstance(v, str) else ".".join(v)
+)
+async def test_a_field_given_as_null_counts_as_absent(
+    http: httpx.AsyncClient, kind: str, field: tuple[str, ...]
+) -> None:
+    answers = []
+    for null in (False, True):
+        path, body = await request(http, kind)
+        *outer, name = field
+        fields = body
+        for key in outer:
+            fields = fields[key]
+        if null:
+            fields[name] = None
+        else:
+            del fields[name]
+        answers.append(await shown(http, await http.post(path, json=body)))
+    absent, null = answers
+    assert null == absent
