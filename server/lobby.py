@@ -25,7 +25,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from engines import BENCHMARK, ENGINES
-from engines.base import OptionError, resolve_options
 from server import credentials, history, ids, matching, requests, room_commands
 from server.errors import ApiError
 from server.limits import Buckets, load_test
@@ -35,7 +34,6 @@ from server.room import Forwarder, Room, hash_token
 from server.settings import Settings
 from server.store import RoomRecord, Store, StoreUnavailable
 from server.store.base import ALL, CURSOR, STATUSES, public_index
-from server.table import split_options
 from server.timers import Timers, WallTimers
 
 log = logging.getLogger("tablewire.lobby")
@@ -190,19 +188,10 @@ class Lobby:
                 "bad_seats",
                 f"{engine.id} takes {engine.min_players}-{engine.max_players} players",
             )
-        options = body.get("options")
-        if options is None:
-            options = {}
-        if not isinstance(options, dict):
-            raise ApiError(400, "bad_options", "options must be an object")
-        options, room_options = split_options(options)
+        options, room_options = requests.requested_options(engine, body)
         bots = body.get("bots")
         if bots is not None:
             bot_kind, bot_seats = requests.requested_bots(engine, bots, seats)
-        try:
-            options = resolve_options(engine, options)
-        except OptionError as exc:
-            raise ApiError(400, "bad_options", str(exc)) from None
         private = body.get("private", False)
         if not isinstance(private, bool):
             raise ApiError(400, "bad_private", "private must be true or false")
@@ -245,7 +234,12 @@ class Lobby:
         room = await self._activate(self._new_room(record))
         log.info("room created", extra=fields(room=record.id, engine=engine.id, seats=seats))
         if bots is not None:
-            await room.seat_bots(bot_kind, bot_seats)
+            try:  # checked above, they fit: only the store or the owner can fail here
+                await room.seat_bots(bot_kind, bot_seats)
+            except Exception:
+                with contextlib.suppress(StoreUnavailable):  # else waiting_ttl removes it
+                    await self._remove(record.id)
+                raise
         answer = self._show(room.record)
         if owner is not None:
             answer["owner_token"] = owner

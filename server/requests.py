@@ -10,9 +10,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from engines import ENGINES, GAMES, Engine
+from engines.base import OptionError, resolve_options
 from protocol.text import MAX_MARKS, Flaw, flaw, typed
 from server import ids, robots, web
 from server.errors import ApiError
+from server.table import split_options
 
 MAX_NAME = 32
 NAME_FLAWS: dict[Flaw, str] = {
@@ -128,8 +130,24 @@ def idempotency_key(headers: Mapping[str, str]) -> str | None:
     return key
 
 
+def requested_options(
+    engine: Engine, body: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``options`` field: the engine's options and the room options side by side
+    (:func:`server.table.split_options`), each complete, defaults filled in."""
+    options = body.get("options", {})
+    if not isinstance(options, dict):
+        raise ApiError(400, "bad_options", "options must be an object")
+    options, room_options = split_options(options)
+    try:
+        return resolve_options(engine, options), room_options
+    except OptionError as exc:
+        raise ApiError(400, "bad_options", str(exc)) from None
+
+
 def requested_bots(engine: Engine, body: Any, seats: int) -> tuple[str, list[int] | None]:
-    """``{"kind"?, "seats"?}`` checked: the bot kind and the seats (None: every free one)."""
+    """``{"kind"?, "seats"?}`` checked: the bot kind and the seats (None: every free one;
+    an empty list is ``bad_seat``, not a request for no bots)."""
     if not isinstance(body, Mapping):
         raise ApiError(400, "bad_bots", 'bots must be an object: {"seats": [...], "kind": ...}')
     kind = body.get("kind", robots.default_kind(engine))
@@ -145,6 +163,10 @@ def requested_bots(engine: Engine, body: Any, seats: int) -> tuple[str, list[int
         isinstance(s, int) and not isinstance(s, bool) and 0 <= s < seats for s in chosen
     ):
         raise ApiError(400, "bad_seat", f"bot seats must be a list of seats 0..{seats - 1}")
+    if not chosen:
+        raise ApiError(
+            400, "bad_seat", "bot seats name no seat: leave seats out for every free seat"
+        )
     if len(set(chosen)) != len(chosen):
         raise ApiError(400, "bad_seat", "a seat is named twice")
     return kind, list(chosen)

@@ -14,6 +14,7 @@ from server.errors import ApiError
 from server.lobby import Lobby
 from server.settings import Settings
 from server.store import MemoryStore, StoreUnavailable
+from server.store.base import ALL
 from support import error_code, play_to_the_end
 
 
@@ -120,6 +121,7 @@ async def test_listing_filters_and_hides_private_rooms(http: httpx.AsyncClient) 
         (b'{"engine": "sintra", "bots": {"kind": "clever"}}', 400, "bad_bot_kind"),
         (b'{"engine": "sintra", "bots": {"seats": [4]}}', 400, "bad_seat"),
         (b'{"engine": "sintra", "bots": [1]}', 400, "bad_bots"),
+        (b'{"engine": "crystal-palace", "seats": 2, "bots": {"seats": []}}', 400, "bad_seat"),
     ],
 )
 async def test_bad_room_requests_are_refused_and_create_nothing(
@@ -312,6 +314,32 @@ async def test_sweep_removes_finished_and_stale_waiting_rooms_only() -> None:
     assert await lobby.sweep() == [waiting["id"]]
     assert set(lobby.rooms) == {playing["id"]}
     await lobby.close()
+
+
+class BotlessStore(MemoryStore):
+    """A store that cannot be reached when a bot takes a seat."""
+
+    async def append(self, room_id: str, version: int, entry: Any, *args: Any) -> None:
+        if entry.get("bot"):
+            raise StoreUnavailable("connection refused")
+        await super().append(room_id, version, entry, *args)
+
+
+async def test_a_room_whose_bots_cannot_be_seated_is_removed_again() -> None:
+    store = BotlessStore()
+    lobby = Lobby(store, Settings())
+    with pytest.raises(StoreUnavailable):
+        await lobby.create({"engine": "sintra", "bots": {"seats": [1]}})
+    assert lobby.rooms == {} and (await store.page_ids(ALL, 10))[0] == []
+    await lobby.close()
+
+
+async def test_bots_for_no_seat_are_refused_and_take_nothing(http: httpx.AsyncClient) -> None:
+    room = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 2})).json()
+    body = {"owner_token": room["owner_token"], "seats": []}
+    refused = await http.post(f"/api/rooms/{room['id']}/bots", json=body)
+    assert (refused.status_code, error_code(refused)) == (400, "bad_seat")
+    assert (await http.get(f"/api/rooms/{room['id']}")).json()["bots"] == [None, None]
 
 
 class DownStore(MemoryStore):
