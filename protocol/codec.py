@@ -70,8 +70,14 @@ def encode(message: dict[str, Any] | list[Any]) -> bytes:
     return data
 
 
-def _no_ext(code: int, data: bytes) -> Any:
-    raise ValueError(f"msgpack extension type {code} is not allowed")
+_EXTENSION: Final = object()
+"""What an extension value decodes to: a value :func:`_check` refuses. The hook never
+fails the decoding itself, so that the refusal can still name the frame's intent or
+request (:func:`_refused`)."""
+
+
+def _extension(code: int, data: bytes) -> Any:
+    return _EXTENSION
 
 
 def _check(value: Any, max_depth: int) -> None:
@@ -100,13 +106,48 @@ def _check_inside(container: Any, depth: int, max_depth: int) -> None:
             raise ProtocolError(Code.MALFORMED_FRAME, "msgpack extension types are not allowed")
 
 
-def _intent_id(value: Any) -> Any:
-    """The scalar ``id`` of a frame that looks like an intent, to echo in a ``reject``."""
-    if isinstance(value, dict) and value.get("t") == "intent":
+REQUESTS: Final = frozenset({"legal", "resync", "ping", "say"})
+"""The ``t`` of the requests a client waits on: the ``error`` refusing one names it."""
+
+
+def _refused(value: Any, message: str) -> ProtocolError:
+    """``malformed_frame`` for a frame that decoded (as far as it did) to ``value``: with
+    the ``id`` of an intent that has a scalar one (for its ``reject``), or the ``t`` of a
+    request (the error's ``of``). A string id that was not UTF-8 cannot be echoed as
+    sent: none."""
+    if type(value) is not dict:
+        return ProtocolError(Code.MALFORMED_FRAME, message)
+    kind = value.get("t")
+    if kind == "intent":
         iid = value.get("id")
+        if isinstance(iid, str):
+            try:
+                iid.encode()
+            except UnicodeEncodeError:
+                iid = None
         if isinstance(iid, SCALARS):
-            return iid
-    return None
+            return ProtocolError(Code.MALFORMED_FRAME, message, intent_id=iid)
+    elif isinstance(kind, str) and kind in REQUESTS:
+        return ProtocolError(Code.MALFORMED_FRAME, message, of=kind)
+    return ProtocolError(Code.MALFORMED_FRAME, message)
+
+
+def _lenient(frame: bytes) -> Any:
+    """``frame`` decoded as far as msgpack can, for :func:`_refused` only (a refusal's
+    path): any map keys, strings that are not UTF-8 (surrogate escapes), no trailing
+    bytes; None if it is no msgpack even so."""
+    try:
+        return msgpack.unpackb(
+            frame,
+            raw=False,
+            strict_map_key=False,
+            ext_hook=_extension,
+            unicode_errors="surrogateescape",
+        )
+    except msgpack.ExtraData as exc:
+        return exc.unpacked  # type: ignore[attr-defined]  # (msgpack-types leaves it out)
+    except (ValueError, TypeError, msgpack.UnpackException):
+        return None
 
 
 def decode(
@@ -115,24 +156,24 @@ def decode(
     """Parse one frame into a map with string keys, or raise ``ProtocolError``.
 
     With ``arrays`` (a client reading a protocol 2 server) an array is a frame
-    too (:mod:`protocol.compact`). A refused frame that still decoded to an
-    intent with a scalar ``id`` carries that id (``ProtocolError.intent_id``),
-    so the server can answer ``reject``.
+    too (:mod:`protocol.compact`). A malformed frame that is recognisably an
+    intent with a scalar ``id`` (a map with ``t`` "intent", however its other
+    values fail) carries that id (``ProtocolError.intent_id``), so the server
+    can answer ``reject``; one that is recognisably a request carries its ``t``
+    (``ProtocolError.of``). Only a refusal pays for finding them.
     """
     if len(frame) > max_size:
         raise ProtocolError(Code.FRAME_TOO_LARGE, f"frame of {len(frame)} bytes > {max_size}")
     try:
-        value = msgpack.unpackb(frame, raw=False, strict_map_key=True, ext_hook=_no_ext)
+        value = msgpack.unpackb(frame, raw=False, strict_map_key=True, ext_hook=_extension)
     except msgpack.ExtraData:
-        raise ProtocolError(
-            Code.MALFORMED_FRAME, "trailing bytes after the msgpack value"
-        ) from None
+        raise _refused(_lenient(frame), "trailing bytes after the msgpack value") from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        raise ProtocolError(Code.MALFORMED_FRAME, f"not valid msgpack: {exc}") from None
+        raise _refused(_lenient(frame), f"not valid msgpack: {exc}") from None
     try:
         _check(value, max_depth)
     except ProtocolError as exc:
-        raise ProtocolError(exc.code, exc.message, intent_id=_intent_id(value)) from None
+        raise _refused(value, exc.message) from None
     if not isinstance(value, dict) and not (arrays and isinstance(value, list) and value):
         raise ProtocolError(Code.NOT_A_MAP, "a frame must be a msgpack map")
     return value

@@ -155,6 +155,84 @@ def test_a_refused_frame_without_a_scalar_intent_id_carries_none(frame: dict[str
     assert refused(packed(frame)).intent_id is None
 
 
+def bad_utf8(message: dict[str, Any]) -> bytes:
+    """``message`` packed with its string "\u00a7" (2 bytes) made invalid UTF-8."""
+    frame = packed(message)
+    assert frame.count("\u00a7".encode()) == 1
+    return frame.replace("\u00a7".encode(), b"\xff\xfe")
+
+
+FIXEXT_RESERVED = b"\xd4\xfb\x00"
+"""An extension value of the reserved type -5 (msgpack.ExtType cannot make one)."""
+
+
+def with_raw(message: dict[str, Any], marker: str, raw: bytes) -> bytes:
+    """``message`` packed, the packed string ``marker`` swapped for the bytes ``raw``."""
+    frame = packed(message)
+    assert frame.count(packed(marker)) == 1
+    return frame.replace(packed(marker), raw)
+
+
+@pytest.mark.parametrize(
+    ("frame", "intent_id"),
+    [
+        (packed({"t": "intent", "id": 7, "action": {"type": msgpack.ExtType(5, b"x")}}), 7),
+        (packed({"t": "intent", "id": "a", "action": {"k": [[msgpack.Timestamp(1, 0)]]}}), "a"),
+        (with_raw({"t": "intent", "id": 7, "action": {"k": "EXT"}}, "EXT", FIXEXT_RESERVED), 7),
+        (packed({"t": "intent", "id": 7, "action": {msgpack.ExtType(5, b"x"): 1}}), 7),
+        (packed({"t": "intent", "id": 7, "action": {"type": "reset", 1: 2}}), 7),
+        (bad_utf8({"t": "intent", "id": 7, "action": {"type": "\u00a7"}}), 7),
+        (packed({"t": "intent", "id": 7, "action": {"type": "reset"}}) + b"\x00", 7),
+        (packed({"t": "intent", "id": 1.5, "action": {"type": msgpack.ExtType(5, b"")}}), 1.5),
+    ],
+    ids=["ext", "timestamp", "reserved-ext", "ext-key", "int-key", "utf8", "trailing", "bad-id"],
+)
+def test_an_intent_refused_for_its_bytes_carries_its_id(frame: bytes, intent_id: Any) -> None:
+    exc = refused(frame)
+    assert (exc.code, exc.intent_id, exc.of) == (Code.MALFORMED_FRAME, intent_id, None)
+    assert type(exc.intent_id) is type(intent_id)
+
+
+def test_an_intent_id_that_is_not_utf8_is_not_echoed() -> None:
+    """It could not be sent back as the client sent it: the frame gets an error."""
+    exc = refused(bad_utf8({"t": "intent", "id": "\u00a7", "action": {"type": "reset"}}))
+    assert (exc.code, exc.intent_id) == (Code.MALFORMED_FRAME, None)
+
+
+@pytest.mark.parametrize(
+    ("frame", "of", "code"),
+    [
+        (packed({"t": "ping", "data": nested(MAX_DEPTH)}), "ping", Code.MALFORMED_FRAME),
+        (packed({"t": "ping", "data": msgpack.ExtType(5, b"x")}), "ping", Code.MALFORMED_FRAME),
+        (packed({"t": "ping", "data": {1: 2}}), "ping", Code.MALFORMED_FRAME),
+        (bad_utf8({"t": "ping", "data": "\u00a7"}), "ping", Code.MALFORMED_FRAME),
+        (packed({"t": "ping", "data": 1}) + b"\x00", "ping", Code.MALFORMED_FRAME),
+        (packed({"t": "legal", "x": msgpack.ExtType(5, b"x")}), "legal", Code.MALFORMED_FRAME),
+        (packed({"t": "resync", "since": 1, "x": nested(99)}), "resync", Code.MALFORMED_FRAME),
+        (packed({"t": "say", "text": msgpack.ExtType(5, b"x")}), "say", Code.MALFORMED_FRAME),
+    ],
+    ids=["deep", "ext", "int-key", "utf8", "trailing", "legal", "resync-deep", "say"],
+)
+def test_a_refused_request_names_itself_in_of(frame: bytes, of: str, code: Code) -> None:
+    exc = refused(frame)
+    assert (exc.code, exc.of, exc.intent_id) == (code, of, None)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        packed({"t": "hello", "protocol": 1, "x": msgpack.ExtType(5, b"x")}),
+        packed({"t": "teleport", "x": msgpack.ExtType(5, b"x")}),
+        packed({1: "intent", "id": 7}),
+        packed([{"t": "ping"}]),
+        b"\xc1",
+    ],
+)
+def test_a_refused_frame_that_is_no_request_names_none(frame: bytes) -> None:
+    exc = refused(frame)
+    assert (exc.of, exc.intent_id) == (None, None)
+
+
 @given(st.binary(max_size=200))
 def test_any_bytes_parse_or_raise_a_protocol_error(frame: bytes) -> None:
     try:

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+import msgpack
 import pytest
 from wire import INVITES, Raw, new_room, played_out
 
@@ -18,6 +19,7 @@ from protocol import compact
 from protocol.codec import decode, encode
 from protocol.mirror import Mirror
 from server.settings import Settings
+from support import packed
 
 
 @pytest.fixture
@@ -293,6 +295,8 @@ def nested(depth: int) -> Any:
         (1, None, "bad_field"),
         (2, [1], "bad_field"),
         (3, {"type": nested(1000)}, "malformed_frame"),
+        (4, {"type": msgpack.ExtType(5, b"x")}, "malformed_frame"),
+        ("five", {"type": "reset", 5: "an int key"}, "malformed_frame"),
     ],
 )
 async def test_a_refused_intent_is_rejected_with_its_id(
@@ -301,10 +305,30 @@ async def test_a_refused_intent_is_rejected_with_its_id(
     room_id, seats = table
     before = version(server, room_id)
     frame = {"t": "intent", "id": intent_id} | ({} if action is None else {"action": action})
-    await seats[0].ws.send(encode(frame))
+    await seats[0].ws.send(packed(frame))
     reject = await seats[0].recv()
     assert (reject["t"], reject["id"], reject["code"]) == ("reject", intent_id, code)
     assert type(reject["id"]) is type(intent_id) and reject["message"]
+    await assert_unaffected(server, room_id, seats, before)
+
+
+@pytest.mark.parametrize(
+    ("frame", "of", "code"),
+    [
+        (encode({"t": "ping", "data": nested(40)}), "ping", "malformed_frame"),
+        (b"\x82\xa1t\xa4ping\xa4data\xd6\xff" + bytes(4), "ping", "malformed_frame"),
+        (packed({"t": "legal", "x": msgpack.ExtType(5, b"x")}), "legal", "malformed_frame"),
+    ],
+    ids=["ping-deep", "ping-timestamp", "legal-ext"],
+)
+async def test_a_refused_request_gets_an_error_naming_it(
+    server: Running, table: tuple[str, list[Raw]], frame: bytes, of: str, code: str
+) -> None:
+    room_id, seats = table
+    before = version(server, room_id)
+    await seats[0].ws.send(frame)
+    error = await seats[0].recv()
+    assert (error["t"], error["code"], error["fatal"], error["of"]) == ("error", code, False, of)
     await assert_unaffected(server, room_id, seats, before)
 
 
