@@ -84,15 +84,19 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _field(msg: dict[str, Any], name: str, ok: bool, expected: str) -> None:
+def _field(msg: dict[str, Any], name: str, ok: bool, expected: str, of: str | None = None) -> None:
+    """Refuse ``msg`` unless ``ok``; ``of``: the ``t`` of a request that waits for an answer."""
     if not ok:
         got = "missing" if name not in msg else type(msg[name]).__name__
-        raise ProtocolError(Code.BAD_FIELD, f"{msg['t']}.{name} must be {expected} (got {got})")
+        raise ProtocolError(
+            Code.BAD_FIELD, f"{msg['t']}.{name} must be {expected} (got {got})", of=of
+        )
 
 
-def _optional_version(msg: dict[str, Any], name: str) -> int | None:
+def _optional_version(msg: dict[str, Any], name: str, of: str | None = None) -> int | None:
     value = msg.get(name)
-    _field(msg, name, value is None or (_is_int(value) and value >= 0), "nil or an int >= 0")
+    ok = value is None or (_is_int(value) and value >= 0)
+    _field(msg, name, ok, "nil or an int >= 0", of)
     return value
 
 
@@ -129,7 +133,7 @@ def _intent(msg: dict[str, Any]) -> Intent:
 
 
 def _resync(msg: dict[str, Any]) -> Resync:
-    return Resync(_optional_version(msg, "since"))
+    return Resync(_optional_version(msg, "since", of="resync"))
 
 
 def _legal(msg: dict[str, Any]) -> Legal:

@@ -202,6 +202,8 @@ def test_an_intent_id_that_is_not_utf8_is_not_echoed() -> None:
 @pytest.mark.parametrize(
     ("frame", "of", "code"),
     [
+        (packed({"t": "resync", "since": "3"}), "resync", Code.BAD_FIELD),
+        (packed({"t": "resync", "since": -1}), "resync", Code.BAD_FIELD),
         (packed({"t": "ping", "data": nested(MAX_DEPTH)}), "ping", Code.MALFORMED_FRAME),
         (packed({"t": "ping", "data": msgpack.ExtType(5, b"x")}), "ping", Code.MALFORMED_FRAME),
         (packed({"t": "ping", "data": {1: 2}}), "ping", Code.MALFORMED_FRAME),
@@ -211,7 +213,10 @@ def test_an_intent_id_that_is_not_utf8_is_not_echoed() -> None:
         (packed({"t": "resync", "since": 1, "x": nested(99)}), "resync", Code.MALFORMED_FRAME),
         (packed({"t": "say", "text": msgpack.ExtType(5, b"x")}), "say", Code.MALFORMED_FRAME),
     ],
-    ids=["deep", "ext", "int-key", "utf8", "trailing", "legal", "resync-deep", "say"],
+    ids=[
+        *["since-str", "since-negative", "deep", "ext", "int-key", "utf8", "trailing"],
+        *["legal", "resync-deep", "say"],
+    ],
 )
 def test_a_refused_request_names_itself_in_of(frame: bytes, of: str, code: Code) -> None:
     exc = refused(frame)

@@ -315,11 +315,12 @@ async def test_a_refused_intent_is_rejected_with_its_id(
 @pytest.mark.parametrize(
     ("frame", "of", "code"),
     [
+        (encode({"t": "resync", "since": "3"}), "resync", "bad_field"),
         (encode({"t": "ping", "data": nested(40)}), "ping", "malformed_frame"),
         (b"\x82\xa1t\xa4ping\xa4data\xd6\xff" + bytes(4), "ping", "malformed_frame"),
         (packed({"t": "legal", "x": msgpack.ExtType(5, b"x")}), "legal", "malformed_frame"),
     ],
-    ids=["ping-deep", "ping-timestamp", "legal-ext"],
+    ids=["resync-since", "ping-deep", "ping-timestamp", "legal-ext"],
 )
 async def test_a_refused_request_gets_an_error_naming_it(
     server: Running, table: tuple[str, list[Raw]], frame: bytes, of: str, code: str
