@@ -84,12 +84,26 @@ class GuardedHttp(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self._header_bytes is not None:
-            self._header_bytes += len(data)
+        counted = self._header_bytes
+        if counted is not None:
+            room = self.settings.max_header_bytes - counted
+            if len(data) > room:
+                # The cap is passed in this read unless the headers end within it: the
+                # parser gets the bytes up to the cap first (a body, or the next
+                # request, may follow them in the same read and does not count).
+                super().data_received(data[:room])
+                if self._header_bytes is not None:  # (on_headers_complete sets None)
+                    self._refuse(HEADERS_TOO_LARGE)
+                    return
+                transport = self.transport  # a WebSocket's once upgraded (no parser here)
+                if transport.get_protocol() is not self or transport.is_closing():
+                    return
+                if self.parser.should_upgrade():
+                    return  # an upgrade uvicorn refused: it drops what follows, as here
+                data = data[room:]
+            else:
+                self._header_bytes = counted + len(data)
         super().data_received(data)
-        # Still no end of the headers (a body in the same read does not count):
-        if self._header_bytes is not None and self._header_bytes > self.settings.max_header_bytes:
-            self._refuse(HEADERS_TOO_LARGE)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()

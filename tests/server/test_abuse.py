@@ -10,10 +10,12 @@ through settings, and no test asserts on time.
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import AsyncIterator
 from dataclasses import fields
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -140,6 +142,42 @@ async def test_oversized_headers_get_431(spawned: SpawnedServer) -> None:
         answer = await loop.sock_recv(sock, 4096)
         assert answer.startswith(b"HTTP/1.1 431")
         assert await server_closed(sock) in ("reset", "eof")
+    finally:
+        sock.close()
+
+
+def request(server_url: str, header: int, body: bytes = b"") -> bytes:
+    """A whole request whose headers take about ``header`` bytes, ``body`` after them."""
+    head = f"POST /api/rooms HTTP/1.1\r\nHost: {urlsplit(server_url).netloc}\r\n"
+    head += f"Connection: close\r\nContent-Length: {len(body)}\r\nX-Pad: "
+    pad = header - len(head) - 4
+    return head.encode() + b"y" * pad + b"\r\n\r\n" + body
+
+
+@pytest.mark.parametrize("spawned", [{"max_header_bytes": 2048}], indirect=True)
+@pytest.mark.parametrize("size", [4096, 60_000])
+async def test_oversized_headers_in_one_write_get_431(spawned: SpawnedServer, size: int) -> None:
+    """Whole headers past the cap, however they arrive: here in one write, which the
+    server reads at once, headers and all (they were counted only across reads)."""
+    sock = await slowloris(spawned.url, half=False)
+    try:
+        await asyncio.get_running_loop().sock_sendall(sock, request(spawned.url, size))
+        status, _ = await _http_answer(sock)
+        assert status.startswith(b"HTTP/1.1 431"), status
+    finally:
+        sock.close()
+
+
+@pytest.mark.parametrize("spawned", [{"max_header_bytes": 2048}], indirect=True)
+async def test_headers_within_the_cap_are_served_with_a_body_past_it_in_the_same_write(
+    spawned: SpawnedServer,
+) -> None:
+    body = json.dumps({"engine": "sintra", "seats": 2}).encode() + b" " * 3000
+    sock = await slowloris(spawned.url, half=False)
+    try:
+        await asyncio.get_running_loop().sock_sendall(sock, request(spawned.url, 2000, body))
+        status, answer = await _http_answer(sock)
+        assert status.startswith(b"HTTP/1.1 201"), (status, answer)
     finally:
         sock.close()
 
