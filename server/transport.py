@@ -55,6 +55,8 @@ from server.settings import Settings
 
 KEEPALIVE_CLOSE = 1011
 """The close code of a connection that did not answer a keepalive ping in time."""
+INVALID_DATA = 1007
+"""The close code of a text message that is not UTF-8."""
 
 
 def _response(status: bytes) -> bytes:
@@ -196,7 +198,8 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     through the parser.
 
     **Its own closes.** A close this layer decides itself (a keepalive ping
-    unanswered for ``ws_ping_timeout``, a frame the parser refuses) is noted
+    unanswered for ``ws_ping_timeout``, a frame the parser refuses, a
+    text message that is not UTF-8) is noted
     in :attr:`ended`, so that the application counts and logs it. The
     keepalive close tells the application at once (a disconnect, code 1011)
     and does not close the socket: uvicorn's would, and a socket closed with
@@ -272,11 +275,27 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
     def send_receive_event_to_app(self) -> None:
         sink = self._sink
         if sink is None or self.close_sent or self.curr_msg_data_type != "bytes":
+            if self.curr_msg_data_type == "text" and not self.close_sent and self._not_utf8():
+                return
             super().send_receive_event_to_app()
             return
         data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
         self.frames = []
         sink(data)
+
+    def _not_utf8(self) -> bool:
+        """Close with 1007 a text message that is not UTF-8, as uvicorn does, but without
+        its error and traceback in the log (any client could fill it with them): the
+        application counts and logs the close (:attr:`ended`) like any other this layer
+        decides. (A text message is refused anyway: decoding it twice costs no move.)"""
+        try:
+            b"".join(self.frames).decode()
+        except UnicodeDecodeError:
+            self.frames = []
+            self.conn.send_close(INVALID_DATA, "invalid UTF-8 in a text frame")
+            self.handle_parser_exception()
+            return True
+        return False
 
     def data_received(self, data: bytes) -> None:
         if self._whole_frames and self._sink is not None and not self._unparsed:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
 import msgpack
 import pytest
-from wire import INVITES, Raw, new_room, played_out
+from websockets.exceptions import ConnectionClosed
+from wire import INVITES, Raw, new_room, played_out, scrape, until
 
 from clients import bots
 from clients.client import LobbyClient, RoomClient
@@ -18,6 +20,7 @@ from engines.sintra import ENGINE as sintra
 from protocol import compact
 from protocol.codec import decode, encode
 from protocol.mirror import Mirror
+from server.metrics import Ending
 from server.settings import Settings
 from support import packed
 
@@ -349,6 +352,32 @@ async def test_text_frames_get_an_error(server: Running, table: tuple[str, list[
     await seats[1].ws.send('{"t": "ping"}')
     assert (await seats[1].recv())["code"] == "text_frame"
     await assert_unaffected(server, room_id, seats, version(server, room_id))
+
+
+async def test_a_text_frame_not_utf8_closes_1007_counted_and_logged_once_without_a_traceback(
+    server: Running, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The WebSocket layer's refusal, like a frame above 1 MiB: one ``closed`` line at info
+    (reason ``protocol_error``, docs/protocol.md §2), not an error with a traceback that
+    any client could repeat to fill the log."""
+    caplog.set_level(logging.INFO)
+    key = f'tablewire_closes_total{{reason="{Ending.PROTOCOL_ERROR}"}}'
+    before = (await scrape(server.url))[key]
+    room_id, _ = await new_room(server, fill=0)
+    raw = await Raw.open(server, room_id)
+    await raw.join()
+    caplog.clear()
+    await raw.ws.send(b"\xff\xfe", text=True)
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            await raw.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
+    await until(server.url, lambda samples: samples[key] == before + 1)
+    loud = [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
+    assert not loud, [r.getMessage() for r in loud]
+    (line,) = [r for r in caplog.records if r.getMessage() == "closed"]
+    assert line.levelno == logging.INFO
+    assert (line.fields["reason"], line.fields["code"]) == (Ending.PROTOCOL_ERROR, 1007)
 
 
 async def intent(raw: Raw, action: Any, intent_id: Any = 1) -> dict[str, Any]:
