@@ -425,12 +425,18 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else list(argv)
     try:
         check()
     except GameFolderError as exc:
+        if not {"-h", "--help"} & set(arguments):
+            sys.stderr.write(f"tablewire: a game folder cannot be taken: {exc}\n")
+            return Status.USAGE
+    try:  # the help, even so: with the games of engines/ alone
+        parser = _parser()
+    except GameFolderError as exc:
         sys.stderr.write(f"tablewire: a game folder cannot be taken: {exc}\n")
         return Status.USAGE
-    parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "serve":
         return _serve(args)

@@ -57,6 +57,11 @@ def _outside(folder: Path) -> ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
+    except Exception as exc:  # its code fails: one line naming the folder, no traceback
+        del sys.modules[name]
+        raise GameFolderError(
+            f"{folder}: its __init__.py fails: {type(exc).__name__}: {exc}"
+        ) from exc
     except BaseException:
         del sys.modules[name]
         raise

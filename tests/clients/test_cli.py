@@ -141,6 +141,22 @@ async def test_a_game_folder_that_cannot_be_taken_is_one_line_and_no_start(
             assert why in one_line(err) and out == "", (command, out)
 
 
+async def test_a_game_folder_whose_code_fails_is_one_line_and_the_help_still_shows(
+    tmp_path: Path,
+) -> None:
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("raise RuntimeError('boom')\n")
+    env = {"TABLEWIRE_GAMES": str(broken)}
+    for command in (["games"], ["serve", "--port", str(free_port())]):
+        code, out, err = await run(*command, env=env)
+        assert code == Status.USAGE and out == "", (command, err)
+        line = one_line(err)
+        assert str(broken) in line and "RuntimeError: boom" in line, line
+    code, out, err = await run("--help", env=env)
+    assert code == 0 and "usage: tablewire" in out and err == ""
+
+
 async def test_client_commands_report_refusals_in_one_line(served: str) -> None:
     code, _, err = await run("new", "--server", served, "--game", "chess")
     assert code == Status.REFUSED and "unknown_engine" in one_line(err)
