@@ -113,6 +113,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(Status.USAGE, f"{self.prog}: {message}. See `{self.prog} --help`.\n")
 
 
+class _CommandParser(_Parser):
+    """A command's parser: what it does not take is refused naming the command
+    (``tablewire serve: unrecognized arguments``), not the top-level ``tablewire``."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="tablewire",
@@ -121,7 +134,9 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EXIT_STATUSES,
         formatter_class=_Formatter,
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser
+    )
     game = default_game()
     games_help = f"the game: {_games_line()}; default {game} (`tablewire games` for details)"
 

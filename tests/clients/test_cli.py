@@ -157,6 +157,16 @@ async def test_a_game_folder_whose_code_fails_is_one_line_and_the_help_still_sho
     assert code == 0 and "usage: tablewire" in out and err == ""
 
 
+async def test_a_usage_error_names_the_command_and_its_help() -> None:
+    for command in (["serve", "extra"], ["new", "--private", "extra"]):
+        code, _, err = await run(*command)
+        assert code == Status.USAGE
+        assert one_line(err) == (
+            f"tablewire {command[0]}: unrecognized arguments: extra. "
+            f"See `tablewire {command[0]} --help`."
+        )
+
+
 async def test_client_commands_report_refusals_in_one_line(served: str) -> None:
     code, _, err = await run("new", "--server", served, "--game", "chess")
     assert code == Status.REFUSED and "unknown_engine" in one_line(err)
