@@ -19,7 +19,6 @@ import socket
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
-from urllib.parse import urlsplit
 
 from clients.addresses import server_url
 from clients.exits import EXIT_STATUSES, Status
@@ -53,10 +52,6 @@ def _server(text: str) -> str:
 def _servers(text: str) -> str:
     """One server address or several, comma-separated."""
     return ",".join(_server(part) for part in text.split(","))
-
-
-REDIS_SCHEMES = ("redis", "rediss", "unix")
-"""The URL schemes the Redis client takes."""
 
 
 def _whole(text: str) -> int:
@@ -391,7 +386,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def _serve(args: argparse.Namespace) -> int:
     """``tablewire serve``: its settings and address checked first, each failure one line."""
-    from server.proxies import load_testers, trusted_proxies
     from server.serve import run
     from server.settings import Settings
 
@@ -403,16 +397,6 @@ def _serve(args: argparse.Namespace) -> int:
             redis_url=args.redis_url,
             allowed_origins=args.allowed_origins,
         )
-        trusted_proxies(settings)
-        load_testers(settings)
-        if settings.redis_url and urlsplit(settings.redis_url).scheme not in REDIS_SCHEMES:
-            raise ValueError(
-                f"--redis-url {settings.redis_url!r} is not redis://host:port/db "
-                "(or rediss://, unix://)"
-            )
-        if settings.redis_durability not in ("master", "replica"):
-            wrong = settings.redis_durability
-            raise ValueError(f"TABLEWIRE_REDIS_DURABILITY is master or replica, not {wrong!r}")
     except ValueError as exc:
         print(f"tablewire serve: {exc}.", file=sys.stderr)
         return Status.USAGE

@@ -6,6 +6,7 @@ import math
 import os
 from dataclasses import dataclass, fields, replace
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 
 @dataclass(frozen=True)
@@ -187,20 +188,155 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
-        """Defaults, then ``TABLEWIRE_*`` variables, then the given overrides (None skipped)."""
+        """Defaults, then ``TABLEWIRE_*`` variables, then the given overrides (None skipped),
+        every value checked (:func:`validate`): a wrong one is a :class:`SettingsError`
+        naming its variable (or, for an override, its flag ``--name``) and what it takes."""
         environ = dict(os.environ if environ is None else environ)
         values: dict[str, Any] = {}
+        names: dict[str, str] = {}
         for f in fields(cls):
             name = f"TABLEWIRE_{f.name.upper()}"
             raw = environ.get(name)
             if raw is not None:
                 values[f.name] = _parsed(name, type(getattr(cls, f.name)), raw)
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return replace(cls(), **values)
+                names[f.name] = name
+        for key, value in overrides.items():
+            if value is not None:
+                values[key] = value
+                names[key] = "--" + key.replace("_", "-")
+        settings = replace(cls(), **values)
+        validate(settings, names)
+        return replace(settings, log_level=settings.log_level.lower())  # uvicorn's spelling
 
 
 class SettingsError(ValueError):
-    """A ``TABLEWIRE_*`` variable that is not a value of its setting."""
+    """A ``TABLEWIRE_*`` variable (or a flag of ``tablewire serve``) that is not a value
+    of its setting."""
+
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+AT_LEAST_ONE = frozenset(
+    {
+        "snapshot_every",
+        "max_connections",
+        "max_frame",
+        "max_body",
+        "max_header_bytes",
+        "send_queue",
+        "send_buffer",
+        "redis_pool",
+        "rate_strikes",
+        "max_rooms",
+        "list_limit",
+        "sweep_batch",
+        "max_moves",
+    }
+)
+"""Whole-number settings whose 0 would make the server unusable (every frame, body or
+connection refused, a division by zero): 1 is the least. Those whose 0 means "none"
+or "no limit" (documented in docs/operations.md) keep 0."""
+
+MORE_THAN_ZERO = frozenset(
+    {
+        "hello_timeout",
+        "header_timeout",
+        "body_timeout",
+        "send_timeout",
+        "sweep_interval",
+        "lease_ttl",
+        "token_ttl",
+        "forward_timeout",
+        "redis_pool_timeout",
+    }
+)
+"""Durations whose 0 would close every connection, or expire every lease or token, at
+once: they must be more than 0."""
+
+PORTS = ("port", "metrics_port")
+
+
+def validate(settings: Settings, names: dict[str, str] | None = None) -> None:
+    """Raise a :class:`SettingsError` for the first setting that is not a value it takes;
+    ``names`` says where each came from (default: its ``TABLEWIRE_*`` variable)."""
+    names = names or {}
+
+    def wrong(field: str, takes: str) -> SettingsError:
+        where = names.get(field, f"TABLEWIRE_{field.upper()}")
+        return SettingsError(f"{where} must be {takes}, not {getattr(settings, field)!r}")
+
+    for field in AT_LEAST_ONE:
+        if getattr(settings, field) < 1:
+            raise wrong(field, "a whole number of 1 or more")
+    for field in MORE_THAN_ZERO:
+        if not getattr(settings, field) > 0:
+            raise wrong(field, "a number of seconds more than 0")
+    if not 1 <= settings.port <= 65535:
+        raise wrong("port", "a port from 1 to 65535")
+    if not 0 <= settings.metrics_port <= 65535:
+        raise wrong("metrics_port", "a port from 1 to 65535 (or 0: no metrics listener)")
+    if settings.metrics_port == settings.port:
+        raise wrong("metrics_port", f"another port than the server's ({settings.port})")
+    if settings.log_level.lower() not in LOG_LEVELS:
+        raise wrong("log_level", " or ".join((", ".join(LOG_LEVELS[:-1]), LOG_LEVELS[-1])))
+    if settings.gc_thresholds:
+        parts = settings.gc_thresholds.split(",")
+        if len(parts) != 3 or not all(part.strip().isdigit() for part in parts):
+            raise wrong("gc_thresholds", "three whole numbers g0,g1,g2 (or empty)")
+    if settings.redis_durability not in ("master", "replica"):
+        raise wrong("redis_durability", "master or replica")
+    if settings.redis_url and (why := redis_url_problem(settings.redis_url)):
+        where = names.get("redis_url", "TABLEWIRE_REDIS_URL")
+        raise SettingsError(
+            f"{where} {settings.redis_url!r} is not redis://host:port/db "
+            f"(or rediss://, unix:///path?db=N): {why}"
+        )
+    from server.origins import parse_origins  # (their modules import this one)
+    from server.proxies import Networks
+
+    for field, parse in (
+        ("allowed_origins", parse_origins),
+        ("trusted_proxies", lambda text: Networks(text, "")),
+        ("load_test_clients", lambda text: Networks(text, "")),
+    ):
+        try:
+            parse(getattr(settings, field))
+        except ValueError:
+            takes = (
+                "scheme://host[:port] origins (comma-separated) or *"
+                if field == "allowed_origins"
+                else "addresses or networks (a.b.c.d/n, comma-separated) or *"
+            )
+            raise wrong(field, takes) from None
+
+
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+"""The URL schemes the Redis client takes."""
+
+
+def redis_url_problem(url: str) -> str:
+    """What is wrong with ``url`` as a Redis URL (empty: nothing): it needs a host (or a
+    socket's path), a port from 1 to 65535 if any, and a numeric database if any."""
+    parts = urlsplit(url)
+    if parts.scheme not in REDIS_SCHEMES:
+        return "its scheme is none of these"
+    db = parse_qs(parts.query).get("db", [""])[0]
+    if parts.scheme == "unix":
+        if not parts.path:
+            return "the socket's path is missing"
+    else:
+        if not parts.hostname:
+            return "the host is missing"
+        try:
+            port = parts.port
+        except ValueError:
+            port = 0
+        if port is not None and not 1 <= port <= 65535:
+            return "the port must be a number from 1 to 65535"
+        db = parts.path.strip("/") or db
+    if db and not db.isdigit():
+        return "the database must be a number (0, 1, ...)"
+    return ""
 
 
 def _parsed(name: str, kind: type, raw: str) -> Any:

@@ -263,12 +263,10 @@ async def test_serve_says_in_one_line_why_it_cannot_start(served: str) -> None:
     for variable, value in (("TABLEWIRE_MAX_ROOMS", "lots"), ("TABLEWIRE_SEND_TIMEOUT", "-1")):
         code, _, err = await run("serve", "--port", str(free_port()), env={variable: value})
         assert code == Status.USAGE and f"{variable} must be" in one_line(err)
-    for variable, name in (
-        ("TABLEWIRE_TRUSTED_PROXIES", "trusted_proxies"),
-        ("TABLEWIRE_LOAD_TEST_CLIENTS", "load_test_clients"),
-    ):
+    for variable in ("TABLEWIRE_TRUSTED_PROXIES", "TABLEWIRE_LOAD_TEST_CLIENTS"):
         code, _, err = await run("serve", "--port", str(free_port()), env={variable: "nginx"})
-        assert code == Status.USAGE and f"{name}: 'nginx' is not an address" in one_line(err)
+        line = one_line(err)
+        assert code == Status.USAGE and f"{variable} must be addresses or networks" in line
 
 
 async def test_games_lists_players_options_and_defaults_even_without_a_server(

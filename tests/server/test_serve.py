@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -151,6 +152,82 @@ def test_a_server_without_its_redis_ends_with_status_3_and_one_error_line() -> N
     errors = [line for line in lines if line["level"] == "error"]
     assert [(e["event"], e["url"]) for e in errors] == [("cannot reach Redis", url)], lines
     assert {line["level"] for line in lines} <= {"info", "error"}, lines
+
+
+def _serve(*args: str, env: dict[str, str] | None = None, port: bool = True) -> tuple[int, str]:
+    """``tablewire serve`` (on a free port) that cannot start: its status and its one line."""
+    out = subprocess.run(
+        [TABLEWIRE, "serve", *(["--port", str(free_port())] if port else []), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
+    assert "Traceback" not in out.stderr and "never awaited" not in out.stderr, out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tablewire serve: "), out.stderr
+    return out.returncode, lines[0]
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "says"),
+    [
+        ("TABLEWIRE_GC_THRESHOLDS", "abc", "three whole numbers"),
+        ("TABLEWIRE_GC_THRESHOLDS", "1,2", "three whole numbers"),
+        ("TABLEWIRE_LOG_LEVEL", "bogus", "debug, info, warning or error"),
+        ("TABLEWIRE_ALLOWED_ORIGINS", "notaurl", "scheme://host[:port]"),
+        ("TABLEWIRE_PORT", "99999", "a port from 1 to 65535"),
+        ("TABLEWIRE_PORT", "0", "a port from 1 to 65535"),
+        ("TABLEWIRE_METRICS_PORT", "99999", "a port from 1 to 65535"),
+        ("TABLEWIRE_SNAPSHOT_EVERY", "0", "1 or more"),
+        ("TABLEWIRE_MAX_CONNECTIONS", "0", "1 or more"),
+        ("TABLEWIRE_MAX_FRAME", "0", "1 or more"),
+        ("TABLEWIRE_MAX_BODY", "0", "1 or more"),
+        ("TABLEWIRE_HEADER_TIMEOUT", "0", "more than 0"),
+        ("TABLEWIRE_HELLO_TIMEOUT", "0", "more than 0"),
+    ],
+)
+def test_a_wrong_setting_is_one_line_naming_it_and_status_2(
+    variable: str, value: str, says: str
+) -> None:
+    code, line = _serve(env={variable: value}, port=variable != "TABLEWIRE_PORT")
+    assert code == 2 and line.startswith(f"tablewire serve: {variable} must be "), line
+    assert says in line and ", not " in line, line
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "says"),
+    [
+        ("--log-level", "bogus", "debug, info, warning or error"),
+        ("--log-level", "", "debug, info, warning or error"),
+        ("--allowed-origins", "x", "scheme://host[:port]"),
+        ("--redis-url", "redis://127.0.0.1:abc/0", "the port must be a number from 1 to 65535"),
+        ("--redis-url", "redis://127.0.0.1:99999/0", "the port must be a number from 1 to 65535"),
+        ("--redis-url", "redis://", "the host is missing"),
+        ("--redis-url", "redis://127.0.0.1:9/notadb", "the database must be a number"),
+    ],
+)
+def test_a_wrong_flag_of_serve_is_one_line_naming_it_and_status_2(
+    flag: str, value: str, says: str
+) -> None:
+    code, line = _serve(flag, value)
+    assert code == 2 and line.startswith(f"tablewire serve: {flag} ") and says in line, line
+
+
+def test_the_metrics_port_must_not_be_the_servers() -> None:
+    port = free_port()
+    out = subprocess.run(
+        [TABLEWIRE, "serve", "--port", str(port)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "TABLEWIRE_METRICS_PORT": str(port)},
+    )
+    assert out.returncode == 2 and out.stdout == "", out.stdout
+    assert out.stderr == (
+        f"tablewire serve: TABLEWIRE_METRICS_PORT must be another port than the server's "
+        f"({port}), not {port}.\n"
+    )
 
 
 FAILS_TO_START = """
