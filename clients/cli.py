@@ -384,6 +384,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _listens(host: str, port: int) -> None:
+    """Raise the OSError of listening on ``host``:``port``, an IPv4 or IPv6 address or a
+    name (the first address it stands for, as the server binds it)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, _, _, _, address = infos[0]
+    socket.create_server(address[:2], family=family).close()
+
+
 def _serve(args: argparse.Namespace) -> int:
     """``tablewire serve``: its settings and address checked first, each failure one line."""
     from server.serve import run
@@ -406,8 +414,7 @@ def _serve(args: argparse.Namespace) -> int:
         listeners.append((*metrics, "TABLEWIRE_METRICS_HOST", "TABLEWIRE_METRICS_PORT"))
     for host, port, host_flag, port_flag in listeners:
         try:
-            socket.getaddrinfo(host, port)
-            socket.create_server((host, port)).close()
+            _listens(host, port)
         except OSError as exc:
             if isinstance(exc, socket.gaierror):
                 why = f"{host!r} is not a known address. Check {host_flag}."
@@ -416,7 +423,7 @@ def _serve(args: argparse.Namespace) -> int:
                 why += f"Choose another with {port_flag}."
             else:
                 reason = os.strerror(exc.errno) if exc.errno else str(exc)
-                why = f"{reason}. Check {host_flag} (an address of this machine, or 0.0.0.0)."
+                why = f"{reason}. Check {host_flag} (an address of this machine, 0.0.0.0 or ::)."
             print(f"tablewire serve: cannot listen on {host}:{port}: {why}", file=sys.stderr)
             return Status.UNREACHABLE
     run(settings)

@@ -195,9 +195,11 @@ def run(settings: Settings) -> None:
 def local_url(settings: Settings) -> str:
     """The address a client on this machine reaches the server at."""
     host = settings.host
-    if host in ("0.0.0.0", "::", ""):
+    if host in ("0.0.0.0", ""):
         host = "127.0.0.1"  # every address: this machine's is one of them
-    elif ":" in host:
+    elif host == "::":
+        host = "::1"  # every IPv6 address (only: asyncio binds it IPv6-only)
+    if ":" in host:
         host = f"[{host}]"
     return f"http://{host}:{settings.port}"
 

@@ -7,6 +7,7 @@ import gc
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -228,6 +229,27 @@ def test_the_metrics_port_must_not_be_the_servers() -> None:
         f"tablewire serve: TABLEWIRE_METRICS_PORT must be another port than the server's "
         f"({port}), not {port}.\n"
     )
+
+
+@pytest.mark.parametrize("host", ["::1", "::"])
+async def test_serve_listens_on_ipv6(host: str) -> None:
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6")
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        TABLEWIRE, "serve", "--host", host, "--port", str(port),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        async with asyncio.timeout(60):
+            line = (await process.stdout.readline()).decode()
+        assert f"open http://[::1]:{port}/ in a browser" in line, line
+        async with httpx.AsyncClient() as http:
+            assert (await http.get(f"http://[::1]:{port}/healthz")).status_code == 200
+    finally:
+        process.terminate()
+        await process.wait()
 
 
 FAILS_TO_START = """
