@@ -426,8 +426,7 @@ def _serve(args: argparse.Namespace) -> int:
                 why = f"{reason}. Check {host_flag} (an address of this machine, 0.0.0.0 or ::)."
             print(f"tablewire serve: cannot listen on {host}:{port}: {why}", file=sys.stderr)
             return Status.UNREACHABLE
-    run(settings)
-    return Status.OK
+    return run(settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

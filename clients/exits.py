@@ -26,12 +26,15 @@ EXIT_STATUSES = """\
 exit status:
   0    done (a game played to its end, or you left with Ctrl-D)
   1    a bot or load run had errors or unfinished games; or an unexpected error
-  2    the command line (or, for serve, a TABLEWIRE_* setting) is wrong
+  2    the command line (or, for serve, a TABLEWIRE_* setting) is wrong; serve:
+       also a Redis that refuses --redis-url's database
   3    the server cannot be reached (not running, unknown host, no answer,
-       or gone too long during a game); serve: its address cannot be listened on
+       or gone too long during a game); serve: its address cannot be listened
+       on, or its Redis cannot be reached (or is not Redis)
   4    the server refused (no such room, room full, bad token, unknown game, ...),
        or stayed over its limits (rate_limited) while tablewire waited and retried
   5    a paced load run (loadtest --workload) completed fewer than 99 % of the
        moves it offered, with no errors: saturated; its JSON line's "limit"
        says which side
-  130  interrupted with Ctrl-C"""
+  130  interrupted with Ctrl-C (serve: stopped by Ctrl-C, after its clean stop;
+       SIGTERM stops it as cleanly, then ends it by that signal: 143 in a shell)"""

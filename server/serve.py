@@ -148,9 +148,29 @@ def _watchdog(seconds: float) -> None:
     timer.start()
 
 
-def run(settings: Settings) -> None:
-    """Serve until interrupted."""
+INTERRUPTED = 130
+"""``tablewire serve``'s exit status once stopped by Ctrl-C (SIGINT), as a shell gives
+a command interrupted so; SIGTERM ends it as killed by that signal (143 in a shell)."""
+
+
+def run(settings: Settings) -> int:
+    """Serve until interrupted; the exit status (:data:`INTERRUPTED` after Ctrl-C). A Redis
+    of ``settings.redis_url`` that cannot be used ends it at once with one line on stderr:
+    status 3 if it cannot be reached (or is not Redis), 2 if it refuses the URL."""
     logs.configure(settings.log_level)
+    background = [freeze_after_full_passes()] if settings.gc_freeze else []
+    try:
+        app = create_app(settings, background=background)
+    except (StoreUnavailable, ValueError) as exc:  # the Redis of --redis-url, or a setting
+        for work in background:
+            work.close()  # never started: no "never awaited" warning on the way out
+        why, status = str(exc), 2
+        if isinstance(exc, StoreUnavailable):
+            status = 3
+            if settings.redis_url not in why:
+                why = f"cannot reach Redis at {settings.redis_url}: {why}"
+        print(f"tablewire serve: {why}", file=sys.stderr, flush=True)
+        return status
     compiled = [str(source.relative_to(native.ROOT)) for source in native.compiled()]
     log.info("code", extra=logs.fields(compiled=compiled))
     for source in native.stale():
@@ -159,14 +179,6 @@ def run(settings: Settings) -> None:
             "edited since it was compiled: the compiled module runs; `make serve` rebuilds it",
             extra=logs.fields(source=where),
         )
-    background = [freeze_after_full_passes()] if settings.gc_freeze else []
-    try:
-        app = create_app(settings, background=background)
-    except StoreUnavailable as exc:  # the Redis of --redis-url (a cluster or not) is unknown
-        for work in background:
-            work.close()  # never started: no "never awaited" warning on the way out
-        log.error("cannot reach Redis", extra=logs.fields(url=settings.redis_url, error=str(exc)))
-        sys.exit(3)
     tune_gc(settings)
     config = uvicorn.Config(
         app,
@@ -186,10 +198,12 @@ def run(settings: Settings) -> None:
     )
     _warn_of_exposure(settings)
     try:
-        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn raises it once stopped
-            _Server(config, settings).run()
+        _Server(config, settings).run()
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn raises it once stopped
+        return INTERRUPTED
     finally:
         local.withdraw()
+    return 0
 
 
 def local_url(settings: Settings) -> str:

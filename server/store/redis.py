@@ -114,14 +114,24 @@ def _unavailable() -> Iterator[None]:
         raise StoreUnavailable(f"redis: {exc}") from exc
 
 
+class RedisRefused(ValueError):
+    """The Redis of a URL answers, but refuses what the URL asks (a database it does not
+    have): the URL is wrong, not Redis down."""
+
+
 def detect(url: str, timeout: float = 2.0) -> bool:
     """Whether ``url`` names a node of a Redis Cluster (``INFO cluster``:
-    ``cluster_enabled:1``); :class:`StoreUnavailable` if it cannot be reached. Blocking:
-    called once, before the server serves."""
+    ``cluster_enabled:1``); :class:`StoreUnavailable` if it cannot be reached (or is not
+    Redis), :class:`RedisRefused` if it refuses the URL. Blocking: called once, before the
+    server serves."""
     client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
     try:
         with _unavailable():
             info: Any = client.info("cluster")
+    except redis_errors.InvalidResponse as exc:  # something answers, not in Redis's protocol
+        raise StoreUnavailable(f"{url} answers, but is not a Redis server ({exc})") from exc
+    except redis_errors.ResponseError as exc:  # Redis refuses the URL: "DB index is out of range"
+        raise RedisRefused(f"the Redis at {url} refuses it: {exc}") from exc
     finally:
         client.close()
     return bool(info.get("cluster_enabled"))
