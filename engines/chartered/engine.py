@@ -241,7 +241,8 @@ class Chartered:
     def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         check_turn(self, state, seat, action, state["finished"])
         if not any(same(action, legal) for legal in self.legal_actions(state, seat)):
-            raise IllegalAction(_why_illegal(state, seat, action), f"illegal here: {action}")
+            code = _why_illegal(state, seat, action)
+            raise IllegalAction(code, _REFUSED[code])
         state = copy_state(state)
         events: list[Event] = []
         _STEPS[action["type"]](state, seat, action, events)
@@ -334,6 +335,16 @@ def _turn_actions(state: State, seat: int) -> list[Action]:
     if _held(state, seat) and (state["deck"] or state["market"]):
         return [{"type": "sell", "company": c} for c in _held(state, seat)]
     return [{"type": "pass"}]
+
+
+# Why a move was refused, in a player's words, by the code of ``_why_illegal``.
+_REFUSED = {
+    "bad_action": "that is not a move of this game",
+    "wrong_step": "that move is not part of the step the game is at",
+    "card_not_in_hand": "that plot card is not in your hand",
+    "not_enough_money": "you do not have enough money for that",
+    "illegal_action": "that move is not allowed now",
+}
 
 
 def _why_illegal(state: State, seat: int, action: Action) -> str:

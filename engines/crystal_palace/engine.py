@@ -263,7 +263,8 @@ class CrystalPalace:
     def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         check_turn(self, state, seat, action, state["finished"])
         if not is_legal(state, seat, action, self.legal_actions):
-            raise IllegalAction(_why_illegal(state, seat, action), f"illegal here: {action}")
+            code = _why_illegal(state, seat, action)
+            raise IllegalAction(code, _REFUSED[code])
         state = copy_state(state)
         events: list[Event] = []
         _HANDLERS[action["type"]](state, seat, action, events)
@@ -379,6 +380,18 @@ def _advance(state: State, events: list[Event]) -> None:
             else:
                 phase7(state)
             events.append({"type": "phase", "round": state["round"], "phase": state["phase"]})
+
+
+# Why a move was refused, in a player's words, by the code of ``_why_illegal``.
+_REFUSED = {
+    "unknown_action": "that is not a move of this game",
+    "no_loans_left": "there are no loans left to take",
+    "not_enough_newspapers": "you do not have enough newspapers for that exchange",
+    "no_such_space": "there is no such space on the board",
+    "no_such_die": "you have no unplaced die of that value",
+    "goal_not_met": "you have not met that goal",
+    "not_allowed_now": "that move is not allowed now",
+}
 
 
 def _why_illegal(state: State, seat: int, action: Action) -> str:

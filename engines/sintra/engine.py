@@ -172,7 +172,10 @@ class Sintra:
         if state["finished"]:
             raise IllegalAction("game_over", "the game is over")
         if seat != state["turn"]:
-            raise IllegalAction("not_your_turn", f"it is seat {state['turn']}'s turn")
+            # Seats as players see them: numbered from 1.
+            raise IllegalAction(
+                "not_your_turn", f"it is not your turn: seat {state['turn'] + 1} plays now"
+            )
         kind = action.get("type") if isinstance(action, dict) else None
         if kind == "reset":
             check_keys(action, {"type"})
@@ -190,7 +193,7 @@ class Sintra:
             state = copy_state(state)
             events = take(state, seat, action)
         else:
-            raise IllegalAction("bad_action", "action type must be 'take' or 'reset'")
+            raise IllegalAction("bad_action", "that is not a move of this game")
         end_turn(state, events)
         return state, events
 

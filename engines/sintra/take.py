@@ -81,7 +81,9 @@ _TAKE_KEYS = {"type", "factory", "color", "strip", "wild", "keep"}
 def check_keys(action: Mapping[str, Any], keys: set[str]) -> None:
     """A ``bad_action`` unless the action has exactly ``keys``."""
     if set(action) != keys:
-        raise IllegalAction("bad_action", f"a {action['type']} action has exactly {sorted(keys)}")
+        raise IllegalAction(
+            "bad_action", f"a {action['type']} move has exactly: {', '.join(sorted(keys))}"
+        )
 
 
 def _is_int(value: Any) -> bool:
@@ -93,19 +95,19 @@ def check_take_shape(action: Action) -> None:
     check_keys(action, _TAKE_KEYS)
     for key in ("factory", "strip", "keep"):
         if action[key] is not None and not _is_int(action[key]):
-            raise IllegalAction("bad_action", f"{key} must be an integer or nil")
+            raise IllegalAction("bad_action", f"{key} must be a whole number or none")
     for key in ("color", "wild"):
         if not _is_int(action[key]):
-            raise IllegalAction("bad_action", f"{key} must be an integer")
+            raise IllegalAction("bad_action", f"{key} must be a whole number")
 
 
 def check_take(state: State, seat: int, action: Action) -> None:
     """Every rule of §3.2 A / §11 a take must satisfy, each with its own code."""
     factory, color, slot = action["factory"], action["color"], action["strip"]
     if factory is not None and not 0 <= factory < len(state["factories"]):
-        raise IllegalAction("no_such_factory", f"there is no factory {factory}")
+        raise IllegalAction("no_such_factory", "there is no such factory")
     if not 0 <= color < COLORS:
-        raise IllegalAction("no_such_color", f"there is no colour {color}")
+        raise IllegalAction("no_such_color", "there is no such colour")
     source = state["center"] if factory is None else state["factories"][factory]
     n = source[color]
     if n == 0:
@@ -116,10 +118,12 @@ def check_take(state: State, seat: int, action: Action) -> None:
         if fits:
             raise IllegalAction("must_place", "a reachable strip can take this colour")
         if action["wild"] != 0 or action["keep"] is not None:
-            raise IllegalAction("bad_action", "breaking everything takes wild=0 and keep=nil")
+            raise IllegalAction(
+                "bad_action", "breaking every piece takes no wild space and keeps no colour"
+            )
         return
     if not 0 <= slot < SLOTS or board["strips"][slot] is None:
-        raise IllegalAction("no_such_strip", f"there is no strip in slot {slot}")
+        raise IllegalAction("no_such_strip", "there is no such strip")
     if slot < board["glazier"]:
         raise IllegalAction("strip_left_of_glazier", "strips left of the glazier are out of reach")
     if slot not in fits:
@@ -133,9 +137,9 @@ def check_take(state: State, seat: int, action: Action) -> None:
         )
     keeps = completion_colors(strip, color, placed)
     if keeps is None and action["keep"] is not None:
-        raise IllegalAction("bad_keep", "keep is nil unless the strip is completed")
+        raise IllegalAction("bad_keep", "you keep a colour only when you complete a strip")
     if keeps is not None and action["keep"] not in keeps:
-        raise IllegalAction("bad_keep", f"keep one of the strip's colours {keeps}")
+        raise IllegalAction("bad_keep", "keep one of the colours of the strip you complete")
 
 
 def take(state: State, seat: int, action: Action) -> list[Event]:

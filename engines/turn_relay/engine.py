@@ -117,7 +117,9 @@ class TurnRelay:
         if state["moveCount"] >= state["limit"]:
             raise IllegalAction("game_over", "the game is over")
         if seat != state["turn"]:
-            raise IllegalAction("not_your_turn", f"it is seat {state['turn']}'s turn")
+            raise IllegalAction(
+                "not_your_turn", f"it is not your turn: seat {state['turn'] + 1} plays now"
+            )
         if not isinstance(action, dict) or action.keys() != {"take", "colour"}:
             raise IllegalAction("bad_action", "an action is {take: factory, colour: c}")
         take, colour = action["take"], action["colour"]

@@ -440,6 +440,11 @@ def test_refusals_have_codes():
         with pytest.raises(IllegalAction) as refused:
             chartered.apply(state, 0, action)
         assert refused.value.code == code
+        # A refusal is a player's sentence: never the action's dict.
+        assert "{" not in refused.value.message and "'" not in refused.value.message
+    with pytest.raises(IllegalAction) as refused:
+        chartered.apply(state, 0, build(plot_card(40)))
+    assert refused.value.message == "that plot card is not in your hand"
     with pytest.raises(IllegalAction) as refused:
         chartered.apply(state, 1, {"type": "buy", "from": "deck"})
     assert refused.value.code == "not_your_turn"

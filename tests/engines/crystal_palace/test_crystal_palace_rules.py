@@ -181,6 +181,8 @@ def test_newspapers_never_exceed_seven_and_cannot_be_overspent() -> None:
     with pytest.raises(IllegalAction) as refused:
         cp.apply(state, 0, {"type": "exchange", "for": "gear"})
     assert refused.value.code == "not_enough_newspapers"
+    # A refusal is a player's sentence: never the action's dict.
+    assert refused.value.message == "you do not have enough newspapers for that exchange"
 
 
 def test_a_voluntary_loan_is_ten_pounds_and_its_value_is_seen_only_by_its_owner() -> None:

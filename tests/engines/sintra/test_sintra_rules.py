@@ -467,6 +467,13 @@ def test_out_of_turn_and_malformed_actions_are_refused():
     state = table()
     state["factories"][0] = [1, 0, 0, 0, 0]
     assert refused(state, take(0, PINK, 0), seat=1) == "not_your_turn"
+    # Seats are named as players see them, from 1; a refusal shows no action's repr.
+    with pytest.raises(IllegalAction) as exc:
+        sintra.apply(state, 1, take(0, PINK, 0))
+    assert exc.value.message == "it is not your turn: seat 1 plays now"
+    with pytest.raises(IllegalAction) as exc:
+        sintra.apply(state, 0, {"type": "reset", "x": 1})
+    assert "[" not in exc.value.message and "'" not in exc.value.message
     assert refused(state, {"type": "fly"}) == "bad_action"
     assert refused(state, take(0, ORANGE, 0)) == "color_not_in_source"
     assert refused(state, take(42, PINK, 0)) == "no_such_factory"
