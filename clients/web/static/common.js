@@ -141,6 +141,13 @@ const SAID = {
       error.retryAfter ? ` (about ${Math.ceil(error.retryAfter)} s)` : ""}: try again later.`,
   room_full: () => "Every seat of this room is taken.",
   game_over: () => "This game is over.",
+  // A move refused (a `reject`): the protocol's codes, and the engines' most general ones.
+  not_your_turn: () => "It is not your turn now: the game moved on before your move arrived.",
+  not_started: () => "The game has not started yet: it starts once every seat is taken.",
+  spectator: () => "You are watching this game: only its players make moves.",
+  expelled: () => "Your seat timed out too often: a bot plays it for the rest of the game.",
+  illegal_action: () => "That move is not allowed now.",
+  not_allowed_now: () => "That move is not allowed now.",
 };
 
 /** The message of an error for a person (a LobbyError or ServerError carries a code). */

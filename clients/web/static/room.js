@@ -97,6 +97,13 @@ function asked(doc, mySeat, state) {
   return `Waiting for ${listed(acting.map((s) => seatName(doc, s)))}.`;
 }
 
+/** Why a move was not played, for its player: the server's code in words (common.js),
+ * else the engine's own sentence. */
+function refusedText(error) {
+  const said = problem(error).replace(/^./, (c) => c.toUpperCase());
+  return `Your move was not played. ${/[.!?]$/.test(said) ? said : `${said}.`}`;
+}
+
 /** The legal moves as buttons; long lists narrow one step (" → ") at a time. */
 function Moves({ moves, send, busy }) {
   const [prefix, setPrefix] = useState([]);
@@ -363,6 +370,9 @@ function Room({ conn, held, notice }) {
   const [now, setNow] = useState(Date.now());
   const asking = useRef(0);
   const logEnd = useRef(null);
+  // Why this player's last move was refused, shown by the move choices until the next move.
+  const [refused, setRefused] = useState(null);
+  const refusal = useRef(null);
 
   useEffect(() => {
     const offs = [
@@ -419,13 +429,20 @@ function Room({ conn, held, notice }) {
     if (logEnd.current) logEnd.current.scrollTop = logEnd.current.scrollHeight;
   }, [log]);
 
+  // A new turn of this seat: an old refusal no longer speaks of what is asked.
+  useEffect(() => { if (myTurn) setRefused(null); }, [myTurn]);
+  useEffect(() => {
+    if (refused && refusal.current) refusal.current.scrollIntoView({ block: "nearest" });
+  }, [refused]);
+
   async function send(action) {
     setBusy(true);
     setError(null);
+    setRefused(null);
     try {
       await conn.send(action);
     } catch (e) {
-      setError(`That move was refused: ${problem(e)}`);
+      setRefused(refusedText(e));
     } finally {
       setBusy(false);
     }
@@ -482,6 +499,10 @@ function Room({ conn, held, notice }) {
             <section class="card o-asked" aria-labelledby="asked-title">
               <h2 id="asked-title" class="visually-hidden">What is being asked</h2>
               <p class=${myTurn ? "banner" : ""}><strong>${asked(doc, mySeat, state)}</strong></p>
+              ${refused
+                ? html`<p class="banner bad o-refused" role="alert" ref=${refusal}>${refused}${
+                    myTurn ? " Choose a move again." : ""}</p>`
+                : null}
               ${myTurn ? confirmBar : null}
               <${StepHelp} help=${help} doc=${doc} rules=${rules} />
               ${bots && open && info.owned === false && mySeat !== null

@@ -1,0 +1,94 @@
+"""What a new player meets in Chromium, found by an audit in a real browser: a refused
+move said in words where the player looks; a move waiting for "Play it" kept while it is
+still legal and dropped with a note once it is not; the game log opened at its newest
+line; Crystal Palace's follow-up choices at the top of the board on a phone; the step's
+help only for the player who acts; the room's bots offered as the lobby offers them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from browser import PHONE, PLAY_FIRST, Served, Watched
+from playwright.sync_api import WebSocketRoute, expect
+
+
+class HeldBack:
+    """A page's WebSocket, passed through to the server except what the page sends while
+    ``holding``, kept until :meth:`release`."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.held: list[str | bytes] = []
+        self.server: WebSocketRoute | None = None
+
+    def route(self, ws: WebSocketRoute) -> None:
+        self.server = ws.connect_to_server()
+        ws.on_message(self.sent)
+
+    def sent(self, frame: str | bytes) -> None:
+        if self.holding:
+            self.held.append(frame)
+        elif self.server is not None:
+            self.server.send(frame)
+
+    def release(self) -> None:
+        self.holding = False
+        assert self.server is not None
+        for frame in self.held:
+            self.server.send(frame)
+        self.held.clear()
+
+
+def two_humans(served: Served, engine: str, options: dict[str, Any]) -> list[dict[str, Any]]:
+    """A 2-seat room of two people (no bots), and both reservations."""
+    room = served.api(
+        "POST", "/api/rooms", {"engine": engine, "seats": 2, "options": {"bot_delay": 0, **options}}
+    )
+    seats = f"/api/rooms/{room['id']}/seats"
+    return [served.api("POST", seats, {"name": name}) for name in ("Ana", "Bo")]
+
+
+def sit_first(watched: Watched, reservations: list[dict[str, Any]]) -> dict[str, Any]:
+    """Seat ``watched`` in whichever of ``reservations`` acts first, and return it (its
+    name: "Ana" or "Bo", in the order of the reservations)."""
+    watched.open_room(reservations[0]["room"])
+    acting = watched.mirror()["to_act"][0]
+    reservation = next(r for r in reservations if r["seat"] == acting)
+    watched.hold_seat(reservation, name=["Ana", "Bo"][reservations.index(reservation)])
+    watched.open_room(reservation["room"])
+    return reservation
+
+
+def test_a_refused_move_is_said_in_words_where_the_player_looks(
+    open_page: Callable[..., Watched], served: Served, shots: Path
+) -> None:
+    reservations = two_humans(served, "sintra", {"confirm": False})
+    # The first player's phone holds back what it sends while their other tab plays
+    # first: the phone's move reaches the server once it is the other player's turn.
+    phone = open_page(PHONE)
+    socket = HeldBack()
+    phone.page.route_web_socket("**/ws/**", socket.route)
+    ana = sit_first(phone, reservations)
+    other_name = "Bo" if ana is reservations[0] else "Ana"
+    page = phone.page
+    page.locator(".moves-fold > summary").click()
+    socket.holding = True
+    while not page.evaluate("() => globalThis.tablewireRoom.pending.size"):
+        page.locator(".moves button:not([disabled])").first.click()
+    other = phone.page.context.new_page()
+    other.goto(f"{served.url}/rooms/{ana['room']}")
+    other.wait_for_selector(".o-board")
+    other.evaluate(PLAY_FIRST)
+    page.wait_for_function("() => !globalThis.tablewireRoom.myTurn")
+    socket.release()
+    refused = page.locator(".o-refused")
+    expect(refused).to_have_text(
+        "Your move was not played. It is not your turn now: "
+        "the game moved on before your move arrived."
+    )
+    expect(refused).to_be_in_viewport()
+    expect(page.locator(".o-asked")).to_contain_text(f"Waiting for {other_name}")
+    phone.shoot(shots, "new-player-refused-m")
+    other.close()
