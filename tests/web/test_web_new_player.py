@@ -13,6 +13,23 @@ from typing import Any
 from browser import PHONE, PLAY_FIRST, Served, Watched
 from playwright.sync_api import WebSocketRoute, expect
 
+# Plays `n` moves of this page's seat through its connection, each once the seat is to
+# act (awaiting the documents in between), and stops at the end of the game.
+PLAY_MOVES = """async (n) => {
+  const conn = globalThis.tablewireRoom;
+  const next = () => new Promise((done) => {
+    const off = conn.on("doc", () => { off(); done(); });
+  });
+  for (let i = 0; i < n; i += 1) {
+    while (!conn.myTurn) {
+      if (conn.doc.status === "finished") return;
+      await next();
+    }
+    const moves = await conn.legal();
+    await conn.send(moves[0].action);
+  }
+}"""
+
 
 class HeldBack:
     """A page's WebSocket, passed through to the server except what the page sends while
@@ -92,3 +109,51 @@ def test_a_refused_move_is_said_in_words_where_the_player_looks(
     expect(page.locator(".o-asked")).to_contain_text(f"Waiting for {other_name}")
     phone.shoot(shots, "new-player-refused-m")
     other.close()
+
+
+def test_a_move_waiting_stays_while_legal_and_goes_with_a_note_when_not(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    # Crystal Palace's phase 1: Bo getting ready changes the room, not Ana's choices.
+    room = served.api(
+        "POST",
+        "/api/rooms",
+        {
+            "engine": "crystal-palace",
+            "seats": 3,
+            "options": {"bot_delay": 0},
+            "bots": {"seats": [2], "kind": "random"},
+        },
+    )
+    seats = f"/api/rooms/{room['id']}/seats"
+    ana, bo = (served.api("POST", seats, {"name": name}) for name in ("Ana", "Bo"))
+    player, other = open_page(), open_page()
+    player.sit(ana)
+    other.sit(bo)
+    page = player.page
+    page.locator(".cp-faces [data-move]", has_text="£6").click()
+    bar = page.locator(".o-confirm")
+    expect(bar).to_contain_text("Play: ")
+    label = bar.locator("strong").inner_text()
+    before = player.version()
+    other.page.evaluate(PLAY_MOVES, 4)  # Bo's four dice: he is ready
+    page.wait_for_function("(v) => globalThis.tablewireRoom.version > v", arg=before)
+    page.wait_for_function("() => globalThis.tablewireRoom.doc.game.seats[1].ready")
+    expect(page.locator(".moves-fold")).to_be_visible()  # Ana's moves, read again
+    expect(bar.locator("strong")).to_have_text(label)
+    bar.get_by_role("button", name="Play it").click()
+    page.wait_for_function("() => globalThis.tablewireRoom.doc.game.seats[0].secret[0] === 6")
+
+    # Sintra: Ana's other tab plays while this one waits on "Play it": her turn is over.
+    player = open_page()
+    ana = sit_first(player, two_humans(served, "sintra", {"confirm": True}))
+    page = player.page
+    while not page.locator(".o-confirm").count():
+        page.locator(".moves button:not([disabled])").first.click()
+    tab = page.context.new_page()
+    tab.goto(f"{served.url}/rooms/{ana['room']}")
+    tab.wait_for_selector(".o-board")
+    tab.evaluate(PLAY_FIRST)
+    expect(page.locator(".o-confirm")).to_have_count(0)
+    expect(page.locator(".o-confirm-note")).to_contain_text("your turn ended, so it was not played")
+    tab.close()

@@ -1,7 +1,9 @@
 // Confirming a move before it is played, in rooms whose option `confirm` is on (the
 // default): a move the board or the move list would send at once waits in a bar that
 // says what it does, "Play it" (focused: Enter plays it) or "Cancel" (Escape). A new
-// document (another player moved) drops the move waiting.
+// document (another player moved, or got ready) keeps the move waiting while it is still
+// among the player's legal moves; one no longer legal, or the end of the player's turn,
+// drops it with a short note.
 
 import { html, useEffect, useRef, useState } from "./common.js";
 
@@ -10,21 +12,36 @@ function same(a, b) {
 }
 
 /** `send` guarded by a confirmation when `wanted`: returns the guarded send, the move
- * waiting (or null) and the bar to show while one waits. `legal` gives its label. */
-export function useConfirm(send, legal, wanted, version) {
+ * waiting (or null) and the bar to show while one waits (or the note of one dropped).
+ * `legal` gives its label and whether it still stands; `[]` while they load. */
+export function useConfirm(send, legal, wanted, myTurn) {
   const [waiting, setWaiting] = useState(null);
-  useEffect(() => setWaiting(null), [version]);
+  const [note, setNote] = useState(null);
+  const drop = (why) => {
+    setWaiting(null);
+    setNote(`${waiting.label}: ${why}, so it was not played. Choose again.`);
+  };
+  useEffect(() => {
+    if (!waiting) return;
+    if (!myTurn) drop("your turn ended");
+    else if (legal.length && !legal.some((move) => same(move.action, waiting.action))) {
+      drop("the game moved on and this move is no longer possible");
+    }
+  }, [legal, myTurn]);
   function guarded(action) {
+    setNote(null);
     if (!wanted) return send(action);
     const found = legal.find((move) => same(move.action, action));
     setWaiting({ action, label: found ? found.label : "this move" });
     return Promise.resolve();
   }
-  const bar = waiting
+  const bar = waiting && myTurn
     ? html`<${ConfirmBar} label=${waiting.label}
         play=${() => { setWaiting(null); send(waiting.action); }}
         cancel=${() => setWaiting(null)} />`
-    : null;
+    : note
+      ? html`<p class="o-confirm-note muted" role="status">${note}</p>`
+      : null;
   return [guarded, waiting, bar];
 }
 

@@ -462,7 +462,7 @@ function Room({ conn, held, notice }) {
 
   const legal = myTurn ? moves : [];
   const confirming = !(info && info.room_options && info.room_options.confirm === false);
-  const [play, waiting, confirmBar] = useConfirm(send, legal, confirming, version);
+  const [play, waiting, confirmBar] = useConfirm(send, legal, confirming, myTurn);
   const drawn = useRef(null);
   useChangeHighlight(drawn, !!(Board && doc && doc.game));
   return html`
@@ -503,7 +503,7 @@ function Room({ conn, held, notice }) {
                 ? html`<p class="banner bad o-refused" role="alert" ref=${refusal}>${refused}${
                     myTurn ? " Choose a move again." : ""}</p>`
                 : null}
-              ${myTurn ? confirmBar : null}
+              ${confirmBar}
               <${StepHelp} help=${help} doc=${doc} rules=${rules} />
               ${bots && open && info.owned === false && mySeat !== null
                 ? html`<${OfferBots} roomId=${roomId} doc=${doc} mySeat=${mySeat} credential=${bots} game=${game} />`
