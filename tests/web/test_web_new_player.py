@@ -29,6 +29,11 @@ PLAY_MOVES = """async (n) => {
     await conn.send(moves[0].action);
   }
 }"""
+LOG_AT_END = """() => {
+  const log = document.querySelector(".o-log .log");
+  return !!log && log.scrollHeight > log.clientHeight + 20
+    && log.scrollTop + log.clientHeight >= log.scrollHeight - 2;
+}"""
 
 
 class HeldBack:
@@ -157,3 +162,19 @@ def test_a_move_waiting_stays_while_legal_and_goes_with_a_note_when_not(
     expect(page.locator(".o-confirm")).to_have_count(0)
     expect(page.locator(".o-confirm-note")).to_contain_text("your turn ended, so it was not played")
     tab.close()
+
+
+def test_the_game_log_opens_at_its_newest_line(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    player = open_page()
+    player.sit(reservation)
+    player.page.evaluate(PLAY_MOVES, 12)
+    player.page.wait_for_function(LOG_AT_END)
+    for viewport in (PHONE, None):
+        late = open_page(viewport) if viewport else open_page()
+        late.open_room(reservation["room"])
+        late.page.wait_for_function(LOG_AT_END)
+    player.page.reload()
+    player.page.wait_for_function(LOG_AT_END)

@@ -425,9 +425,12 @@ function Room({ conn, held, notice }) {
     return () => clearInterval(timer);
   }, [ticking]);
 
+  // The newest line in view: on new lines, and once the list is first drawn (the record
+  // may be read before the room's document, when the log is not on the page yet).
+  const logShown = !!doc && log.length > 0;
   useEffect(() => {
     if (logEnd.current) logEnd.current.scrollTop = logEnd.current.scrollHeight;
-  }, [log]);
+  }, [log, logShown]);
 
   // A new turn of this seat: an old refusal no longer speaks of what is asked.
   useEffect(() => { if (myTurn) setRefused(null); }, [myTurn]);
