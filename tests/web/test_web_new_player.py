@@ -178,3 +178,29 @@ def test_the_game_log_opens_at_its_newest_line(
         late.page.wait_for_function(LOG_AT_END)
     player.page.reload()
     player.page.wait_for_function(LOG_AT_END)
+
+
+def test_crystal_palace_brings_the_step_after_an_assistant_space_to_a_phone(
+    open_page: Callable[..., Watched], served: Served, shots: Path
+) -> None:
+    reservation = served.room_with_bots("crystal-palace", seats=3, bots=2)
+    player = open_page(PHONE)
+    player.sit(reservation)
+    page = player.page
+    page.wait_for_selector(".cp-faces [data-move]")
+    while page.locator(".cp-faces [data-move]").count():  # four 6s
+        placed = len(player.mirror()["game"]["seats"][0].get("secret") or [])
+        page.locator(".cp-faces [data-move]", has_text="£6").click()
+        page.wait_for_function(
+            "(n) => globalThis.tablewireRoom.doc.game.seats[0].secret.length > n"
+            " || globalThis.tablewireRoom.doc.game.step.kind !== 'dice'",
+            arg=placed,
+        )
+    spot = page.locator(".cp-spot:has(.cp-asst):not([disabled])").first
+    spot.wait_for(timeout=30_000)
+    spot.click()
+    pending = page.locator(".cp-pending")
+    expect(pending).to_be_in_viewport()
+    expect(pending).to_contain_text("assistant action")
+    assert pending.locator("[data-move]").count() > 0
+    player.shoot(shots, "new-player-cp-pending-m")

@@ -7,7 +7,7 @@
 // resource icons are drawn by cards.js.
 // It follows the Board contract of clients/web/static/games/README.md.
 
-import { html, useState } from "/static/common.js";
+import { html, useEffect, useRef, useState } from "/static/common.js";
 import { CharacterCard, Cost, Effect, Icon, Move, PatentCard, ShareCard, TileCard } from "./cards.js";
 import {
   ACTIONS,
@@ -92,6 +92,43 @@ function Secret({ doc, game, seat, legal, send }) {
     ${kind === "repay" && matching(legal, { type: "repay" }).length ? html`<div class="cp-actions" role="group" aria-label="Repay loans">
       ${matching(legal, { type: "repay" }).map((entry) => html`<${Move} entry=${entry} send=${send}>${entry.action.count ? `Repay ${entry.action.count}` : "Repay none"}<//>`)}
     </div>` : null}
+  </section>`;
+}
+
+// -- the step to finish now -----------------------------------------------------------------
+
+// The steps whose controls sit at the top of the board already: the secret steps and the
+// tray of dice to place.
+const OWN_CONTROLS = new Set(["dice", "repay", "place"]);
+// A seat's moves at any step, kept in its own area rather than repeated here.
+const MINOR = new Set(["loan", "exchange"]);
+const STEP_WORDS = {
+  assistant: "your assistant action (Black Market, goal track or none)",
+  resolve: "your action here",
+  salary: "pay your characters' salaries",
+  abilities: "use your characters",
+  build: "build prototypes",
+  target: "a patent built against you",
+};
+
+/** The choices of the step this seat must finish now (an assistant action after an "A"
+ * space, a location's action, building…), which the board otherwise shows where they
+ * live, often screens away on a phone: all of them at the top, brought into view as
+ * the step begins. */
+function Pending({ game, legal, send }) {
+  const box = useRef(null);
+  const kind = game.step.kind;
+  const moves = game.finished || OWN_CONTROLS.has(kind) ? [] : legal.filter(({ action }) => !MINOR.has(action.type));
+  const at = game.queue.length ? game.queue[0][0] : "";
+  useEffect(() => {
+    if (moves.length && box.current) box.current.scrollIntoView({ block: "nearest" });
+  }, [moves.length > 0, kind, at]);
+  if (!moves.length) return null;
+  return html`<section class="cp-pending" ref=${box} aria-labelledby="cp-pending">
+    <h3 id="cp-pending">Now: ${STEP_WORDS[kind] || "your choice"}</h3>
+    <div class="cp-actions" role="group" aria-label="Your choices now">
+      ${moves.map((entry) => html`<${Move} entry=${entry} send=${send}>${entry.label}<//>`)}
+    </div>
   </section>`;
 }
 
@@ -373,6 +410,7 @@ export function Board({ doc, seat, legal, send }) {
   const seats = game.seats.map((_, s) => s);
   const ordered = seat === null ? seats : [seat, ...seats.filter((s) => s !== seat)];
   return html`<div class="cp-board">
+    <${Pending} game=${game} legal=${legal} send=${send} />
     <${Status} doc=${doc} game=${game} />
     <${Final} doc=${doc} game=${game} />
     <${Secret} doc=${doc} game=${game} seat=${seat} legal=${legal} send=${send} />
