@@ -204,3 +204,20 @@ def test_crystal_palace_brings_the_step_after_an_assistant_space_to_a_phone(
     expect(pending).to_contain_text("assistant action")
     assert pending.locator("[data-move]").count() > 0
     player.shoot(shots, "new-player-cp-pending-m")
+
+
+def test_the_step_help_speaks_only_to_the_player_who_acts(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    ana, bo = two_humans(served, "chartered", {"confirm": False})
+    pages = {}
+    for reservation in (ana, bo):
+        pages[reservation["seat"]] = open_page()
+        pages[reservation["seat"]].sit(reservation)
+    spectator = open_page(PHONE)
+    spectator.open_room(ana["room"])
+    acting = spectator.mirror()["to_act"][0]
+    expect(pages[acting].page.locator(".o-help")).to_be_visible()
+    for waiting in (pages[1 - acting], spectator):
+        expect(waiting.page.locator(".o-asked")).to_contain_text("Waiting for")
+        expect(waiting.page.locator(".o-help")).to_have_count(0)

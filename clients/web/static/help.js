@@ -25,9 +25,12 @@ export function stepName(help, view) {
   }).join(" ");
 }
 
-/** The help paragraph for a game in play, or nothing (no help, no game, a finished one). */
-export function StepHelp({ help, doc, rules }) {
+/** The help paragraph for a game in play, or nothing (no help, no game, a finished one).
+ * It speaks to the player who acts ("you"): only their page shows it; the others (other
+ * players, spectators) are waiting, which the page says above it. */
+export function StepHelp({ help, doc, seat, rules }) {
   if (!help || !doc || doc.status !== "playing" || !doc.game) return null;
+  if (seat === null || seat === undefined || !(doc.to_act || []).includes(seat)) return null;
   const found = help.steps[stepName(help, doc.game)];
   if (!found) return null;
   return html`<p class="o-help">${found.text}${rules
