@@ -6,6 +6,7 @@ help only for the player who acts; the room's bots offered as the lobby offers t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -221,3 +222,27 @@ def test_the_step_help_speaks_only_to_the_player_who_acts(
     for waiting in (pages[1 - acting], spectator):
         expect(waiting.page.locator(".o-asked")).to_contain_text("Waiting for")
         expect(waiting.page.locator(".o-help")).to_have_count(0)
+
+
+def test_the_room_offers_the_games_own_bots_as_the_lobby_does(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    room = served.api("POST", "/api/rooms", {"engine": "chartered", "seats": 3})
+    owner = open_page()
+    owner.page.goto(served.url + "/")
+    owned = {"ownerToken": room["owner_token"], "invite": None}
+    owner.page.evaluate(
+        "([k, v]) => localStorage.setItem(k, v)",
+        [f"tablewire:owner:{room['id']}", json.dumps(owned)],
+    )
+    owner.page.goto(f"{served.url}/rooms/{room['id']}")
+    bots = next(g["bots"] for g in served.api("GET", "/api/games") if g["id"] == "chartered")
+    shown = [f"{b['kind']} — {b['strength']}" for b in bots]
+    shown[0] += " (default)"
+    kinds = owner.page.locator("#bot-kind option")
+    expect(kinds).to_have_text(shown)
+    expect(owner.page.locator("#bot-kind")).to_have_value(bots[0]["kind"])
+    owner.page.get_by_role("button", name="Fill the free seats with bots").click()
+    owner.page.wait_for_function("() => globalThis.tablewireRoom.doc.status === 'playing'")
+    presence = owner.mirror()["presence"]
+    assert all(seat["bot"] == bots[0]["kind"] for seat in presence if seat), presence

@@ -56,10 +56,14 @@ export function OfferBots({ roomId, doc, mySeat, credential, game }) {
   </div>`;
 }
 
-export function FillWithBots({ roomId, credential }) {
-  const [kind, setKind] = useState("random");
+/** The owner's bots for a room's free seats: the game's own kinds, as the lobby offers
+ * them (`game.bots`, the strongest first and the default). */
+export function FillWithBots({ roomId, credential, game }) {
+  const [picked, setKind] = useState(null);
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
+  const kinds = game ? game.bots : [];
+  const kind = picked ?? (kinds.length ? kinds[0].kind : undefined);
   async function fill(event) {
     event.preventDefault();
     setBusy(true);
@@ -73,11 +77,10 @@ export function FillWithBots({ roomId, credential }) {
   return html`<form class="card o-join" onSubmit=${fill}>
     <h2>Play against bots</h2>
     <label for="bot-kind">Bot strength</label>
-    <select id="bot-kind" value=${kind} onChange=${(e) => setKind(e.currentTarget.value)}>
-      <option value="random">random (default)</option>
-      <option value="greedy">greedy</option>
+    <select id="bot-kind" value=${kind} disabled=${!kinds.length} onChange=${(e) => setKind(e.currentTarget.value)}>
+      ${kinds.map((b, i) => html`<option value=${b.kind}>${b.kind} — ${b.strength}${i === 0 ? " (default)" : ""}</option>`)}
     </select>
-    <p class="row actions"><button type="submit" disabled=${busy}>Fill the free seats with bots</button></p>
+    <p class="row actions"><button type="submit" disabled=${busy || !kinds.length}>Fill the free seats with bots</button></p>
     <p class="error" role="alert">${error || ""}</p>
   </form>`;
 }

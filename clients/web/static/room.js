@@ -535,7 +535,7 @@ function Room({ conn, held, notice }) {
               ? html`<${TakeSeat} doc=${doc} info=${info} game=${game}
                   seedChosen=${!!((welcome && welcome.seed_chosen) || (info && info.seed_chosen))} />`
               : null}
-            ${bots && open && info.owned !== false ? html`<${FillWithBots} roomId=${roomId} credential=${bots} />` : null}
+            ${bots && open && info.owned !== false ? html`<${FillWithBots} roomId=${roomId} credential=${bots} game=${game} />` : null}
             <${Chat} conn=${conn} mySeat=${mySeat} status=${doc.status}
               spectatorChat=${!!(info && info.room_options && info.room_options.spectator_chat)} />
             <section class="card o-log" aria-labelledby="log-title">
