@@ -2,7 +2,8 @@
 move said in words where the player looks; a move waiting for "Play it" kept while it is
 still legal and dropped with a note once it is not; the game log opened at its newest
 line; Crystal Palace's follow-up choices at the top of the board on a phone; the step's
-help only for the player who acts; the room's bots offered as the lobby offers them."""
+help only for the player who acts; the room's bots offered as the lobby offers them; a
+Chartered headquarters' number kept beside its HQ mark on a phone."""
 
 from __future__ import annotations
 
@@ -246,3 +247,45 @@ def test_the_room_offers_the_games_own_bots_as_the_lobby_does(
     owner.page.wait_for_function("() => globalThis.tablewireRoom.doc.status === 'playing'")
     presence = owner.mirror()["presence"]
     assert all(seat["bot"] == bots[0]["kind"] for seat in presence if seat), presence
+
+
+# Each headquarters plot's number and HQ mark: their boxes, and the plot's.
+HQ_BOXES = """() => [...document.querySelectorAll(".o-board .ch-hq")].map((plot) => {
+  const box = (part) => {
+    const r = part.getBoundingClientRect();
+    return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, w: r.width };
+  };
+  return {
+    plot: box(plot),
+    num: box(plot.querySelector(".ch-num")),
+    hq: box(plot.querySelector(".ch-hq-mark")),
+  };
+})"""
+
+
+def test_a_chartered_headquarters_shows_its_number_beside_hq_on_a_phone(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    room = served.api(
+        "POST",
+        "/api/rooms",
+        {
+            "engine": "chartered",
+            "seats": 4,
+            "options": {"bot_delay": 0},
+            "bots": {"seats": [0, 1, 2, 3], "kind": "greedy"},
+        },
+    )
+    watcher = open_page(PHONE)
+    watcher.open_room(room["id"])
+    watcher.page.wait_for_selector(".o-result")
+    watcher.wait_drawn()
+    plots = watcher.page.evaluate(HQ_BOXES)
+    assert plots
+    for found in plots:
+        plot, num, hq = found["plot"], found["num"], found["hq"]
+        assert num["w"] > 0 and hq["w"] > 0, found
+        apart = num["right"] <= hq["left"] or num["bottom"] <= hq["top"]
+        assert apart, found
+        for part in (num, hq):
+            assert plot["left"] <= part["left"] and part["right"] <= plot["right"], found
