@@ -27,12 +27,15 @@ import ipaddress
 import json
 import logging
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.logs import fields
-from server.settings import Settings
+
+if TYPE_CHECKING:  # (settings checks its addresses with Networks: no run-time import back)
+    from server.settings import Settings
 
 log = logging.getLogger("tablewire.proxies")
 

@@ -8,6 +8,9 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from server.origins import parse_origins
+from server.proxies import Networks
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -291,9 +294,6 @@ def validate(settings: Settings, names: dict[str, str] | None = None) -> None:
             f"{where} {settings.redis_url!r} is not redis://host:port/db "
             f"(or rediss://, unix:///path?db=N): {why}"
         )
-    from server.origins import parse_origins  # (their modules import this one)
-    from server.proxies import Networks
-
     for field, parse in (
         ("allowed_origins", parse_origins),
         ("trusted_proxies", lambda text: Networks(text, "")),
