@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import math
 import os
 import socket
 import sys
@@ -36,9 +37,23 @@ def _option(text: str) -> tuple[str, Any]:
     if not sep or not name:
         raise argparse.ArgumentTypeError(f"options look like name=value, not {text!r}")
     try:
-        return name, json.loads(raw)
+        return name, json.loads(raw, parse_constant=_no_constant, parse_float=_finite_float)
     except json.JSONDecodeError:
         return name, raw
+    except ValueError:  # NaN, Infinity, 1e999: no JSON carries them to the server
+        raise argparse.ArgumentTypeError(
+            f"{name}={raw}: an option's number must be finite (not NaN or infinite)"
+        ) from None
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(text)
+
+
+def _finite_float(text: str) -> float:
+    if not math.isfinite(value := float(text)):
+        raise ValueError(text)
+    return value
 
 
 def _server(text: str) -> str:
@@ -65,6 +80,22 @@ def _port(text: str) -> int:
     if not 1 <= (value := _whole(text)) <= 65535:
         raise argparse.ArgumentTypeError("the port must be a number from 1 to 65535")
     return value
+
+
+def _number(text: str, zero: bool = False) -> float:
+    """A finite number above 0 (or from 0, with ``zero``): seconds, milliseconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+        least = "0 or more" if zero else "more than 0"
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a finite number, {least}")
+    return value
+
+
+def _seconds_from_zero(text: str) -> float:
+    return _number(text, zero=True)
 
 
 def _count(text: str) -> int:
@@ -299,10 +330,10 @@ def _parser() -> argparse.ArgumentParser:
     options(play, "with --bots: a game or room option of the new room")
     play.add_argument(
         "--reconnect-for",
-        type=float,
+        type=_seconds_from_zero,
         default=60.0,
         metavar="SECONDS",
-        help="how long to keep trying when the server goes away (default 60)",
+        help="how long to keep trying when the server goes away (default 60; 0: do not)",
     )
 
     spectate = client_command(
@@ -313,10 +344,10 @@ def _parser() -> argparse.ArgumentParser:
     spectate.add_argument("--room", type=_room, required=True, help="the room to watch")
     spectate.add_argument(
         "--reconnect-for",
-        type=float,
+        type=_seconds_from_zero,
         default=60.0,
         metavar="SECONDS",
-        help="how long to keep trying when the server goes away (default 60)",
+        help="how long to keep trying when the server goes away (default 60; 0: do not)",
     )
 
     bot = client_command(
@@ -341,7 +372,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="first room's seed; the rooms are then private (default: public, random seeds)",
     )
-    bot.add_argument("--timeout", type=float, default=600.0, help="seconds before giving up")
+    bot.add_argument("--timeout", type=_number, default=600.0, help="seconds before giving up")
     bot_kind(bot, "--bot", on_server=False, local="greedy")
     bot.add_argument(
         "--check",
@@ -360,13 +391,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     what.add_argument("--game", metavar="GAME", help="full games of this engine with bots")
     load.add_argument("--rooms", type=_positive, default=10, help="rooms at once (default 10)")
-    load.add_argument("--players", type=_positive, default=4, help="seats per room (--game)")
+    load.add_argument(
+        "--players", type=_positive, default=None, help="seats per room (--game; default 4)"
+    )
     load.add_argument("--spectators", type=_count, default=0, help="spectators per room")
     load.add_argument(
-        "--interval-ms", type=float, default=100.0, help="turn-relay: ms between moves (T)"
+        "--interval-ms", type=_number, default=None, help="turn-relay: ms between moves (T, 100)"
     )
     load.add_argument(
-        "--duration-s", type=float, default=20.0, help="turn-relay: seconds of load (D)"
+        "--duration-s", type=_number, default=None, help="turn-relay: seconds of load (D, 20)"
     )
     bot_kind(load, "--bot", on_server=False, local="random")
     options(load)
@@ -375,12 +408,17 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument(
         "--store",
         choices=["memory", "redis"],
-        default="memory",
-        help="the spawned server's store (default memory)",
+        default=None,
+        help="with --spawn: the spawned server's store (default memory)",
     )
     load.add_argument("--no-pin", action="store_true", help="do not pin to CPUs with taskset")
-    load.add_argument("--server-pid", type=int, default=None, help="read a local server's CPU")
-    load.add_argument("--timeout", type=float, default=900.0, help="seconds for the whole run")
+    load.add_argument(
+        "--server-pid",
+        type=_positive,
+        default=None,
+        help="without --spawn: the process id of the --server, to read its CPU and memory",
+    )
+    load.add_argument("--timeout", type=_number, default=900.0, help="seconds for the whole run")
     return parser
 
 

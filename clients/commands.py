@@ -201,6 +201,54 @@ class Usage(Exception):
     """A command line that cannot work; exits with :attr:`Status.USAGE`."""
 
 
+ROOMS_LIMIT_SENT = 999_999_999
+"""The largest ``rooms --limit`` sent: the server cuts any limit to its page size, and
+refuses one of ten digits or more as if it were not a number."""
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Refuse, before anything is asked of a server, a command line whose options
+    cannot work together or would be ignored (:class:`Usage`)."""
+    if args.command == "bots" and args.invite is not None and args.room is None:
+        raise Usage("--invite needs the --room it invites to")
+    if args.command == "loadtest":
+        _check_loadtest(args)
+
+
+def _check_loadtest(args: argparse.Namespace) -> None:
+    if args.workload:
+        mode, unused = f"--workload {args.workload}", {"--players": args.players}
+        unused["--option"] = args.option
+    else:
+        mode = "--game"
+        unused = {"--interval-ms": args.interval_ms, "--duration-s": args.duration_s}
+    ignored = [flag for flag, given in unused.items() if given not in (None, [])]
+    if ignored:
+        raise Usage(f"{' and '.join(ignored)} do not apply to {mode}")
+    if args.store is not None and not args.spawn:
+        raise Usage("--store is the store of a spawned server: it applies only with --spawn")
+    if args.spawn and args.server_pid is not None:
+        raise Usage("--server-pid is for a --server of your own: --spawn reads its own server")
+    if args.server_pid is not None:
+        _check_server_pid(args.server_pid)
+
+
+def _check_server_pid(pid: int) -> None:
+    """A process that exists; a warning when it does not look like a tablewire server."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            command = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        raise Usage(f"--server-pid {pid}: no such process on this machine") from None
+    if "tablewire" not in command and "python" not in command:
+        shown = command[:60] + ("…" if len(command) > 60 else "") or "no command line"
+        print(
+            f"tablewire loadtest: warning: process {pid} ({shown}) "
+            "does not look like a tablewire server; its CPU and memory are reported anyway",
+            file=sys.stderr,
+        )
+
+
 async def _command(args: argparse.Namespace, default_server: str) -> int:
     if args.command == "games":
         return await _games(args)
@@ -210,10 +258,16 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
         print(json.dumps(room))
         where = seating.server_option(args.server, default_server)
         invite = f" --invite={room['invite']}" if "invite" in room else ""
-        print(f"Join it with: tablewire play{where} --room={room['id']}{invite}", file=sys.stderr)
+        if None in room.get("names", [None]):
+            join = f"Join it with: tablewire play{where} --room={room['id']}{invite}"
+        else:
+            watch = f"tablewire spectate{where} --room={room['id']}"
+            join = f"Bots hold every seat; watch it with: {watch}"
+        print(join, file=sys.stderr)
     elif args.command == "rooms":
         async with LobbyClient(args.server) as lobby:
-            page, cursor = await lobby.rooms_page(args.game, args.status, args.limit, args.after)
+            limit = None if args.limit is None else min(args.limit, ROOMS_LIMIT_SENT)
+            page, cursor = await lobby.rooms_page(args.game, args.status, limit, args.after)
         print(json.dumps(page))
         if cursor is not None:
             given = {"game": args.game, "status": args.status, "limit": args.limit}
@@ -254,15 +308,15 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
             workload=args.workload,
             game=args.game,
             rooms=args.rooms,
-            players=args.players,
+            players=args.players or loadtest.Config.players,
             spectators=args.spectators,
-            interval_ms=args.interval_ms,
-            duration_s=args.duration_s,
+            interval_ms=args.interval_ms or loadtest.Config.interval_ms,
+            duration_s=args.duration_s or loadtest.Config.duration_s,
             bot=args.bot,
             server=None if args.spawn else args.server,
             server_pid=args.server_pid,
             spawn=args.spawn,
-            store=args.store,
+            store=args.store or loadtest.Config.store,
             pin=not args.no_pin,
             seed=args.seed,
             timeout=args.timeout,
@@ -379,6 +433,7 @@ async def _interruptible(command: Coroutine[Any, Any, int]) -> int:
 def run(args: argparse.Namespace, default_server: str) -> int:
     """Run a client command; its exit status (a failure printed as one line)."""
     try:
+        check_args(args)
         if not getattr(args, "server_given", True):
             args.server = _local_server(args.server)
         if args.command == "loadtest":  # uvloop: the generator's speed

@@ -1,0 +1,103 @@
+"""Command lines that cannot work are refused before anything is asked of a server:
+exit status 2 and one line on stderr, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.cli import main
+from clients.exits import Status
+from clients.spawn import free_port
+
+WRONG = [
+    # numbers: finite and above 0 (one type for all; --reconnect-for may be 0)
+    ["loadtest", "--workload", "turn-relay", "--duration-s", "0"],
+    ["loadtest", "--workload", "turn-relay", "--duration-s", "-1"],
+    ["loadtest", "--workload", "turn-relay", "--duration-s", "nan"],
+    ["loadtest", "--workload", "turn-relay", "--interval-ms", "0"],
+    ["loadtest", "--workload", "turn-relay", "--interval-ms", "-5"],
+    ["loadtest", "--workload", "turn-relay", "--interval-ms", "nan"],
+    ["loadtest", "--workload", "turn-relay", "--timeout", "0"],
+    ["loadtest", "--workload", "turn-relay", "--timeout", "-5"],
+    ["loadtest", "--workload", "turn-relay", "--timeout", "nan"],
+    ["loadtest", "--workload", "turn-relay", "--timeout", "inf"],
+    ["bots", "--timeout", "0"],
+    ["bots", "--timeout", "-1"],
+    ["bots", "--timeout", "nan"],
+    ["play", "--reconnect-for", "nan"],
+    ["play", "--reconnect-for", "-5"],
+    ["spectate", "--room", "r", "--reconnect-for", "nan"],
+    ["spectate", "--room", "r", "--reconnect-for", "-5"],
+    # option values JSON cannot carry
+    ["new", "--option", "side=NaN"],
+    ["new", "--option", "side=1e999"],
+    ["new", "--option", "side=Infinity"],
+    ["bots", "--option", "side=-Infinity"],
+    # options that would be ignored
+    ["bots", "--invite", "abc"],
+    ["loadtest", "--workload", "turn-relay", "--players", "3"],
+    ["loadtest", "--workload", "turn-relay", "--option", "side=B"],
+    ["loadtest", "--game", "sintra", "--interval-ms", "50"],
+    ["loadtest", "--game", "sintra", "--duration-s", "5"],
+    ["loadtest", "--workload", "turn-relay", "--store", "redis"],
+    ["loadtest", "--spawn", "--workload", "turn-relay", "--server-pid", "1"],
+    ["loadtest", "--workload", "turn-relay", "--server-pid", "-1"],
+    ["loadtest", "--workload", "turn-relay", "--server-pid", "0"],
+    ["loadtest", "--workload", "turn-relay", "--server-pid", "999999999"],
+]
+
+
+@pytest.mark.parametrize("argv", WRONG, ids=[" ".join(a) for a in WRONG])
+def test_a_command_line_that_cannot_work_is_refused_in_one_line(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = ["--server", f"127.0.0.1:{free_port()}"]  # nothing there: never asked
+    try:
+        code = main([*argv, *server])
+    except SystemExit as exit:
+        code = exit.code
+    out, err = capsys.readouterr()
+    assert code == Status.USAGE, err
+    assert "Traceback" not in err and out == ""
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("tablewire"), err
+
+
+def test_which_options_do_not_apply_is_said(capsys: pytest.CaptureFixture[str]) -> None:
+    server = ["--server", f"127.0.0.1:{free_port()}"]
+    relay = ["loadtest", "--workload", "turn-relay", *server]
+    assert main([*relay, "--players", "3", "--option", "side=B"]) == Status.USAGE
+    assert "--players and --option do not apply to --workload turn-relay" in capsys.readouterr().err
+    assert main([*relay, "--store", "redis"]) == Status.USAGE
+    assert "--store" in capsys.readouterr().err
+
+
+def test_large_numbers_that_can_work_are_taken() -> None:
+    from clients.cli import _parser
+
+    assert _parser().parse_args(["play", "--reconnect-for", "0"]).reconnect_for == 0
+    assert _parser().parse_args(["rooms", "--limit", "1000000000"]).limit == 10**9
+    assert _parser().parse_args(["new", "--option", "clock=move:30"]).option == [
+        ("clock", "move:30")
+    ]
+
+
+@pytest.fixture
+async def served() -> object:
+    from clients.spawn import SpawnedServer
+
+    server = await SpawnedServer().start()
+    yield f"127.0.0.1:{server.port}"
+    await server.stop()
+
+
+async def test_a_large_rooms_limit_is_a_full_page_and_a_room_of_bots_is_watched(
+    served: str,
+) -> None:
+    from cli_runs import run
+
+    code, out, err = await run("rooms", "--server", served, "--limit", "1000000000")
+    assert code == 0 and out.strip() == "[]", err
+    code, out, err = await run("new", "--server", served, "--seats", "2", "--bots", "2")
+    assert code == 0, err
+    assert "Join it with" not in err and "tablewire spectate" in err
