@@ -25,6 +25,10 @@ class Keyboard(Protocol):
     async def line(self) -> str | None:
         """The next line without its newline; None at the end of input."""
 
+    async def ended(self) -> None:
+        """Return once the input has ended with no line left to read (lines that come
+        meanwhile are kept for :meth:`line`); never, while lines are left."""
+
 
 class StdinKeyboard:
     """Lines from a file descriptor (standard input), read when the event loop says it is
@@ -38,16 +42,35 @@ class StdinKeyboard:
         self._buffer = b""
         self._eof = False
 
+    @classmethod
+    def of_stdin(cls) -> StdinKeyboard | None:
+        """The keyboard of standard input; None when there is none (closed: ``<&-``)."""
+        if sys.stdin is None:
+            return None
+        try:
+            return cls(sys.stdin.fileno())
+        except (OSError, ValueError):
+            return None
+
+    async def _read(self) -> None:
+        await self._readable()
+        chunk = os.read(self.fd, 65536)
+        self._eof = not chunk
+        self._buffer += chunk
+
     async def line(self) -> str | None:
         while b"\n" not in self._buffer and not self._eof:
-            await self._readable()
-            chunk = os.read(self.fd, 65536)
-            self._eof = not chunk
-            self._buffer += chunk
+            await self._read()
         if not self._buffer:
             return None
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line.decode(errors="replace").rstrip("\r")
+
+    async def ended(self) -> None:
+        while not self._eof:
+            await self._read()
+        if self._buffer:
+            await asyncio.Future()  # lines left for the prompts
 
     def discard(self) -> None:
         if self.echoes:

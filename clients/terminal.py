@@ -105,9 +105,10 @@ async def _line_or_change(
     :data:`HEARD` if a chat line comes first. Without ``typing``, no line is read."""
     keyboard = session.keyboard
     client = session.client
-    typed = asyncio.ensure_future(
-        keyboard.line() if typing and keyboard is not None else asyncio.Future()
-    )
+    if keyboard is None:
+        typed: asyncio.Future[str | None] = asyncio.Future()
+    else:  # not typing: answers piped in are kept, only their end is seen
+        typed = asyncio.ensure_future(keyboard.line() if typing else _end(keyboard))
     change = asyncio.ensure_future(client.wait_version(version + 1))
     heard = asyncio.ensure_future(client.wait_heard(client.heard))
     waited = (typed, change, heard)
@@ -127,6 +128,10 @@ async def _line_or_change(
             session.console.print()  # the connection was lost: end the prompt, raise it
             task.result()
     return CHANGED if not change.cancelled() else HEARD
+
+
+async def _end(keyboard: Keyboard) -> None:
+    await keyboard.ended()
 
 
 def _is_say(typed: str) -> bool:
@@ -272,9 +277,9 @@ async def _follow(session: Session) -> dict[str, Any]:
 
 async def _watch(session: Session, version: int) -> None:
     """Show the room until it moves past ``version``, again for each chat line. A
-    player at a terminal may type ``/say`` lines meanwhile (other lines get a reminder;
-    the end of input is left to the next prompt); answers piped in are kept for the
-    player's turns."""
+    player at a terminal may type ``/say`` lines meanwhile (other lines get a reminder);
+    answers piped in are kept for the player's turns. The end of input (Ctrl-D, or a
+    pipe closed with no answer left) leaves at once."""
     client, screen = session.client, session.screen
     typing = session.keyboard is not None and session.keyboard.echoes
     notice = ""
@@ -290,9 +295,8 @@ async def _watch(session: Session, version: int) -> None:
                 session.console.print()
             return
         if woke is None:
-            typing = False
-            notice = ""
-        elif woke is HEARD:  # a chat line, or our line refused: shown by the redraw
+            raise Left
+        if woke is HEARD:  # a chat line, or our line refused: shown by the redraw
             if typing:
                 session.console.print()
             notice = ""
@@ -408,6 +412,10 @@ async def play(
     """Play one seat from the terminal until the game ends (the result) or the player
     leaves (None)."""
     console = console or Console()
+    keyboard = keyboard or StdinKeyboard.of_stdin()
+    if keyboard is None:  # standard input closed: the end of input before any seat
+        console.print("No input (standard input is closed): no seat taken.")
+        return None
     room_id, token = request.room, request.token
     # Back to a seat with its token: the command is printed again once the seat is there.
     returning = token is not None and not request.rematch
@@ -440,7 +448,7 @@ async def play(
                 room_id,
                 server_option(server, default_server),
             ),
-            keyboard or StdinKeyboard(),
+            keyboard,
             reconnect_for,
         )
         result = await _guarded(console, command, _run(session))

@@ -30,6 +30,9 @@ class Talker:
     def discard(self) -> None:
         pass
 
+    async def ended(self) -> None:
+        await asyncio.Future()  # answers never run out
+
     async def line(self) -> str | None:
         await asyncio.sleep(0)
         return self.lines.pop(0) if self.lines else "1"

@@ -218,6 +218,9 @@ class Script:
     def discard(self) -> None:
         pass
 
+    async def ended(self) -> None:
+        await asyncio.Future()  # answers never run out
+
     async def line(self) -> str | None:
         answer = self.answers.pop(0)
         if answer is None:
