@@ -92,6 +92,8 @@ class LeanClient(asyncio.Protocol):
     async def wait_until(self, predicate: Predicate) -> None:
         if predicate(self):
             return
+        if self.closed is not None:  # no frame will come to satisfy it
+            raise ConnectionError(str(self.closed))
         future = asyncio.get_running_loop().create_future()
         self._waiters.append((predicate, future))
         await future

@@ -44,14 +44,16 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
+from urllib.parse import urlsplit
 
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
+from websockets.exceptions import WebSocketException
 
 from clients import bots
 from clients.addresses import ws_url
-from clients.client import LobbyClient
+from clients.client import LobbyClient, Unreachable
 from clients.lean import LeanClient
 from clients.retry import OnWait, Wait
 from clients.spawn import SpawnedRedis, SpawnedServer
@@ -257,7 +259,15 @@ async def _join_all(
 async def _drive(
     room: RelayRoom, phase: float, interval: float, end: float, live: Progress
 ) -> None:
-    """§4.3: move k is sent at max(due_k, arrival) and never at or after the window's end."""
+    """§4.3: move k is sent at max(due_k, arrival) and never at or after the window's end.
+    A connection of the room that closes ends its moves (counted after the run)."""
+    with contextlib.suppress(ConnectionError, WebSocketException):
+        await _moves(room, phase, interval, end, live)
+
+
+async def _moves(
+    room: RelayRoom, phase: float, interval: float, end: float, live: Progress
+) -> None:
     k = 0
     while True:
         due = phase + k * interval
@@ -325,10 +335,17 @@ async def _turn_relay(
         )
         for i, room in enumerate(rooms)
     ]
+    # asyncio.timeout, not wait_for: wait_for leaves a gather cancelled by Ctrl-C with
+    # its CancelledError unretrieved, which asyncio then prints (Python 3.11).
     try:
-        await asyncio.wait_for(asyncio.gather(*drivers), timeout=config.duration_s + 60)
+        async with asyncio.timeout(config.duration_s + 60):
+            await asyncio.gather(*drivers)
     except TimeoutError:
         errors["watchdog"] += 1
+    finally:
+        for driver in drivers:
+            driver.cancel()
+        await asyncio.gather(*drivers, return_exceptions=True)
     live.phase = "draining"
     drain_end = time.monotonic() + DRAIN
 
@@ -337,10 +354,8 @@ async def _turn_relay(
         await asyncio.gather(*(c.wait_version(last) for c in room.clients))
 
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(
-            asyncio.gather(*(answered(r) for r in rooms), return_exceptions=True),
-            max(0.0, drain_end - time.monotonic()),
-        )
+        async with asyncio.timeout(max(0.0, drain_end - time.monotonic())):
+            await asyncio.gather(*(answered(r) for r in rooms), return_exceptions=True)
     window_end = time.monotonic()
     cpu1 = tree_cpu_seconds(server.pid) if server.pid else None
     own1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -381,6 +396,11 @@ async def _turn_relay(
                 errors["final_state_mismatch"] += 1
     if server.died():
         errors["server_died"] += 1
+    elif rooms and sum(errors.values()) and not await _answers(server.url):  # it was there
+        for room in rooms:
+            for client in room.clients:
+                client.close()
+        raise Unreachable(server.url, "it went away during the run")
     rss = tree_rss_mib(server.pid) if server.pid else None
     window = window_end - t0
     updates = (frames1["patch"] - frames0["patch"]) + (frames1["snapshot"] - frames0["snapshot"])
@@ -453,6 +473,19 @@ async def _turn_relay(
         "cores": os.cpu_count(),
         "versions": _versions(),
     }
+
+
+async def _answers(url: str) -> bool:
+    """Something accepts connections at ``url`` (the first, if several: the server is
+    still there)."""
+    parsed = urlsplit(url.split(",")[0])
+    try:
+        async with asyncio.timeout(5):
+            _, writer = await asyncio.open_connection(parsed.hostname, parsed.port or 80)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    return True
 
 
 # -- full games ---------------------------------------------------------------------
