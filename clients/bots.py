@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from websockets.exceptions import ConnectionClosed
 
 from clients.addresses import ws_url
-from clients.client import LobbyClient, RoomClient, ServerError
+from clients.client import LobbyClient, LobbyError, RoomClient, ServerError
 from clients.retry import OnWait
 from engines import ENGINES
 from engines.bots import Bot, make_bot
@@ -212,7 +212,7 @@ async def _run_room(
 ) -> None:
     room = await lobby.room(room_id)
     if None not in room["names"]:
-        raise RuntimeError(f"room {room_id} has no free seat for a bot")
+        raise LobbyError(409, "room_full", f"room {room_id} has no free seat for a bot")
     seats = [
         await lobby.reserve(room_id, name=f"bot {seat + 1}")
         for seat, name in enumerate(room["names"])
@@ -333,8 +333,10 @@ async def run(
             outcomes = [TimeoutError(f"not finished within {time_limit} s")]
         for code, count in lobby.waits.items():
             summary.lobby_waits[code] = summary.lobby_waits.get(code, 0) + count
+    if room_id is not None and isinstance(outcomes[0], LobbyError):
+        raise outcomes[0]  # the room asked for refused its seats: the command's refusal
     failures = [o for o in outcomes if isinstance(o, BaseException)]
     summary.errors += len(failures)
-    summary.failures += [f"{type(f).__name__}: {f}" for f in failures[:5]]
+    summary.failures += [f"{type(f).__name__}: {f or 'no answer in time'}" for f in failures[:5]]
     summary.seconds = round(time.perf_counter() - started, 3)
     return summary

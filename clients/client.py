@@ -159,9 +159,11 @@ class LobbyClient:
         if response.is_error or data is None:
             if not isinstance(error, dict):
                 status = response.status_code
+                # 501: a server that does not know the method (a plain HTTP server)
+                failed = status >= 500 and status != 501
                 raise LobbyError(
                     status,
-                    "server_failed" if status >= 500 else "not_tablewire",
+                    "server_failed" if failed else "not_tablewire",
                     f"{self.base_url} answered {method} {path} with HTTP {status} "
                     "and no tablewire JSON",
                 )
@@ -405,15 +407,24 @@ class RoomClient:
     async def failover(self, within: float = 30.0) -> dict[str, Any]:
         """Join again through the next server, then the next…, for up to ``within`` seconds."""
         await self.close()
-        async with asyncio.timeout(within):
-            for attempt in itertools.count(1):
-                self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]
-                try:
-                    return await self.connect()
-                except (OSError, TimeoutError, WebSocketException, ServerError):
-                    # Refused, cut during the handshake (a server stopping or starting),
-                    # or refused by the server: try the next one.
-                    await asyncio.sleep(min(0.1 * attempt, 1.0))
+        try:
+            async with asyncio.timeout(within):
+                return await self._failover()
+        except TimeoutError:
+            raise TimeoutError(
+                f"the connection to {self.url} was lost and no server "
+                f"took it back within {within:g} s"
+            ) from None
+
+    async def _failover(self) -> dict[str, Any]:
+        for attempt in itertools.count(1):
+            self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]
+            try:
+                return await self.connect()
+            except (OSError, TimeoutError, WebSocketException, ServerError):
+                # Refused, cut during the handshake (a server stopping or starting),
+                # or refused by the server: try the next one.
+                await asyncio.sleep(min(0.1 * attempt, 1.0))
         raise AssertionError("unreachable")
 
     async def send(self, message: dict[str, Any]) -> None:

@@ -64,7 +64,9 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
     if request.room is None:
         return await lobby.quickplay(request.game, name=request.name, seats=request.seats)
     if request.bots:
-        free = (await lobby.room(request.room))["names"].count(None)
+        record = await lobby.room(request.room)
+        _may_add_bots(record)
+        free = record["names"].count(None)
         if free < request.bots + 1:
             raise LobbyError(
                 409,
@@ -73,6 +75,19 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
                 f"and {request.bots} for bots",
             )
     return await lobby.reserve(request.room, name=request.name, invite=request.invite)
+
+
+def _may_add_bots(record: dict[str, Any]) -> None:
+    """Refuse, before a seat is taken, the bots the server would refuse once it is
+    (server/credentials.py): ``play`` never holds the owner's token of a room it did not
+    create, and a room without an owner takes bots only from a player alone in it."""
+    if record.get("owned"):
+        raise LobbyError(403, "owner_required", "only the room's creator may add bots to it")
+    bots = record.get("bots") or [None] * len(record["names"])
+    if any(name and bots[seat] is None for seat, name in enumerate(record["names"])):
+        raise LobbyError(
+            403, "owner_required", "only a player alone in the room may add bots to it"
+        )
 
 
 async def seat_bots(lobby: LobbyClient, request: SeatRequest) -> None:

@@ -1,0 +1,76 @@
+"""Refusals are exit status 4 and one line, for ``bots`` as for the other commands, and
+nothing is taken that is then abandoned."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from cli_runs import one_line, run
+
+from clients.client import RoomClient
+from clients.exits import Status
+from clients.spawn import SpawnedServer, free_port
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[str]:
+    server = await SpawnedServer().start()
+    yield f"127.0.0.1:{server.port}"
+    await server.stop()
+
+
+async def _new(served: str, *more: str) -> dict[str, str]:
+    code, out, err = await run("new", "--server", served, "--seats", "2", *more)
+    assert code == 0, err
+    room: dict[str, str] = json.loads(out)
+    return room
+
+
+async def test_bots_for_a_full_or_private_room_are_refused_in_one_line(served: str) -> None:
+    full = await _new(served, "--bots", "2")
+    code, out, err = await run("bots", "--server", served, f"--room={full['id']}")
+    assert code == Status.REFUSED and "room_full" in one_line(err) and out == ""
+    private = await _new(served, "--private")
+    for invite in ([], ["--invite=wrong"]):
+        code, out, err = await run("bots", "--server", served, f"--room={private['id']}", *invite)
+        assert code == Status.REFUSED and "invite" in one_line(err) and out == "", err
+
+
+async def test_play_with_bots_in_a_room_of_another_takes_no_seat(served: str) -> None:
+    room = await _new(served, "--private")
+    argv = ["play", "--server", served, f"--room={room['id']}", f"--invite={room['invite']}"]
+    code, out, err = await run(*argv, "--bots", "1", stdin=b"")
+    assert code == Status.REFUSED and "owner_required" in one_line(err)
+    assert "Seat" not in out and "come back" not in out
+    code, out, _ = await run(*argv, stdin=b"")  # both seats still free: one is taken
+    assert code == 0 and "Seat 1 in room" in out
+
+
+@pytest.fixture
+def foreign() -> Iterator[str]:
+    """A plain HTTP server: it answers POST with 501 Not Implemented."""
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", free_port()), http.server.SimpleHTTPRequestHandler
+    )
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.mark.parametrize("command", [["new"], ["play", "--bots", "1"], ["bots"]])
+async def test_a_server_that_is_not_tablewire_is_said_so(foreign: str, command: list[str]) -> None:
+    code, _, err = await run(*command, "--server", foreign, stdin=b"")
+    line = one_line(err)
+    assert code == Status.REFUSED and "not_tablewire" in line and "server_failed" not in line
+
+
+async def test_a_lost_connection_no_server_takes_back_says_what_timed_out() -> None:
+    client = RoomClient(f"ws://127.0.0.1:{free_port()}", "r", "t")
+    with pytest.raises(TimeoutError, match=r"no server took it back within 0\.5 s"):
+        await client.failover(within=0.5)
