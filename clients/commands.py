@@ -31,7 +31,7 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 from clients import bots, loadtest, seating, terminal
 from clients.client import LobbyClient, LobbyError, ServerError, Unreachable
 from clients.exits import Status
-from clients.retry import Wait
+from clients.retry import WaitNotices
 from engines import ENGINES, GAMES
 from server import local
 from server.table import DEFAULTS as ROOM_OPTION_DEFAULTS
@@ -59,9 +59,13 @@ HINTS = {
 }
 
 
-def show_wait(wait: Wait) -> None:
-    """One line on stderr for each wait a limit of the server imposes (clients.retry)."""
-    print(f"tablewire: {wait}", file=sys.stderr, flush=True)
+def _on_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+show_wait = WaitNotices(_on_stderr)
+"""A line on stderr for the waits a limit of the server imposes that one would notice
+(clients.retry)."""
 
 
 def local_games() -> list[dict[str, Any]]:

@@ -55,7 +55,7 @@ from clients import bots
 from clients.addresses import ws_url
 from clients.client import LobbyClient, Unreachable
 from clients.lean import LeanClient
-from clients.retry import OnWait, Wait
+from clients.retry import OnWait, WaitNotices
 from clients.spawn import SpawnedRedis, SpawnedServer
 from clients.stats import LoopDelay, percentile, tree_cpu_seconds, tree_rss_mib
 from engines import benchmark
@@ -617,8 +617,7 @@ async def loadtest(config: Config, console: Console | None = None) -> dict[str, 
     console = console or Console(stderr=True)
     show = console.print  # above the live panel, which stays at the bottom
 
-    def on_wait(wait: Wait) -> None:
-        show(f"tablewire: {wait}", markup=False, highlight=False)
+    on_wait = WaitNotices(lambda line: show(line, markup=False, highlight=False))
 
     async with asyncio.timeout(config.timeout), server_under_test(config) as server:
         runner = run_turn_relay if config.workload else run_games

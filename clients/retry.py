@@ -22,6 +22,7 @@ import errno
 import itertools
 import math
 import socket
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -69,6 +70,25 @@ class Wait:
 
 
 OnWait = Callable[[Wait], None]
+
+
+class WaitNotices:
+    """An ``on_wait`` for people: one line (``tablewire: ...``) for a wait they would
+    notice (``least`` seconds or more), at most one every ``every`` seconds; the many
+    short waits of a busy run (an intent sent again at once) are not told one by one."""
+
+    def __init__(self, show: Callable[[str], None], least: float = 1.0, every: float = 5.0) -> None:
+        self.show, self.least, self.every = show, least, every
+        self._last = -math.inf
+
+    def __call__(self, wait: Wait) -> None:
+        now = time.monotonic()
+        if round(wait.seconds, 1) < self.least or now - self._last < self.every:  # as shown
+            return
+        self._last = now
+        self.show(f"tablewire: {wait}")
+
+
 PATIENCE = Patience()
 """The default: up to 30 tries and two minutes of waiting."""
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import sys
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
@@ -47,7 +48,7 @@ from clients.chooser import Chooser
 from clients.client import LobbyClient, RoomClient, ServerError, Unreachable
 from clients.keyboard import Keyboard, StdinKeyboard
 from clients.render import as_printed, legend_of
-from clients.retry import Wait
+from clients.retry import WaitNotices
 from clients.screen import Screen, result_table
 from clients.seating import SeatRequest, come_back, seat_bots, server_option, take_seat
 
@@ -420,11 +421,7 @@ async def play(
     # Back to a seat with its token: the command is printed again once the seat is there.
     returning = token is not None and not request.rematch
     if not returning:
-        show = console.print
-
-        def waiting(wait: Wait) -> None:
-            show(Text(f"{wait}.", style="dim"))
-
+        waiting = WaitNotices(lambda line: print(f"{line}.", file=sys.stderr, flush=True))
         async with LobbyClient(server, on_wait=waiting) as lobby:
             seat = await take_seat(lobby, request)
             room_id, token = seat["room"], seat["token"]

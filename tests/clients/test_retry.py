@@ -170,3 +170,25 @@ def test_the_wait_is_the_body_s_then_the_header_s_then_one_second() -> None:
         assert frame_refusal(said) == (code, 2), "the reject's own wait, where it says one"
         assert frame_refusal({**frame, "t": "error", "code": code, "fatal": False}) is None
         assert str(Wait("intent", code, UNAVAILABLE_WAIT, 1)).startswith("the room's server")
+
+
+def test_only_noticeable_waits_are_told_and_at_most_one_every_few_seconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from clients import retry
+    from clients.retry import Wait, WaitNotices
+
+    now = [100.0]
+    monkeypatch.setattr(retry.time, "monotonic", lambda: now[0])
+    lines: list[str] = []
+    notices = WaitNotices(lines.append)
+    for _ in range(1000):  # intents sent again at once: not a wait anyone notices
+        notices(Wait("intent", "rate_limited", 0.0, 1))
+    assert lines == []
+    notices(Wait("POST /api/rooms", "rate_limited", 1.0, 1))
+    now[0] += 1
+    notices(Wait("POST /api/rooms", "rate_limited", 2.0, 2))
+    assert lines == ["tablewire: server busy (rate_limited): waiting 1 s"]
+    now[0] += 5
+    notices(Wait("POST /api/rooms", "rate_limited", 2.0, 3))
+    assert lines[-1] == "tablewire: server busy (rate_limited): waiting 2 s" and len(lines) == 2
