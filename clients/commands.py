@@ -215,6 +215,13 @@ def check_args(args: argparse.Namespace) -> None:
     cannot work together or would be ignored (:class:`Usage`)."""
     if args.command == "bots" and args.invite is not None and args.room is None:
         raise Usage("--invite needs the --room it invites to")
+    engine = ENGINES.get(getattr(args, "game", None) or "")
+    if args.command in ("bots", "loadtest") and engine is not None and engine.kind != "game":
+        # its games last 100,000 moves (hours, under a server's intent limit)
+        raise Usage(
+            f"{engine.id} is the paced workload, not a game to play to its end: "
+            f"use tablewire loadtest --workload {engine.id}"
+        )
     if args.command == "loadtest":
         _check_loadtest(args)
 

@@ -33,6 +33,9 @@ WRONG = [
     ["new", "--option", "side=1e999"],
     ["new", "--option", "side=Infinity"],
     ["bots", "--option", "side=-Infinity"],
+    # the paced workload is no game to play to its end (100,000 moves)
+    ["loadtest", "--game", "turn-relay", "--rooms", "1"],
+    ["bots", "--game", "turn-relay"],
     # options that would be ignored
     ["bots", "--invite", "abc"],
     ["loadtest", "--workload", "turn-relay", "--players", "3"],
