@@ -65,7 +65,6 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
         return await lobby.quickplay(request.game, name=request.name, seats=request.seats)
     if request.bots:
         record = await lobby.room(request.room)
-        _may_add_bots(record)
         free = record["names"].count(None)
         if free < request.bots + 1:
             raise LobbyError(
@@ -74,6 +73,7 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
                 f"room {request.room} has {free} free seats, not one for you "
                 f"and {request.bots} for bots",
             )
+        _may_add_bots(record)
     return await lobby.reserve(request.room, name=request.name, invite=request.invite)
 
 

@@ -80,7 +80,14 @@ class Recorder:
         if path.endswith("/seats"):
             return httpx.Response(201, json={"room": "R1", "seat": 0, "token": "T"})
         if path == "/api/rooms/R1":
-            return httpx.Response(200, json={"id": "R1", "names": ["me", None, None, None]})
+            return httpx.Response(
+                200,
+                json={
+                    "id": "R1",
+                    "names": ["b", None, None, None],
+                    "bots": ["greedy", None, None, None],
+                },
+            )
         if path.endswith("/bots"):
             return httpx.Response(201, json={"id": "R1"})
         return httpx.Response(404, json={"error": {"code": "not_found", "message": path}})
