@@ -34,23 +34,21 @@ from pathlib import Path
 
 from common import machine
 
-from clients import loadtest
+from clients import loadtest, spawn
 from clients.stats import percentile, tree_rss_mib
 
 GAMES = {"sintra": 4, "chartered": 4, "crystal-palace": 3}
 RESULTS = Path(__file__).parent / "results"
 
 
-async def relay_round(
-    args: argparse.Namespace, server: loadtest.Server
-) -> tuple[float, float, int]:
+async def relay_round(args: argparse.Namespace, server: spawn.Server) -> tuple[float, float, int]:
     config = loadtest.Config(workload="turn-relay", rooms=args.rooms, duration_s=args.round_s)
     result = await loadtest.run_turn_relay(config, server, loadtest.Progress())
     return result["p50_ms"] or 0.0, result["p99_ms"] or 0.0, result["errors"]
 
 
 async def games_round(
-    args: argparse.Namespace, server: loadtest.Server, round_: int
+    args: argparse.Namespace, server: spawn.Server, round_: int
 ) -> tuple[float, float, int]:
     latencies: list[float] = []
     errors = 0

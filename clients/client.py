@@ -159,8 +159,7 @@ class LobbyClient:
         if response.is_error or data is None:
             if not isinstance(error, dict):
                 status = response.status_code
-                # 501: a server that does not know the method (a plain HTTP server)
-                failed = status >= 500 and status != 501
+                failed = status >= 500 and status != 501  # 501: a plain HTTP server
                 raise LobbyError(
                     status,
                     "server_failed" if failed else "not_tablewire",
@@ -411,10 +410,8 @@ class RoomClient:
             async with asyncio.timeout(within):
                 return await self._failover()
         except TimeoutError:
-            raise TimeoutError(
-                f"the connection to {self.url} was lost and no server "
-                f"took it back within {within:g} s"
-            ) from None
+            lost = f"the connection to {self.url} was lost and no server took it back"
+            raise TimeoutError(f"{lost} within {within:g} s") from None
 
     async def _failover(self) -> dict[str, Any]:
         for attempt in itertools.count(1):

@@ -37,10 +37,9 @@ import gc
 import os
 import platform
 import resource
-import shutil
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
@@ -56,7 +55,7 @@ from clients.addresses import ws_url
 from clients.client import LobbyClient, Unreachable
 from clients.lean import LeanClient
 from clients.retry import OnWait, WaitNotices
-from clients.spawn import SpawnedRedis, SpawnedServer
+from clients.spawn import Server, server_under_test
 from clients.stats import LoopDelay, percentile, tree_cpu_seconds, tree_rss_mib
 from engines import benchmark
 from protocol import PROTOCOL_VERSION
@@ -109,47 +108,6 @@ class Progress:
     latencies_ms: list[float] = field(default_factory=list)
     errors: int = 0
     started: float = field(default_factory=time.monotonic)
-
-
-@dataclass
-class Server:
-    url: str
-    pid: int | None
-    pinned: bool
-    spawned: SpawnedServer | None = None
-
-    def died(self) -> bool:
-        process = self.spawned.process if self.spawned else None
-        return process is not None and process.returncode is not None
-
-
-@contextlib.asynccontextmanager
-async def server_under_test(config: Config) -> AsyncIterator[Server]:
-    """The server to load: a spawned ``tablewire serve`` (and Redis), or the one given."""
-    if not config.spawn:
-        if config.server is None:
-            raise ValueError("give --server URL or --spawn")
-        yield Server(config.server, config.server_pid, pinned=False)
-        return
-    two_cpus = (os.cpu_count() or 1) >= 2 and shutil.which("taskset") is not None
-    pinned = config.pin and two_cpus
-    redis = SpawnedRedis() if config.store == "redis" else None
-    cpus = "0" if pinned else None
-    if redis is not None:
-        redis.start()
-        spawned = SpawnedServer(cpus=cpus, log_level="info", redis_url=redis.url, unlimited=True)
-    else:
-        spawned = SpawnedServer(cpus=cpus, log_level="info", unlimited=True)
-    try:
-        await spawned.start()
-        if pinned:
-            os.sched_setaffinity(0, {1})
-        yield Server(spawned.url, spawned.pid, pinned, spawned)
-    finally:
-        await spawned.stop()
-        if redis is not None:
-            redis.stop()
-            redis.cleanup()
 
 
 @contextlib.contextmanager
@@ -619,7 +577,12 @@ async def loadtest(config: Config, console: Console | None = None) -> dict[str, 
 
     on_wait = WaitNotices(lambda line: show(line, markup=False, highlight=False))
 
-    async with asyncio.timeout(config.timeout), server_under_test(config) as server:
+    async with (
+        asyncio.timeout(config.timeout),
+        server_under_test(
+            config.server, config.server_pid, config.spawn, config.store, config.pin
+        ) as server,
+    ):
         runner = run_turn_relay if config.workload else run_games
         if not console.is_terminal:
             return await runner(config, server, live, on_wait)

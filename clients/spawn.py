@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
@@ -329,3 +331,51 @@ class SpawnedCluster:
     def cleanup(self) -> None:
         for node in self.nodes:
             node.cleanup()
+
+
+@dataclass
+class Server:
+    """The server under a load test (:func:`server_under_test`)."""
+
+    url: str
+    pid: int | None
+    pinned: bool
+    spawned: SpawnedServer | None = None
+
+    def died(self) -> bool:
+        process = self.spawned.process if self.spawned else None
+        return process is not None and process.returncode is not None
+
+
+@contextlib.asynccontextmanager
+async def server_under_test(
+    server: str | None, server_pid: int | None, spawn: bool, store: str, pin: bool
+) -> AsyncIterator[Server]:
+    """The server a load test loads: the one at ``server`` (its process ``server_pid``,
+    if known), or with ``spawn`` a ``tablewire serve`` started here (on the ``store``
+    named, its own Redis for ``redis``; with ``pin`` and two cores, the server on CPU 0
+    and this process on CPU 1)."""
+    if not spawn:
+        if server is None:
+            raise ValueError("give --server URL or --spawn")
+        yield Server(server, server_pid, pinned=False)
+        return
+    two_cpus = (os.cpu_count() or 1) >= 2 and shutil.which("taskset") is not None
+    pinned = pin and two_cpus
+    redis = SpawnedRedis() if store == "redis" else None
+    cpus = "0" if pinned else None
+    if redis is not None:
+        redis.start()
+        spawned = SpawnedServer(cpus=cpus, log_level="info", redis_url=redis.url, unlimited=True)
+    else:
+        spawned = SpawnedServer(cpus=cpus, log_level="info", unlimited=True)
+    try:
+        await spawned.start()
+        if pinned:
+            os.sched_setaffinity(0, {1})
+        yield Server(spawned.url, spawned.pid, pinned, spawned)
+    finally:
+        await spawned.stop()
+        if redis is not None:
+            redis.stop()
+            redis.cleanup()
