@@ -43,13 +43,9 @@ from typing import Any, ClassVar, Protocol, cast
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-
-try:  # websockets' C unmasking, as its own frame parser uses (pure Python without it)
-    from websockets.speedups import apply_mask
-except ImportError:  # pragma: no cover
-    from websockets.utils import apply_mask
 from websockets.protocol import OPEN
 
+from server.frames import whole_frames
 from server.metrics import ABORTS, Ending
 from server.settings import Settings
 
@@ -312,8 +308,9 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         self._parse(data)
 
     def _take_frames(self, data: bytes) -> int:
-        """Hand the whole masked binary frames at the start of ``data`` to the sink;
-        the offset of the first byte left for the parser."""
+        """Hand the whole masked binary frames at the start of ``data`` to the sink
+        (:func:`server.frames.whole_frames`); the offset of the first byte left for the
+        parser."""
         conn = self.conn
         if (
             conn.reader.buffer
@@ -324,22 +321,12 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         ):
             return 0
         limit = conn.max_message_size
-        start, end = 0, len(data)
-        while end - start >= 6 and data[start] == 0x82:  # FIN, no RSV bits, binary
-            length = data[start + 1] ^ 0x80  # the mask bit must be set: then < 128
-            head = start + 2
-            if length == 126:
-                length = int.from_bytes(data[head : head + 2], "big")
-                head += 2
-            elif length > 126:
-                break  # a 64-bit length, or no mask: the parser's to take or refuse
-            stop = head + 4 + length
-            if stop > end or (limit is not None and length > limit):
-                break
+        start = 0
+        for payload, stop in whole_frames(data, -1 if limit is None else limit):
             sink = self._sink
             if sink is None or self.close_sent or self.transport.is_closing():
                 break
-            sink(apply_mask(data[head + 4 : stop], data[head : head + 4]))
+            sink(payload)
             start = stop
         return start
 
