@@ -53,34 +53,23 @@ def test_the_last_seat_taken_starts_the_game_from_the_seed() -> None:
     assert [event["type"] for event in last.events] == ["seat", "start"]
 
 
-def test_a_decision_is_the_engines_state_and_events_and_starts_the_next_turn() -> None:
+def test_a_decision_is_the_engines_state_and_events_and_a_players_is_remembered() -> None:
     record, table = _room()
     state = _seat_everyone(record, table)
     seat = min(SINTRA.to_act(state))
     action = SINTRA.legal_actions(state, seat)[0]
     after, events = SINTRA.apply(state, seat, action)
     entry = {"k": "intent", "seat": seat, "id": 1, "action": action, "at": 3.0}
-    folded = fold(SINTRA, record, table, state, after, entry, events, Acting(SINTRA))
+    seen: dict[int, OrderedDict[IntentId, int]] = {}
+    folded = fold(SINTRA, record, table, state, after, entry, events, Acting(SINTRA), seen, 9)
     assert (folded.state, folded.events, folded.result) == (after, events, None)
     assert not folded.table_changed  # a player's decision changes no presence or bot
-    bot = fold(SINTRA, record, table, state, after, {**entry, "by": "bot"}, events, Acting(SINTRA))
+    assert seen == {seat: OrderedDict({1: 9})}, "kept for a retry of the intent"
+    assert decide(SINTRA, record, table, after, seen, seat, 1, action) == 9  # acked again
+    by_bot = {**entry, "id": 2, "by": "bot"}
+    bot = fold(SINTRA, record, table, state, after, by_bot, events, Acting(SINTRA), seen, 10)
     assert all(event["by"] == "bot" for event in bot.events) and bot.table_changed
-
-
-def test_a_players_intent_is_remembered_for_its_retry_and_a_bots_is_not() -> None:
-    record, table = _room()
-    state = _seat_everyone(record, table)
-    seat = min(SINTRA.to_act(state))
-    action = SINTRA.legal_actions(state, seat)[0]
-    after, events = SINTRA.apply(state, seat, action)
-    entry = {"k": "intent", "seat": seat, "id": "a", "action": action, "at": 3.0}
-    seen: dict[int, OrderedDict[IntentId, int]] = {}
-    bot = {**entry, "id": "b", "by": "bot"}
-    fold(SINTRA, record, table, state, after, bot, events, Acting(SINTRA), seen, 8)
-    assert seen == {}
-    fold(SINTRA, record, table, state, after, entry, events, Acting(SINTRA), seen, 9)
-    assert seen == {seat: OrderedDict(a=9)}
-    assert decide(SINTRA, record, table, after, seen, seat, "a", action) == 9  # acked again
+    assert seen == {seat: OrderedDict({1: 9})}, "a bot's intent is not a client's to retry"
 
 
 def test_presence_is_the_tables_and_an_end_finishes_the_room_with_its_result() -> None:
