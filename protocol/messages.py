@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
-from protocol.codec import SCALARS
+from protocol.codec import REQUESTS, SCALARS
 from protocol.errors import Code, ProtocolError
 from protocol.text import flaw, typed
 
@@ -84,19 +84,16 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _field(msg: dict[str, Any], name: str, ok: bool, expected: str, of: str | None = None) -> None:
-    """Refuse ``msg`` unless ``ok``; ``of``: the ``t`` of a request that waits for an answer."""
+def _field(msg: dict[str, Any], name: str, ok: bool, expected: str) -> None:
+    """Refuse ``msg`` unless ``ok``."""
     if not ok:
         got = "missing" if name not in msg else type(msg[name]).__name__
-        raise ProtocolError(
-            Code.BAD_FIELD, f"{msg['t']}.{name} must be {expected} (got {got})", of=of
-        )
+        raise ProtocolError(Code.BAD_FIELD, f"{msg['t']}.{name} must be {expected} (got {got})")
 
 
-def _optional_version(msg: dict[str, Any], name: str, of: str | None = None) -> int | None:
+def _optional_version(msg: dict[str, Any], name: str) -> int | None:
     value = msg.get(name)
-    ok = value is None or (_is_int(value) and value >= 0)
-    _field(msg, name, ok, "nil or an int >= 0", of)
+    _field(msg, name, value is None or (_is_int(value) and value >= 0), "nil or an int >= 0")
     return value
 
 
@@ -133,7 +130,7 @@ def _intent(msg: dict[str, Any]) -> Intent:
 
 
 def _resync(msg: dict[str, Any]) -> Resync:
-    return Resync(_optional_version(msg, "since", of="resync"))
+    return Resync(_optional_version(msg, "since"))
 
 
 def _legal(msg: dict[str, Any]) -> Legal:
@@ -147,23 +144,18 @@ def _ping(msg: dict[str, Any]) -> Ping:
 def _say(msg: dict[str, Any]) -> Say:
     """A chat line: plain text of 1-``MAX_CHAT`` characters that shows as typed."""
     text = msg.get("text")
-    if not isinstance(text, str):
-        got = "missing" if "text" not in msg else type(text).__name__
-        raise ProtocolError(Code.BAD_FIELD, f"say.text must be a string (got {got})", of="say")
-    text = typed(text)
+    _field(msg, "text", isinstance(text, str), "a string")
+    text = typed(cast(str, text))  # (checked by _field)
     why = flaw(text, MAX_CHAT)
     if why == "empty":
-        raise ProtocolError(Code.CHAT_EMPTY, "say.text shows nothing", of="say")
+        raise ProtocolError(Code.CHAT_EMPTY, "say.text shows nothing")
     if why == "too_long":
-        raise ProtocolError(
-            Code.CHAT_TOO_LONG, f"say.text holds more than {MAX_CHAT} characters", of="say"
-        )
+        raise ProtocolError(Code.CHAT_TOO_LONG, f"say.text holds more than {MAX_CHAT} characters")
     if why == "not_shown":
         raise ProtocolError(
             Code.CHAT_BAD_TEXT,
             "say.text may not hold control or invisible characters, line breaks or "
             "piles of accents",
-            of="say",
         )
     return Say(text)
 
@@ -179,13 +171,20 @@ _PARSERS: Final[dict[str, Callable[[dict[str, Any]], ClientMessage]]] = {
 
 
 def parse(msg: dict[str, Any]) -> ClientMessage:
-    """Turn a decoded frame into a client message, or raise ``ProtocolError``."""
+    """Turn a decoded frame into a client message, or raise ``ProtocolError``: the
+    refusal of a request a client waits on (:data:`~protocol.codec.REQUESTS`) names it
+    (``of``), as the codec's refusal of a malformed one does."""
     kind = msg.get("t")
     parser = _PARSERS.get(kind) if isinstance(kind, str) else None
     if parser is None:
         shown = repr(kind) if isinstance(kind, SCALARS) else type(kind).__name__
         raise ProtocolError(Code.UNKNOWN_TYPE, f"unknown message type {shown[:40]}")
-    return parser(msg)
+    try:
+        return parser(msg)
+    except ProtocolError as exc:
+        if exc.of is None and kind in REQUESTS:
+            raise ProtocolError(exc.code, exc.message, of=kind) from None
+        raise
 
 
 # -- server -> client -------------------------------------------------------
