@@ -147,8 +147,8 @@ class Room:
         self._arriving: Counter[int] = Counter()
         self.presence_budget = Buckets(settings.presence_rate, settings.presence_burst)
         """Per seat (``str(seat)``): the changes of its presence the log may take now."""
-        self.presence_later: set[int] = set()
-        """Seats whose presence is looked at again once their budget allows."""
+        self.presence_later: dict[int, Handle] = {}
+        """Seats whose presence is looked at again once their budget allows: the wake-up."""
         self._remote: dict[int, dict[str, tuple[int, float]]] = {}
         """Per seat: the connections other processes reported, by node (count, loop time)."""
         self._to_act = Acting(engine)
@@ -174,6 +174,8 @@ class Room:
     async def close(self, code: str = Code.ROOM_CLOSED, message: str = "room closed") -> None:
         """Stop the actor and close every connection."""
         self._sleep()
+        for later in self.presence_later.values():
+            later.cancel()
         if self._task is not None:
             await finish([self._task])
         if self.saving is not None:

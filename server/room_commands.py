@@ -307,14 +307,14 @@ def _presence_allowed(room: Room, seat: int) -> bool:
     if room.presence_budget.take(str(seat), now):
         return True
     if seat not in room.presence_later:
-        room.presence_later.add(seat)
         later = now + room.presence_budget.wait(str(seat), now)
-        room.timers.call_at(later, functools.partial(_presence_again, room, seat))
+        again = functools.partial(_presence_again, room, seat)
+        room.presence_later[seat] = room.timers.call_at(later, again)
     return False
 
 
 def _presence_again(room: Room, seat: int) -> None:
-    room.presence_later.discard(seat)
+    del room.presence_later[seat]
     room._queue.put_nowait(_Presence(seat))
 
 

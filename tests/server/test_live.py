@@ -162,6 +162,12 @@ async def test_a_player_reconnecting_in_a_loop_costs_the_log_a_few_entries(
         ("presence", False),
         ("presence", True),
     ]
+    ana.leave()  # (logged: the budget has refilled one change)
+    await room.settled()
+    await Player(room, 0).join()  # (not yet: looked at again later)
+    (later,) = room.presence_later.values()
+    await room.close()
+    assert later.callback is None, "a closed room's look again is cancelled"  # type: ignore[attr-defined]
 
 
 async def test_no_presence_is_logged_past_the_logs_last_version(timers: ManualTimers) -> None:
