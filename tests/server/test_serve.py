@@ -6,15 +6,14 @@ import asyncio
 import contextlib
 import gc
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -217,45 +216,18 @@ def test_a_wrong_flag_of_serve_is_one_line_naming_it_and_status_2(
 
 
 def test_the_metrics_port_must_not_be_the_servers() -> None:
-    port = free_port()
-    out = subprocess.run(
-        [TABLEWIRE, "serve", "--port", str(port)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "TABLEWIRE_METRICS_PORT": str(port)},
-    )
-    assert out.returncode == 2 and out.stdout == "", out.stdout
-    assert out.stderr == (
+    port = str(free_port())
+    code, line = _serve("--port", port, env={"TABLEWIRE_METRICS_PORT": port}, port=False)
+    assert (code, line) == (
+        2,
         f"tablewire serve: TABLEWIRE_METRICS_PORT must be another port than the server's "
-        f"({port}), not {port}.\n"
+        f"({port}), not {port}.",
     )
 
 
-@pytest.fixture
-def own_redis() -> Iterator[int]:
-    """A redis-server of this test's own (never the one on 6379)."""
-    if shutil.which("redis-server") is None:
-        pytest.skip("no redis-server")
-    port = free_port()
-    process = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(100):
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
-                break
-            time.sleep(0.05)
-        yield port
-    finally:
-        process.terminate()
-        process.wait()
-
-
-def test_a_redis_database_out_of_range_is_one_line_and_status_2(own_redis: int) -> None:
+def test_a_redis_database_out_of_range_is_one_line_and_status_2(redis_url: str) -> None:
     """Redis answers, but has no such database: the URL is wrong (status 2)."""
-    url = f"redis://127.0.0.1:{own_redis}/99"
+    url = urlsplit(redis_url)._replace(path="/99").geturl()
     code, line = _serve("--redis-url", url)
     assert code == 2 and url in line and "DB index is out of range" in line, line
 
