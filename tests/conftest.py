@@ -13,6 +13,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import httpx
 import hypothesis  # noqa: F401  (see below)
@@ -243,3 +244,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     folder = screenshots_dir()
     if any(folder.glob("*.png")):
         terminalreporter.write_line(f"browser screenshots: {folder}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed browser test's report carries the end of its server's log (what the
+    server said while the page waited: a refused move, a failing command)."""
+    report = yield
+    served = getattr(item, "funcargs", {}).get("served")
+    if report.failed and isinstance(served, Served):
+        report.sections.append(("tablewire serve log (last 60 lines)", "".join(served.log[-60:])))
+    return report

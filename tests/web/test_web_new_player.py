@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from browser import PHONE, PLAY_FIRST, Served, Watched
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, WebSocketRoute, expect
 
 # Plays `n` moves of this page's seat through its connection, each once the seat is to
@@ -30,6 +31,16 @@ PLAY_MOVES = """async (n) => {
     const moves = await conn.legal();
     await conn.send(moves[0].action);
   }
+}"""
+SET_SIXES = """async () => {
+  const conn = globalThis.tablewireRoom;
+  while (conn.doc.game.step.kind === "dice" && conn.myTurn) {
+    await conn.send({ type: "die", value: 6 });
+  }
+}"""
+FIRST_PLACEMENT = """() => {
+  const doc = globalThis.tablewireRoom.doc;
+  return doc.game.step.kind === "place" && doc.to_act.includes(0);
 }"""
 LOG_AT_END = """() => {
   const log = document.querySelector(".o-log .log");
@@ -202,25 +213,20 @@ def test_crystal_palace_brings_the_step_after_an_assistant_space_to_a_phone(
 
 
 def _first_placement(player: Watched, reservation: dict[str, Any]) -> Page:
-    """``player`` seated by ``reservation`` in a Crystal Palace room, its four dice set
-    to £6, once the board offers it the spaces of its first placement. (The bots set
-    theirs and place at once, each from the version it sees: which spaces are left
-    when this player's turn comes varies from room to room.)"""
+    """``player`` seated by ``reservation`` in a Crystal Palace room, its dice set to £6
+    through the page's own connection, once the board offers it the spaces of its first
+    placement. (The bots set theirs and place at once, each from the version it sees:
+    which spaces are left when this player's turn comes varies from room to room.)"""
     player.sit(reservation)
     page = player.page
     page.wait_for_selector(".cp-faces [data-move]")
-    while page.locator(".cp-faces [data-move]").count():  # four 6s
-        placed = len(player.mirror()["game"]["seats"][0].get("secret") or [])
-        page.locator(".cp-faces [data-move]", has_text="£6").click()
-        page.wait_for_function(
-            "(n) => globalThis.tablewireRoom.doc.game.seats[0].secret.length > n"
-            " || globalThis.tablewireRoom.doc.game.step.kind !== 'dice'",
-            arg=placed,
-        )
-    page.wait_for_function(
-        "() => { const doc = globalThis.tablewireRoom.doc;"
-        " return doc.game.step.kind === 'place' && doc.to_act.includes(0); }"
-    )
+    page.evaluate(SET_SIXES)
+    try:
+        page.wait_for_function(FIRST_PLACEMENT)
+    except PlaywrightError as exc:
+        doc = player.mirror()
+        where = {"step": doc["game"]["step"], "to_act": doc["to_act"], "v": player.version()}
+        raise AssertionError(f"no first placement for seat 0: {where}") from exc
     page.locator(".cp-spot:not([disabled])").first.wait_for()
     return page
 
