@@ -210,6 +210,7 @@ async def _join_all(
 
     lobby = LobbyClient(server.url, on_wait=on_wait)
     async with lobby, asyncio.timeout(JOIN_DEADLINE):
+        await lobby.games()  # a server that cannot be reached ends the run here (status 3)
         joined = await asyncio.gather(*(one(lobby, i) for i in range(config.rooms)))
     return [room for room in joined if room is not None]
 

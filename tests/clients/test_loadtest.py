@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
@@ -83,15 +82,15 @@ async def test_game_result_reports_latencies_sizes_and_rejects() -> None:
     assert result["reject_codes"] == {} and result["reconnects"] == 0
 
 
-def test_rooms_that_cannot_join_are_errors_and_the_exit_status_says_so(
+def test_a_server_that_cannot_be_reached_is_one_line_and_status_3(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     nobody = f"http://127.0.0.1:{free_port()}"
     argv = ["loadtest", "--server", nobody, "--workload", "turn-relay", "--rooms", "2"]
-    assert main([*argv, "--duration-s", "0.1"]) == 1
-    line: dict[str, Any] = json.loads(capsys.readouterr().out)
-    assert line["errors"] == 2 and line["errors_detail"] == {"rooms_failed_to_join": 2}
-    assert line["moves"] == 0 and line["p50_ms"] is None
+    assert main([*argv, "--duration-s", "0.1"]) == Status.UNREACHABLE
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert f"cannot reach the server at {nobody}" in err
 
 
 def test_the_command_runs_turn_relay_on_uvloop(capsys: pytest.CaptureFixture[str]) -> None:
