@@ -234,6 +234,13 @@ AT_LEAST_ONE = frozenset(
         "list_limit",
         "sweep_batch",
         "max_moves",
+        "intent_burst",
+        "query_burst",
+        "ping_burst",
+        "chat_burst",
+        "http_burst",
+        "connect_burst",
+        "room_burst",
     }
 )
 """Whole-number settings whose 0 would make the server unusable (every frame, body or

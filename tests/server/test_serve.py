@@ -184,6 +184,8 @@ def _serve(*args: str, env: dict[str, str] | None = None, port: bool = True) -> 
         ("TABLEWIRE_MAX_CONNECTIONS", "0", "1 or more"),
         ("TABLEWIRE_MAX_FRAME", "0", "1 or more"),
         ("TABLEWIRE_MAX_BODY", "0", "1 or more"),
+        ("TABLEWIRE_INTENT_BURST", "0", "1 or more"),
+        ("TABLEWIRE_ROOM_BURST", "0", "1 or more"),
         ("TABLEWIRE_HEADER_TIMEOUT", "0", "more than 0"),
         ("TABLEWIRE_HELLO_TIMEOUT", "0", "more than 0"),
     ],
