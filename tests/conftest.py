@@ -23,7 +23,7 @@ from browser import DESKTOP, Served, Watched, chromium_path, screenshots_dir
 from playwright.sync_api import Browser, sync_playwright
 
 from clients.compose import nginx_binary
-from clients.spawn import SpawnedCluster, SpawnedRedis
+from clients.spawn import SpawnedCluster, SpawnedRedis, SpawnedServer
 from server import native
 from server.app import create_app
 from server.lobby import Lobby
@@ -191,6 +191,15 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
         instance.should_exit = True
         await task
         sock.close()
+
+
+@pytest.fixture
+async def server_at() -> AsyncIterator[str]:
+    """``tablewire serve`` (the memory store) in its own process on a free port, for the
+    client commands to reach: its ``host:port``."""
+    server = await SpawnedServer().start()
+    yield f"127.0.0.1:{server.port}"
+    await server.stop()
 
 
 # The browser tests (tests/browser.py): one `tablewire serve` and one Chromium per

@@ -11,7 +11,6 @@ import re
 import shutil
 import signal
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -26,43 +25,35 @@ from server.lobby import Lobby
 from support import ROOT
 
 
-@pytest.fixture
-async def served() -> AsyncIterator[str]:
-    """``tablewire serve`` (the memory store) on a free port: its ``host:port``."""
-    server = await SpawnedServer().start()
-    yield f"127.0.0.1:{server.port}"
-    await server.stop()
-
-
-async def test_serve_new_rooms_and_bots(served: str) -> None:
-    code, out, err = await run("new", "--server", served, "--seats", "2", "--option", "side=B")
+async def test_serve_new_rooms_and_bots(server_at: str) -> None:
+    code, out, err = await run("new", "--server", server_at, "--seats", "2", "--option", "side=B")
     room = json.loads(out)
     assert code == 0 and room["options"]["side"] == "B"
-    assert f"Join it with: tablewire play --server=http://{served} --room={room['id']}" in err
-    code, out, _ = await run("rooms", "--server", served)
+    assert f"Join it with: tablewire play --server=http://{server_at} --room={room['id']}" in err
+    code, out, _ = await run("rooms", "--server", server_at)
     assert [r["id"] for r in json.loads(out)] == [room["id"]]
     code, out, _ = await run(
-        "bots", "--server", served, "--rooms", "3", "--players", "4", "--spectators", "2"
+        "bots", "--server", server_at, "--rooms", "3", "--players", "4", "--spectators", "2"
     )
     summary = json.loads(out)
     assert code == 0, summary
     assert (summary["rooms"], summary["games_finished"], summary["errors"]) == (3, 3, 0)
     assert summary["intents"] > 0
-    code, out, err = await run("rooms", "--server", served, "--limit", "3")
+    code, out, err = await run("rooms", "--server", server_at, "--limit", "3")
     first = [r["id"] for r in json.loads(out)]
     assert code == 0 and len(first) == 3 and room["id"] not in first, "newest first"
     (more,) = re.findall(r"^More: tablewire (rooms .*)$", err, re.MULTILINE)
-    assert f"--server=http://{served}" in more and "--limit=3" in more
+    assert f"--server=http://{server_at}" in more and "--limit=3" in more
     code, out, err = await run(*more.split())
     assert [r["id"] for r in json.loads(out)] == [room["id"]] and "More" not in err
 
 
-async def test_play_a_seat_from_the_terminal_against_a_bot(served: str) -> None:
-    _, out, _ = await run("new", "--server", served, "--seats", "2")
+async def test_play_a_seat_from_the_terminal_against_a_bot(server_at: str) -> None:
+    _, out, _ = await run("new", "--server", server_at, "--seats", "2")
     room_id = json.loads(out)["id"]
     player = await asyncio.create_subprocess_exec(
         TABLEWIRE,
-        *("play", "--server", served, f"--room={room_id}", "--name", "me"),
+        *("play", "--server", server_at, f"--room={room_id}", "--name", "me"),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
     )
@@ -70,7 +61,7 @@ async def test_play_a_seat_from_the_terminal_against_a_bot(served: str) -> None:
     seated = await player.stdout.readline()
     assert b"Seat 1 in room" in seated
     rest_of_game = asyncio.create_task(player.communicate(b"1\n" * 3000))
-    code, out, _ = await run("bots", "--server", served, f"--room={room_id}")
+    code, out, _ = await run("bots", "--server", server_at, f"--room={room_id}")
     assert code == 0, out
     rest, _ = await rest_of_game
     assert player.returncode == 0
@@ -85,25 +76,36 @@ SERVER_BOTS = hasattr(Lobby, "add_bots")
 
 
 @pytest.mark.skipif(not SERVER_BOTS, reason="this server has no bots API yet")
-async def test_play_against_bots_with_one_command(served: str) -> None:
+async def test_play_against_bots_with_one_command(server_at: str) -> None:
     moves = b"1\n" * 3000
     quick = ("--option", "bot_delay=0")  # a room option: bots move at once
-    code, out, _ = await run("play", "--server", served, "--bots", "1", *quick, stdin=moves)
+    code, out, _ = await run("play", "--server", server_at, "--bots", "1", *quick, stdin=moves)
     assert code == 0 and out.startswith("Seat 1 in room")
     assert re.search(r"(wins|share the win)\.  You (won!|finished|share the win)", out)
     _, out, _ = await run(
-        *("new", "--server", served, "--game", "chartered", "--seats", "3", "--bots", "2", *quick)
+        *(
+            "new",
+            "--server",
+            server_at,
+            "--game",
+            "chartered",
+            "--seats",
+            "3",
+            "--bots",
+            "2",
+            *quick,
+        )
     )
     room = json.loads(out)
-    code, out, _ = await run("play", "--server", served, f"--room={room['id']}", stdin=moves)
+    code, out, _ = await run("play", "--server", server_at, f"--room={room['id']}", stdin=moves)
     assert code == 0 and "Seat 1 in room" in out and "1st" in out
 
 
 @pytest.mark.skipif(not SERVER_BOTS, reason="this server has no bots API yet")
-async def test_the_end_of_a_game_prints_the_command_for_a_rematch(served: str) -> None:
+async def test_the_end_of_a_game_prints_the_command_for_a_rematch(server_at: str) -> None:
     moves = b"1\n" * 3000
     quick = ("--option", "bot_delay=0")
-    code, out, _ = await run("play", "--server", served, "--bots", "1", *quick, stdin=moves)
+    code, out, _ = await run("play", "--server", server_at, "--bots", "1", *quick, stdin=moves)
     assert code == 0
     first = re.search(r"^Seat 1 in room (\S+)\.$", out, re.MULTILINE)
     again = re.search(
@@ -120,7 +122,7 @@ async def test_the_end_of_a_game_prints_the_command_for_a_rematch(served: str) -
     )
     code, _, err = await run(*again.group(1).split(), stdin=moves)
     assert code == Status.REFUSED and "is taken already" in one_line(err)
-    code, _, err = await run("play", "--server", served, "--room=R", "--rematch")
+    code, _, err = await run("play", "--server", server_at, "--room=R", "--rematch")
     assert code == Status.USAGE and "--rematch needs" in one_line(err)
 
 
@@ -167,21 +169,21 @@ async def test_a_usage_error_names_the_command_and_its_help() -> None:
         )
 
 
-async def test_client_commands_report_refusals_in_one_line(served: str) -> None:
-    code, _, err = await run("new", "--server", served, "--game", "chess")
+async def test_client_commands_report_refusals_in_one_line(server_at: str) -> None:
+    code, _, err = await run("new", "--server", server_at, "--game", "chess")
     assert code == Status.REFUSED and "unknown_engine" in one_line(err)
     assert "tablewire games" in err
-    code, _, err = await run("spectate", "--server", served, "--room", "nope")
+    code, _, err = await run("spectate", "--server", server_at, "--room", "nope")
     assert code == Status.REFUSED and "no_such_room" in one_line(err)
-    code, out, err = await run("play", "--server", served, "--room", "nope", "--token", "t")
+    code, out, err = await run("play", "--server", server_at, "--room", "nope", "--token", "t")
     assert code == Status.REFUSED and "no_such_room" in one_line(err)
     assert "come back" not in out, "no way back to a seat that is not there"
-    _, made, _ = await run("new", "--server", served, "--seats", "2")
+    _, made, _ = await run("new", "--server", server_at, "--seats", "2")
     room_id = json.loads(made)["id"]
-    code, out, err = await run("play", "--server", served, f"--room={room_id}", "--token=t")
+    code, out, err = await run("play", "--server", server_at, f"--room={room_id}", "--token=t")
     assert code == Status.REFUSED and "bad_token" in one_line(err)
     assert "come back" not in out
-    code, _, err = await run("new", "--server", served, "--seats", "9")
+    code, _, err = await run("new", "--server", server_at, "--seats", "9")
     assert code == Status.REFUSED and "bad_seats" in one_line(err)
 
 
@@ -250,8 +252,8 @@ async def test_commands_without_server_find_the_one_tablewire_serve_runs_here(
     assert "Start one with `tablewire serve`" in err
 
 
-async def test_serve_says_in_one_line_why_it_cannot_start(served: str) -> None:
-    port = served.rsplit(":", 1)[1]
+async def test_serve_says_in_one_line_why_it_cannot_start(server_at: str) -> None:
+    port = server_at.rsplit(":", 1)[1]
     code, _, err = await run("serve", "--port", port)
     assert code == Status.UNREACHABLE and "the port is in use" in one_line(err)
     code, _, err = await run("serve", "--host", "nosuchhost.invalid", "--port", port)
@@ -270,9 +272,9 @@ async def test_serve_says_in_one_line_why_it_cannot_start(served: str) -> None:
 
 
 async def test_games_lists_players_options_and_defaults_even_without_a_server(
-    served: str,
+    server_at: str,
 ) -> None:
-    for server in (served, f"127.0.0.1:{free_port()}"):
+    for server in (server_at, f"127.0.0.1:{free_port()}"):
         code, out, err = await run("games", "--server", server)
         assert code == 0
         for game in GAMES.values():
@@ -302,12 +304,12 @@ def test_every_option_of_every_command_says_what_it_does() -> None:
     assert EXIT_STATUSES in parser.format_help()
 
 
-async def test_spectating_a_finished_room_prints_the_result_and_exits(served: str) -> None:
-    code, _, _ = await run("bots", "--server", served, "--rooms", "1", "--players", "2")
+async def test_spectating_a_finished_room_prints_the_result_and_exits(server_at: str) -> None:
+    code, _, _ = await run("bots", "--server", server_at, "--rooms", "1", "--players", "2")
     assert code == 0
-    _, out, _ = await run("rooms", "--server", served, "--status", "finished")
+    _, out, _ = await run("rooms", "--server", server_at, "--status", "finished")
     (room,) = json.loads(out)
-    code, out, _ = await run("spectate", "--server", served, f"--room={room['id']}")
+    code, out, _ = await run("spectate", "--server", server_at, f"--room={room['id']}")
     assert code == 0
     assert re.search(r"bot \d (wins|and bot \d share the win)\.", out)
     assert re.search(r"1st +bot \d", out) and "bot 1" in out and "bot 2" in out
@@ -425,28 +427,33 @@ async def test_a_second_ctrl_c_ends_a_command_that_does_not_let_go() -> None:
 
 
 async def test_ctrl_c_while_spectating_leaves_at_once_and_says_how_to_come_back(
-    served: str,
+    server_at: str,
 ) -> None:
-    _, out, _ = await run("new", "--server", served, "--seats", "2")
+    _, out, _ = await run("new", "--server", server_at, "--seats", "2")
     room_id = json.loads(out)["id"]
-    watcher = await Terminal.start("spectate", "--server", served, f"--room={room_id}")
+    watcher = await Terminal.start("spectate", "--server", server_at, f"--room={room_id}")
     await watcher.until(b"Waiting for players")
     watcher.process.send_signal(signal.SIGINT)
     assert await watcher.finish() == Status.INTERRUPTED
     shown = watcher.out.decode()
     assert "Interrupted." in shown
-    assert f"To come back: tablewire spectate --server=http://{served} --room={room_id}" in shown
+    assert f"To come back: tablewire spectate --server=http://{server_at} --room={room_id}" in shown
 
 
 async def test_ctrl_c_and_ctrl_d_at_the_prompt_leave_at_once_and_the_printed_command_comes_back(
-    served: str,
+    server_at: str,
 ) -> None:
-    _, out, _ = await run("new", "--server", served, "--seats", "2")
+    _, out, _ = await run("new", "--server", server_at, "--seats", "2")
     room_id = json.loads(out)["id"]
-    ana = await Terminal.start("play", "--server", served, f"--room={room_id}", "--name", "ana")
+    ana = await Terminal.start("play", "--server", server_at, f"--room={room_id}", "--name", "ana")
     await ana.until(b"Others join with")
     bot = await asyncio.create_subprocess_exec(
-        TABLEWIRE, "bots", "--server", served, f"--room={room_id}", stdout=asyncio.subprocess.PIPE
+        TABLEWIRE,
+        "bots",
+        "--server",
+        server_at,
+        f"--room={room_id}",
+        stdout=asyncio.subprocess.PIPE,
     )
     try:
         await ana.until(b"Your move")  # seat 1 opens
@@ -474,11 +481,11 @@ def test_bots_default_to_the_strongest_kind() -> None:
 
 
 @pytest.mark.parametrize("game", list(GAMES))
-async def test_bots_play_every_game_greedy(served: str, game: str) -> None:
+async def test_bots_play_every_game_greedy(server_at: str, game: str) -> None:
     code, out, err = await run(
         "bots",
         "--server",
-        served,
+        server_at,
         "--game",
         game,
         "--rooms",

@@ -85,22 +85,13 @@ def test_large_numbers_that_can_work_are_taken() -> None:
     ]
 
 
-@pytest.fixture
-async def served() -> object:
-    from clients.spawn import SpawnedServer
-
-    server = await SpawnedServer().start()
-    yield f"127.0.0.1:{server.port}"
-    await server.stop()
-
-
 async def test_a_large_rooms_limit_is_a_full_page_and_a_room_of_bots_is_watched(
-    served: str,
+    server_at: str,
 ) -> None:
     from cli_runs import run
 
-    code, out, err = await run("rooms", "--server", served, "--limit", "1000000000")
+    code, out, err = await run("rooms", "--server", server_at, "--limit", "1000000000")
     assert code == 0 and out.strip() == "[]", err
-    code, out, err = await run("new", "--server", served, "--seats", "2", "--bots", "2")
+    code, out, err = await run("new", "--server", server_at, "--seats", "2", "--bots", "2")
     assert code == 0, err
     assert "Join it with" not in err and "tablewire spectate" in err

@@ -6,43 +6,38 @@ from __future__ import annotations
 import http.server
 import json
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import pytest
 from cli_runs import one_line, run
 
 from clients.client import RoomClient
 from clients.exits import Status
-from clients.spawn import SpawnedServer, free_port
+from clients.spawn import free_port
 
 
-@pytest.fixture
-async def served() -> AsyncIterator[str]:
-    server = await SpawnedServer().start()
-    yield f"127.0.0.1:{server.port}"
-    await server.stop()
-
-
-async def _new(served: str, *more: str) -> dict[str, str]:
-    code, out, err = await run("new", "--server", served, "--seats", "2", *more)
+async def _new(server_at: str, *more: str) -> dict[str, str]:
+    code, out, err = await run("new", "--server", server_at, "--seats", "2", *more)
     assert code == 0, err
     room: dict[str, str] = json.loads(out)
     return room
 
 
-async def test_bots_for_a_full_or_private_room_are_refused_in_one_line(served: str) -> None:
-    full = await _new(served, "--bots", "2")
-    code, out, err = await run("bots", "--server", served, f"--room={full['id']}")
+async def test_bots_for_a_full_or_private_room_are_refused_in_one_line(server_at: str) -> None:
+    full = await _new(server_at, "--bots", "2")
+    code, out, err = await run("bots", "--server", server_at, f"--room={full['id']}")
     assert code == Status.REFUSED and "room_full" in one_line(err) and out == ""
-    private = await _new(served, "--private")
+    private = await _new(server_at, "--private")
     for invite in ([], ["--invite=wrong"]):
-        code, out, err = await run("bots", "--server", served, f"--room={private['id']}", *invite)
+        code, out, err = await run(
+            "bots", "--server", server_at, f"--room={private['id']}", *invite
+        )
         assert code == Status.REFUSED and "invite" in one_line(err) and out == "", err
 
 
-async def test_play_with_bots_in_a_room_of_another_takes_no_seat(served: str) -> None:
-    room = await _new(served, "--private")
-    argv = ["play", "--server", served, f"--room={room['id']}", f"--invite={room['invite']}"]
+async def test_play_with_bots_in_a_room_of_another_takes_no_seat(server_at: str) -> None:
+    room = await _new(server_at, "--private")
+    argv = ["play", "--server", server_at, f"--room={room['id']}", f"--invite={room['invite']}"]
     code, out, err = await run(*argv, "--bots", "1", stdin=b"")
     assert code == Status.REFUSED and "owner_required" in one_line(err)
     assert "Seat" not in out and "come back" not in out
