@@ -81,7 +81,24 @@ def _packages(extra: list[Path]) -> list[ModuleType]:
         if not hasattr(module, "ENGINE"):
             raise GameFolderError(f"{folder}: a game folder exports ENGINE from its __init__.py")
         found.append(module)
+    for module in found:
+        _check_bot(module)
     return found
+
+
+def _check_bot(module: ModuleType) -> None:
+    """Refuse a game folder whose ``bot.py`` is missing, fails, or does not declare
+    ``GREEDY`` (a bot class, or None): found here, at start, not as a failed lobby."""
+    where = f"{next(iter(module.__path__))} ({module.ENGINE.id})"
+    name = f"{module.__name__}.bot"
+    if importlib.util.find_spec(name) is None:
+        raise GameFolderError(f"{where}: a game folder needs bot.py declaring GREEDY (or None)")
+    try:
+        bot = importlib.import_module(name)
+    except Exception as exc:  # its code fails: one line naming the folder, no traceback
+        raise GameFolderError(f"{where}: its bot.py fails: {type(exc).__name__}: {exc}") from exc
+    if not hasattr(bot, "GREEDY"):
+        raise GameFolderError(f"{where}: its bot.py must declare GREEDY (a bot class, or None)")
 
 
 def folders_from(value: str | None) -> list[Path]:

@@ -133,9 +133,13 @@ async def test_a_game_folder_that_cannot_be_taken_is_one_line_and_no_start(
     shutil.copytree(ROOT / "tests" / "tiny_game", second_default)
     with (second_default / "__init__.py").open("a") as init:
         init.write("\nDEFAULT = True\n")
+    botless = tmp_path / "botless"
+    shutil.copytree(ROOT / "tests" / "tiny_game", botless)
+    (botless / "bot.py").unlink()
     for folder, why in (
         (tmp_path / "missing", "needs __init__.py"),
         (second_default, "only one game folder may say DEFAULT = True"),
+        (botless, f"{botless} (tiny-nim): a game folder needs bot.py"),
     ):
         for command in (["games"], ["serve", "--port", str(free_port())]):
             code, out, err = await run(*command, env={"TABLEWIRE_GAMES": str(folder)})

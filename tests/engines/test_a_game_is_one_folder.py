@@ -23,7 +23,7 @@ import engines
 from clients import bots as bot_runner
 from clients import render
 from clients.spawn import SpawnedServer
-from engines.bots import RANDOM_STRENGTH, MissingBotDeclaration, RandomBot, has_greedy, make_bot
+from engines.bots import RANDOM_STRENGTH, RandomBot, has_greedy, make_bot
 from server import robots
 from support import ROOT
 
@@ -98,16 +98,24 @@ def test_its_bots_are_random_and_it_says_it_has_no_greedy_one(discovered: Path) 
     assert isinstance(make_bot("greedy", ID, 0, 1), RandomBot)
 
 
-def test_a_game_folder_without_a_bot_declaration_fails_loudly(folder: Path, tmp_path: Path) -> None:
-    silent = tmp_path / "silent_game"
-    shutil.copytree(folder, silent)
-    (silent / "bot.py").write_text('"""No declaration."""\n')
-    engines.discover([silent])
-    try:
-        with pytest.raises(MissingBotDeclaration, match="must declare GREEDY"):
-            make_bot("greedy", ID, 0, 1)
-    finally:
-        engines.discover()
+def test_a_game_folder_without_a_bot_declaration_is_refused_at_discovery(
+    folder: Path, tmp_path: Path
+) -> None:
+    before = dict(engines.ENGINES)
+    for name, bot, why in (
+        ("silent_game", '"""No declaration."""\n', "its bot.py must declare GREEDY"),
+        ("botless_game", None, "a game folder needs bot.py declaring GREEDY"),
+        ("failing_bot_game", "GREEDY = None\nraise RuntimeError('boom')\n", "RuntimeError: boom"),
+    ):
+        broken = tmp_path / name
+        shutil.copytree(folder, broken)
+        if bot is None:
+            (broken / "bot.py").unlink()
+        else:
+            (broken / "bot.py").write_text(bot)
+        with pytest.raises(engines.GameFolderError, match=f"^{broken} .{ID}.: .*{why}"):
+            engines.discover([broken])
+        assert before == engines.ENGINES
 
 
 def test_the_terminal_draws_its_board_and_legend(discovered: Path) -> None:
