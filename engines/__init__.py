@@ -47,7 +47,13 @@ def _outside(folder: Path) -> ModuleType:
     """The game package in ``folder`` (outside ``engines/``), imported as ``engines.<name>``."""
     name = f"{__name__}.{folder.name}"
     if name in sys.modules:
-        return sys.modules[name]
+        taken = sys.modules[name]
+        first = Path(next(iter(getattr(taken, "__path__", ["?"]))))
+        if first.resolve() != folder.resolve():  # a package's name is its folder's
+            raise GameFolderError(
+                f"{folder}: its folder name {folder.name!r} is taken by {first}: rename it"
+            )
+        return taken
     spec = importlib.util.spec_from_file_location(
         name, folder / "__init__.py", submodule_search_locations=[str(folder)]
     )

@@ -64,6 +64,23 @@ def test_a_folder_that_is_no_game_is_refused_clearly_and_changes_nothing(tmp_pat
     assert before == engines.ENGINES
 
 
+def test_a_folder_named_as_another_game_folder_is_refused_by_its_name(
+    folder: Path, tmp_path: Path
+) -> None:
+    before = dict(engines.ENGINES)
+    same_name = tmp_path / folder.name
+    shutil.copytree(folder, same_name)
+    engine = same_name / "engine.py"
+    engine.write_text(engine.read_text().replace('id = "tiny-nim"', 'id = "other-nim"'))
+    built_in = tmp_path / "sintra"
+    shutil.copytree(folder, built_in)
+    for second, first in ((same_name, folder), (built_in, engines.folder("sintra"))):
+        why = f"^{second}: its folder name .* is taken by {first}: rename it"
+        with pytest.raises(engines.GameFolderError, match=why):
+            engines.discover([folder, second])
+        assert before == engines.ENGINES
+
+
 def test_the_default_game_is_the_one_whose_folder_says_so(folder: Path, tmp_path: Path) -> None:
     assert engines.default_game() == next(
         id_ for id_, package in engines.PACKAGES.items() if getattr(package, "DEFAULT", False)
