@@ -22,6 +22,7 @@ import importlib
 import importlib.util
 import os
 import pkgutil
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -33,6 +34,9 @@ GAME, BENCHMARK = "game", "benchmark"
 
 PATH_VARIABLE = "TABLEWIRE_GAMES"
 """The environment variable naming game folders outside ``engines/`` (``:``-separated)."""
+
+ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+"""What an engine id is: it names the game in URLs (``/games/<id>/``) and commands."""
 
 ENGINES: dict[str, Engine] = {}
 GAMES: dict[str, Engine] = {}
@@ -119,9 +123,21 @@ def discover(extra: list[Path] | None = None) -> None:
     packages: dict[str, ModuleType] = {}
     for module in _packages(folders):
         engine: Engine = module.ENGINE
+        where = next(iter(module.__path__))
+        if not isinstance(engine.id, str) or not ID.fullmatch(engine.id):
+            raise GameFolderError(
+                f"{where}: its engine id {engine.id!r} is not lowercase letters and digits "
+                "joined by single hyphens (it names the game in URLs and commands)"
+            )
+        if engine.kind not in (GAME, BENCHMARK):
+            raise GameFolderError(
+                f"{where} ({engine.id}): its kind {engine.kind!r} is neither {GAME!r} nor "
+                f"{BENCHMARK!r}"
+            )
         if engine.id in packages:
             raise GameFolderError(
-                f"engine id {engine.id!r} is taken by {packages[engine.id].__name__}"
+                f"{where}: engine id {engine.id!r} is taken by "
+                f"{next(iter(packages[engine.id].__path__))}"
             )
         packages[engine.id] = module
     for registry in (ENGINES, GAMES, PACKAGES):

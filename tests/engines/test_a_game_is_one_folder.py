@@ -81,6 +81,26 @@ def test_a_folder_named_as_another_game_folder_is_refused_by_its_name(
         assert before == engines.ENGINES
 
 
+def test_a_wrong_engine_id_or_kind_or_a_taken_id_is_refused_naming_the_folder(
+    folder: Path, tmp_path: Path
+) -> None:
+    before = dict(engines.ENGINES)
+    sintra = engines.folder("sintra")
+    for name, was, now, why in (
+        ("spaced", 'id = "tiny-nim"', 'id = "Tiny Nim"', "engine id 'Tiny Nim' is not lowercase"),
+        ("slashed", 'id = "tiny-nim"', 'id = "tiny/nim"', "engine id 'tiny/nim' is not lowercase"),
+        ("kinded", 'kind = "game"', 'kind = "games"', "kind 'games' is neither 'game' nor"),
+        ("taken", 'id = "tiny-nim"', 'id = "sintra"', f"engine id 'sintra' is taken by {sintra}"),
+    ):
+        broken = tmp_path / name
+        shutil.copytree(folder, broken)
+        engine = broken / "engine.py"
+        engine.write_text(engine.read_text().replace(was, now))
+        with pytest.raises(engines.GameFolderError, match=f"^{broken}.*: (its )?{why}"):
+            engines.discover([broken])
+        assert before == engines.ENGINES
+
+
 def test_the_default_game_is_the_one_whose_folder_says_so(folder: Path, tmp_path: Path) -> None:
     assert engines.default_game() == next(
         id_ for id_, package in engines.PACKAGES.items() if getattr(package, "DEFAULT", False)
