@@ -359,7 +359,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     bot.add_argument("--game", default=game, metavar="GAME", help=games_help)
     bot.add_argument("--rooms", type=_positive, default=1, help="rooms to create (default 1)")
-    bot.add_argument("--players", type=_positive, default=4, help="bots per room (default 4)")
+    bot.add_argument(
+        "--players",
+        type=_positive,
+        default=None,
+        help="bots per room (default 4, or the game's most if it takes fewer)",
+    )
     bot.add_argument("--spectators", type=_count, default=0, help="spectators per room (default 0)")
     bot.add_argument(
         "--room", type=_room, default=None, help="fill the free seats of this room instead"
@@ -392,7 +397,10 @@ def _parser() -> argparse.ArgumentParser:
     what.add_argument("--game", metavar="GAME", help="full games of this engine with bots")
     load.add_argument("--rooms", type=_positive, default=10, help="rooms at once (default 10)")
     load.add_argument(
-        "--players", type=_positive, default=None, help="seats per room (--game; default 4)"
+        "--players",
+        type=_positive,
+        default=None,
+        help="seats per room (--game; default 4, or the game's most if it takes fewer)",
     )
     load.add_argument("--spectators", type=_count, default=0, help="spectators per room")
     load.add_argument(

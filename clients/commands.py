@@ -148,6 +148,16 @@ async def _seats_of(lobby: LobbyClient, game: str) -> int:
     raise LobbyError(400, "unknown_engine", f"the server has no game {game!r}")
 
 
+def bots_per_room(game: str | None, given: int | None) -> int:
+    """``--players`` of ``bots`` and ``loadtest --game``: as given, else 4 (``loadtest.Config``), or
+    fewer for a game this client knows that takes fewer (a game of 2 or 3 would refuse 4 seats)."""
+    if given is not None:
+        return given
+    engine = ENGINES.get(game or "")
+    most = loadtest.Config.players
+    return min(most, engine.max_players) if engine is not None else most
+
+
 async def create_room(lobby: LobbyClient, args: argparse.Namespace) -> dict[str, Any]:
     """``tablewire new``: the room, with bots in its last ``--bots`` seats."""
     bots_wanted = None
@@ -301,7 +311,7 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
             args.server,
             args.game,
             args.rooms,
-            args.players,
+            bots_per_room(args.game, args.players),
             args.spectators,
             dict(args.option),
             args.seed,
@@ -319,7 +329,7 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
             workload=args.workload,
             game=args.game,
             rooms=args.rooms,
-            players=args.players or loadtest.Config.players,
+            players=bots_per_room(args.game, args.players),
             spectators=args.spectators,
             interval_ms=args.interval_ms or loadtest.Config.interval_ms,
             duration_s=args.duration_s or loadtest.Config.duration_s,

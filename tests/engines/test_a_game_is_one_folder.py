@@ -22,7 +22,7 @@ from rich.console import Console
 import engines
 from clients import bots as bot_runner
 from clients import render
-from clients.spawn import SpawnedServer
+from clients.spawn import TABLEWIRE, SpawnedServer
 from engines.bots import RANDOM_STRENGTH, RandomBot, has_greedy, make_bot
 from server import robots
 from support import ROOT
@@ -207,5 +207,13 @@ async def test_the_lobby_and_the_web_page_serve_it_and_a_room_plays_to_its_end(
             assert (await http.get(f"/games/{ID}/../engine.py")).status_code == 404
         summary = await asyncio.wait_for(bot_runner.run(server.url, ID, rooms=1, players=2), 60)
         assert summary.ok and summary.games_finished == 1, summary.failures
+        command = await asyncio.create_subprocess_exec(
+            TABLEWIRE, "bots", "--server", server.url, "--game", ID,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )  # fmt: skip
+        out, err = await asyncio.wait_for(command.communicate(), 60)
+        assert command.returncode == 0, err.decode()  # as many bots as Tiny Nim takes: 2
+        assert '"players": 2' in out.decode() and '"games_finished": 1' in out.decode()
     finally:
         await server.stop()
