@@ -165,10 +165,11 @@ def test_the_terminal_draws_its_board_and_legend(discovered: Path) -> None:
     assert render.legend_of(ID) is not None
 
 
-def test_the_conformance_suite_runs_it(folder: Path) -> None:
+def _conformance(folder: Path) -> subprocess.CompletedProcess[str]:
+    """The conformance suite run on the game of ``folder``."""
     env = {**os.environ, engines.PATH_VARIABLE: str(folder), "TABLEWIRE_PLAYOUTS": "30"}
     suite = ROOT / "tests" / "engines" / "test_engine_conformance.py"
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(suite), "-k", ID],
         cwd=ROOT,
         env=env,
@@ -176,8 +177,21 @@ def test_the_conformance_suite_runs_it(folder: Path) -> None:
         text=True,
         check=False,
     )
+
+
+def test_the_conformance_suite_runs_it(folder: Path) -> None:
+    done = _conformance(folder)
     assert done.returncode == 0, done.stdout[-2000:]
     assert " passed" in done.stdout and " failed" not in done.stdout
+
+
+def test_the_conformance_suite_fails_a_move_without_a_label(folder: Path, tmp_path: Path) -> None:
+    unlabelled = tmp_path / "unlabelled_game"
+    shutil.copytree(folder, unlabelled)
+    words = unlabelled / "words.py"
+    words.write_text(words.read_text().replace('return f"take {stones(n)}', 'return ""  # f"'))
+    done = _conformance(unlabelled)
+    assert done.returncode == 1 and "no label for {'type': 'take', 'stones': 1}" in done.stdout
 
 
 async def test_the_lobby_and_the_web_page_serve_it_and_a_room_plays_to_its_end(

@@ -4,7 +4,8 @@ For every registered engine: seeded random playouts end with a result and
 never raise; ``to_act`` seats always have legal actions; replay from the seed
 and the action log is bit-identical; state and views round-trip through
 msgpack; views leak no hidden information; ``apply`` never mutates its input;
-junk and near-miss actions are rejected with a code and change nothing.
+junk and near-miss actions are rejected with a code and change nothing; every
+legal action has a label (``describe``) and every event a sentence (``narrate``).
 
 ``TABLEWIRE_PLAYOUTS`` sets the number of random playouts per engine (2,000): the
 first :data:`QUICK` of them run in ``make test``, the rest in the ``soak`` test
@@ -205,7 +206,10 @@ def test_every_legal_action_is_accepted_and_apply_is_pure(engine: Engine) -> Non
                 after, events = engine.apply(state, seat, action)
                 assert after is not state
                 _roundtrip(events)
-                assert isinstance(engine.describe(state, seat, action), str)
+                label = engine.describe(state, seat, action)
+                assert isinstance(label, str) and label.strip(), f"no label for {action}"
                 names = [f"p{i}" for i in range(players)]
-                assert all(isinstance(engine.narrate(e, names), str) for e in events)
+                for event in events:
+                    text = engine.narrate(event, names)
+                    assert isinstance(text, str) and text.strip(), f"no sentence for {event}"
             assert packed(state) == before, "apply modified its input state"
