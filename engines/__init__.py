@@ -78,21 +78,38 @@ def _outside(folder: Path) -> ModuleType:
     return module
 
 
-def _packages(extra: list[Path]) -> list[ModuleType]:
-    """The game packages: those under ``engines/`` exporting ``ENGINE``, then ``extra``."""
+def _inside(name: str) -> ModuleType:
+    """The package ``engines.<name>``: one that fails to import is a :class:`GameFolderError`
+    naming its folder, as for a folder of ``TABLEWIRE_GAMES``."""
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except Exception as exc:  # its code fails: one line naming the folder, no traceback
+        folder = Path(__file__).parent / name
+        raise GameFolderError(
+            f"{folder}: its __init__.py fails: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _packages(extra: list[Path], lenient: bool = False) -> list[ModuleType]:
+    """The game packages: those under ``engines/`` exporting ``ENGINE``, then ``extra``.
+    ``lenient``: one under ``engines/`` that cannot be taken is left out, not refused."""
     found = []
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if info.ispkg:
-            module = importlib.import_module(f"{__name__}.{info.name}")
-            if hasattr(module, "ENGINE"):
-                found.append(module)
+            try:
+                module = _inside(info.name)
+                if hasattr(module, "ENGINE"):
+                    _check_bot(module)
+                    found.append(module)
+            except GameFolderError:
+                if not lenient:
+                    raise
     for folder in extra:
         module = _outside(folder)
         if not hasattr(module, "ENGINE"):
             raise GameFolderError(f"{folder}: a game folder exports ENGINE from its __init__.py")
-        found.append(module)
-    for module in found:
         _check_bot(module)
+        found.append(module)
     return found
 
 
@@ -116,12 +133,13 @@ def folders_from(value: str | None) -> list[Path]:
     return [Path(part).resolve() for part in (value or "").split(os.pathsep) if part]
 
 
-def discover(extra: list[Path] | None = None) -> None:
+def discover(extra: list[Path] | None = None, lenient: bool = False) -> None:
     """Fill ``ENGINES``, ``GAMES`` and ``PACKAGES`` (in place: importers keep the same
-    dicts) from ``engines/`` and ``extra`` (by default the folders of ``TABLEWIRE_GAMES``)."""
+    dicts) from ``engines/`` and ``extra`` (by default the folders of ``TABLEWIRE_GAMES``).
+    ``lenient``: a package under ``engines/`` that cannot be taken is left out."""
     folders = folders_from(os.environ.get(PATH_VARIABLE)) if extra is None else extra
     packages: dict[str, ModuleType] = {}
-    for module in _packages(folders):
+    for module in _packages(folders, lenient):
         engine: Engine = module.ENGINE
         where = next(iter(module.__path__))
         if not isinstance(engine.id, str) or not ID.fullmatch(engine.id):
@@ -197,13 +215,13 @@ def check() -> None:
 
 
 FOLDER_ERROR: GameFolderError | None = None
-"""Why the folders named by ``TABLEWIRE_GAMES`` could not be taken at import; the
-registry then holds the games of ``engines/`` alone, and :func:`check` raises it."""
+"""Why the game folders could not be taken at import; the registry then holds the
+games of ``engines/`` that can be taken, and :func:`check` raises it."""
 try:
     discover()
 except GameFolderError as exc:
     FOLDER_ERROR = exc
-    discover([])
+    discover([], lenient=True)
 
 __all__ = [
     "BENCHMARK",

@@ -64,6 +64,16 @@ def test_a_folder_that_is_no_game_is_refused_clearly_and_changes_nothing(tmp_pat
     assert before == engines.ENGINES
 
 
+def test_a_package_under_engines_whose_code_fails_is_one_line_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "zz_broken").mkdir()
+    (tmp_path / "zz_broken" / "__init__.py").write_text("def oops(:\n")
+    monkeypatch.setattr(engines, "__path__", [*engines.__path__, str(tmp_path)])
+    with pytest.raises(engines.GameFolderError, match="zz_broken: its __init__.py fails: Syntax"):
+        engines.discover([])
+
+
 def test_a_folder_named_as_another_game_folder_is_refused_by_its_name(
     folder: Path, tmp_path: Path
 ) -> None:
