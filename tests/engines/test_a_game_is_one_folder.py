@@ -70,7 +70,7 @@ def test_a_package_under_engines_whose_code_fails_is_one_line_naming_it(
     (tmp_path / "zz_broken").mkdir()
     (tmp_path / "zz_broken" / "__init__.py").write_text("def oops(:\n")
     monkeypatch.setattr(engines, "__path__", [*engines.__path__, str(tmp_path)])
-    with pytest.raises(engines.GameFolderError, match="zz_broken: its __init__.py fails: Syntax"):
+    with pytest.raises(engines.GameFolderError, match=r"zz_broken: its __init__\.py fails: Syntax"):
         engines.discover([])
 
 
