@@ -183,11 +183,9 @@ class Lobby:
         seats = requests.optional_int(body, "seats", engine.max_players)
         assert seats is not None
         if not engine.min_players <= seats <= engine.max_players:
-            raise ApiError(
-                400,
-                "bad_seats",
-                f"{engine.id} takes {engine.min_players}-{engine.max_players} players",
-            )
+            low, high = engine.min_players, engine.max_players
+            takes = f"{low}" if low == high else f"{low}-{high}"
+            raise ApiError(400, "bad_seats", f"{engine.id} takes {takes} players, not {seats}")
         options, room_options = requests.requested_options(engine, body)
         bots = body.get("bots")
         if bots is not None:

@@ -579,3 +579,17 @@ async def test_the_sweep_never_unloads_a_room_whose_lease_is_being_taken() -> No
     room_id = (await creating)["id"]
     assert lobby.rooms[room_id].lease is not None
     await lobby.close()
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b'{"engine": "sintra", "seats": 5}', "sintra takes 2-4 players, not 5"),
+        (b'{"engine": "turn-relay", "seats": 2}', "turn-relay takes 4 players, not 2"),
+    ],
+)
+async def test_a_wrong_number_of_seats_says_what_the_game_takes(
+    http: httpx.AsyncClient, body: bytes, says: str
+) -> None:
+    response = await http.post("/api/rooms", content=body)
+    assert response.json()["error"]["message"] == says
