@@ -33,6 +33,7 @@ from clients.client import LobbyClient, LobbyError, ServerError, Unreachable
 from clients.exits import Status
 from clients.retry import WaitNotices
 from engines import ENGINES, GAMES
+from engines.render import clean
 from server import local
 from server.table import DEFAULTS as ROOM_OPTION_DEFAULTS
 from server.table import HELP as ROOM_OPTION_HELP
@@ -60,7 +61,7 @@ HINTS = {
 
 
 def _on_stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    print(clean(line), file=sys.stderr, flush=True)
 
 
 show_wait = WaitNotices(_on_stderr)
@@ -284,7 +285,7 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
         else:
             watch = f"tablewire spectate{where} --room={room['id']}"
             join = f"Bots hold every seat; watch it with: {watch}"
-        print(join, file=sys.stderr)
+        print(clean(join), file=sys.stderr)
     elif args.command == "rooms":
         async with LobbyClient(args.server) as lobby:
             limit = None if args.limit is None else min(args.limit, ROOMS_LIMIT_SENT)
@@ -294,7 +295,7 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
             given = {"game": args.game, "status": args.status, "limit": args.limit}
             again = "".join(f" --{k}={v}" for k, v in given.items() if v is not None)
             where = seating.server_option(args.server, default_server)
-            print(f"More: tablewire rooms{where}{again} --after={cursor}", file=sys.stderr)
+            print(clean(f"More: tablewire rooms{where}{again} --after={cursor}"), file=sys.stderr)
     elif args.command == "play":
         await terminal.play(
             args.server,
@@ -469,5 +470,5 @@ def run(args: argparse.Namespace, default_server: str) -> int:
         status, line = explain(exc, args.server)
         if os.environ.get("TABLEWIRE_DEBUG"):
             traceback.print_exc()
-        print(f"tablewire: {line}", file=sys.stderr)
+        print(f"tablewire: {clean(line)}", file=sys.stderr)
         return status

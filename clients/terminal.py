@@ -51,6 +51,7 @@ from clients.render import as_printed, legend_of
 from clients.retry import WaitNotices
 from clients.screen import Screen, result_table
 from clients.seating import SeatRequest, come_back, seat_bots, server_option, take_seat
+from engines.render import clean
 
 RECOVERABLE = {"too_slow", "room_closed", "store_unavailable", "owner_unavailable", "closed"}
 """Codes of fatal connection errors the client survives by reconnecting."""
@@ -312,7 +313,7 @@ async def _watch(session: Session, version: int) -> None:
 
 def _why(lost: BaseException) -> str:
     if isinstance(lost, ServerError):
-        return lost.frame.get("message") or lost.code
+        return clean(str(lost.frame.get("message") or lost.code))
     if isinstance(lost, ConnectionClosed) and lost.rcvd is not None and lost.rcvd.code == 1012:
         return "it is restarting"
     return "the connection dropped"
@@ -377,7 +378,7 @@ async def _run(session: Session) -> dict[str, Any]:
 
 def _print_come_back(console: Console, command: str) -> None:
     line = Text("To come back: ")
-    line.append(command, style="bold")
+    line.append(clean(command), style="bold")
     console.print(line, soft_wrap=True)
 
 
@@ -421,12 +422,12 @@ async def play(
     # Back to a seat with its token: the command is printed again once the seat is there.
     returning = token is not None and not request.rematch
     if not returning:
-        waiting = WaitNotices(lambda line: print(f"{line}.", file=sys.stderr, flush=True))
+        waiting = WaitNotices(lambda line: print(f"{clean(line)}.", file=sys.stderr, flush=True))
         async with LobbyClient(server, on_wait=waiting) as lobby:
             seat = await take_seat(lobby, request)
             room_id, token = seat["room"], seat["token"]
             command = come_back(server, room_id, token, default_server)
-            console.print(Text(f"Seat {seat['seat'] + 1} in room {room_id}."))
+            console.print(Text(clean(f"Seat {seat['seat'] + 1} in room {room_id}.")))
             _print_come_back(console, command)
             await seat_bots(lobby, request)
     else:

@@ -65,6 +65,45 @@ async def test_a_server_that_is_not_tablewire_is_said_so(foreign: str, command: 
     assert code == Status.REFUSED and "not_tablewire" in line and "server_failed" not in line
 
 
+class _Hostile(http.server.BaseHTTPRequestHandler):
+    """Refuses everything with a tablewire-shaped error whose words hold terminal escape
+    sequences (a title change, a screen clear, a colour) and a bidirectional override."""
+
+    def _refuse(self) -> None:
+        words = {"code": "room_full\x1b[31m", "message": "\x1b]0;owned\x07\x1b[2Jgone\u202e"}
+        body = json.dumps({"error": words}).encode()
+        self.send_response(409)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _refuse
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet."""
+
+
+@pytest.fixture
+def hostile() -> Iterator[str]:
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), _Hostile)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.mark.parametrize("command", [["new"], ["rooms"], ["play", "--bots", "1"], ["bots"]])
+async def test_a_refusal_prints_no_escape_sequence_the_server_sent(
+    hostile: str, command: list[str]
+) -> None:
+    code, _, err = await run(*command, "--server", hostile, stdin=b"")
+    line = one_line(err)
+    assert code == Status.REFUSED and "gone" in line and "room_full" in line
+    assert not any(c in line for c in "\x1b\x07\u202e"), repr(line)
+
+
 async def test_a_lost_connection_no_server_takes_back_says_what_timed_out() -> None:
     client = RoomClient(f"ws://127.0.0.1:{free_port()}", "r", "t")
     with pytest.raises(TimeoutError, match=r"no server took it back within 0\.5 s"):
