@@ -80,6 +80,19 @@ def _extension(code: int, data: bytes) -> Any:
     return _EXTENSION
 
 
+class _RepeatedKey(Exception):
+    """A map of the frame names one key twice (:func:`_unique`)."""
+
+
+def _unique(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """A map's pairs as a dict; refused if a key comes twice (msgpack would keep the
+    last silently: ``{"t": "intent", ..., "t": "ping"}`` must not be read as either)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _RepeatedKey
+    return value
+
+
 def _check(value: Any, max_depth: int) -> None:
     """Refuse extension values (msgpack decodes the timestamp type itself) and deep nesting.
 
@@ -151,7 +164,11 @@ def _lenient(frame: bytes) -> Any:
 
 
 def decode(
-    frame: bytes, max_size: int = MAX_FRAME, max_depth: int = MAX_DEPTH, arrays: bool = False
+    frame: bytes,
+    max_size: int = MAX_FRAME,
+    max_depth: int = MAX_DEPTH,
+    arrays: bool = False,
+    unique_keys: bool = True,
 ) -> Any:
     """Parse one frame into a map with string keys, or raise ``ProtocolError``.
 
@@ -160,12 +177,22 @@ def decode(
     intent with a scalar ``id`` (a map with ``t`` "intent", however its other
     values fail) carries that id (``ProtocolError.intent_id``), so the server
     can answer ``reject``; one that is recognisably a request carries its ``t``
-    (``ProtocolError.of``). Only a refusal pays for finding them.
+    (``ProtocolError.of``). Only a refusal pays for finding them. A map that repeats a
+    key is malformed; a client reading the server's frames may skip that check
+    (``unique_keys`` False).
     """
     if len(frame) > max_size:
         raise ProtocolError(Code.FRAME_TOO_LARGE, f"frame of {len(frame)} bytes > {max_size}")
     try:
-        value = msgpack.unpackb(frame, raw=False, strict_map_key=True, ext_hook=_extension)
+        value = msgpack.unpackb(
+            frame,
+            raw=False,
+            strict_map_key=True,
+            ext_hook=_extension,
+            object_pairs_hook=_unique if unique_keys else None,
+        )
+    except _RepeatedKey:
+        raise _refused(_lenient(frame), "a map key is repeated") from None
     except msgpack.ExtraData:
         raise _refused(_lenient(frame), "trailing bytes after the msgpack value") from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:

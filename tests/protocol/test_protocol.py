@@ -39,6 +39,12 @@ def code_of(frame: bytes, max_size: int = 1024) -> Code:
         (packed({"t": "ping"}) + b"\x00", Code.MALFORMED_FRAME),  # trailing bytes
         (msgpack.packb(msgpack.ExtType(1, b"x")), Code.MALFORMED_FRAME),
         (packed({1: "int key"}), Code.MALFORMED_FRAME),
+        (b"\x82\xa1t\xa4ping\xa1t\xa6intent", Code.MALFORMED_FRAME),  # "t" twice
+        (b"\x83\xa1t\xa6intent\xa2id\x09\xa1t\xa4ping", Code.MALFORMED_FRAME),
+        (  # {"t": "intent", "id": 1, "action": {"type": "a", "type": "b"}}
+            b"\x83\xa1t\xa6intent\xa2id\x01\xa6action\x82\xa4type\xa1a\xa4type\xa1b",
+            Code.MALFORMED_FRAME,
+        ),
         (b"\x91" * 2000 + b"\x90", Code.FRAME_TOO_LARGE),
         (packed([1, 2]), Code.NOT_A_MAP),
         (packed("hello"), Code.NOT_A_MAP),

@@ -267,6 +267,7 @@ async def assert_unaffected(server: Running, room_id: str, seats: list[Raw], bef
         (encode({"t": {"t": [[[[0]]]]}}), "unknown_type"),
         (b"\x81\xa1t" + b"\x91" * 1000 + b"\x00", "malformed_frame"),  # {"t": [[[…]]]}
         (b"\x82\xa1t\xa4ping\xa4data\xd6\xff" + bytes(4), "malformed_frame"),  # a timestamp
+        (b"\x82\xa1t\xa4ping\xa1t\xa6intent", "malformed_frame"),  # "t" twice
         (encode({"t": "hello", "protocol": 1}), "already_joined"),
         (b"\x90" * 5000, "frame_too_large"),
     ],
