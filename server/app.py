@@ -81,8 +81,9 @@ async def _body(request: Request) -> dict[str, Any]:
         text = raw.decode("utf-8")
         if _json_depth(text) > MAX_JSON_DEPTH:
             raise ApiError(400, "bad_json", f"the body nests deeper than {MAX_JSON_DEPTH} levels")
-        body = json.loads(text, object_hook=present)
-    except ValueError as exc:  # bad UTF-8, bad JSON, or an int of more than 4,300 digits
+        body = json.loads(text, object_pairs_hook=present)
+    except ValueError as exc:  # bad UTF-8, bad JSON, an int of more than 4,300 digits, a
+        # field twice in one object
         raise ApiError(400, "bad_json", f"the body is not valid JSON: {exc}") from None
     if not isinstance(body, dict):
         raise ApiError(400, "bad_json", "the body must be a JSON object")

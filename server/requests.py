@@ -30,11 +30,17 @@ KINDS = ("game", "benchmark", "all")
 """``GET /api/games?kind=``: games offered to players (the default), benchmarks, or both."""
 
 
-def present(fields: dict[str, Any]) -> dict[str, Any]:
+def present(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object's fields but those given as null: a null field counts as absent
     (docs/protocol.md §9), whichever field it is, at any depth (``options.clock``,
     ``bots.kind``), so every check reads null as its default. :func:`json.loads` calls
-    it on each object it reads (``object_hook``)."""
+    it on each object it reads (``object_pairs_hook``). An object that names a field
+    twice is refused (ValueError): ``json`` alone would keep the last one silently."""
+    fields: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in fields:
+            raise ValueError(f"the field {key!r} comes twice in one object")
+        fields[key] = value
     return {key: value for key, value in fields.items() if value is not None}
 
 

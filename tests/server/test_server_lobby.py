@@ -113,6 +113,8 @@ async def test_listing_filters_and_hides_private_rooms(http: httpx.AsyncClient) 
         (b'{"engine": "sintra", "options": ' + b"[" * 1000 + b"]" * 1000 + b"}", 400, "bad_json"),
         (b'{"engine": "sintra", "options": ' + b"[" * 20 + b"]" * 20 + b"}", 400, "bad_json"),
         (b"\xff\xfe", 400, "bad_json"),
+        (b'{"engine": "sintra", "engine": "chess"}', 400, "bad_json"),
+        (b'{"engine": "sintra", "options": {"side": "A", "side": "B"}}', 400, "bad_json"),
         (b"{" + b" " * 20000 + b"}", 413, "body_too_large"),
         (b'{"engine": "sintra", "options": {"clock": "move:1"}}', 400, "bad_clock"),
         (b'{"engine": "sintra", "options": {"clock": "fischer:60"}}', 400, "bad_clock"),
