@@ -92,24 +92,27 @@ def _offered(game: dict[str, Any]) -> bool:
 
 def _described(meaning: str, width: int) -> list[Text]:
     """``meaning`` wrapped under its option, six columns in, no trailing blanks."""
-    wrapped = textwrap.wrap(meaning, max(20, width - 6))
+    wrapped = textwrap.wrap(clean(meaning), max(20, width - 6))
     return [Text("      " + line, style="dim") for line in wrapped]
 
 
 def games_text(games: list[dict[str, Any]], width: int = 80) -> Group:
-    """Every game with its players and options (choices, default, what each does)."""
+    """Every game with its players and options (choices, default, what each does), in
+    the server's words without control and format characters (escape sequences)."""
     lines: list[RenderableType] = []
     for game in filter(_offered, games):
-        head = Text(game["id"], style="bold")
+        head = Text(clean(str(game["id"])), style="bold")
         head.append(
-            f"  {game['title']}, {game['min_players']}-{game['max_players']} players "
-            f"(new rooms: {game['max_players']} seats)"
+            clean(
+                f"  {game['title']}, {game['min_players']}-{game['max_players']} players "
+                f"(new rooms: {game['max_players']} seats)"
+            )
         )
         lines.append(head)
         for name, spec in game["options"].items():
             choices = "|".join(json.dumps(c).strip('"') for c in spec["choices"])
             default = json.dumps(spec["default"]).strip('"')
-            lines.append(Text(f"  --option {name}={choices}  (default {default})"))
+            lines.append(Text(clean(f"  --option {name}={choices}  (default {default})")))
             if spec.get("description"):
                 lines.extend(_described(spec["description"], width))
         lines.append(Text())

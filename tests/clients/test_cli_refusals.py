@@ -65,20 +65,33 @@ async def test_a_server_that_is_not_tablewire_is_said_so(foreign: str, command: 
     assert code == Status.REFUSED and "not_tablewire" in line and "server_failed" not in line
 
 
-class _Hostile(http.server.BaseHTTPRequestHandler):
-    """Refuses everything with a tablewire-shaped error whose words hold terminal escape
-    sequences (a title change, a screen clear, a colour) and a bidirectional override."""
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\u202e"
+"""Terminal escape sequences (a title change, a screen clear) and a bidirectional override."""
 
-    def _refuse(self) -> None:
-        words = {"code": "room_full\x1b[31m", "message": "\x1b]0;owned\x07\x1b[2Jgone\u202e"}
-        body = json.dumps({"error": words}).encode()
-        self.send_response(409)
+
+class _Hostile(http.server.BaseHTTPRequestHandler):
+    """Refuses everything with a tablewire-shaped error whose words hold :data:`ESCAPES`,
+    but ``GET /api/games``: one game whose every word holds them."""
+
+    def _answer(self, status: int, data: object) -> None:
+        body = json.dumps(data).encode()
+        self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
 
-    do_GET = do_POST = _refuse
+    def do_POST(self) -> None:
+        words = {"code": "room_full\x1b[31m", "message": f"{ESCAPES}gone"}
+        self._answer(409, {"error": words})
+
+    def do_GET(self) -> None:
+        if not self.path.startswith("/api/games"):
+            return self.do_POST()
+        option = {"choices": [ESCAPES, "b"], "default": "b", "description": f"what{ESCAPES}"}
+        game = {"id": f"g{ESCAPES}", "kind": "game", "title": f"T{ESCAPES}", "min_players": 2}
+        game |= {"max_players": 4, "options": {f"o{ESCAPES}": option}}
+        self._answer(200, [game])
 
     def log_message(self, format: str, *args: object) -> None:
         """Quiet."""
@@ -102,6 +115,12 @@ async def test_a_refusal_prints_no_escape_sequence_the_server_sent(
     line = one_line(err)
     assert code == Status.REFUSED and "gone" in line and "room_full" in line
     assert not any(c in line for c in "\x1b\x07\u202e"), repr(line)
+
+
+async def test_the_games_of_a_server_are_listed_without_its_escape_sequences(hostile: str) -> None:
+    code, out, _ = await run("games", "--server", hostile)
+    assert code == 0 and "what" in out and "owned" in out
+    assert not any(c in out for c in "\x1b\x07\u202e"), repr(out)
 
 
 async def test_a_lost_connection_no_server_takes_back_says_what_timed_out() -> None:
