@@ -80,17 +80,13 @@ def _extension(code: int, data: bytes) -> Any:
     return _EXTENSION
 
 
-class _RepeatedKey(Exception):
-    """A map of the frame names one key twice (:func:`_unique`)."""
-
-
-def _unique(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
-    """A map's pairs as a dict; refused if a key comes twice (msgpack would keep the
-    last silently: ``{"t": "intent", ..., "t": "ping"}`` must not be read as either)."""
-    value = dict(pairs)
-    if len(value) != len(pairs):
-        raise _RepeatedKey
-    return value
+def _map_length(frame: bytes) -> int:
+    """The number of pairs the header of ``frame``'s map announces (``frame`` decoded
+    to a map, so it starts with a fixmap, map 16 or map 32 header)."""
+    first = frame[0]
+    if first <= 0x8F:
+        return first & 0x0F
+    return int.from_bytes(frame[1:3] if first == 0xDE else frame[1:5], "big")
 
 
 def _check(value: Any, max_depth: int) -> None:
@@ -164,11 +160,7 @@ def _lenient(frame: bytes) -> Any:
 
 
 def decode(
-    frame: bytes,
-    max_size: int = MAX_FRAME,
-    max_depth: int = MAX_DEPTH,
-    arrays: bool = False,
-    unique_keys: bool = True,
+    frame: bytes, max_size: int = MAX_FRAME, max_depth: int = MAX_DEPTH, arrays: bool = False
 ) -> Any:
     """Parse one frame into a map with string keys, or raise ``ProtocolError``.
 
@@ -177,22 +169,16 @@ def decode(
     intent with a scalar ``id`` (a map with ``t`` "intent", however its other
     values fail) carries that id (``ProtocolError.intent_id``), so the server
     can answer ``reject``; one that is recognisably a request carries its ``t``
-    (``ProtocolError.of``). Only a refusal pays for finding them. A map that repeats a
-    key is malformed; a client reading the server's frames may skip that check
-    (``unique_keys`` False).
+    (``ProtocolError.of``). Only a refusal pays for finding them. A frame whose map
+    names a key twice is malformed (msgpack would keep the last silently:
+    ``{"t": "intent", ..., "t": "ping"}`` must not be read as either); the check
+    compares the map's length with its header's, so the maps inside it are not
+    checked (an ``action`` is its engine's to refuse).
     """
     if len(frame) > max_size:
         raise ProtocolError(Code.FRAME_TOO_LARGE, f"frame of {len(frame)} bytes > {max_size}")
     try:
-        value = msgpack.unpackb(
-            frame,
-            raw=False,
-            strict_map_key=True,
-            ext_hook=_extension,
-            object_pairs_hook=_unique if unique_keys else None,
-        )
-    except _RepeatedKey:
-        raise _refused(_lenient(frame), "a map key is repeated") from None
+        value = msgpack.unpackb(frame, raw=False, strict_map_key=True, ext_hook=_extension)
     except msgpack.ExtraData:
         raise _refused(_lenient(frame), "trailing bytes after the msgpack value") from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
@@ -201,6 +187,9 @@ def decode(
         _check(value, max_depth)
     except ProtocolError as exc:
         raise _refused(value, exc.message) from None
-    if not isinstance(value, dict) and not (arrays and isinstance(value, list) and value):
+    if type(value) is dict:
+        if len(value) != _map_length(frame):
+            raise _refused(value, "the frame's map names a key twice")
+    elif not (arrays and isinstance(value, list) and value):
         raise ProtocolError(Code.NOT_A_MAP, "a frame must be a msgpack map")
     return value

@@ -150,8 +150,7 @@ class ClientSession:
 
     def receive(self, data: bytes) -> Received:
         """Take one binary frame from the server."""
-        decoded = decode(data, max_size=2**31, arrays=True, unique_keys=False)
-        frame: dict[str, Any] = compact.read(decoded)
+        frame: dict[str, Any] = compact.read(decode(data, max_size=2**31, arrays=True))
         kind = frame.get("t", "?")
         self.received[kind] += 1
         self.bytes_received[kind] += len(data)

@@ -41,10 +41,8 @@ def code_of(frame: bytes, max_size: int = 1024) -> Code:
         (packed({1: "int key"}), Code.MALFORMED_FRAME),
         (b"\x82\xa1t\xa4ping\xa1t\xa6intent", Code.MALFORMED_FRAME),  # "t" twice
         (b"\x83\xa1t\xa6intent\xa2id\x09\xa1t\xa4ping", Code.MALFORMED_FRAME),
-        (  # {"t": "intent", "id": 1, "action": {"type": "a", "type": "b"}}
-            b"\x83\xa1t\xa6intent\xa2id\x01\xa6action\x82\xa4type\xa1a\xa4type\xa1b",
-            Code.MALFORMED_FRAME,
-        ),
+        (b"\xde\x00\x02\xa1t\xa4ping\xa1t\xa4ping", Code.MALFORMED_FRAME),  # map 16
+        (b"\xdf\x00\x00\x00\x02\xa1t\xa4ping\xa1t\xa4ping", Code.MALFORMED_FRAME),  # map 32
         (b"\x91" * 2000 + b"\x90", Code.FRAME_TOO_LARGE),
         (packed([1, 2]), Code.NOT_A_MAP),
         (packed("hello"), Code.NOT_A_MAP),
@@ -511,3 +509,11 @@ def test_an_array_frame_of_no_known_shape_is_ignored_not_fatal() -> None:
     assert compact.read([1, "id-7", 12]) == {"t": "ack", "id": "id-7", "v": 12}
     with pytest.raises(ProtocolError):
         decode(packed([0, 1]))  # the server never takes an array from a client
+
+
+def test_a_key_twice_inside_the_frame_keeps_its_last_value() -> None:
+    # {"t": "ping", "data": {"a": 1, "a": 2}}: only the frame's own map is checked
+    assert decode(b"\x82\xa1t\xa4ping\xa4data\x82\xa1a\x01\xa1a\x02") == {
+        "t": "ping",
+        "data": {"a": 2},
+    }
