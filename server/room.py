@@ -395,7 +395,7 @@ class Room:
             self.version = start
         for version, entry in await self.store.read_log(self.id, max(0, start - SEEN_INTENTS)):
             if version <= start:
-                if entry["k"] == "intent":
+                if entry["k"] == "intent" and "by" not in entry:  # a player's, as in fold
                     remember(self._seen, entry["seat"], entry["id"], version)
             else:
                 self.follow(version, entry)

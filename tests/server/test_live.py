@@ -508,6 +508,7 @@ async def test_a_room_rebuilt_from_snapshot_and_log_keeps_every_clock_and_seat(
     assert rebuilt.version == room.version
     assert rebuilt.table.dump() == room.table.dump()
     assert rebuilt.views.doc(rebuilt, 0) == room.views.doc(room, 0)
+    assert rebuilt._seen == room._seen, "the zombie moves' ids are no player's intents"
     await lobby.close()
 
 
