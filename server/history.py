@@ -5,9 +5,12 @@ presence, the end), and engines are deterministic from the seed: folding the
 entries again (:func:`server.fold.fold`, as a replica does) gives every event
 the room published, narrated as the players read them. The record is what any
 viewer may see at any time: the narrated log (events are sent to everyone
-alike) and, per decision, its seat and its sentences. The actions themselves,
-their labels and the seed come only once the game is over: an action may name
-what its seat alone could see (a card in hand), and the seed reveals the bag.
+alike) and, per decision, its sentences and, if it told any, its seat. The
+actions themselves, their labels, the seats of the decisions that told nothing
+and the seed come only once the game is over: an action may name what its seat
+alone could see (a card in hand), a silent decision's seat would say who acted in
+a secret step (Crystal Palace's newspapers exchanged in the final repayment), and
+the seed reveals the bag.
 """
 
 from __future__ import annotations
@@ -120,15 +123,11 @@ def _move(
     before: State | None,
     over: bool,
 ) -> dict[str, Any]:
-    move: dict[str, Any] = {
-        "n": number,
-        "v": version,
-        "seat": entry["seat"],
-        "at": entry.get("at"),
-        "text": sentences,
-    }
-    if "by" in entry:
-        move["by"] = entry["by"]
+    move: dict[str, Any] = {"n": number, "v": version, "at": entry.get("at"), "text": sentences}
+    if over or sentences:  # a silent move's seat could tell a secret step's moves apart
+        move["seat"] = entry["seat"]
+        if "by" in entry:
+            move["by"] = entry["by"]
     if over and before is not None:
         move["action"] = entry["action"]
         move["label"] = engine.describe(before, entry["seat"], entry["action"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import httpx
@@ -11,7 +12,7 @@ from clients.client import RoomClient
 from conftest import Running
 from engines import ENGINES
 from server.history import TrimmedLog, game_record
-from server.store import RoomRecord
+from server.store import LogEntry, RoomRecord
 
 
 async def record_of(server: Running, room_id: str, query: str = "") -> tuple[int, dict[str, Any]]:
@@ -99,3 +100,22 @@ def test_a_log_that_no_longer_starts_at_version_1_cannot_be_replayed() -> None:
     record = RoomRecord("r", "sintra", 2, {}, False, 1, 0.0, 0.0, names=[None, None])
     with pytest.raises(TrimmedLog, match="starts at version 3"):
         game_record(ENGINES["sintra"], record, [(3, {"k": "presence", "seat": 0})])
+
+
+def test_during_a_game_a_silent_move_does_not_say_whose_it_was() -> None:
+    """Crystal Palace's dice are set in secret, one silent intent each: the record of a
+    game under way does not say which seat set one, the finished game's does."""
+    entries: list[tuple[int, LogEntry]] = [
+        (1, {"k": "seat", "seat": 0, "name": "ana"}),
+        (2, {"k": "seat", "seat": 1, "name": "bo"}),
+        (3, {"k": "intent", "seat": 1, "id": 1, "action": {"type": "die", "value": 6}}),
+    ]
+    playing = RoomRecord(
+        "r", "crystal-palace", 2, {}, False, 7, 0.0, 0.0, names=["ana", "bo"], status="playing"
+    )
+    engine = ENGINES["crystal-palace"]
+    [move] = game_record(engine, playing, entries)["moves"]
+    assert move["text"] == [] and "seat" not in move
+    finished = dataclasses.replace(playing, status="finished")
+    [move] = game_record(engine, finished, entries)["moves"]
+    assert move["seat"] == 1 and move["action"] == {"type": "die", "value": 6}

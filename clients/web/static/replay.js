@@ -35,10 +35,12 @@ function seatWords(record, seat) {
   return `${(player && player.name) || `seat ${seat + 1}`} (seat ${seat + 1})`;
 }
 
-/** What move `n` did, in words: its label once the game is over, else its sentences. */
+/** What move `n` did, in words: its label once the game is over, else its sentences (a
+ * move that told nothing has no seat until then). */
 function moveWords(record, n) {
   if (n === 0) return "The start of the game.";
   const move = record.moves[n - 1];
+  if (move.seat === undefined) return "A move kept secret until the game is over.";
   const what = move.label || move.text.join(" ") || "a move";
   const by = move.by === "bot" ? " (a bot)" : move.by === "zombie" ? " (a bot played for them)" : "";
   return `${seatWords(record, move.seat)}${by}: ${what}`;
