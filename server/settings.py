@@ -346,15 +346,20 @@ def redis_url_problem(url: str) -> str:
     return ""
 
 
+MOST = 2**31 - 1
+"""The largest number any setting takes: a socket option's C ``int`` (``SO_SNDBUF``),
+and durations (68 years) that every timer, thread wait and Redis expiry can hold."""
+
+
 def _parsed(name: str, kind: type, raw: str) -> Any:
-    """``raw`` as a setting of type ``kind``: numbers finite and not negative."""
+    """``raw`` as a setting of type ``kind``: numbers from 0 to :data:`MOST`."""
     if kind is str:
         return raw
     try:
         value = kind(raw)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value < 0:
+    if not 0 <= value <= MOST:
         what = "a whole number" if kind is int else "a number"
-        raise SettingsError(f"{name} must be {what} of 0 or more, not {raw!r}")
+        raise SettingsError(f"{name} must be {what} from 0 to {MOST}, not {raw!r}")
     return value
