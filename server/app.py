@@ -28,7 +28,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -92,7 +92,8 @@ async def _body(request: Request) -> dict[str, Any]:
 
 class ApiFaults:
     """ASGI middleware: an exception no handler turned into an answer becomes a
-    logged ``500 {"error": {"code": "internal"}}``, never a plain-text page."""
+    logged ``500 {"error": {"code": "internal"}}``, never a plain-text page; a request
+    whose client left before its body was in is one line, ``request abandoned``."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -110,6 +111,8 @@ class ApiFaults:
 
         try:
             await self.app(scope, receive, tracked)
+        except ClientDisconnect:  # the client left, or sent no body within body_timeout
+            log.info("request abandoned", extra=fields(path=scope.get("path")))
         except Exception:
             log.exception("request failed", extra=fields(path=scope.get("path")))
             if started:

@@ -133,6 +133,29 @@ async def test_silent_and_half_sent_connections_are_closed(spawned: SpawnedServe
             sock.close()
 
 
+@pytest.mark.parametrize("spawned", [{"body_timeout": 0.5}], indirect=True)
+async def test_a_body_that_never_comes_is_one_info_line_not_an_error(
+    spawned: SpawnedServer,
+) -> None:
+    """The body deadline is an expected end of a request: logged as one line, not a
+    traceback at error level (it was ``request failed`` with ``ClientDisconnect``)."""
+    sock = await slowloris(spawned.url, half=False)
+    try:
+        await asyncio.get_running_loop().sock_sendall(
+            sock, b"POST /api/rooms HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{"
+        )
+        async with asyncio.timeout(GUARD):
+            assert await server_closed(sock) in ("reset", "eof")
+    finally:
+        sock.close()
+    await spawned.stop()
+    lines = [json.loads(line) for line in spawned.log if line.startswith("{")]
+    assert not [line for line in lines if line["level"] == "error"], spawned.log
+    assert not [line for line in spawned.log if "Traceback" in line]
+    abandoned = [line for line in lines if line["event"] == "request abandoned"]
+    assert [line["path"] for line in abandoned] == ["/api/rooms"]
+
+
 @pytest.mark.parametrize("spawned", [{"max_header_bytes": 2048}], indirect=True)
 async def test_oversized_headers_get_431(spawned: SpawnedServer) -> None:
     loop = asyncio.get_running_loop()
