@@ -117,6 +117,28 @@ for _reason in Ending:
     CLOSES.labels(_reason)
 
 
+class Cutoff(StrEnum):
+    """Why the server closed an HTTP connection before its request was whole: the
+    ``reason`` of :data:`HTTP_CUTOFFS` and of the ``request cut off`` log line."""
+
+    HEADER_TIMEOUT = "header_timeout"
+    """No whole request line and headers within ``header_timeout`` (408)."""
+    HEADERS_TOO_LARGE = "headers_too_large"
+    """Request line and headers past ``max_header_bytes`` (431)."""
+    BODY_TIMEOUT = "body_timeout"
+    """No whole body within ``body_timeout`` (the connection aborted)."""
+
+
+HTTP_CUTOFFS: Final = Counter(
+    "tablewire_http_cutoffs",
+    "HTTP connections closed before their request was whole, by reason (each exported from 0)",
+    ["reason"],
+    registry=None,
+)
+for _cutoff in Cutoff:
+    HTTP_CUTOFFS.labels(_cutoff)
+
+
 class Tallied:
     """A histogram kept as plain integers (one list item and a float per observation,
     no lock), exported as a Prometheus histogram at scrape time: for once a move."""

@@ -35,6 +35,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import functools
+import logging
 import socket
 import struct
 from collections.abc import Callable
@@ -46,8 +47,11 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.protocol import OPEN
 
 from server.frames import whole_frames
-from server.metrics import ABORTS, Ending
+from server.logs import fields
+from server.metrics import ABORTS, HTTP_CUTOFFS, Cutoff, Ending
 from server.settings import Settings
+
+log = logging.getLogger("tablewire.transport")
 
 KEEPALIVE_CLOSE = 1011
 """The close code of a connection that did not answer a keepalive ping in time."""
@@ -91,7 +95,7 @@ class GuardedHttp(HttpToolsProtocol):
                 # request, may follow them in the same read and does not count).
                 super().data_received(data[:room])
                 if self._header_bytes is not None:  # (on_headers_complete sets None)
-                    self._refuse(HEADERS_TOO_LARGE)
+                    self._refuse(HEADERS_TOO_LARGE, Cutoff.HEADERS_TOO_LARGE)
                     return
                 transport = self.transport  # a WebSocket's once upgraded (no parser here)
                 if transport.get_protocol() is not self or transport.is_closing():
@@ -128,7 +132,9 @@ class GuardedHttp(HttpToolsProtocol):
 
     def _await_headers(self) -> None:
         self._header_bytes = 0
-        self._arm(self.settings.header_timeout, self._refuse, REQUEST_TIMEOUT)
+        self._arm(
+            self.settings.header_timeout, self._refuse, REQUEST_TIMEOUT, Cutoff.HEADER_TIMEOUT
+        )
 
     def _arm(self, delay: float, callback: Any, *args: Any) -> None:
         self._disarm()
@@ -139,9 +145,10 @@ class GuardedHttp(HttpToolsProtocol):
             self._deadline.cancel()
             self._deadline = None
 
-    def _refuse(self, response: bytes) -> None:
+    def _refuse(self, response: bytes, why: Cutoff) -> None:
         """Answer ``response`` to a request that is not coming, and close."""
         self._disarm()
+        self._cut_off(why)
         if not self.transport.is_closing():
             self.transport.write(response)
             self.transport.close()
@@ -149,7 +156,15 @@ class GuardedHttp(HttpToolsProtocol):
 
     def _body_timed_out(self) -> None:
         self._deadline = None
+        self._cut_off(Cutoff.BODY_TIMEOUT)
         self.transport.abort()
+
+    def _cut_off(self, why: Cutoff) -> None:
+        """Count and log (one ``info`` line) a request the server gives up on."""
+        HTTP_CUTOFFS.labels(why).inc()
+        peer = self.transport.get_extra_info("peername")
+        client = str(peer[0]) if isinstance(peer, tuple) and peer else None
+        log.info("request cut off", extra=fields(reason=why.value, peer=client))
 
 
 def guarded(settings: Settings) -> type[GuardedHttp]:

@@ -131,6 +131,16 @@ async def test_silent_and_half_sent_connections_are_closed(spawned: SpawnedServe
     finally:
         for sock in [*silent, *half, body, idle]:
             sock.close()
+    samples = await scrape(spawned.url)
+    cutoffs = {
+        reason: samples[f'tablewire_http_cutoffs_total{{reason="{reason}"}}']
+        for reason in ("header_timeout", "headers_too_large", "body_timeout")
+    }
+    assert cutoffs == {"header_timeout": 40, "headers_too_large": 0, "body_timeout": 1}
+    await spawned.stop()
+    logged = [json.loads(line) for line in spawned.log if '"request cut off"' in line]
+    assert sorted(line["reason"] for line in logged) == ["body_timeout"] + ["header_timeout"] * 40
+    assert {line["peer"] for line in logged} == {"127.0.0.1"}
 
 
 @pytest.mark.parametrize("spawned", [{"body_timeout": 0.5}], indirect=True)
@@ -167,6 +177,8 @@ async def test_oversized_headers_get_431(spawned: SpawnedServer) -> None:
         assert await server_closed(sock) in ("reset", "eof")
     finally:
         sock.close()
+    samples = await scrape(spawned.url)
+    assert samples['tablewire_http_cutoffs_total{reason="headers_too_large"}'] == 1
 
 
 def request(server_url: str, header: int, body: bytes = b"") -> bytes:
