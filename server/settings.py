@@ -217,6 +217,11 @@ class SettingsError(ValueError):
     of its setting."""
 
 
+MOST = 2**31 - 1
+"""The largest number any setting takes: a socket option's C ``int`` (``SO_SNDBUF``),
+and durations (68 years) that every timer, thread wait and Redis expiry can hold."""
+
+
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 AT_LEAST_ONE = frozenset(
@@ -290,9 +295,11 @@ def validate(settings: Settings, names: dict[str, str] | None = None) -> None:
     if settings.log_level.lower() not in LOG_LEVELS:
         raise wrong("log_level", " or ".join((", ".join(LOG_LEVELS[:-1]), LOG_LEVELS[-1])))
     if settings.gc_thresholds:
-        parts = settings.gc_thresholds.split(",")
-        if len(parts) != 3 or not all(part.strip().isdigit() for part in parts):
-            raise wrong("gc_thresholds", "three whole numbers g0,g1,g2 (or empty)")
+        parts = [part.strip() for part in settings.gc_thresholds.split(",")]
+        if len(parts) != 3 or not all(
+            part.isascii() and part.isdigit() and int(part) <= MOST for part in parts
+        ):
+            raise wrong("gc_thresholds", f"three whole numbers g0,g1,g2 up to {MOST} (or empty)")
     if settings.redis_durability not in ("master", "replica"):
         raise wrong("redis_durability", "master or replica")
     if settings.redis_url and (why := redis_url_problem(settings.redis_url)):
@@ -344,11 +351,6 @@ def redis_url_problem(url: str) -> str:
     if db and not db.isdigit():
         return "the database must be a number (0, 1, ...)"
     return ""
-
-
-MOST = 2**31 - 1
-"""The largest number any setting takes: a socket option's C ``int`` (``SO_SNDBUF``),
-and durations (68 years) that every timer, thread wait and Redis expiry can hold."""
 
 
 def _parsed(name: str, kind: type, raw: str) -> Any:

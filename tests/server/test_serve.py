@@ -175,6 +175,8 @@ def _serve(*args: str, env: dict[str, str] | None = None, port: bool = True) -> 
     [
         ("TABLEWIRE_GC_THRESHOLDS", "abc", "three whole numbers"),
         ("TABLEWIRE_GC_THRESHOLDS", "1,2", "three whole numbers"),
+        ("TABLEWIRE_GC_THRESHOLDS", "99999999999999999999,10,10", "up to 2147483647"),
+        ("TABLEWIRE_GC_THRESHOLDS", "\u00b2,10,10", "three whole numbers"),
         ("TABLEWIRE_LOG_LEVEL", "bogus", "debug, info, warning or error"),
         ("TABLEWIRE_ALLOWED_ORIGINS", "notaurl", "scheme://host[:port]"),
         ("TABLEWIRE_PORT", "99999", "a port from 1 to 65535"),
