@@ -166,7 +166,14 @@ def _parser() -> argparse.ArgumentParser:
     game = default_game()
     games_help = f"the game: {_games_line()}; default {game} (`tablewire games` for details)"
 
-    serve = commands.add_parser("serve", help="run the server (in-memory store)")
+    serve = commands.add_parser(
+        "serve",
+        help="run the server (in-memory store, or Redis with --redis-url)",
+        description="Run the server until Ctrl-C or SIGTERM. Every limit and setting is a "
+        "TABLEWIRE_<NAME> variable (docs/operations.md); these flags win over theirs.",
+        epilog=EXIT_STATUSES,
+        formatter_class=_Formatter,
+    )
     serve.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=None, help="port (default 8000)")
     serve.add_argument("--log-level", default=None, help="debug, info, warning, error")
