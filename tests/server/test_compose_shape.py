@@ -212,3 +212,21 @@ async def test_half_sent_headers_do_not_take_the_site_down(shape: Shape) -> None
     assert answers == [b""] * HALF_SENT
     for _, writer in held:
         writer.close()
+
+
+async def test_nginx_refuses_no_header_the_replicas_take_and_refuses_in_their_form(
+    shape: Shape,
+) -> None:
+    """deploy/nginx.conf's limits are the replicas' own or above (a header line of 9 KiB
+    was nginx's 400 page), and its refusals look like theirs: 431, and a JSON 413."""
+    async with httpx.AsyncClient(base_url=shape.url) as client:
+        taken = await client.get("/api/games", headers={"X-Pad": "a" * 15_000})
+        assert taken.status_code == 200
+        too_long = await client.get("/api/games", headers={"X-Pad": "a" * 17_000})
+        assert too_long.status_code == 431
+        body = b"{" + b" " * 20_000 + b"}"
+        big = await client.post(
+            "/api/rooms", content=body, headers={"Content-Type": "application/json"}
+        )
+    assert big.status_code == 413
+    assert big.json()["error"]["code"] == "body_too_large"
