@@ -201,7 +201,8 @@ class Settings:
             name = f"TABLEWIRE_{f.name.upper()}"
             raw = environ.get(name)
             if raw is not None:
-                values[f.name] = _parsed(name, type(getattr(cls, f.name)), raw)
+                takes = PORTS.get(f.name)
+                values[f.name] = _parsed(name, type(getattr(cls, f.name)), raw, takes)
                 names[f.name] = name
         for key, value in overrides.items():
             if value is not None:
@@ -268,7 +269,11 @@ MORE_THAN_ZERO = frozenset(
 """Durations whose 0 would close every connection, or expire every lease or token, at
 once: they must be more than 0."""
 
-PORTS = ("port", "metrics_port")
+PORTS = {
+    "port": "a port from 1 to 65535",
+    "metrics_port": "a port from 1 to 65535 (or 0: no metrics listener)",
+}
+"""The port settings, and what each takes."""
 
 
 def validate(settings: Settings, names: dict[str, str] | None = None) -> None:
@@ -287,9 +292,9 @@ def validate(settings: Settings, names: dict[str, str] | None = None) -> None:
         if not getattr(settings, field) > 0:
             raise wrong(field, "a number of seconds more than 0")
     if not 1 <= settings.port <= 65535:
-        raise wrong("port", "a port from 1 to 65535")
+        raise wrong("port", PORTS["port"])
     if not 0 <= settings.metrics_port <= 65535:
-        raise wrong("metrics_port", "a port from 1 to 65535 (or 0: no metrics listener)")
+        raise wrong("metrics_port", PORTS["metrics_port"])
     if settings.metrics_port == settings.port:
         raise wrong("metrics_port", f"another port than the server's ({settings.port})")
     if settings.log_level.lower() not in LOG_LEVELS:
@@ -353,8 +358,9 @@ def redis_url_problem(url: str) -> str:
     return ""
 
 
-def _parsed(name: str, kind: type, raw: str) -> Any:
-    """``raw`` as a setting of type ``kind``: numbers from 0 to :data:`MOST`."""
+def _parsed(name: str, kind: type, raw: str, takes: str | None = None) -> Any:
+    """``raw`` as a setting of type ``kind``: numbers from 0 to :data:`MOST`; ``takes``
+    says what the setting takes, if not any such number."""
     if kind is str:
         return raw
     try:
@@ -363,5 +369,5 @@ def _parsed(name: str, kind: type, raw: str) -> Any:
         value = math.nan
     if not 0 <= value <= MOST:
         what = "a whole number" if kind is int else "a number"
-        raise SettingsError(f"{name} must be {what} from 0 to {MOST}, not {raw!r}")
+        raise SettingsError(f"{name} must be {takes or f'{what} from 0 to {MOST}'}, not {raw!r}")
     return value
