@@ -29,8 +29,9 @@ exit status:
   2    the command line (or, for serve, a TABLEWIRE_* setting) is wrong; serve:
        also a Redis that refuses --redis-url's database
   3    the server cannot be reached (not running, unknown host, no answer,
-       or gone too long during a game); serve: its address cannot be listened
-       on, or its Redis cannot be reached (or is not Redis)
+       a proxy's 502 or 504, or gone too long during a game); serve: its
+       address cannot be listened on, or its Redis cannot be reached (or is
+       not Redis)
   4    the server refused (no such room, room full, bad token, unknown game, ...),
        or stayed over its limits (rate_limited) while tablewire waited and retried
   5    a paced load run (loadtest --workload) completed fewer than 99 % of the

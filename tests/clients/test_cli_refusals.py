@@ -45,17 +45,20 @@ async def test_play_with_bots_in_a_room_of_another_takes_no_seat(server_at: str)
     assert code == 0 and "Seat 1 in room" in out
 
 
-@pytest.fixture
-def foreign() -> Iterator[str]:
-    """A plain HTTP server: it answers POST with 501 Not Implemented."""
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", free_port()), http.server.SimpleHTTPRequestHandler
-    )
+def _serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` answering on a free port, in a thread: its ``host:port``."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
     httpd.server_close()
+
+
+@pytest.fixture
+def foreign() -> Iterator[str]:
+    """A plain HTTP server: it answers POST with 501 Not Implemented."""
+    yield from _serving(http.server.SimpleHTTPRequestHandler)
 
 
 @pytest.mark.parametrize("command", [["new"], ["play", "--bots", "1"], ["bots"]])
@@ -97,14 +100,28 @@ class _Hostile(http.server.BaseHTTPRequestHandler):
         """Quiet."""
 
 
+class _NoUpstream(http.server.BaseHTTPRequestHandler):
+    """A reverse proxy with no server behind it: nginx's 502 page to every request."""
+
+    def _answer(self) -> None:
+        body = b"<html><center><h1>502 Bad Gateway</h1></center></html>"
+        self.send_response(502)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _answer
+
+
 @pytest.fixture
 def hostile() -> Iterator[str]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), _Hostile)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    yield from _serving(_Hostile)
+
+
+@pytest.fixture
+def gateway() -> Iterator[str]:
+    yield from _serving(_NoUpstream)
 
 
 @pytest.mark.parametrize("command", [["new"], ["rooms"], ["play", "--bots", "1"], ["bots"]])
@@ -121,6 +138,16 @@ async def test_the_games_of_a_server_are_listed_without_its_escape_sequences(hos
     code, out, _ = await run("games", "--server", hostile)
     assert code == 0 and "what" in out and "owned" in out
     assert not any(c in out for c in "\x1b\x07\u202e"), repr(out)
+
+
+@pytest.mark.parametrize("command", [["new"], ["rooms"], ["bots"]])
+async def test_a_proxy_with_no_server_behind_it_is_a_server_that_cannot_be_reached(
+    gateway: str, command: list[str]
+) -> None:
+    """Every replica down behind nginx: status 3 (it was 4, "the server refused")."""
+    code, _, err = await run(*command, "--server", gateway, stdin=b"")
+    line = one_line(err)
+    assert code == Status.UNREACHABLE and "cannot reach the server" in line and "502" in line
 
 
 async def test_a_lost_connection_no_server_takes_back_says_what_timed_out() -> None:
