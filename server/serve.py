@@ -17,7 +17,7 @@ import uvicorn
 
 from server import local, logs, native
 from server.app import create_app
-from server.settings import Settings
+from server.settings import Settings, shown_url
 from server.store import StoreUnavailable
 from server.transport import BoundedWebSocket, guarded
 
@@ -167,8 +167,8 @@ def run(settings: Settings) -> int:
         why, status = str(exc), 2
         if isinstance(exc, StoreUnavailable):
             status = 3
-            if settings.redis_url not in why:
-                why = f"cannot reach Redis at {settings.redis_url}: {why}"
+            if shown_url(settings.redis_url) not in why:
+                why = f"cannot reach Redis at {shown_url(settings.redis_url)}: {why}"
         print(f"tablewire serve: {why}", file=sys.stderr, flush=True)
         return status
     compiled = [str(source.relative_to(native.ROOT)) for source in native.compiled()]

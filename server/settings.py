@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from server.origins import parse_origins
 from server.proxies import Networks
@@ -310,7 +311,7 @@ def validate(settings: Settings, names: dict[str, str] | None = None) -> None:
     if settings.redis_url and (why := redis_url_problem(settings.redis_url)):
         where = names.get("redis_url", "TABLEWIRE_REDIS_URL")
         raise SettingsError(
-            f"{where} {settings.redis_url!r} is not redis://host:port/db "
+            f"{where} {shown_url(settings.redis_url)!r} is not redis://host:port/db "
             f"(or rediss://, unix:///path?db=N): {why}"
         )
     for field, parse in (
@@ -356,6 +357,17 @@ def redis_url_problem(url: str) -> str:
     if db and not db.isdigit():
         return "the database must be a number (0, 1, ...)"
     return ""
+
+
+def shown_url(url: str) -> str:
+    """``url`` with its password, if it has one (``redis://:secret@host``, or
+    ``?password=secret``), as ``***``: a URL as a message or a log line may show it."""
+    parts = urlsplit(url)
+    if parts.password is not None:
+        host = parts.netloc.rpartition("@")[2]
+        parts = parts._replace(netloc=f"{parts.username or ''}:***@{host}")
+    query = re.sub(r"(?i)(^|&)(password=)[^&]*", r"\1\2***", parts.query)
+    return urlunsplit(parts._replace(query=query))
 
 
 def _parsed(name: str, kind: type, raw: str, takes: str | None = None) -> Any:

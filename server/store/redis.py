@@ -67,6 +67,7 @@ import redis.asyncio as aioredis
 from redis import exceptions as redis_errors
 from redis.asyncio.cluster import RedisCluster
 
+from server.settings import shown_url
 from server.store import scripts
 from server.store.base import (
     QUICKPLAY_TTL,
@@ -129,9 +130,10 @@ def detect(url: str, timeout: float = 2.0) -> bool:
         with _unavailable():
             info: Any = client.info("cluster")
     except redis_errors.InvalidResponse as exc:  # something answers, not in Redis's protocol
-        raise StoreUnavailable(f"{url} answers, but is not a Redis server ({exc})") from exc
+        shown = shown_url(url)
+        raise StoreUnavailable(f"{shown} answers, but is not a Redis server ({exc})") from exc
     except redis_errors.ResponseError as exc:  # Redis refuses the URL: "DB index is out of range"
-        raise RedisRefused(f"the Redis at {url} refuses it: {exc}") from exc
+        raise RedisRefused(f"the Redis at {shown_url(url)} refuses it: {exc}") from exc
     finally:
         client.close()
     return bool(info.get("cluster_enabled"))

@@ -243,6 +243,20 @@ def test_a_redis_database_out_of_range_is_one_line_and_status_2(redis_url: str) 
     assert code == 2 and url in line and "DB index is out of range" in line, line
 
 
+def test_a_redis_password_is_never_shown(redis_url: str) -> None:
+    """The one line of a Redis URL that is wrong, or refused, or whose Redis cannot be
+    reached names it with its password as ``***`` (the line goes to the logs)."""
+    where = urlsplit(redis_url)
+    refused = where._replace(netloc=f":sekret@{where.netloc}", path="/99").geturl()
+    down = f"redis://user:sekret@127.0.0.1:{free_port()}/0"
+    wrong = "redis://:sekret@127.0.0.1:99999/0"
+    for url, status in ((refused, 2), (down, 3), (wrong, 2)):
+        code, line = _serve("--redis-url", url)
+        assert code == status and "sekret" not in line and ":***@" in line, line
+    code, line = _serve("--redis-url", f"redis://127.0.0.1:{free_port()}/0?db=1&password=sekret")
+    assert code == 3 and "sekret" not in line and "password=***" in line, line
+
+
 def test_a_redis_url_of_something_else_is_one_line_and_status_3() -> None:
     """An HTTP server where Redis should be: it cannot be reached as Redis (status 3)."""
     with listening_socket() as http:
