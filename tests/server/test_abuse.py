@@ -34,6 +34,7 @@ from conftest import Running
 from protocol.codec import decode, encode
 from server.app import create_app
 from server.connection import FREE_LEGAL, FREE_LEGAL_SAVED, SocketConnection
+from server.limits import Kind
 from server.metrics import Tallied
 from server.settings import Settings
 from support import ROOT
@@ -564,6 +565,12 @@ def test_every_setting_is_in_the_operations_table() -> None:
     table = (ROOT / "docs" / "operations.md").read_text()
     missing = [f.name for f in fields(Settings) if f"`{f.name}`" not in table]
     assert not missing, f"docs/operations.md lacks {missing}"
+
+
+def test_every_rate_limited_kind_is_in_the_metrics_table() -> None:
+    table = (ROOT / "docs" / "operations.md").read_text().splitlines()
+    (row,) = [line for line in table if line.startswith("| `tablewire_rate_limited_total")]
+    assert [kind.value for kind in Kind if f"`{kind}`" not in row] == []
 
 
 def test_patches_that_arrive_together_still_give_a_free_legal_each() -> None:
