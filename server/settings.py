@@ -306,6 +306,10 @@ def validate(settings: Settings, names: dict[str, str] | None = None) -> None:
             part.isascii() and part.isdigit() and int(part) <= MOST for part in parts
         ):
             raise wrong("gc_thresholds", f"three whole numbers g0,g1,g2 up to {MOST} (or empty)")
+    if settings.gc_freeze not in (0, 1):
+        raise wrong("gc_freeze", "1 (freeze after each full pass) or 0 (only at startup)")
+    if settings.node != settings.node.strip() or not settings.node.isprintable():
+        raise wrong("node", "a name without spaces at its ends or control characters (or empty)")
     if settings.redis_durability not in ("master", "replica"):
         raise wrong("redis_durability", "master or replica")
     if settings.redis_url and (why := redis_url_problem(settings.redis_url)):
