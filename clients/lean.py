@@ -5,13 +5,16 @@ It drives websockets' sans-I/O ``ClientProtocol`` straight from
 load-generator core holds thousands of connections. It speaks the normal
 protocol through a :class:`~protocol.session.ClientSession` (hello, snapshots
 and patches into its mirror, resyncs, intents, acks) and records, like a timed
-:class:`~clients.client.RoomClient`, when each version arrived. It does not
+:class:`~clients.client.RoomClient`, when each version arrived (and, in a turn-relay
+room, each ``moveCount``: the moves, whatever else the log holds). It does not
 reconnect: ``tablewire loadtest`` counts a lost connection as an error.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
+import math
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -38,6 +41,9 @@ class LeanClient(asyncio.Protocol):
         self.url = f"{ws_base.rstrip('/')}/ws/rooms/{room_id}"
         self.session = ClientSession(token)
         self.arrivals: dict[int, float] = {}
+        self.counts: list[tuple[int, float]] = []
+        """(``moveCount``, when a document first held it), rising: a turn-relay room's
+        moves, apart from the versions the log's other entries (presence) take."""
         self.ack_times: dict[IntentId, float] = {}
         self.reject_codes: Counter[str] = Counter()
         self.errors: list[dict[str, Any]] = []
@@ -101,6 +107,23 @@ class LeanClient(asyncio.Protocol):
     async def wait_version(self, version: int) -> None:
         await self.wait_until(lambda c: c.version is not None and c.version >= version)
 
+    @property
+    def move_count(self) -> int | None:
+        """The turn-relay ``moveCount`` of the document held (None before one)."""
+        doc = self.doc
+        game = doc.get("game") if isinstance(doc, dict) else None
+        count = game.get("moveCount") if isinstance(game, dict) else None
+        return count if isinstance(count, int) else None
+
+    async def wait_moves(self, count: int) -> None:
+        """Until the document holds ``moveCount`` ``count`` or more."""
+        await self.wait_until(lambda c: (c.move_count or 0) >= count)
+
+    def reached(self, count: int) -> float | None:
+        """When the document first held ``moveCount`` ``count`` or more (None: not yet)."""
+        at = bisect.bisect_left(self.counts, (count, -math.inf))
+        return self.counts[at][1] if at < len(self.counts) else None
+
     def close(self) -> None:
         if self._transport is not None:
             self._transport.close()
@@ -157,6 +180,9 @@ class LeanClient(asyncio.Protocol):
         version = self.mirror.version
         if version is not None and version not in self.arrivals:
             self.arrivals[version] = time.monotonic()
+            count = self.move_count
+            if count is not None and (not self.counts or count > self.counts[-1][0]):
+                self.counts.append((count, self.arrivals[version]))
         if self._waiters and kind in ("snapshot", "patch"):
             self._wake()
 

@@ -160,7 +160,6 @@ class RelayRoom:
     index: int
     players: list[LeanClient]
     spectators: list[LeanClient]
-    start_version: int
     sent: dict[int, float] = field(default_factory=dict)
     intent_ids: dict[int, Any] = field(default_factory=dict)
 
@@ -187,7 +186,7 @@ async def _join(lobby: LobbyClient, ws: str, index: int, spectators: int) -> Rel
         for client in players + watchers:  # a failed attempt leaves no connection behind
             client.close()
         raise
-    return RelayRoom(index, players, watchers, version)
+    return RelayRoom(index, players, watchers)
 
 
 async def _join_all(
@@ -233,10 +232,9 @@ async def _moves(
         if due >= end:
             return
         sender = room.players[k % SEATS]
-        target = room.start_version + k
-        await sender.wait_version(target)
-        if k and target in sender.arrivals:
-            live.latencies_ms.append((sender.arrivals[target] - room.sent[k - 1]) * 1000)
+        await sender.wait_moves(k)  # its turn: move k - 1 is in (a presence entry is not)
+        if k and (reached := sender.reached(k)) is not None:
+            live.latencies_ms.append((reached - room.sent[k - 1]) * 1000)
         # A timer may fire a little early: re-arm, a move is never sent before it is due.
         while (wait := due - time.monotonic()) > 0:  # noqa: ASYNC110
             await asyncio.sleep(wait)
@@ -309,8 +307,8 @@ async def _turn_relay(
     drain_end = time.monotonic() + DRAIN
 
     async def answered(room: RelayRoom) -> None:
-        last = room.start_version + max(room.sent, default=-1) + 1
-        await asyncio.gather(*(c.wait_version(last) for c in room.clients))
+        last = max(room.sent, default=-1) + 1
+        await asyncio.gather(*(c.wait_moves(last) for c in room.clients))
 
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(max(0.0, drain_end - time.monotonic())):
@@ -324,20 +322,20 @@ async def _turn_relay(
     latencies, fanout, acks = [], [], []
     moves = 0
     for room in rooms:
-        for k, sent in room.sent.items():
-            version = room.start_version + k + 1
+        for k, sent in room.sent.items():  # §5: the first update with moveCount ≥ k + 1
             sender = room.players[k % SEATS]
-            if version not in sender.arrivals:
+            reached = sender.reached(k + 1)
+            if reached is None:
                 errors["unanswered_moves"] += 1
                 continue
             moves += 1
-            latencies.append((sender.arrivals[version] - sent) * 1000)
+            latencies.append((reached - sent) * 1000)
             ack = sender.ack_times.get(room.intent_ids[k])
             if ack is not None:
                 acks.append((ack - sent) * 1000)
             for client in room.clients:
-                if version in client.arrivals:
-                    fanout.append((client.arrivals[version] - sent) * 1000)
+                if (seen := client.reached(k + 1)) is not None:
+                    fanout.append((seen - sent) * 1000)
     for room in rooms:
         for client in room.clients:
             errors["rejected_intents"] += sum(client.reject_codes.values())
@@ -375,11 +373,11 @@ async def _turn_relay(
     loadgen_util = own_cpu / window if window else None
     saturated, limit = saturation(moves, target, server_util, loadgen_util)
     spectator_fanout = [
-        (c.arrivals[room.start_version + k + 1] - sent) * 1000
+        (seen - sent) * 1000
         for room in rooms
         for c in room.spectators
         for k, sent in room.sent.items()
-        if room.start_version + k + 1 in c.arrivals
+        if (seen := c.reached(k + 1)) is not None
     ]
     return {
         "peer": "python-tablewire",

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from clients import loadtest
 from clients.cli import main
+from clients.client import LobbyClient
 from clients.exits import Status
+from clients.lean import LeanClient
 from clients.spawn import free_port
 from clients.stats import percentile
+from conftest import Running
 
 REQUIRED = [
     "peer",
@@ -142,3 +146,37 @@ def test_a_run_below_its_offered_rate_is_saturated_and_exits_5(
 def test_a_mode_is_required() -> None:
     with pytest.raises(SystemExit):
         main(["loadtest", "--rooms", "1"])
+
+
+@pytest.mark.parametrize("store_kind", ["memory"], indirect=True)  # (the measure, not the store)
+async def test_a_lean_client_times_the_moves_not_the_versions_other_entries_take(
+    server: Running,
+) -> None:
+    """A player leaving and coming back logs presence entries between the moves: the
+    versions no longer count the moves, and ``reached`` still times move ``k`` by the
+    first document holding ``moveCount`` ``k`` (bench/turn-relay.md §5)."""
+    async with LobbyClient(server.url) as lobby:
+        room = await loadtest._join(lobby, server.ws, 0, 0)
+    players, sent = room.players, {}
+    start = players[1].version
+    for k in range(6):
+        if k == 3:  # its mover leaves and comes back: two presence entries
+            players[3].close()
+            await players[1].wait_until(lambda c: not c.doc["presence"][3]["connected"])
+            players[3] = LeanClient(
+                server.ws, players[3].url.rsplit("/", 1)[1], players[3].session.token
+            )
+            await players[3].connect()
+        mover = players[k % 4]
+        await mover.wait_moves(k)
+        sent[k] = time.monotonic()
+        mover.send({"t": "intent", "id": k + 1, "action": loadtest.client_move(mover.doc["game"])})
+    watcher = players[1]
+    await watcher.wait_moves(6)
+    assert watcher.version == start + 6 + 2, "two presence entries among the moves"
+    assert [count for count, _ in watcher.counts] == list(range(7))
+    for k in range(6):
+        reached = watcher.reached(k + 1)
+        assert reached is not None and reached >= sent[k]
+    for player in players:
+        player.close()
