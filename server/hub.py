@@ -522,7 +522,11 @@ class RedisHub:
             _fold(room, [(version, entry)])
 
     async def _listen(self) -> None:
+        """Hear the node's, owners', chat and rooms' channels; (re)subscribe after Redis
+        comes back. An outage is logged once (``pub/sub lost``), its end once (``pub/sub
+        back``), not at every retry."""
         node_channel = self.node_channel(self.node)
+        lost = False
         while not self._closing:
             pubsub = Subscriber(self.redis, self.store.cluster)
             try:
@@ -534,6 +538,9 @@ class RedisHub:
                 async with self._inbox_lock:
                     self._pubsub, self._inboxes, self._feeds = pubsub, set(), set()
                 await self._sync_inboxes()
+                if lost:
+                    lost = False
+                    log.info("pub/sub back", extra=fields(node=self.node))
                 while not self._closing:
                     message = await pubsub.message(within=1.0)
                     if message is None:
@@ -551,7 +558,9 @@ class RedisHub:
                         room_id = self.store.room_of(channel)
                         self.owner_side.serve(room_id, msgpack.unpackb(data))
             except REDIS_DOWN as exc:
-                log.warning("pub/sub lost", extra=fields(node=self.node, error=str(exc)))
+                if not lost:
+                    lost = True
+                    log.warning("pub/sub lost", extra=fields(node=self.node, error=str(exc)))
             finally:
                 await self._drop_pubsub(pubsub)
             await asyncio.sleep(RETRY)
