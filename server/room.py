@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
@@ -406,7 +407,9 @@ class Room:
         for version, entry in await self.store.read_log(self.id, self.version):
             self.follow(version, entry)
         self.lease = lease
-        self._owned_since = _loop_time()
+        # Another process's players are heard within a while of taking a room over; a
+        # room with nothing logged has no player anywhere yet: nothing to wait for.
+        self._owned_since = _loop_time() if self.version else -math.inf
         self._schedule()
         metrics.LEASES.labels("acquired").inc()
         log.info("room owned", extra=fields(room=self.id, lease=lease, version=self.version))

@@ -148,7 +148,6 @@ def test_a_mode_is_required() -> None:
         main(["loadtest", "--rooms", "1"])
 
 
-@pytest.mark.parametrize("store_kind", ["memory"], indirect=True)  # (the measure, not the store)
 async def test_a_lean_client_times_the_moves_not_the_versions_other_entries_take(
     server: Running,
 ) -> None:

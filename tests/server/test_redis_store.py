@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, cast
 
@@ -599,51 +598,3 @@ async def test_a_seat_request_delivered_twice_takes_one_seat(store: RedisStore) 
     answers = await delivered_twice(store, room, {**message, "seat": None, "claim": False})
     assert room.seated == ["Ana"]
     assert answers == [{"req": "node-9:ab:1", "seat": 0, "token": "token 1"}] * 2
-
-
-async def test_a_redis_outage_is_one_warning_and_its_end_one_line(
-    prefix: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    """The listener retries every RETRY while Redis is down: the outage is one warning,
-    not one a retry (20 in 10 s), and Redis coming back one info line."""
-    redis = redis_server()  # not started yet: the hub starts without Redis
-    store = RedisStore(redis.url, prefix=prefix, timeout=0.5)
-    monkeypatch.setattr(hub_module, "RETRY", 0.01)
-    tries, retried, back = 0, asyncio.Event(), asyncio.Event()
-    said: list[str] = []
-
-    class Counted(Subscriber):
-        def __init__(self, *args: Any) -> None:
-            super().__init__(*args)
-            nonlocal tries
-            tries += 1
-            if tries == 5:
-                retried.set()
-
-    class Heard(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            if record.getMessage().startswith("pub/sub"):
-                said.append(record.getMessage())
-                if record.getMessage() == "pub/sub back":
-                    back.set()
-
-    async def claim(room: Room) -> bool:
-        return False
-
-    monkeypatch.setattr(hub_module, "Subscriber", Counted)
-    caplog.set_level(logging.INFO, logger="tablewire.hub")
-    heard = Heard()
-    logging.getLogger("tablewire.hub").addHandler(heard)
-    hub = RedisHub(store, Settings(), "node-1", {}, claim)
-    await hub.start()
-    try:
-        await retried.wait()  # four attempts failed
-        redis.start()
-        async with asyncio.timeout(30):
-            await back.wait()
-        assert said == ["pub/sub lost", "pub/sub back"]
-    finally:
-        logging.getLogger("tablewire.hub").removeHandler(heard)
-        await hub.close()
-        await store.close()
-        redis.cleanup()
