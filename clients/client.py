@@ -57,6 +57,11 @@ class LobbyError(Exception):
         self.status, self.code, self.message = status, code, message
 
 
+PROXY_DOWN = frozenset({502, 504})
+"""Statuses a reverse proxy answers, without tablewire's JSON, when no server behind it
+answers: the server cannot be reached (:class:`Unreachable`), as with none at all."""
+
+
 class Unreachable(OSError):
     """The server cannot be reached: ``reason`` says why in words (unknown host, refused…)."""
 
@@ -159,6 +164,11 @@ class LobbyClient:
         if response.is_error or data is None:
             if not isinstance(error, dict):
                 status = response.status_code
+                if status in PROXY_DOWN:  # a proxy in front answered: no server behind it did
+                    raise Unreachable(
+                        self.base_url,
+                        f"the proxy there answered HTTP {status}: no server behind it answered",
+                    )
                 failed = status >= 500 and status != 501  # 501: a plain HTTP server
                 raise LobbyError(
                     status,

@@ -369,11 +369,6 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
             else "Is it running? Start one with `tablewire serve`, or pass --server HOST:PORT."
         )
         return Status.UNREACHABLE, f"cannot reach the server at {exc.url}: {exc.reason}. {advice}"
-    if isinstance(exc, LobbyError) and exc.code == "server_failed" and exc.status in (502, 504):
-        return Status.UNREACHABLE, (  # a proxy in front answered: no server behind it did
-            f"cannot reach the server at {server}: the proxy there answered HTTP {exc.status}: "
-            "no server behind it answered. Is it running?"
-        )
     if isinstance(exc, LobbyError | ServerError):
         code = exc.code
         message = exc.message if isinstance(exc, LobbyError) else exc.frame.get("message", "")
