@@ -6,8 +6,9 @@ reads the state. The runners in ``clients/`` connect bots to real rooms;
 
 Every game has the random bot. Its greedy bot, if any, is declared by the
 game's own ``bot.py`` as ``GREEDY`` (a class taking ``(seat, seed)``), or
-``GREEDY = None`` for none: a game folder without ``bot.py``, or a ``bot.py``
-without ``GREEDY``, is an error, never a silent fall back to random bots. A game
+``GREEDY = None`` for none: discovery (``engines``) refuses a game folder without
+``bot.py``, or with one that fails or lacks ``GREEDY``, so no game silently falls
+back to random bots. A game
 with a greedy bot says how strong it is in one line, ``STRENGTH`` beside it (the
 lobby shows it); :func:`kinds` lists a game's kinds, strongest first.
 """
@@ -36,10 +37,6 @@ class RandomBot:
         return self._random.choice(actions)
 
 
-class MissingBotDeclaration(LookupError):
-    """A game folder that does not say whether it has a greedy bot."""
-
-
 KINDS = ("random", "greedy")
 
 RANDOM_STRENGTH = "plays any legal move, at random"
@@ -52,10 +49,7 @@ def greedy(engine: str) -> Callable[[int, int], Bot] | None:
     if engine not in engines.PACKAGES:
         return None
     module = engines.part(engine, "bot")
-    if module is None or not hasattr(module, "GREEDY"):
-        raise MissingBotDeclaration(
-            f"{engine}: its folder's bot.py must declare GREEDY (a bot class, or None)"
-        )
+    assert module is not None, "discovery refuses a game folder without bot.py"
     found: Callable[[int, int], Bot] | None = module.GREEDY
     return found
 
