@@ -4,9 +4,9 @@ It drives websockets' sans-I/O ``ClientProtocol`` straight from
 ``data_received``: no reader task, message queue or lock per frame, so one
 load-generator core holds thousands of connections. It speaks the normal
 protocol through a :class:`~protocol.session.ClientSession` (hello, snapshots
-and patches into its mirror, resyncs, intents, acks) and records, like a timed
-:class:`~clients.client.RoomClient`, when each version arrived (and, in a turn-relay
-room, each ``moveCount``: the moves, whatever else the log holds). It does not
+and patches into its mirror, resyncs, intents, acks) and records when each
+turn-relay ``moveCount`` first arrived (as a timed :class:`~clients.client.RoomClient`
+records versions): the moves, whatever else the log holds. It does not
 reconnect: ``tablewire loadtest`` counts a lost connection as an error.
 """
 
@@ -40,7 +40,7 @@ class LeanClient(asyncio.Protocol):
     def __init__(self, ws_base: str, room_id: str, token: str | None = None) -> None:
         self.url = f"{ws_base.rstrip('/')}/ws/rooms/{room_id}"
         self.session = ClientSession(token)
-        self.arrivals: dict[int, float] = {}
+        self._counted_at: int | None = None
         self.counts: list[tuple[int, float]] = []
         """(``moveCount``, when a document first held it), rising: a turn-relay room's
         moves, apart from the versions the log's other entries (presence) take."""
@@ -177,12 +177,11 @@ class LeanClient(asyncio.Protocol):
             self.errors.append(message)
             if message.get("fatal") and self._welcome is not None and not self._welcome.done():
                 self._welcome.set_exception(RuntimeError(f"refused: {message}"))
-        version = self.mirror.version
-        if version is not None and version not in self.arrivals:
-            self.arrivals[version] = time.monotonic()
+        if self.mirror.version != self._counted_at:  # a new document: its moveCount
+            self._counted_at = self.mirror.version
             count = self.move_count
             if count is not None and (not self.counts or count > self.counts[-1][0]):
-                self.counts.append((count, self.arrivals[version]))
+                self.counts.append((count, time.monotonic()))
         if self._waiters and kind in ("snapshot", "patch"):
             self._wake()
 
