@@ -82,9 +82,10 @@ async def test_a_player_who_leaves_a_room_made_here_shows_away_at_once(
             (await http.post(f"/api/rooms/{room['id']}/seats", json={"name": name})).json()
             for name in ("ana", "bo")
         ]
-        async with RoomClient(server.ws, room["id"], seats[0]["token"]) as ana:
-            bo = RoomClient(server.ws, room["id"], seats[1]["token"])
-            await bo.__aenter__()
+        async with (
+            RoomClient(server.ws, room["id"], seats[0]["token"]) as ana,
+            RoomClient(server.ws, room["id"], seats[1]["token"]) as bo,
+        ):
             await ana.wait_for(lambda doc: doc["presence"][1]["connected"])
             await bo.close()
             doc = await ana.wait_for(lambda doc: not doc["presence"][1]["connected"])
