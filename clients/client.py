@@ -34,10 +34,12 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 from clients.addresses import http_base
 from clients.retry import (
     PATIENCE,
+    PROXY_DOWN,
     OnWait,
     Patience,
     Wait,
     frame_refusal,
+    http_reason,
     http_refusal,
     os_reason,
     retrying,
@@ -55,11 +57,6 @@ class LobbyError(Exception):
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status, self.code, self.message = status, code, message
-
-
-PROXY_DOWN = frozenset({502, 504})
-"""Statuses a reverse proxy answers, without tablewire's JSON, when no server behind it
-answers: the server cannot be reached (:class:`Unreachable`), as with none at all."""
 
 
 class Unreachable(OSError):
@@ -147,7 +144,7 @@ class LobbyClient:
                     method, path, json=body, params=query, headers=headers
                 )
             except httpx.TransportError as exc:
-                raise Unreachable(self.base_url, _reason(exc)) from None
+                raise Unreachable(self.base_url, http_reason(exc, self.TIMEOUT)) from None
 
         def waiting(wait: Wait) -> None:
             waits.append(wait)
@@ -600,10 +597,3 @@ class RoomClient:
                 future.set_exception(ServerError(frame))
             else:
                 future.set_result(frame)
-
-
-def _reason(exc: httpx.TransportError) -> str:
-    """Why a request found no server, in words."""
-    if isinstance(exc, httpx.TimeoutException):
-        return f"no answer within {LobbyClient.TIMEOUT:g} s"
-    return os_reason(exc)

@@ -40,6 +40,11 @@ patience: 30 tries, about 15 s, by default)."""
 BUSY_STATUSES = {429, 503}
 """HTTP statuses retried when the answer says when to come back (``Retry-After``)."""
 
+PROXY_DOWN = frozenset({502, 504})
+"""Statuses a reverse proxy answers, without tablewire's JSON, when no server behind it
+answers: the server cannot be reached, as with none at all (the lobby client's
+``Unreachable``)."""
+
 T = TypeVar("T")
 
 
@@ -179,3 +184,10 @@ def os_reason(exc: BaseException) -> str:
             return "no answer in time"
         cause = cause.__cause__ or cause.__context__
     return str(exc) or type(exc).__name__
+
+
+def http_reason(exc: httpx.TransportError, timeout: float) -> str:
+    """Why a request found no server, in words (``timeout``: the client's, in seconds)."""
+    if isinstance(exc, httpx.TimeoutException):
+        return f"no answer within {timeout:g} s"
+    return os_reason(exc)
