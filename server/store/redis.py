@@ -144,9 +144,28 @@ def entry_version(entry_id: bytes) -> int:
     return int(entry_id.split(b"-")[0])
 
 
+_PACKER = msgpack.Packer()
+_RAW_PACKER = msgpack.Packer(use_bin_type=False)
+"""For the append script's argument: Redis's cmsgpack reads no bin type."""
+
+
 def _pack(value: Any) -> bytes:
-    data: bytes = msgpack.packb(value, use_bin_type=True)
+    data: bytes = _PACKER.pack(value)
     return data
+
+
+def _pack_raw(value: Any) -> bytes:
+    data: bytes = _RAW_PACKER.pack(value)
+    return data
+
+
+def _item(
+    room_id: str, version: int, entry: LogEntry, lease: str, token: tuple[str, int] | None
+) -> list[Any]:
+    """An append as the append scripts take it (:data:`~server.store.scripts.APPENDER`),
+    its room id last."""
+    hashed, seat = token or ("", 0)
+    return [lease, f"{version}-0", _PACKER.pack(entry), hashed, seat, room_id]
 
 
 def _unpack(data: Any) -> Any:
@@ -418,29 +437,35 @@ class RedisStore:
 
     async def _write(self, batch: Sequence[Append]) -> list[Outcome]:
         """The batch's appends, in one script call per slot (one in all on a single
-        Redis); each append's own outcome."""
+        Redis, naming no key: :data:`~server.store.scripts.APPEND_IDS`); each append's
+        own outcome."""
         calls: list[tuple[list[str], list[Any]]] = []
-        members: list[list[int]] = []
-        for positions in self.writers.by_slot([self.key(room_id) for room_id, *_ in batch]):
-            keys: list[str] = []
-            items: list[Any] = []
-            for room_id, version, entry, lease, token in (batch[i] for i in positions):
-                keys += [self.key(room_id, "lease"), self.key(room_id, "log")]
-                if token:
-                    keys.append(self.key(room_id, "tokens"))
-                items.append([lease, f"{version}-0", _pack(entry), *(token or ("", 0))])
-            # Old-style raw strings: Redis's cmsgpack reads no bin type.
-            batch_arg = msgpack.packb(items, use_bin_type=False)
-            calls.append((keys, [batch_arg, self.token_ttl, 1 if self.cluster else 0]))
-            members.append(positions)
-        answers = await self.writers.run(scripts.APPEND, calls, wait=True)
+        members: list[Sequence[int]] = []
+        if not self.cluster:
+            members = [range(at, min(at + BATCH, len(batch))) for at in range(0, len(batch), BATCH)]
+            for at in members:
+                items = _pack_raw([_item(*batch[i]) for i in at])
+                calls.append(([], [items, self.token_ttl, 0, self._rooms]))
+            answers = await self.writers.run(scripts.APPEND_IDS, calls, wait=True)
+        else:
+            for positions in self.writers.by_slot([self.key(room_id) for room_id, *_ in batch]):
+                keys: list[str] = []
+                for i in positions:
+                    room_id, *_, token = batch[i]
+                    keys += [self.key(room_id, "lease"), self.key(room_id, "log")]
+                    if token:
+                        keys.append(self.key(room_id, "tokens"))
+                items = _pack_raw([_item(*batch[i]) for i in positions])
+                calls.append((keys, [items, self.token_ttl, 1]))
+                members.append(positions)
+            answers = await self.writers.run(scripts.APPEND, calls, wait=True)
         outcomes: list[Outcome] = [None] * len(batch)
-        for positions, answer in zip(members, answers, strict=True):
-            for n, i in enumerate(positions):
-                room_id, version, *_ = batch[i]
+        for group, answer in zip(members, answers, strict=True):
+            for n, i in enumerate(group):
                 if isinstance(answer, BaseException):
                     outcomes[i] = answer
                 elif answer[n] != 1:
+                    room_id, version, *_ = batch[i]
                     why = answer[n].decode()
                     outcomes[i] = NotOwner(f"room {room_id} version {version}: {why}")
         return outcomes

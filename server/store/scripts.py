@@ -1,48 +1,72 @@
 """The Lua scripts of the Redis store (:mod:`server.store.redis`), each with what it
 takes and answers. Every one touches the keys of one room (one cluster slot), but
-:data:`PAGE`, which runs on a single Redis only."""
+the ones that run on a single Redis only: :data:`PAGE`, :data:`APPEND_IDS` and
+:data:`RENEW_IDS`, which build the keys they touch."""
 
-APPEND = """
-local batch = cmsgpack.unpack(ARGV[1])
+APPENDER = """
 local out = {}
-local k = 1
-for i = 1, #batch do
-  local item = batch[i]
-  local lease, log, tokens = KEYS[k], KEYS[k + 1], nil
-  k = k + 2
-  if item[4] ~= '' then
-    tokens = KEYS[k]
-    k = k + 1
-  end
+local function append(i, lease, log, tokens, item)
   if redis.call('GET', lease) ~= item[1] then
     out[i] = 'NOTOWNER lease lost'
-  else
-    local added = redis.pcall('XADD', log, item[2], 'e', item[3])
-    if type(added) == 'table' and added.err then
-      out[i] = added.err
-    else
-      if tokens then
-        redis.call('HSET', tokens, item[4], item[5])
-        redis.call('EXPIRE', tokens, ARGV[2])
-      end
-      if ARGV[3] == '1' then
-        local feed = string.sub(log, 1, -4) .. 'feed'
-        redis.call('SPUBLISH', feed, item[2] .. ' ' .. item[3])
-      end
-      out[i] = 1
-    end
+    return
   end
+  local added = redis.pcall('XADD', log, item[2], 'e', item[3])
+  if type(added) == 'table' and added.err then
+    out[i] = added.err
+    return
+  end
+  if tokens then
+    redis.call('HSET', tokens, item[4], item[5])
+    redis.call('EXPIRE', tokens, ARGV[2])
+  end
+  if ARGV[3] == '1' then
+    local feed = string.sub(log, 1, -4) .. 'feed'
+    redis.call('SPUBLISH', feed, item[2] .. ' ' .. item[3])
+  end
+  out[i] = 1
+end
+"""
+"""The start of both append scripts: ``append`` the i-th entry (``item``: [lease token,
+stream id, entry, seat token hash or "", seat]) to the room whose lease, log and tokens
+keys are given (no tokens key: the entry stores no seat token), and note 1 (written,
+with its seat token if any: both or neither) or the reason it was not."""
+
+APPEND = (
+    APPENDER
+    + """
+local k = 1
+for i, item in ipairs(cmsgpack.unpack(ARGV[1])) do
+  local tokens = nil
+  if item[4] ~= '' then tokens = KEYS[k + 2] end
+  append(i, KEYS[k], KEYS[k + 1], tokens, item)
+  k = k + (tokens and 3 or 2)
 end
 return out
 """
+)
 """Entries of several rooms: KEYS lease1, log1, [tokens1], lease2, log2, [tokens2] … (a
 room's tokens key only where its entry stores a seat token: on a cluster a key named
 that exists on neither master, as a tokens key often does, makes the call wait for
-the end of a slot move, TRYAGAIN); ARGV[1] one msgpack array of [lease token, stream
-id, entry, seat token hash or "", seat] per room (one argument, whatever the batch:
-the client packs one value, not five per entry), ARGV[2] the seat tokens' TTL, ARGV[3]
-"1" to publish each entry on its room's feed (a cluster); per entry 1 (written, with
-its seat token if any: both or neither) or the reason it was not."""
+the end of a slot move, TRYAGAIN); ARGV[1] one msgpack array of the items (one
+argument, whatever the batch: the client packs one value, not five per entry), ARGV[2]
+the seat tokens' TTL, ARGV[3] "1" to publish each entry on its room's feed (a
+cluster); per entry 1 or the reason it was not written."""
+
+APPEND_IDS = (
+    APPENDER
+    + """
+for i, item in ipairs(cmsgpack.unpack(ARGV[1])) do
+  local room = ARGV[4] .. '{' .. item[6] .. '}:'
+  local tokens = nil
+  if item[4] ~= '' then tokens = room .. 'tokens' end
+  append(i, room .. 'lease', room .. 'log', tokens, item)
+end
+return out
+"""
+)
+""":data:`APPEND` on a single Redis: each item ends with its room id, ARGV[4] is the
+rooms' key prefix (as :data:`PAGE`), and no key is sent: the client builds and sends
+none per entry (as :data:`RENEW_IDS`)."""
 
 ACQUIRE = """
 if redis.call('EXISTS', KEYS[3]) == 0 then return false end

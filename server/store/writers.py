@@ -26,6 +26,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import hiredis
 from redis import exceptions as redis_errors
 
 from server.metrics import STORE_REDIRECTS
@@ -253,7 +254,7 @@ class Writers:
             sent.append(("WAIT", 1, self.wait_ms))
         replies: list[Answer] = []
         async with asyncio.timeout(self.timeout):
-            await connection.send_packed_command(connection.pack_commands(sent), False)
+            await connection.send_packed_command(b"".join(map(hiredis.pack_command, sent)), False)
             for _ in sent:
                 try:
                     replies.append(await connection.read_response())
