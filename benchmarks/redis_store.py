@@ -10,7 +10,12 @@ everything else at its defaults but the load generator's exemption
 docker-compose.yml runs it (``appendonly yes``, ``appendfsync always``), pinned to
 the load generator's CPU so that it never takes the server's. Prints the harness's
 JSON line of each run with ``store`` and ``redis_cpu_ms_per_move`` (redis-server's
-user+system CPU over the run, from /proc, per move) added, appends them to
+user+system CPU, from /proc, per move, over the harness's own window: from the load
+generator's "run phase" to the window's end, as the harness takes the server's CPU;
+``redis_cpu_total_s`` is over the whole run, joins and teardown included) and
+``redis_disk_stall_ms`` (the longest append-only-file write or ``fsync`` redis-server's
+latency monitor saw during the run: a slow disk stalls every move in flight under
+``appendfsync always``, whatever the server does) added, appends them to
 benchmarks/results/redis-store-DATE.jsonl, and ends with a table: Redis beside
 memory at each room count, and the ratios the Redis-load issue sets as targets.
 
@@ -30,9 +35,12 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
+import redis as sync_redis
 from common import REDIS_ARGS, harness, record
 
 from clients.spawn import SpawnedRedis
@@ -65,7 +73,15 @@ def run(
     ]
     pid = redis.process.pid if redis is not None and redis.process is not None else None
     before = tree_cpu_seconds(pid) if pid else 0.0
+    watch = Window(pid, time.time()) if pid else None
+    if redis is not None:
+        monitor = sync_redis.Redis.from_url(redis.url, decode_responses=True)
+        monitor.config_set("latency-monitor-threshold", 1)
+        monitor.latency_reset()
     done = subprocess.run(command, cwd=harness(), capture_output=True, text=True, check=False)
+    if watch is not None:
+        watch.stop.set()
+        watch.join()
     if not done.stdout.strip():
         print(f"harness failed ({done.returncode}): {done.stderr[-1500:]}", file=sys.stderr)
         return None
@@ -73,11 +89,53 @@ def run(
     result["store"] = "redis" if redis is not None else "memory"
     if redis is not None and interval is not None:
         result["batch_interval_s"] = interval
-    if pid:
-        spent = tree_cpu_seconds(pid) - before
-        result["redis_cpu_s"] = round(spent, 3)
-        result["redis_cpu_ms_per_move"] = round(1000 * spent / max(1, result["moves"]), 4)
+    if redis is not None:
+        stalls = [int(e[3]) for e in monitor.latency_latest() if str(e[0]).startswith("aof")]
+        result["redis_disk_stall_ms"] = max(stalls, default=0)
+        monitor.close()
+    if pid and watch is not None:
+        result["redis_cpu_total_s"] = round(tree_cpu_seconds(pid) - before, 3)
+        spent = watch.spent(result["window_s"])
+        if spent is not None:
+            result["redis_cpu_s"] = round(spent, 3)
+            result["redis_cpu_ms_per_move"] = round(1000 * spent / max(1, result["moves"]), 4)
     return result
+
+
+class Window(threading.Thread):
+    """Samples ``pid``'s CPU every 20 ms from the moment the load generator's log (the
+    newest ``results/loadgen-*.log`` written since ``since``) says "run phase", so that
+    :meth:`spent` gives its CPU over the harness's window, the one the harness takes the
+    server's CPU over (joins and teardown left out)."""
+
+    def __init__(self, pid: int, since: float) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.since = since
+        self.stop = threading.Event()
+        self.samples: list[tuple[float, float]] = []
+        self.start()
+
+    def _in_run_phase(self) -> bool:
+        logs = [p for p in (harness() / "results").glob("loadgen-*.log")]
+        fresh = [p for p in logs if p.stat().st_mtime >= self.since]
+        return any("run phase" in p.read_text(errors="replace") for p in fresh)
+
+    def run(self) -> None:
+        while not self.stop.is_set() and not self._in_run_phase():
+            self.stop.wait(0.02)
+        while not self.stop.is_set():
+            self.samples.append((time.monotonic(), tree_cpu_seconds(self.pid)))
+            self.stop.wait(0.02)
+
+    def spent(self, window_s: float) -> float | None:
+        """CPU seconds from the first sample to ``window_s`` after it (the sample at or
+        after that moment), or None if the run phase was never seen."""
+        if not self.samples:
+            return None
+        start, cpu0 = self.samples[0]
+        ends = [cpu for at, cpu in self.samples if at >= start + window_s]
+        return (ends[0] if ends else self.samples[-1][1]) - cpu0
 
 
 def first(redis: SpawnedRedis) -> None:
@@ -93,8 +151,8 @@ def first(redis: SpawnedRedis) -> None:
 def table(results: list[dict[str, Any]]) -> str:
     lines = [
         "| rooms | store | moves / target | errors | p99 ms | server CPU ms/move "
-        "| Redis CPU ms/move | CPU vs memory | p50 / p99 vs memory |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| Redis CPU ms/move | CPU vs memory | p50 / p99 vs memory | disk stall ms |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     memory: dict[int, dict[str, Any]] = {}  # each Redis run beside the memory run before it
     for r in results:
@@ -112,7 +170,8 @@ def table(results: list[dict[str, Any]]) -> str:
             f"| {r['errors']} | {r['p99_ms']:.1f} | {r['server_cpu_ms_per_move']:.3f} "
             f"| {r.get('redis_cpu_ms_per_move', '')} "
             f"| {'' if cpu is None or r['store'] == 'memory' else f'{cpu:.2f}×'} "
-            f"| {'' if p99 is None or r['store'] == 'memory' else f'{p50:.1f}× / {p99:.2f}×'} |"
+            f"| {'' if p99 is None or r['store'] == 'memory' else f'{p50:.1f}× / {p99:.2f}×'} "
+            f"| {r.get('redis_disk_stall_ms', '')} |"
         )
     return "\n".join(lines)
 
