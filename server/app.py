@@ -277,11 +277,23 @@ def create_app(
         answer = await lobby.quickplay(body, client_address(request.scope), key)
         return JSONResponse(answer, status_code=201)
 
-    async def health(request: Request) -> Response:
+    def standing() -> dict[str, Any]:
         owned = sum(room.lease is not None for room in lobby.rooms.values())
-        return JSONResponse(
-            {"ok": True, "node": lobby.node, "rooms": len(lobby.rooms), "owned": owned}
-        )
+        return {"ok": True, "node": lobby.node, "rooms": len(lobby.rooms), "owned": owned}
+
+    async def health(request: Request) -> Response:
+        """Liveness: the process answers (it touches no store)."""
+        return JSONResponse(standing())
+
+    async def ready(request: Request) -> Response:
+        """Readiness: the process and its room store answer; 503 while the store does not
+        (a process on Redis can then take no move, create no room)."""
+        try:
+            await lobby.store.ping()
+        except StoreUnavailable as exc:
+            body = {**standing(), "ok": False, "store": f"unavailable: {exc}"}
+            return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
+        return JSONResponse({**standing(), "store": "ok"})
 
     async def api_error(request: Request, exc: Exception) -> Response:
         """A refusal as JSON; one for now (the store or a room's owner unavailable) says
@@ -366,6 +378,7 @@ def create_app(
             Route("/api/rooms/{room_id}/rematch", rematch, methods=["POST"]),
             Route("/api/quickplay", quickplay, methods=["POST"]),
             Route("/healthz", health),
+            Route("/readyz", ready),
             WebSocketRoute("/ws/rooms/{room_id}", room_socket),
             *web.routes(list(allowed)),
             Route("/metrics", exposition),

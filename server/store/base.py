@@ -131,6 +131,10 @@ class RoomRecord:
 class Store(Protocol):
     """Persistence of rooms; every method may raise :class:`StoreUnavailable`."""
 
+    async def ping(self) -> None:
+        """Return once the store answers (``GET /readyz``); raise
+        :class:`StoreUnavailable` if it does not, within its timeout."""
+
     async def save_room(self, record: RoomRecord) -> None: ...
 
     async def load_room(self, room_id: str) -> RoomRecord | None: ...

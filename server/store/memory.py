@@ -60,6 +60,9 @@ class MemoryStore:
         self._quickplays: OrderedDict[str, str] = OrderedDict()
         """Quick plays' rooms by their key's digest, oldest first."""
 
+    async def ping(self) -> None:
+        """The memory store is this process: it always answers."""
+
     async def save_room(self, record: RoomRecord) -> None:
         self._rooms[record.id] = copy.deepcopy(record)
         key, names = index_key(record), indexes_of(record)

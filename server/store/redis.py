@@ -241,6 +241,7 @@ class RedisStore:
         self.token_ttl = int(token_ttl)
         self.finished_ttl = int(finished_ttl)
         self.durability = durability
+        self.timeout = timeout
         wait_ms = int(timeout * 500) if durability == "replica" else None
         self.writers = Writers(self.redis, wait_ms, timeout)
         """The flusher's own connections, one per master: a batch is one packed EVALSHA
@@ -272,6 +273,16 @@ class RedisStore:
         await self.appends.close()
         await self.writers.close()
         await self.redis.aclose()
+
+    async def ping(self) -> None:
+        """A ``PING`` answered within the client's timeout (on a cluster, by every
+        master), or :class:`StoreUnavailable`."""
+        with _unavailable():
+            async with asyncio.timeout(self.timeout):
+                if self.cluster:
+                    await self.redis.ping(target_nodes=RedisCluster.PRIMARIES)
+                else:
+                    await self.redis.ping()
 
     # -- records and the lobby index -------------------------------------------
 

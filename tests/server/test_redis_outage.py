@@ -90,3 +90,45 @@ async def test_a_player_who_leaves_a_room_made_here_shows_away_at_once(
             await bo.close()
             doc = await ana.wait_for(lambda doc: not doc["presence"][1]["connected"])
             assert doc["presence"][1]["away_since"] is not None
+
+
+async def test_ready_while_redis_answers_and_503_while_it_does_not(
+    settings: Settings, prefix: str
+) -> None:
+    """``/readyz`` asks the store; ``/healthz`` (liveness) never does. Redis stopped (a
+    refusal), back, hung (SIGSTOP: a timeout), back."""
+    redis = redis_server()
+    redis.start()
+    settings = replace(settings, redis_url=redis.url, redis_prefix=prefix)
+
+    async def not_ready(http: httpx.AsyncClient) -> None:
+        ready = await http.get("/readyz")
+        assert ready.status_code == 503
+        assert ready.json()["ok"] is False
+        assert ready.json()["store"].startswith("unavailable: redis")
+        assert ready.headers["retry-after"] == "1"
+        health = await http.get("/healthz")
+        assert health.status_code == 200 and health.json()["ok"] is True
+
+    try:
+        async with running(settings) as server, httpx.AsyncClient(base_url=server.url) as http:
+            ready = await http.get("/readyz")
+            assert ready.status_code == 200
+            assert ready.json()["ok"] is True and ready.json()["store"] == "ok"
+            redis.stop()
+            await not_ready(http)
+            redis.start()
+            assert (await http.get("/readyz")).status_code == 200
+            redis.pause()
+            await not_ready(http)
+            redis.resume()
+            assert (await http.get("/readyz")).status_code == 200
+    finally:
+        redis.cleanup()
+
+
+async def test_the_memory_store_is_always_ready(settings: Settings) -> None:
+    async with running(settings) as server, httpx.AsyncClient(base_url=server.url) as http:
+        ready = await http.get("/readyz")
+    assert ready.status_code == 200
+    assert ready.json()["ok"] is True and ready.json()["store"] == "ok"

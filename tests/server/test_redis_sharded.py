@@ -17,6 +17,7 @@ import json
 import signal
 from collections.abc import AsyncIterator, Iterator
 
+import httpx
 import pytest
 from processes import assert_games_finished_with_every_ack, node_process, relay_games, spread
 
@@ -47,6 +48,9 @@ async def pair(cluster: SpawnedCluster, prefix: str) -> AsyncIterator[list[Spawn
 
 async def test_a_server_told_one_node_finds_the_cluster(pair: list[SpawnedServer]) -> None:
     assert any("RedisStore (Redis Cluster)" in line for line in pair[0].log)
+    async with httpx.AsyncClient() as http:
+        ready = await http.get(f"{pair[0].url}/readyz")
+    assert ready.status_code == 200 and ready.json()["store"] == "ok", "every master answered"
 
 
 async def test_every_key_of_a_played_room_sits_in_one_slot(
