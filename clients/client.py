@@ -158,14 +158,14 @@ class LobbyClient:
         except ValueError:
             data = None
         error = data.get("error") if isinstance(data, dict) else None
+        status = response.status_code
+        if status in PROXY_DOWN:  # a proxy in front answered (tablewire never does): no server
+            raise Unreachable(
+                self.base_url,
+                f"the proxy there answered HTTP {status}: no server behind it answered",
+            )
         if response.is_error or data is None:
             if not isinstance(error, dict):
-                status = response.status_code
-                if status in PROXY_DOWN:  # a proxy in front answered: no server behind it did
-                    raise Unreachable(
-                        self.base_url,
-                        f"the proxy there answered HTTP {status}: no server behind it answered",
-                    )
                 failed = status >= 500 and status != 501  # 501: a plain HTTP server
                 raise LobbyError(
                     status,

@@ -101,12 +101,15 @@ class _Hostile(http.server.BaseHTTPRequestHandler):
 
 
 class _NoUpstream(http.server.BaseHTTPRequestHandler):
-    """A reverse proxy with no server behind it: nginx's 502 page to every request."""
+    """A reverse proxy with no server behind it: nginx's own 502 page to every request."""
+
+    body = b"<html><center><h1>502 Bad Gateway</h1></center></html>"
+    kind = "text/html"
 
     def _answer(self) -> None:
-        body = b"<html><center><h1>502 Bad Gateway</h1></center></html>"
+        body = self.body
         self.send_response(502)
-        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Type", self.kind)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -119,9 +122,16 @@ def hostile() -> Iterator[str]:
     yield from _serving(_Hostile)
 
 
-@pytest.fixture
-def gateway() -> Iterator[str]:
-    yield from _serving(_NoUpstream)
+class _NoUpstreamJson(_NoUpstream):
+    """deploy/nginx.conf with no replica behind it: its 502 in the lobby's JSON form."""
+
+    body = b'{"error": {"code": "server_unavailable", "message": "no server answered"}}'
+    kind = "application/json"
+
+
+@pytest.fixture(params=[_NoUpstream, _NoUpstreamJson])
+def gateway(request: pytest.FixtureRequest) -> Iterator[str]:
+    yield from _serving(request.param)
 
 
 @pytest.mark.parametrize("command", [["new"], ["rooms"], ["play", "--bots", "1"], ["bots"]])

@@ -24,7 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
 from clients import bots
-from clients.client import LobbyClient, RoomClient
+from clients.client import LobbyClient, RoomClient, Unreachable
 from clients.compose import Shape, compose_shape, nginx_conf
 from clients.spawn import free_port
 from conftest import nginx, redis_server
@@ -230,3 +230,20 @@ async def test_nginx_refuses_no_header_the_replicas_take_and_refuses_in_their_fo
         )
     assert big.status_code == 413
     assert big.json()["error"]["code"] == "body_too_large"
+    async with httpx.AsyncClient(base_url=shape.url) as client:
+        metrics = await client.get("/metrics")
+    assert metrics.status_code == 404 and metrics.json()["error"]["code"] == "not_found"
+
+
+async def test_with_every_replica_down_nginx_answers_in_the_lobbys_form(shape: Shape) -> None:
+    """nginx's own 502 (no replica answered) is JSON with a stable code and a Retry-After,
+    not its HTML page; the lobby client takes it for a server it cannot reach."""
+    await asyncio.gather(*(replica.stop() for replica in shape.replicas))
+    async with httpx.AsyncClient(base_url=shape.url) as client:
+        down = await client.get("/api/games")
+    assert down.status_code == 502
+    assert down.json()["error"]["code"] == "server_unavailable"
+    assert down.headers["retry-after"] == "1"
+    async with LobbyClient(shape.url) as lobby:
+        with pytest.raises(Unreachable, match="502"):
+            await lobby.games()
