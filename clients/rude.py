@@ -136,14 +136,19 @@ class RelayMover:
         return self.room_id
 
     async def run(self) -> None:
-        """Move until cancelled: each move is sent when its seat sees the last one."""
+        """Move until cancelled or the game ends: each move is sent by the seat to act once
+        it sees the move before (by the turn relay's ``moveCount``, as bench/turn-relay.md
+        paces moves: a player leaving or coming back logs versions that are no move)."""
         first = self.players[0]
         await first.wait_until(lambda c: c.doc is not None and c.doc["status"] == "playing")
-        assert first.version is not None
-        version = first.version
+        count = first.move_count or 0
         while True:
-            mover = self.players[self.made % SEATS]
-            await mover.wait_version(version)
+            await first.wait_moves(count)
+            to_act = first.doc["to_act"]
+            if not to_act:  # the game is over
+                return
+            mover = self.players[to_act[0]]
+            await mover.wait_moves(count)
             mover.send(
                 {
                     "t": "intent",
@@ -151,7 +156,7 @@ class RelayMover:
                     "action": client_move(mover.doc["game"]),
                 }
             )
-            version += 1
+            count += 1
             self.made += 1
 
     def close(self) -> None:
