@@ -18,7 +18,16 @@ from typing import Any
 
 from clients.stats import machine, percentile
 
-__all__ = ["REDIS_ARGS", "commit", "harness", "loadtest", "machine", "percentile", "record"]
+__all__ = [
+    "REDIS_ARGS",
+    "RUN_PHASE",
+    "commit",
+    "harness",
+    "loadtest",
+    "machine",
+    "percentile",
+    "record",
+]
 
 TABLEWIRE = str(Path(sys.executable).with_name("tablewire"))
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.extend(str(path) for path in (ROOT, ROOT / "tests") if str(path) not in sys.path)
 SHARED = Path(os.environ.get("SHARED_PEERS", ROOT.parent / "shared" / "peers" / "colyseus"))
 PEERS = Path(os.environ.get("PEERS", "/tmp/tablewire-peers-redis"))
+RUN_PHASE = b"run phase:"
+"""loadgen.js's stderr line when its measured window starts."""
 REDIS_ARGS = ("--save", "", "--appendonly", "yes", "--appendfsync", "always")
 """redis-server as docker-compose.yml runs it (append-only file, fsync every write)."""
 

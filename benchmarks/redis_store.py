@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import redis as sync_redis
-from common import REDIS_ARGS, harness, record
+from common import REDIS_ARGS, RUN_PHASE, harness, record
 
 from clients.spawn import SpawnedRedis
 from clients.stats import tree_cpu_seconds
@@ -71,17 +71,9 @@ def run(
         "--duration-s",
         str(duration),
     ]
-    pid = redis.process.pid if redis is not None and redis.process is not None else None
-    before = tree_cpu_seconds(pid) if pid else 0.0
-    watch = Window(pid, time.time()) if pid else None
-    if redis is not None:
-        monitor = sync_redis.Redis.from_url(redis.url, decode_responses=True)
-        monitor.config_set("latency-monitor-threshold", 1)
-        monitor.latency_reset()
+    watch = Window(redis, time.time(), duration) if redis is not None else None
     done = subprocess.run(command, cwd=harness(), capture_output=True, text=True, check=False)
-    if watch is not None:
-        watch.stop.set()
-        watch.join()
+    redis_figures = watch.finish() if watch is not None else {}
     if not done.stdout.strip():
         print(f"harness failed ({done.returncode}): {done.stderr[-1500:]}", file=sys.stderr)
         return None
@@ -89,53 +81,64 @@ def run(
     result["store"] = "redis" if redis is not None else "memory"
     if redis is not None and interval is not None:
         result["batch_interval_s"] = interval
-    if redis is not None:
-        stalls = [int(e[3]) for e in monitor.latency_latest() if str(e[0]).startswith("aof")]
-        result["redis_disk_stall_ms"] = max(stalls, default=0)
-        monitor.close()
-    if pid and watch is not None:
-        result["redis_cpu_total_s"] = round(tree_cpu_seconds(pid) - before, 3)
-        spent = watch.spent(result["window_s"])
-        if spent is not None:
-            result["redis_cpu_s"] = round(spent, 3)
-            result["redis_cpu_ms_per_move"] = round(1000 * spent / max(1, result["moves"]), 4)
+    result.update(redis_figures)
+    if "redis_cpu_s" in result:
+        result["redis_cpu_ms_per_move"] = round(
+            1000 * result["redis_cpu_s"] / max(1, result["moves"]), 4
+        )
     return result
 
 
 class Window(threading.Thread):
-    """Samples ``pid``'s CPU every 20 ms from the moment the load generator's log (the
-    newest ``results/loadgen-*.log`` written since ``since``) says "run phase", so that
-    :meth:`spent` gives its CPU over the harness's window, the one the harness takes the
-    server's CPU over (joins and teardown left out)."""
+    """redis-server's CPU over the harness's window, as the harness takes the server's:
+    from the load generator's "run phase" line (in the newest ``results/loadgen-*.log``
+    written since ``since``: run.sh keeps its stderr there) to ``seconds`` later, joins
+    and teardown left out; and the longest disk stall its latency monitor saw."""
 
-    def __init__(self, pid: int, since: float) -> None:
+    def __init__(self, redis: SpawnedRedis, since: float, seconds: float) -> None:
         super().__init__(daemon=True)
-        self.pid = pid
+        assert redis.process is not None
+        self.pid = redis.process.pid
         self.since = since
+        self.seconds = seconds
         self.stop = threading.Event()
-        self.samples: list[tuple[float, float]] = []
+        self.spent: float | None = None
+        self.total = tree_cpu_seconds(self.pid)
+        self.monitor = sync_redis.Redis.from_url(redis.url, decode_responses=True)
+        self.monitor.config_set("latency-monitor-threshold", 1)
+        self.monitor.latency_reset()
         self.start()
 
     def _in_run_phase(self) -> bool:
-        logs = [p for p in (harness() / "results").glob("loadgen-*.log")]
-        fresh = [p for p in logs if p.stat().st_mtime >= self.since]
-        return any("run phase" in p.read_text(errors="replace") for p in fresh)
+        fresh = [
+            p
+            for p in (harness() / "results").glob("loadgen-*.log")
+            if p.stat().st_mtime >= self.since
+        ]
+        return any(RUN_PHASE in p.read_bytes() for p in fresh)
 
     def run(self) -> None:
-        while not self.stop.is_set() and not self._in_run_phase():
-            self.stop.wait(0.02)
-        while not self.stop.is_set():
-            self.samples.append((time.monotonic(), tree_cpu_seconds(self.pid)))
-            self.stop.wait(0.02)
+        while not self._in_run_phase():
+            if self.stop.wait(0.02):
+                return
+        start = tree_cpu_seconds(self.pid)
+        if not self.stop.wait(self.seconds):  # the harness ended first: no window
+            self.spent = tree_cpu_seconds(self.pid) - start
 
-    def spent(self, window_s: float) -> float | None:
-        """CPU seconds from the first sample to ``window_s`` after it (the sample at or
-        after that moment), or None if the run phase was never seen."""
-        if not self.samples:
-            return None
-        start, cpu0 = self.samples[0]
-        ends = [cpu for at, cpu in self.samples if at >= start + window_s]
-        return (ends[0] if ends else self.samples[-1][1]) - cpu0
+    def finish(self) -> dict[str, Any]:
+        """Once the harness has ended: ``redis_cpu_s`` (if its window was seen),
+        ``redis_cpu_total_s`` (the whole run) and ``redis_disk_stall_ms``."""
+        self.stop.set()
+        self.join()
+        stalls = [int(e[3]) for e in self.monitor.latency_latest() if str(e[0]).startswith("aof")]
+        self.monitor.close()
+        figures: dict[str, Any] = {
+            "redis_cpu_total_s": round(tree_cpu_seconds(self.pid) - self.total, 3),
+            "redis_disk_stall_ms": max(stalls, default=0),
+        }
+        if self.spent is not None:
+            figures["redis_cpu_s"] = round(self.spent, 3)
+        return figures
 
 
 def first(redis: SpawnedRedis) -> None:

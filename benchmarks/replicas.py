@@ -38,7 +38,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from common import REDIS_ARGS, commit, harness, machine, record
+from common import REDIS_ARGS, RUN_PHASE, commit, harness, machine, record
 
 from clients.compose import Shape, compose_shape, nginx_binary
 from clients.spawn import SpawnedRedis
@@ -46,13 +46,11 @@ from clients.stats import tree_cpu_seconds, tree_rss_mib
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "deploy" / "nginx.conf"
-RUN_PHASE = b"run phase:"
-"""loadgen.js's stderr line when its measured window starts."""
 
 
 def cpu(shape: Shape) -> dict[str, Any]:
     """CPU seconds so far of every process of the shape."""
-    assert shape.redis.process is not None
+    assert isinstance(shape.redis, SpawnedRedis) and shape.redis.process is not None
     return {
         "replicas": [tree_cpu_seconds(r.pid) for r in shape.replicas],
         "redis": tree_cpu_seconds(shape.redis.process.pid),
