@@ -453,9 +453,9 @@ class RedisStore:
         calls: list[tuple[list[str], list[Any]]] = []
         members: list[Sequence[int]] = []
         if not self.cluster:
-            members = [range(at, min(at + BATCH, len(batch))) for at in range(0, len(batch), BATCH)]
-            for at in members:
-                items = _pack_raw([_item(*batch[i]) for i in at])
+            members.extend(self.writers.spans(len(batch)))
+            for span in members:
+                items = _pack_raw([_item(*batch[i]) for i in span])
                 calls.append(([], [items, self.token_ttl, 0, self._rooms]))
             answers = await self.writers.run(scripts.APPEND_IDS, calls, wait=True)
         else:
@@ -535,9 +535,8 @@ class RedisStore:
             ]
             answers = await self.writers.run(scripts.RENEW, calls, redirect_for=REDIRECT_FOR)
         else:
-            starts = range(0, len(leases), BATCH)
-            groups = [range(at, min(at + BATCH, len(leases))) for at in starts]
-            packed = [msgpack.packb(leases[at : at + BATCH]) for at in starts]
+            groups = self.writers.spans(len(leases))
+            packed = [_pack(leases[span.start : span.stop]) for span in groups]
             calls = [([], [self.lease_ms, pairs, self._rooms]) for pairs in packed]
             answers = await self.writers.run(scripts.RENEW_IDS, calls)
         failed = [a for a in answers if isinstance(a, BaseException)]
@@ -556,8 +555,8 @@ class RedisStore:
         """The lease token of each room (None: nobody owns it), in one round trip per
         ``BATCH`` rooms (per master on a cluster)."""
         found: list[str | None] = []
-        for start in range(0, len(room_ids), BATCH):
-            keys = [self.key(room_id, "lease") for room_id in room_ids[start : start + BATCH]]
+        for span in self.writers.spans(len(room_ids)):
+            keys = [self.key(room_id, "lease") for room_id in room_ids[span.start : span.stop]]
             with _unavailable():
                 tokens = await self._mget(keys)
             found += [token.decode() if token else None for token in tokens]

@@ -71,6 +71,12 @@ class Writers:
         connection is dropped and the calls fail."""
         self._refreshed = -REFRESH
 
+    @staticmethod
+    def spans(count: int) -> list[range]:
+        """Positions ``0 .. count - 1`` in groups of at most :data:`BATCH`: a call each, on
+        a single Redis (where every key is in one slot)."""
+        return [range(at, min(at + BATCH, count)) for at in range(0, count, BATCH)]
+
     def by_slot(self, keys: Sequence[str]) -> list[list[int]]:
         """The positions of ``keys`` in groups that go in one call each: one slot's (on a
         cluster), at most :data:`BATCH` of them."""
