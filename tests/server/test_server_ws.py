@@ -223,6 +223,8 @@ async def test_a_client_too_far_behind_gets_a_snapshot(server: Running, settings
     await raw.ws.close()
     summary = await bots.run(server.url, "sintra", 0, 2, room_id=room_id, invite=INVITES[room_id])
     assert summary.ok
+    async with RoomClient(server.ws, room_id, None) as watcher:  # the bots' leaving logged
+        await watcher.wait_for(lambda doc: not any(p["connected"] for p in doc["presence"]))
     late = await Raw.open(server, room_id)
     await late.join(None, since=2)
     frame = await late.recv()
