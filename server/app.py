@@ -47,7 +47,7 @@ from server.requests import engine_info, engines_of, idempotency_key, present
 from server.settings import Settings
 from server.store import MemoryStore, Store, StoreUnavailable
 from server.tasks import finish
-from server.transport import KeepServerSend
+from server.transport import CUT_OFF, KeepServerSend
 
 if TYPE_CHECKING:
     from server.store.redis import RedisStore
@@ -93,7 +93,8 @@ async def _body(request: Request) -> dict[str, Any]:
 class ApiFaults:
     """ASGI middleware: an exception no handler turned into an answer becomes a
     logged ``500 {"error": {"code": "internal"}}``, never a plain-text page; a request
-    whose client left before its body was in is one line, ``request abandoned``."""
+    whose client left before its body was in is one line, ``request abandoned`` (one
+    the server cut off is the transport's ``request cut off`` line alone)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -112,7 +113,8 @@ class ApiFaults:
         try:
             await self.app(scope, receive, tracked)
         except ClientDisconnect:  # the client left, or sent no body within body_timeout
-            log.info("request abandoned", extra=fields(path=scope.get("path")))
+            if "reason" not in scope.get(CUT_OFF, {}):
+                log.info("request abandoned", extra=fields(path=scope.get("path")))
         except Exception:
             log.exception("request failed", extra=fields(path=scope.get("path")))
             if started:

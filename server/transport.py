@@ -63,6 +63,11 @@ def _response(status: bytes) -> bytes:
     return b"HTTP/1.1 " + status + b"\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
 
+CUT_OFF = "tablewire.cut_off"
+"""The scope key of a request's note from the transport: a dict that gets the ``reason``
+if the transport cuts the request off (its body deadline), so that the request's own
+handling (:class:`server.app.ApiFaults`) does not log the same end a second time."""
+
 REQUEST_TIMEOUT = _response(b"408 Request Timeout")
 HEADERS_TOO_LARGE = _response(b"431 Request Header Fields Too Large")
 
@@ -76,6 +81,8 @@ class GuardedHttp(HttpToolsProtocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._header_bytes: int | None = None
         """Bytes of the request line and headers so far; None once they are complete."""
+        self._note: dict[str, str] = {}
+        """The request's :data:`CUT_OFF` note (in its scope)."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -115,6 +122,8 @@ class GuardedHttp(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._disarm()
         self._header_bytes = None
+        self._note = {}
+        cast(dict[str, Any], self.scope)[CUT_OFF] = self._note  # before the app sees it
         super().on_headers_complete()
         if not (self.parser.should_upgrade() and self._should_upgrade()):
             self._arm(self.settings.body_timeout, self._body_timed_out)
@@ -156,15 +165,18 @@ class GuardedHttp(HttpToolsProtocol):
 
     def _body_timed_out(self) -> None:
         self._deadline = None
-        self._cut_off(Cutoff.BODY_TIMEOUT)
+        self._note["reason"] = Cutoff.BODY_TIMEOUT.value
+        self._cut_off(Cutoff.BODY_TIMEOUT, self.scope.get("path"))
         self.transport.abort()
 
-    def _cut_off(self, why: Cutoff) -> None:
-        """Count and log (one ``info`` line) a request the server gives up on."""
+    def _cut_off(self, why: Cutoff, path: str | None = None) -> None:
+        """Count and log (one ``info`` line) a request the server gives up on; ``path``
+        once its headers are in."""
         HTTP_CUTOFFS.labels(why).inc()
         peer = self.transport.get_extra_info("peername")
         client = str(peer[0]) if isinstance(peer, tuple) and peer else None
-        log.info("request cut off", extra=fields(reason=why.value, peer=client))
+        where = {"path": path} if path is not None else {}
+        log.info("request cut off", extra=fields(reason=why.value, peer=client, **where))
 
 
 def guarded(settings: Settings) -> type[GuardedHttp]:
