@@ -280,13 +280,14 @@ async def link_rematch(room: Room, room_id: str) -> str:
 
 async def presence(room: Room, seat: int) -> None:
     """Log ``seat``'s presence if it changed, within the seat's budget
-    (:func:`_presence_allowed`) and while the log has room (``max_moves``)."""
+    (:func:`_presence_allowed`) and while the log has room (``max_moves``); an
+    expelled player's too: the zombie plays the seat, the player may still watch."""
     here = is_here(room, seat)
     table = room.table
     if (
         here is None
         or room.record.names[seat] is None
-        or table.bots[seat] is not None
+        or table.bots[seat] not in (None, robots.ZOMBIE)
         or here == table.connected[seat]
         or room.version >= room.settings.max_moves
         or not _presence_allowed(room, seat)

@@ -445,6 +445,29 @@ async def test_expel_after_n_timeouts_the_bot_keeps_the_seat(
     assert len(expelled) == 1 and expelled[0]["text"].startswith("bo timed out too often")
 
 
+async def test_an_expelled_players_presence_still_shows(lobby: Lobby, timers: ManualTimers) -> None:
+    """The zombie holds the seat, but whether its player is at the table is still
+    the document's (protocol.md 5: a connection of the seat is open now)."""
+    room = await new_room(lobby, "sintra", 2, clock="move:10", expel_after=1)
+    ana, bo = await seated(lobby, room, ["ana", "bo"])
+    rnd = random.Random(4)
+    assert room.state is not None
+    while room.table.bots[1] is None:
+        if 0 in room.engine.to_act(room.state):
+            await ana.play(rnd)
+        else:
+            await run(timers, room, 10)
+    for here in (False, True, False):
+        if here:
+            await bo.join()
+        else:
+            bo.leave()
+        await run(timers, room, 0)
+        presence = room.table.presence_doc()[1]
+        assert (presence["connected"], presence["away_since"]) == (here, None)
+        assert presence["bot"] == "zombie"
+
+
 async def test_rematch_opens_one_linked_room_and_gives_tokens_only_to_seat_holders(
     lobby: Lobby, timers: ManualTimers
 ) -> None:
