@@ -90,7 +90,9 @@ def _map_length(frame: bytes) -> int:
 
 
 def _check(value: Any, max_depth: int) -> None:
-    """Refuse extension values (msgpack decodes the timestamp type itself) and deep nesting.
+    """Refuse extension values (msgpack decodes the timestamp type itself), map keys
+    that are not strings (msgpack's ``strict_map_key`` lets bin keys through) and
+    deep nesting.
 
     The frame's value is depth 1. Recursive, but never past ``max_depth`` calls
     deep: a container deeper than that is refused before it is entered, so a
@@ -107,6 +109,8 @@ def _check_inside(container: Any, depth: int, max_depth: int) -> None:
     """:func:`_check` for the values in a map or array at ``depth``."""
     if depth > max_depth:
         raise ProtocolError(Code.MALFORMED_FRAME, f"nested deeper than {max_depth} levels")
+    if type(container) is dict and not all(type(key) is str for key in container):
+        raise ProtocolError(Code.MALFORMED_FRAME, "map keys must be strings (not bin)")
     for child in container.values() if type(container) is dict else container:
         kind = type(child)
         if kind is dict or kind is list:

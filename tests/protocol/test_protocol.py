@@ -39,6 +39,7 @@ def code_of(frame: bytes, max_size: int = 1024) -> Code:
         (packed({"t": "ping"}) + b"\x00", Code.MALFORMED_FRAME),  # trailing bytes
         (msgpack.packb(msgpack.ExtType(1, b"x")), Code.MALFORMED_FRAME),
         (packed({1: "int key"}), Code.MALFORMED_FRAME),
+        (packed({b"t": "ping"}), Code.MALFORMED_FRAME),  # a bin key is no string
         (b"\x82\xa1t\xa4ping\xa1t\xa6intent", Code.MALFORMED_FRAME),  # "t" twice
         (b"\x83\xa1t\xa6intent\xa2id\x09\xa1t\xa4ping", Code.MALFORMED_FRAME),
         (b"\xde\x00\x02\xa1t\xa4ping\xa1t\xa4ping", Code.MALFORMED_FRAME),  # map 16
@@ -185,11 +186,15 @@ def with_raw(message: dict[str, Any], marker: str, raw: bytes) -> bytes:
         (with_raw({"t": "intent", "id": 7, "action": {"k": "EXT"}}, "EXT", FIXEXT_RESERVED), 7),
         (packed({"t": "intent", "id": 7, "action": {msgpack.ExtType(5, b"x"): 1}}), 7),
         (packed({"t": "intent", "id": 7, "action": {"type": "reset", 1: 2}}), 7),
+        (packed({"t": "intent", "id": 7, "action": {b"type": "reset"}}), 7),
         (bad_utf8({"t": "intent", "id": 7, "action": {"type": "\u00a7"}}), 7),
         (packed({"t": "intent", "id": 7, "action": {"type": "reset"}}) + b"\x00", 7),
         (packed({"t": "intent", "id": 1.5, "action": {"type": msgpack.ExtType(5, b"")}}), 1.5),
     ],
-    ids=["ext", "timestamp", "reserved-ext", "ext-key", "int-key", "utf8", "trailing", "bad-id"],
+    ids=[
+        *["ext", "timestamp", "reserved-ext", "ext-key", "int-key", "bin-key", "utf8"],
+        *["trailing", "bad-id"],
+    ],
 )
 def test_an_intent_refused_for_its_bytes_carries_its_id(frame: bytes, intent_id: Any) -> None:
     exc = refused(frame)
@@ -211,6 +216,8 @@ def test_an_intent_id_that_is_not_utf8_is_not_echoed() -> None:
         (packed({"t": "ping", "data": nested(MAX_DEPTH)}), "ping", Code.MALFORMED_FRAME),
         (packed({"t": "ping", "data": msgpack.ExtType(5, b"x")}), "ping", Code.MALFORMED_FRAME),
         (packed({"t": "ping", "data": {1: 2}}), "ping", Code.MALFORMED_FRAME),
+        (packed({"t": "ping", "data": {b"k": 2}}), "ping", Code.MALFORMED_FRAME),
+        (packed({"t": "ping", b"k": 2}), "ping", Code.MALFORMED_FRAME),
         (bad_utf8({"t": "ping", "data": "\u00a7"}), "ping", Code.MALFORMED_FRAME),
         (packed({"t": "ping", "data": 1}) + b"\x00", "ping", Code.MALFORMED_FRAME),
         (packed({"t": "legal", "x": msgpack.ExtType(5, b"x")}), "legal", Code.MALFORMED_FRAME),
@@ -218,7 +225,9 @@ def test_an_intent_id_that_is_not_utf8_is_not_echoed() -> None:
         (packed({"t": "say", "text": msgpack.ExtType(5, b"x")}), "say", Code.MALFORMED_FRAME),
     ],
     ids=[
-        *["since-str", "since-negative", "deep", "ext", "int-key", "utf8", "trailing"],
+        *["since-str", "since-negative", "deep", "ext", "int-key", "bin-key", "bin-key-top"],
+        "utf8",
+        "trailing",
         *["legal", "resync-deep", "say"],
     ],
 )
