@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from starlette.datastructures import Headers
+
 from engines import ENGINES, GAMES, Engine
 from engines.base import OptionError, resolve_options
 from protocol.text import MAX_MARKS, Flaw, flaw, typed
@@ -118,19 +120,21 @@ def player_name(body: Mapping[str, Any]) -> str | None:
     return name
 
 
-def idempotency_key(headers: Mapping[str, str]) -> str | None:
+def idempotency_key(headers: Headers) -> str | None:
     """The ``Idempotency-Key`` header (bare, or quoted as a structured-field string),
-    or None without one: 16-128 characters of ``A-Z a-z 0-9 - _ . :``."""
-    key = headers.get("idempotency-key")
-    if key is None:
+    or None without one: 16-128 characters of ``A-Z a-z 0-9 - _ . :``. Two of them
+    are refused: a repeat sent with either one alone could take a second seat."""
+    keys = headers.getlist("idempotency-key")
+    if not keys:
         return None
+    key = keys[0]
     if len(key) >= 2 and key[0] == key[-1] == '"':
         key = key[1:-1]
-    if not ids.REQUEST_KEY.fullmatch(key):
+    if len(keys) > 1 or not ids.REQUEST_KEY.fullmatch(key):
         raise ApiError(
             400,
             "bad_idempotency_key",
-            "Idempotency-Key must be 16-128 characters of A-Z a-z 0-9 - _ . : "
+            "Idempotency-Key must be one header of 16-128 characters of A-Z a-z 0-9 - _ . : "
             "(draw it at random: it stands for the seat it takes)",
         )
     return key

@@ -76,6 +76,20 @@ async def test_a_malformed_key_is_refused_and_takes_nothing(
     assert len((await http.get("/api/rooms")).json()) == 1, "quick play opened no room"
 
 
+async def test_two_keys_in_one_request_are_refused_and_take_nothing(
+    http: httpx.AsyncClient,
+) -> None:
+    """Which of two keys names the request? Neither: a repeat sent with either one
+    alone could take a second seat."""
+    room = await _room(http)
+    path = f"/api/rooms/{room['id']}/seats"
+    for second in ("another-key-0000000002", "bad"):
+        two = [("Idempotency-Key", KEY), ("Idempotency-Key", second)]
+        refused = await http.post(path, json={}, headers=two)
+        assert (refused.status_code, error_code(refused)) == (400, "bad_idempotency_key")
+    assert (await http.get(f"/api/rooms/{room['id']}")).json()["taken"] == 0
+
+
 async def test_a_repeated_bots_request_takes_no_more_seats(http: httpx.AsyncClient) -> None:
     room = await _room(http, seats=3)
     path = f"/api/rooms/{room['id']}/bots"
