@@ -101,7 +101,7 @@ HELP: Final[dict[str, tuple[str, str]]] = {
 """Each room option's values and what it does, for people (``tablewire games``)."""
 
 _CLOCK_TEXT: Final = re.compile(
-    r"^(none|move:(\d+(?:\.\d+)?)|fischer:(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?))$"
+    r"^(none|move:([0-9]+(?:\.[0-9]+)?)|fischer:([0-9]+(?:\.[0-9]+)?)\+([0-9]+(?:\.[0-9]+)?))$"
 )
 
 

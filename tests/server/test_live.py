@@ -64,6 +64,8 @@ def test_room_options_are_split_from_engine_options_and_checked() -> None:
         ({"clock": "move:2"}, "bad_clock"),
         ({"clock": "fischer:5+1"}, "bad_clock"),
         ({"clock": "blitz"}, "bad_clock"),
+        ({"clock": "move:\uff11\uff10"}, "bad_clock"),  # fullwidth digits: not "move:10"
+        ({"clock": "fischer:\u0663\u0660\u0660+5"}, "bad_clock"),  # Arabic-Indic 300
         ({"clock": {"kind": "move", "seconds": "30"}}, "bad_clock"),
         ({"bot_delay": 31}, "bad_bot_delay"),
         ({"grace": -1}, "bad_grace"),
