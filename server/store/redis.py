@@ -81,7 +81,14 @@ from server.store.base import (
     key_room,
 )
 from server.store.batch import GroupCommit, Outcome, Settle, settle_future
-from server.store.writers import BATCH, REDIRECT_FOR, REDIRECT_PAUSE, Redirected, Writers
+from server.store.writers import (
+    BATCH,
+    REDIRECT_FOR,
+    REDIRECT_PAUSE,
+    Redirected,
+    Writers,
+    why,
+)
 
 Append = tuple[str, int, LogEntry, str, "tuple[str, int] | None"]
 """One queued append: room id, version, entry, lease token, and the seat token (hash,
@@ -112,7 +119,7 @@ def _unavailable() -> Iterator[None]:
     try:
         yield
     except REDIS_DOWN as exc:
-        raise StoreUnavailable(f"redis: {exc}") from exc
+        raise StoreUnavailable(why(exc)) from exc
 
 
 class RedisRefused(ValueError):

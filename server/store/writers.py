@@ -57,6 +57,12 @@ Answer = Any | BaseException
 """A call's reply, or why it has none (the call wrote nothing, or its fate is unknown)."""
 
 
+def why(exc: BaseException) -> str:
+    """What a failed call to Redis says to a client or operator (``store_unavailable``,
+    ``/readyz``): the error's words, or its kind when it has none (a timeout)."""
+    return f"redis: {str(exc) or type(exc).__name__}"
+
+
 class Writers:
     """Calls of scripts over many slots; ``wait_ms``: after each master's appends,
     ``WAIT 1 wait_ms`` (None: acknowledged once the master has them)."""
@@ -243,7 +249,7 @@ class Writers:
                 await asyncio.shield(self._drop(connection))
                 if not isinstance(exc, Exception):
                     raise
-                return [StoreUnavailable(f"redis: {exc}")] * len(commands)
+                return [StoreUnavailable(why(exc))] * len(commands)
         return replies
 
     async def _send(

@@ -105,7 +105,8 @@ async def test_ready_while_redis_answers_and_503_while_it_does_not(
         ready = await http.get("/readyz")
         assert ready.status_code == 503
         assert ready.json()["ok"] is False
-        assert ready.json()["store"].startswith("unavailable: redis")
+        assert ready.json()["store"].startswith("unavailable: redis: ")
+        assert ready.json()["store"] != "unavailable: redis: ", "it says why"
         assert ready.headers["retry-after"] == "1"
         health = await http.get("/healthz")
         assert health.status_code == 200 and health.json()["ok"] is True
