@@ -186,7 +186,9 @@ def decode(
     except msgpack.ExtraData:
         raise _refused(_lenient(frame), "trailing bytes after the msgpack value") from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        raise _refused(_lenient(frame), f"not valid msgpack: {exc}") from None
+        raise _refused(
+            _lenient(frame), f"not valid msgpack: {str(exc) or type(exc).__name__}"
+        ) from None
     try:
         _check(value, max_depth)
     except ProtocolError as exc:

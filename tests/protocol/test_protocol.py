@@ -202,6 +202,14 @@ def test_an_intent_refused_for_its_bytes_carries_its_id(frame: bytes, intent_id:
     assert type(exc.intent_id) is type(intent_id)
 
 
+@pytest.mark.parametrize("frame", [b"\xc1", b"", b"\x92\x01"])
+def test_a_malformed_frame_says_why(frame: bytes) -> None:
+    """msgpack words some failures with nothing (0xc1, a byte no value starts with):
+    the message still names one."""
+    message = refused(frame).message
+    assert message.startswith("not valid msgpack: ") and message != "not valid msgpack: "
+
+
 def test_an_intent_id_that_is_not_utf8_is_not_echoed() -> None:
     """It could not be sent back as the client sent it: the frame gets an error."""
     exc = refused(bad_utf8({"t": "intent", "id": "\u00a7", "action": {"type": "reset"}}))
