@@ -145,15 +145,22 @@ def _refused(value: Any, message: str) -> ProtocolError:
     return ProtocolError(Code.MALFORMED_FRAME, message)
 
 
+def _hashable(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """A map's pairs but those whose key is an array or a map (no Python dict can hold
+    them), for :func:`_lenient`: the frame's ``t`` and ``id`` are still found."""
+    return {key: value for key, value in pairs if not isinstance(key, list | dict)}
+
+
 def _lenient(frame: bytes) -> Any:
     """``frame`` decoded as far as msgpack can, for :func:`_refused` only (a refusal's
-    path): any map keys, strings that are not UTF-8 (surrogate escapes), no trailing
-    bytes; None if it is no msgpack even so."""
+    path): any map keys (those that are arrays or maps dropped), strings that are not
+    UTF-8 (surrogate escapes), no trailing bytes; None if it is no msgpack even so."""
     try:
         return msgpack.unpackb(
             frame,
             raw=False,
             strict_map_key=False,
+            object_pairs_hook=_hashable,
             ext_hook=_extension,
             unicode_errors="surrogateescape",
         )
