@@ -167,7 +167,33 @@ def _lenient(frame: bytes) -> Any:
     except msgpack.ExtraData as exc:
         return exc.unpacked  # type: ignore[attr-defined]  # (msgpack-types leaves it out)
     except (ValueError, TypeError, msgpack.UnpackException):
-        return None
+        return _leading(frame)
+
+
+def _leading(frame: bytes) -> dict[Any, Any] | None:
+    """The ``t`` and ``id`` of a frame msgpack cannot read whole (cut short, or nested
+    past msgpack's own stack, some thousand levels), read pair by pair from the
+    frame's map up to the first value that fails; None if it is no map."""
+    unpacker = msgpack.Unpacker(
+        raw=False,
+        strict_map_key=False,
+        object_pairs_hook=_hashable,
+        ext_hook=_extension,
+        unicode_errors="surrogateescape",
+        max_buffer_size=max(len(frame), 1),
+    )
+    unpacker.feed(frame)
+    found: dict[Any, Any] = {}
+    try:
+        for _ in range(unpacker.read_map_header()):
+            key = unpacker.unpack()
+            if isinstance(key, str) and key in ("t", "id"):
+                found[key] = unpacker.unpack()
+            else:
+                unpacker.skip()
+    except (ValueError, TypeError, msgpack.UnpackException):
+        pass
+    return found or None
 
 
 def decode(

@@ -189,13 +189,15 @@ def with_raw(message: dict[str, Any], marker: str, raw: bytes) -> bytes:
         (packed({"t": "intent", "id": 7, "action": {b"type": "reset"}}), 7),
         (b"\x83\xa1t\xa6intent\xa2id\x07\xa6action\x81\x91\x01\x02", 7),  # {[1]: 2}
         (b"\x83\xa1t\xa6intent\xa2id\x07\xa6action\x81\x80\x02", 7),  # {{}: 2}
+        (b"\x83\xa1t\xa6intent\xa2id\x07\xa6action" + b"\x91" * 2000 + b"\x00", 7),
+        (b"\x83\xa1t\xa6intent\xa2id\x07\xa6action\x81", 7),  # cut short
         (bad_utf8({"t": "intent", "id": 7, "action": {"type": "\u00a7"}}), 7),
         (packed({"t": "intent", "id": 7, "action": {"type": "reset"}}) + b"\x00", 7),
         (packed({"t": "intent", "id": 1.5, "action": {"type": msgpack.ExtType(5, b"")}}), 1.5),
     ],
     ids=[
         *["ext", "timestamp", "reserved-ext", "ext-key", "int-key", "bin-key", "array-key"],
-        *["map-key", "utf8", "trailing", "bad-id"],
+        *["map-key", "past-msgpack-stack", "cut-short", "utf8", "trailing", "bad-id"],
     ],
 )
 def test_an_intent_refused_for_its_bytes_carries_its_id(frame: bytes, intent_id: Any) -> None:
@@ -229,6 +231,7 @@ def test_an_intent_id_that_is_not_utf8_is_not_echoed() -> None:
         (packed({"t": "ping", "data": {b"k": 2}}), "ping", Code.MALFORMED_FRAME),
         (packed({"t": "ping", b"k": 2}), "ping", Code.MALFORMED_FRAME),
         (b"\x82\xa1t\xa4ping\x91\x01\x02", "ping", Code.MALFORMED_FRAME),  # {[1]: 2}
+        (b"\x82\xa1t\xa4ping\xa4data" + b"\x91" * 2000 + b"\x00", "ping", Code.MALFORMED_FRAME),
         (bad_utf8({"t": "ping", "data": "\u00a7"}), "ping", Code.MALFORMED_FRAME),
         (packed({"t": "ping", "data": 1}) + b"\x00", "ping", Code.MALFORMED_FRAME),
         (packed({"t": "legal", "x": msgpack.ExtType(5, b"x")}), "legal", Code.MALFORMED_FRAME),
@@ -238,6 +241,7 @@ def test_an_intent_id_that_is_not_utf8_is_not_echoed() -> None:
     ids=[
         *["since-str", "since-negative", "deep", "ext", "int-key", "bin-key", "bin-key-top"],
         "array-key",
+        "past-msgpack-stack",
         "utf8",
         "trailing",
         *["legal", "resync-deep", "say"],
