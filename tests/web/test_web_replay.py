@@ -111,3 +111,21 @@ def test_a_file_that_is_not_a_record_is_refused_in_words(
         bad.write_text(content)
         watched.page.locator("#record-file").set_input_files(str(bad))
         expect(watched.page.get_by_role("alert")).to_contain_text(said)
+
+
+def test_the_replay_of_a_room_that_does_not_exist_says_so_in_words(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    watched = open_page(PHONE)
+    watched.page.goto(f"{served.url}/rooms/gone1234/replay")
+    said = watched.page.locator("section.card")
+    expect(said.get_by_role("heading")).to_have_text("No game to show")
+    text = said.inner_text()
+    assert "This room does not exist (any more)" in text, text
+    assert "no_such_room" not in text and "404" not in text, text
+    # Chromium itself logs the refused request; the page handled it.
+    assert watched.errors == [
+        "console: Failed to load resource: the server responded with a status of 404 "
+        f"(Not Found) ({served.url}/api/rooms/gone1234/record?views=1)"
+    ]
+    watched.errors.clear()

@@ -141,6 +141,8 @@ const SAID = {
       error.retryAfter ? ` (about ${Math.ceil(error.retryAfter)} s)` : ""}: try again later.`,
   room_full: () => "Every seat of this room is taken.",
   game_over: () => "This game is over.",
+  no_such_room: () =>
+    "This room does not exist (any more): finished rooms are removed after a while, and rooms nobody filled after an hour.",
   // A move refused (a `reject`): the protocol's codes, and the engines' most general ones.
   not_your_turn: () => "It is not your turn now: the game moved on before your move arrived.",
   not_started: () => "The game has not started yet: it starts once every seat is taken.",
