@@ -225,14 +225,16 @@ def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
     open_page: Callable[..., Watched], served: Served
 ) -> None:
     """The in-memory store forgets its rooms when the server restarts: the page says
-    that the game cannot go on and why, and offers no move. (Last in this module: the
-    restart forgets every room of the module's server.)"""
+    that the game cannot go on and why, and offers no move, nor help for the step it
+    was at. (Last in this module: the restart forgets every room of the module's
+    server.)"""
     reservation = served.room_with_bots("sintra", seats=2, bots=1)
     player = open_page()
     player.hold_seat(reservation)
     player.open_room(reservation["room"])
     player.page.wait_for_selector(".moves button")
     player.wait_loaded()
+    assert player.page.locator(".o-asked .o-help").count() == 1, "help for the step to play"
     served.restart()
     player.page.wait_for_function("() => globalThis.tablewireRoom.state === 'closed'")
     alert = player.page.locator(".banner.bad").inner_text()
@@ -240,6 +242,7 @@ def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
     assert "in memory only" in alert and "Back to the lobby" in alert
     asked = player.page.locator(".o-asked").inner_text()
     assert "cannot go on here" in asked and "Your turn" not in asked
+    assert "On your turn" not in asked, "no help for a turn that cannot be played"
     assert player.page.locator(".moves button").count() == 0
     seats = player.page.locator(".o-seats").inner_text()
     assert "online" not in seats and "not known while disconnected" in seats

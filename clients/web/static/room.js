@@ -507,7 +507,7 @@ function Room({ conn, held, notice }) {
                     myTurn ? " Choose a move again." : ""}</p>`
                 : null}
               ${confirmBar}
-              <${StepHelp} help=${help} doc=${doc} seat=${mySeat} rules=${rules} />
+              <${StepHelp} help=${help} doc=${doc} seat=${myTurn ? mySeat : null} rules=${rules} />
               ${bots && open && info.owned === false && mySeat !== null
                 ? html`<${OfferBots} roomId=${roomId} doc=${doc} mySeat=${mySeat} credential=${bots} game=${game} />`
                 : null}
