@@ -10,10 +10,11 @@
 //
 // Moves: a plot, a hand card, a market card, the deck or a company's button makes the
 // move its legal entry says. A plot or card with several moves (a level card's targets,
-// a founding's free warehouses) is selected first; its moves then show beside the map,
-// and the other spots sharing one of them become that move.
+// a founding's free warehouses) is selected first; its moves then show under the map or
+// under your hand, brought into view, and the other spots sharing one of them become
+// that move.
 
-import { html, useEffect, useMemo, useState } from "/static/common.js";
+import { html, useEffect, useMemo, useRef, useState } from "/static/common.js";
 
 const DATA = await fetch(new URL("./board.json", import.meta.url)).then((answer) => {
   if (!answer.ok) throw new Error(`board.json: HTTP ${answer.status}`);
@@ -254,12 +255,26 @@ function MapView({ doc, geo, spots, selected, select, send, busy, mine }) {
   </div>`;
 }
 
+/** Scroll `element` into view by the shortest way: smoothly, or at once for a player who
+ * asks for reduced motion. */
+function bringIntoView(element) {
+  const still = globalThis.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  element.scrollIntoView({ block: "nearest", behavior: still ? "instant" : "smooth" });
+}
+
+/** The moves of the selected plot or card, brought into view as they appear: on a phone
+ * a card of your hand is near the bottom of the screen, and its moves come under it. */
 function Choices({ selected, spots, send, busy, select, kind }) {
-  if (!selected || !selected.startsWith(`${kind}:`) || !spots.has(selected)) return null;
+  const box = useRef(null);
+  const shown = !!selected && selected.startsWith(`${kind}:`) && spots.has(selected);
+  useEffect(() => {
+    if (shown && box.current) bringIntoView(box.current);
+  }, [shown, selected]);
+  if (!shown) return null;
   const id = selected.split(":")[1];
   const first = spots.get(selected)[0].label.split(STEP)[0];
   const title = kind === "plot" ? `Plot ${id}` : `${first[0].toUpperCase()}${first.slice(1)} (or click a plot on the map)`;
-  return html`<div class="ch-choices" role="group" aria-label=${`${title}: choose a move`}>
+  return html`<div class="ch-choices" ref=${box} role="group" aria-label=${`${title}: choose a move`}>
     <strong>${title}: choose</strong>
     ${spots.get(selected).map((entry) => html`<button type="button" data-move="" aria-label=${entry.label}
       title=${entry.label} disabled=${busy} onClick=${() => send(entry.action)}>${lastStep(entry.label)}</button>`)}

@@ -1,0 +1,66 @@
+"""Chartered on a phone, in real Chromium: a level card of your hand with several
+targets is a move of two taps, the card then the target; after the first tap the
+targets come into view (the card sits near the bottom of the screen and its moves
+appear under it), smoothly or, for a player who asks for reduced motion, at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+import pytest
+from browser import PHONE, Served, Watched
+
+# Plays this page's seat until a level card in its hand has several targets: found
+# companies (their plots are height-1 targets), buy the market's level cards, else the
+# first legal move. False if the game ended first.
+UNTIL_A_LEVEL_CARD_CHOICE = """async () => {
+  const room = globalThis.tablewireRoom;
+  const card = (id) => (room.doc.game.hand || []).find((c) => c.id === id);
+  for (;;) {
+    if (room.doc.status === "finished") return false;
+    if (!room.myTurn) {
+      await new Promise((done) => { const off = room.on("doc", () => { off(); done(); }); });
+      continue;
+    }
+    const moves = await room.legal();
+    const level = moves.filter(({ action }) =>
+      action.type === "build" && card(action.card) && card(action.card).kind === "level");
+    if (level.length >= 2) return true;
+    const market = room.doc.game.market;
+    const held = (room.doc.game.hand || []).some((c) => c.kind === "level");
+    const pick = (!held && moves.find(({ action }) => action.type === "buy"
+        && action.from !== "deck" && market[action.from].kind === "level"))
+      || moves.find(({ action }) => action.type === "build")
+      || moves[0];
+    await room.send(pick.action);
+  }
+}"""
+# Whether the first move of the shown choices lies wholly inside the window.
+FIRST_CHOICE_IN_VIEW = """() => {
+  const first = document.querySelector(".ch-choices button[data-move]");
+  if (!first) return false;
+  const box = first.getBoundingClientRect();
+  return box.top >= 0 && box.bottom <= innerHeight && box.left >= 0 && box.right <= innerWidth;
+}"""
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_on_a_phone_a_level_cards_targets_come_into_view_after_the_tap(
+    served: Served, open_page: Callable[..., Watched], motion: Literal["no-preference", "reduce"]
+) -> None:
+    watched = open_page(PHONE)
+    page = watched.page
+    page.emulate_media(reduced_motion=motion)
+    watched.sit(served.room_with_bots("chartered", seats=2, bots=1))
+    watched.wait_drawn()
+    assert page.evaluate(UNTIL_A_LEVEL_CARD_CHOICE), "a level card with several targets"
+    card = page.locator(".ch-hand .ch-choose").first
+    card.wait_for()
+    # A player scrolls down to their hand: the card at the bottom of the screen.
+    card.evaluate("(el) => el.scrollIntoView({block: 'end', behavior: 'instant'})")
+    before = watched.version()
+    card.click()
+    page.wait_for_function(FIRST_CHOICE_IN_VIEW, timeout=5_000)
+    assert watched.version() == before, "the tap only selected the card"
+    assert card.get_attribute("aria-pressed") == "true"
