@@ -29,7 +29,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
@@ -313,6 +313,8 @@ def create_app(
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
+        if exc.status_code == 404 and web.wants_page(request):
+            return HTMLResponse(web.MISSING_PAGE, 404, headers=web.page_headers(list(allowed)))
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return JSONResponse(ApiError(exc.status_code, code, exc.detail).body(), exc.status_code)
 

@@ -5,7 +5,9 @@
 the ES modules, styles and vendored libraries of ``clients/web/static`` (installed
 with the package), and ``/games/<id>/...`` each game's own web folder
 (``engines/<game>/web/``: its board module, style sheet and data, :func:`game_urls`).
-Pages carry a Content Security Policy that lets them reach this server only.
+Pages carry a Content Security Policy that lets them reach this server only. A browser
+opening an address that is no page gets a 404 page in words (:data:`MISSING_PAGE`);
+programs, and files, keep the JSON ``not_found``.
 
 Cache policy: pages and the app's own modules are revalidated on every load
 (``no-cache``: a 304 when unchanged, so a deploy is seen at once); the vendored
@@ -95,15 +97,57 @@ class Assets(StaticFiles):
         return response
 
 
-def routes(frame_origins: list[str]) -> list[BaseRoute]:
-    """The pages, ``/static`` and ``/games/<id>`` for every game with a web folder;
-    ``frame_origins`` may embed the pages in a frame."""
-    headers = {
+def page_headers(frame_origins: list[str]) -> dict[str, str]:
+    """The headers of every page; ``frame_origins`` may embed them in a frame."""
+    return {
         "cache-control": REVALIDATE,
         "content-security-policy": content_security_policy(frame_origins),
         "x-content-type-options": "nosniff",
         "referrer-policy": "same-origin",
     }
+
+
+# Paths that are never a page: a 404 there stays the JSON error of docs/protocol.md §8.
+NOT_PAGES = ("/api/", "/ws/", "/static/", "/games/", "/metrics")
+
+MISSING_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>No such page · tablewire</title>
+  <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+  <link rel="stylesheet" href="/static/style.css">
+</head>
+<body>
+  <main>
+    <section class="card">
+      <h1>No such page</h1>
+      <p>This server has no page at this address: the link may be mistyped or cut short.
+        A room's link is <code>/rooms/</code> and the room's id.</p>
+      <p><a class="button" href="/">Back to the lobby</a></p>
+    </section>
+  </main>
+</body>
+</html>
+"""
+"""The 404 of a browser's page request (:func:`wants_page`): in words, with the way back."""
+
+
+def wants_page(request: Request) -> bool:
+    """Whether a request that found nothing is a browser opening a page (a GET of HTML,
+    outside the API and the files), to answer with :data:`MISSING_PAGE`."""
+    return (
+        request.method in ("GET", "HEAD")
+        and not request.url.path.startswith(NOT_PAGES)
+        and "text/html" in request.headers.get("accept", "")
+    )
+
+
+def routes(frame_origins: list[str]) -> list[BaseRoute]:
+    """The pages, ``/static`` and ``/games/<id>`` for every game with a web folder;
+    ``frame_origins`` may embed the pages in a frame."""
+    headers = page_headers(frame_origins)
 
     def page(name: str, path: str) -> Route:
         async def endpoint(request: Request) -> Response:

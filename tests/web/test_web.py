@@ -52,3 +52,32 @@ async def test_a_missing_file_is_a_json_not_found(http: httpx.AsyncClient) -> No
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
     assert (await http.get("/static/../server/app.py")).status_code == 404
+
+
+BROWSER = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+
+
+@pytest.mark.parametrize("path", ["/rooms/", "/rooms/Xq3vT0aB/", "/room/Xq3vT0aB", "/nothing"])
+async def test_a_page_that_does_not_exist_is_a_404_page_in_words(
+    http: httpx.AsyncClient, path: str
+) -> None:
+    """A mistyped link opened in a browser: a page saying so, with the way back, never
+    the JSON error meant for programs."""
+    response = await http.get(path, headers=BROWSER)
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("text/html")
+    assert "default-src 'self'" in response.headers["content-security-policy"]
+    assert "<h1>No such page</h1>" in response.text
+    assert 'href="/"' in response.text and "not_found" not in response.text
+
+
+async def test_programs_and_files_still_get_the_json_not_found(http: httpx.AsyncClient) -> None:
+    for path, headers in [
+        ("/api/nothing", BROWSER),
+        ("/static/nothing.js", BROWSER),
+        ("/games/sintra/nothing.js", BROWSER),
+        ("/nothing", {"accept": "application/json"}),
+    ]:
+        response = await http.get(path, headers=headers)
+        assert response.status_code == 404, path
+        assert response.json()["error"]["code"] == "not_found", path
