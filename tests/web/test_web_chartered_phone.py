@@ -1,11 +1,14 @@
 """Chartered on a phone, in real Chromium: a level card of your hand with several
 targets is a move of two taps, the card then the target; after the first tap the
 targets come into view (the card sits near the bottom of the screen and its moves
-appear under it), smoothly or, for a player who asks for reduced motion, at once."""
+appear under it), smoothly or, for a player who asks for reduced motion, at once. A
+founding's steps (the company in the stock market, its warehouses on the map) come into
+view one after the other."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
 
 import pytest
@@ -64,3 +67,38 @@ def test_on_a_phone_a_level_cards_targets_come_into_view_after_the_tap(
     page.wait_for_function(FIRST_CHOICE_IN_VIEW, timeout=5_000)
     assert watched.version() == before, "the tap only selected the card"
     assert card.get_attribute("aria-pressed") == "true"
+
+
+# Whether the first board part making a move of the step (or selecting a spot with
+# several) lies wholly inside the window.
+FIRST_PART_IN_VIEW = """() => {
+  const first = document.querySelector(
+    ".ch-board button[data-move]:not([disabled]), .ch-board button.ch-choose");
+  if (!first) return false;
+  const box = first.getBoundingClientRect();
+  return box.top >= 0 && box.bottom <= innerHeight;
+}"""
+
+
+def test_on_a_phone_each_step_of_founding_a_company_comes_into_view(
+    served: Served, open_page: Callable[..., Watched], shots: Path
+) -> None:
+    """A founding is three taps in three places: the plot on the map, the company in the
+    stock market under it, its two warehouses on the map again. After each tap the
+    next step's first control is in view."""
+    watched = open_page(PHONE)
+    page = watched.page
+    page.emulate_media(reduced_motion="reduce")
+    watched.sit(served.room_with_bots("chartered", seats=2, bots=1))
+    found = page.locator(".ch-map .ch-can[aria-label*='found a company']").first
+    found.wait_for(timeout=30_000)
+    found.click()
+    for step in ("company", "layout"):
+        page.wait_for_function(
+            f"() => (globalThis.tablewireRoom.doc.game.pending || {{}}).step === '{step}'"
+        )
+        page.wait_for_function(FIRST_PART_IN_VIEW, timeout=5_000)
+        page.screenshot(path=str(shots / f"chartered-phone-founding-{step}.png"))
+        page.locator(
+            ".ch-board button[data-move]:not([disabled]), .ch-board button.ch-choose"
+        ).first.click()

@@ -257,9 +257,26 @@ function MapView({ doc, geo, spots, selected, select, send, busy, mine }) {
 
 /** Scroll `element` into view by the shortest way: smoothly, or at once for a player who
  * asks for reduced motion. */
-function bringIntoView(element) {
+function bringIntoView(element, block = "nearest") {
   const still = globalThis.matchMedia("(prefers-reduced-motion: reduce)").matches;
-  element.scrollIntoView({ block: "nearest", behavior: still ? "instant" : "smooth" });
+  element.scrollIntoView({ block, behavior: still ? "instant" : "smooth" });
+}
+
+// A board part that makes a move, or selects a spot with several.
+const MOVE_PART = "button[data-move]:not([disabled]), button.ch-choose";
+
+/** A step that goes on with this seat's own move (the company to found, its warehouses,
+ * the trades after a build…) has its first control brought to the top of the screen when
+ * it is above the screen or low on it (the controls after it would be out of view): on a
+ * phone those sit screens away from the plot or button just tapped (the stock market
+ * under the map, the map above it). */
+function useNextStepInView(root, step, ready) {
+  useEffect(() => {
+    const first = step && ready && root.current && root.current.querySelector(MOVE_PART);
+    if (!first) return;
+    const box = first.getBoundingClientRect();
+    if (box.top < 0 || box.top > globalThis.innerHeight * 0.6) bringIntoView(first, "start");
+  }, [step, ready]);
 }
 
 /** The moves of the selected plot or card, brought into view as they appear: on a phone
@@ -509,7 +526,10 @@ export function Board({ doc, seat, legal, send }) {
   }
   const common = { spots, selected, select, send: move, busy };
   const others = legal.filter((e) => ["done", "pass"].includes(e.action.type));
-  return html`<div class="ch-board">
+  const root = useRef(null);
+  const pending = game.pending && seat !== null && game.pending.seat === seat ? game.pending.step : null;
+  useNextStepInView(root, pending, legal.length > 0);
+  return html`<div class="ch-board" ref=${root}>
     <${Status} doc=${doc} />
     <div class="ch-top">
       <div class="ch-map-col">
