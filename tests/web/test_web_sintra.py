@@ -172,3 +172,40 @@ def test_on_a_phone_the_second_click_comes_into_view_after_the_first(
     page.screenshot(path=str(shots / f"sintra-second-click-phone-{motion}.png"))
     if motion == "reduce":
         assert len(page.evaluate("() => globalThis.scrolled")) == 2, "one jump, no smooth scroll"
+
+
+# The focused element is a board part of the given move kinds.
+FOCUS_ON = """(kinds) => !!document.activeElement.closest(
+  kinds.map((kind) => `.o-board [data-move='${kind}']`).join(", "))"""
+
+
+def test_with_the_keyboard_the_second_step_takes_the_focus(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """A player using the keyboard picks pieces with Enter; the focus then moves to the
+    first strip they may go to (rather than stay among the factories, a dozen Tab
+    stops away), and Enter there plays the move (or asks how, for a strip with several
+    ways)."""
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    player = open_page()
+    page = player.page
+    player.sit(reservation)
+    page.locator(".o-board [data-move='take']").first.wait_for()
+    player.wait_loaded()
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUS_ON, ["take"]):
+            break
+    assert page.evaluate(FOCUS_ON, ["take"]), "Tab reaches the factories"
+    before = player.version()
+    page.keyboard.press("Enter")
+    page.wait_for_function(FOCUS_ON, arg=["place", "break"], timeout=5_000)
+    assert player.version() == before, "the first Enter only picked the pieces"
+    assert page.evaluate("() => document.activeElement.matches(':focus-visible')")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "(v) => globalThis.tablewireRoom.version > v"
+        " || !!document.querySelector(\".o-board [data-move='choose']\")",
+        arg=before,
+        timeout=5_000,
+    )

@@ -8,7 +8,8 @@
 // A move is two clicks: pieces (a colour on a factory or in the centre), then a strip of
 // your palace; a third choice (wild spaces, the colour kept) appears next to it. After
 // the first click the page scrolls your strips into view (a phone's first screen holds
-// the table only), smoothly unless you ask for reduced motion.
+// the table only), smoothly unless you ask for reduced motion, and the focus goes to the
+// first strip (from a strip, to its first way), so the keyboard goes on from there.
 
 import { html, useEffect, useMemo, useRef, useState } from "/static/common.js";
 
@@ -259,7 +260,15 @@ function Palace({ doc, game, s, mine, names, pick, reset, onSend }) {
   useEffect(() => setSlotChosen(null), [pick]);
   const reach = useRef(null);
   useEffect(() => {
-    if (mine && pick && reach.current) bringIntoView(reach.current);
+    if (!(mine && pick && reach.current)) return;
+    bringIntoView(reach.current);
+    // The focus follows the move (for the keyboard: a dozen Tab stops saved): from the
+    // pieces to the first strip (or breaking them), from a strip to its first way.
+    const next = reach.current.querySelector(slotChosen === null
+      ? "[data-move='place'], [data-move='break']" : "[data-move='choose']");
+    if (next && document.activeElement && document.activeElement.closest(".sn-board")) {
+      next.focus({ preventScroll: true });
+    }
   }, [pick, slotChosen]);
   const bySlot = useMemo(() => targets(pick), [pick]);
   const toPlay = doc.status === "playing" && doc.to_act.includes(s);
