@@ -258,7 +258,8 @@ class RedisHub:
             room.hear(message["line"])
 
     async def _request(self, room: Room, request: dict[str, Any]) -> dict[str, Any]:
-        key = self._key()
+        # A request served here for another process and rerouted keeps its key.
+        key = request.get("req") or self._key()
         done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._requests[key] = done
         message = {**request, "node": self.node, "req": key}

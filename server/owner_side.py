@@ -87,7 +87,8 @@ class OwnerSide:
             claim, asked = message.get("claim", False), message.get("asked")
             seat = message["seat"]
             asked = None if asked is None else (str(asked[0]), str(asked[1]))
-            task = asyncio.create_task(room.reserve(message["name"], seat, claim, asked))
+            reserve = room.reserve(message["name"], seat, claim, asked, message["req"])
+            task = asyncio.create_task(reserve)
             task.add_done_callback(lambda t: self._answer(reply_to, message["req"], t))
         elif message["k"] == "call" and message["op"] in OPS:
             call = asyncio.create_task(getattr(room, message["op"])(**message["args"]))

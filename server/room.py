@@ -287,14 +287,16 @@ class Room:
         seat: int | None = None,
         claim: bool = False,
         asked: Asked | None = None,
+        req: str | None = None,
     ) -> tuple[int, str]:
         """Take a free seat (a given one, or the first not held); returns the seat and its
         token. ``claim``: the seat's former player takes back the seat a rematch holds.
         ``asked``: the request's key; a repeat gets the seat it took, and its token.
+        ``req``: the key of another process's request served here (Reservation.req).
 
         A seat without a name is called "player N".
         """
-        ask = Reservation(name, seat, claim, asked)
+        ask = Reservation(name, seat, claim, asked, req)
         if self.lease is None and self.forwarder is not None:
             return await self.forwarder.forward_reserve(self, ask)
         done: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()

@@ -86,6 +86,9 @@ class Reservation:
     claim: bool = False
     """A former player taking back the seat a rematch holds for them."""
     asked: Asked | None = None
+    req: str | None = None
+    """The key of the forwarded request this is, when this process served another's:
+    forwarded on (a lease lost meanwhile) under it, the next owner serves it once."""
 
 
 @dataclass

@@ -540,7 +540,7 @@ class _Serving(_Owned):
         conn.send(b"answer %d" % len(self.given))
 
     async def reserve(
-        self, name: str | None, seat: int | None, claim: bool, asked: Asked | None
+        self, name: str | None, seat: int | None, claim: bool, asked: Asked | None, *_: object
     ) -> tuple[int, str]:
         self.seated.append(name)
         return len(self.seated) - 1, f"token {len(self.seated)}"

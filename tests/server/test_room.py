@@ -18,6 +18,7 @@ from engines.turn_relay import ENGINE as turn_relay
 from protocol.codec import decode
 from protocol.messages import Intent
 from protocol.mirror import Mirror
+from server.owner_side import OwnerSide
 from server.room import Room
 from server.room_parts import Reservation
 from server.settings import Settings
@@ -30,6 +31,7 @@ class Owner:
 
     def __init__(self) -> None:
         self.intents: list[Intent] = []
+        self.asks: list[Reservation] = []
         self.reached = asyncio.Event()
 
     def forward_intent(self, room: Room, conn: Recorder, intent: Intent) -> None:
@@ -37,6 +39,7 @@ class Owner:
         self.reached.set()
 
     async def forward_reserve(self, room: Room, ask: Reservation) -> tuple[int, str]:
+        self.asks.append(ask)
         return 1, "token-from-the-owner"
 
     async def owned(self, room: Room) -> None:
@@ -61,6 +64,35 @@ async def test_commands_queued_before_a_lost_lease_go_to_the_new_owner() -> None
         await owner.reached.wait()
     assert [i.id for i in owner.intents] == [7]
     assert room.version == 0 and await store.read_log("r") == [], "nothing written here"
+    await room.close()
+
+
+async def test_a_forwarded_seat_request_rerouted_keeps_its_key() -> None:
+    """A process serves another's seat request for a room whose lease it has just lost:
+    the request goes on to the new owner under its first key, which that owner serves
+    once (it may have it already, from the requester itself: one seat, never two)."""
+    store, owner = MemoryStore(), Owner()
+    record = RoomRecord("k", "sintra", 2, {}, False, 1, 0, 0, names=[None, None])
+    room = Room(record, sintra, store, Settings(), time.time, forwarder=owner)  # type: ignore[arg-type]
+    await room.promote(await store.acquire("k", "me") or "")
+    answers: list[dict[str, Any]] = []
+    answered = asyncio.Event()
+
+    def post(channel: str, answer: dict[str, Any]) -> None:
+        answers.append(answer)
+        answered.set()
+
+    side = OwnerSide({"k": room}, post, str)
+    request = {"k": "reserve", "node": "other", "req": "first-key", "name": "ana", "seat": None}
+    side.serve("k", request)
+    await asyncio.sleep(0)  # the reservation task queues its command
+    room.demote()  # the lease is lost before the actor runs it
+    room.start()
+    async with asyncio.timeout(5):
+        await answered.wait()
+    assert [ask.req for ask in owner.asks] == ["first-key"]
+    assert answers == [{"req": "first-key", "seat": 1, "token": "token-from-the-owner"}]
+    assert room.version == 0 and await store.read_log("k") == [], "nothing written here"
     await room.close()
 
 
