@@ -1,10 +1,12 @@
 """The keyboard's focus on a board, in real Chromium: a player who moves with Tab sees
 the page's focus ring (style.css's ``:focus-visible``, a 3 px solid outline) on every
-board part that makes a move, in each game, on their first turn; no board style may
-replace it (Chartered's dashed outline of the plots in your hand once did)."""
+board part that makes a move, in each game, on their first turn, in a colour that stands
+out from what it is drawn on (3:1); no board style may replace it (Chartered's dashed
+outline of the plots in your hand once did)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -14,17 +16,36 @@ from browser import Served, Watched
 STOPS = 250
 # The focused element, when it is a board part that makes a move: what it is and the
 # outline it is drawn with.
-FOCUSED_PART = """() => {
+FOCUSED_PART = r"""() => {
   const el = document.activeElement;
   if (!el || !el.closest(".o-board") || !el.matches("button:not([disabled])")) return null;
   const style = getComputedStyle(el);
+  // What the ring is drawn on: the first ancestor with a background of its own.
+  let under = el.parentElement;
+  while (under && getComputedStyle(under).backgroundColor.match(/rgba\(.*, 0\)$|transparent/)) {
+    under = under.parentElement;
+  }
   return {
     label: el.getAttribute("aria-label") || el.textContent.trim(),
     classes: el.className,
     outline: `${style.outlineStyle} ${style.outlineWidth}`,
+    color: style.outlineColor,
+    under: under ? getComputedStyle(under).backgroundColor : "rgb(255, 255, 255)",
     visible: el.matches(":focus-visible"),
   };
 }"""
+
+
+def luminance(css: str) -> float:
+    """The relative luminance (WCAG 2) of a computed ``rgb(r, g, b)`` colour."""
+    channels = [int(value) / 255 for value in re.findall(r"\d+", css)[:3]]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(one: str, other: str) -> float:
+    light, dark = sorted((luminance(one), luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
 
 
 @pytest.mark.parametrize("engine", ["sintra", "chartered", "crystal-palace"])
@@ -45,5 +66,28 @@ def test_the_focus_ring_shows_on_every_move_of_the_board(
     assert seen, "no board part took the focus"
     hidden = [part for part in seen if not part["visible"] or part["outline"] != "solid 3px"]
     assert not hidden, hidden
+    # WCAG's non-text contrast: the ring stands out at 3:1 from what it is drawn on.
+    faint = [part for part in seen if contrast(part["color"], part["under"]) < 3]
+    assert not faint, faint
     if engine == "chartered":
         assert any("ch-mine" in part["classes"] for part in seen), "a plot of your hand"
+
+
+def test_a_part_the_last_move_changed_shows_the_focus_not_the_highlight(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """Under prefers-reduced-motion what a move changed keeps a still yellow outline
+    (highlight.js); a changed part with the keyboard's focus shows the focus ring."""
+    watched = open_page()
+    page = watched.page
+    page.emulate_media(reduced_motion="reduce")
+    watched.sit(served.room_with_bots("sintra", seats=2, bots=1))
+    page.wait_for_selector(".o-board [data-move='take']")
+    watched.wait_loaded()
+    page.locator(".o-board [data-move='take']").first.focus()
+    page.keyboard.press("Enter")  # the strips become buttons: changed, and one takes the focus
+    page.wait_for_function(
+        "() => document.activeElement.matches('.o-changed[data-move]:focus-visible')"
+    )
+    part = page.evaluate(FOCUSED_PART)
+    assert part["color"] == "rgb(29, 36, 48)", part
