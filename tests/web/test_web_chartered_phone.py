@@ -3,7 +3,7 @@ targets is a move of two taps, the card then the target; after the first tap the
 targets come into view (the card sits near the bottom of the screen and its moves
 appear under it), smoothly or, for a player who asks for reduced motion, at once. A
 founding's steps (the company in the stock market, its warehouses on the map) come into
-view one after the other."""
+view one after the other, and with the keyboard each takes the focus as it begins."""
 
 from __future__ import annotations
 
@@ -102,3 +102,42 @@ def test_on_a_phone_each_step_of_founding_a_company_comes_into_view(
         page.locator(
             ".ch-board button[data-move]:not([disabled]), .ch-board button.ch-choose"
         ).first.click()
+
+
+# The focused element: a board part making a move (or selecting a spot), shown focused.
+FOCUS_ON_A_PART = """() => {
+  const el = document.activeElement;
+  return !!el && !!el.closest(".ch-board")
+    && el.matches("button[data-move]:not([disabled]), button.ch-choose")
+    && el.matches(":focus-visible");
+}"""
+
+
+def test_with_the_keyboard_each_step_of_founding_takes_the_focus(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """With Tab and Enter, a founding's next step (the company, then its warehouses, then
+    their choices) has the focus as it begins: the player does not Tab again from the
+    top of the page through the map."""
+    watched = open_page()
+    page = watched.page
+    watched.sit(served.room_with_bots("chartered", seats=2, bots=1))
+    page.locator(".ch-map .ch-can[aria-label*='found a company']").first.wait_for(timeout=30_000)
+    watched.wait_loaded()
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUS_ON_A_PART):
+            break
+    assert page.evaluate("() => document.activeElement.matches('.ch-map .ch-can')")
+    page.keyboard.press("Enter")  # the plot: the company is asked next
+    for step in ("company", "layout"):
+        page.wait_for_function(
+            f"() => (globalThis.tablewireRoom.doc.game.pending || {{}}).step === '{step}'"
+        )
+        page.wait_for_function(FOCUS_ON_A_PART, timeout=5_000)
+        page.keyboard.press("Enter")
+    # A plot in several pairs of warehouses asks which pair: its choices take the focus.
+    page.wait_for_function(
+        "() => (globalThis.tablewireRoom.doc.game.pending || {}).step !== 'layout'"
+        " || document.activeElement.closest('.ch-choices')"
+    )

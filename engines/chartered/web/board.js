@@ -265,27 +265,40 @@ function bringIntoView(element, block = "nearest") {
 // A board part that makes a move, or selects a spot with several.
 const MOVE_PART = "button[data-move]:not([disabled]), button.ch-choose";
 
+/** Give `element` the focus when the player's focus was on the board (the part just
+ * used, or lost with it as the board changed): the keyboard goes on from the next
+ * step rather than from the top of the page. Never taken from elsewhere (the chat). */
+function followFocus(element, root) {
+  const at = document.activeElement;
+  if (!at || at === document.body || (root && root.contains(at))) element.focus({ preventScroll: true });
+}
+
 /** A step that goes on with this seat's own move (the company to found, its warehouses,
  * the trades after a build…) has its first control brought to the top of the screen when
  * it is above the screen or low on it (the controls after it would be out of view): on a
  * phone those sit screens away from the plot or button just tapped (the stock market
- * under the map, the map above it). */
+ * under the map, the map above it). The focus follows. */
 function useNextStepInView(root, step, ready) {
   useEffect(() => {
     const first = step && ready && root.current && root.current.querySelector(MOVE_PART);
     if (!first) return;
     const box = first.getBoundingClientRect();
     if (box.top < 0 || box.top > globalThis.innerHeight * 0.6) bringIntoView(first, "start");
+    followFocus(first, root.current);
   }, [step, ready]);
 }
 
-/** The moves of the selected plot or card, brought into view as they appear: on a phone
- * a card of your hand is near the bottom of the screen, and its moves come under it. */
+/** The moves of the selected plot or card, brought into view as they appear (on a phone
+ * a card of your hand is near the bottom of the screen, and its moves come under it),
+ * the focus on the first. */
 function Choices({ selected, spots, send, busy, select, kind }) {
   const box = useRef(null);
   const shown = !!selected && selected.startsWith(`${kind}:`) && spots.has(selected);
   useEffect(() => {
-    if (shown && box.current) bringIntoView(box.current);
+    if (!shown || !box.current) return;
+    bringIntoView(box.current);
+    const first = box.current.querySelector(MOVE_PART);
+    if (first) followFocus(first, box.current.closest(".ch-board"));
   }, [shown, selected]);
   if (!shown) return null;
   const id = selected.split(":")[1];
