@@ -33,3 +33,26 @@ def test_play_now_seats_you_with_the_best_bots_in_one_click(
     assert (room["engine"], room["status"], room["seats"]) == (engine, "playing", 3)
     assert room["names"][0] == "Bea" and room["bots"] == [None, kind, kind]
     assert watched.mirror()["status"] == "playing"
+
+
+def test_a_server_out_of_reach_is_said_on_the_card_in_words(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """On a phone the last game's card is screens below the top of the lobby: when the
+    server cannot be reached, its "Play now" says so on the card, in view, in words
+    (not the browser's "Failed to fetch")."""
+    watched = open_page(PHONE)
+    page = watched.page
+    page.goto(served.url + "/")
+    page.fill("#name", "Bea")
+    page.route("**/api/rooms", lambda route: route.abort("connectionrefused"))
+    card = page.locator("section", has=page.locator("#sintra-title"))
+    card.get_by_role("button", name="Play now").click()
+    said = card.get_by_role("alert")
+    expect(said).to_contain_text("Cannot reach the server")
+    expect(said).to_be_in_viewport()
+    assert "Failed to fetch" not in page.locator("body").inner_text()
+    expect(card.get_by_role("button", name="Play now")).to_be_enabled()
+    # Chromium itself logs the refused request; the page handled it.
+    assert all("net::ERR_CONNECTION_REFUSED" in error for error in watched.errors), watched.errors
+    watched.errors.clear()

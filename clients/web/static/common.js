@@ -152,9 +152,15 @@ const SAID = {
   not_allowed_now: () => "That move is not allowed now.",
 };
 
+// What browsers' fetch() rejects with when no answer came at all (Chromium, Firefox, Safari).
+const UNREACHED = /failed to fetch|networkerror|load failed/i;
+
 /** The message of an error for a person (a LobbyError or ServerError carries a code). */
 export function problem(error) {
   const said = error && SAID[error.code];
   if (said) return said(error);
+  if (error instanceof TypeError && UNREACHED.test(error.message)) {
+    return "cannot reach the server: check your connection and try again (the server may be restarting)";
+  }
   return error && error.message ? error.message : String(error);
 }

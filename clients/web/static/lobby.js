@@ -18,6 +18,7 @@ import {
   savedName,
   saveName,
   useEffect,
+  useRef,
   useState,
   words,
 } from "./common.js";
@@ -66,7 +67,7 @@ function playNow(game) {
   return { engine: game.id, seats, bots: { seats: others } };
 }
 
-function GameCard({ game, name, onError }) {
+function GameCard({ game, name }) {
   const defaults = Object.fromEntries(
     Object.entries(game.options).map(([key, spec]) => [key, spec.default]));
   const [options, setOptions] = useState(defaults);
@@ -77,6 +78,13 @@ function GameCard({ game, name, onError }) {
   const [clock, setClock] = useState("none");
   const [hidden, setHidden] = useState(false);
   const [busy, setBusy] = useState(false);
+  // Why this card's last action failed: said on the card, brought into view (on a phone
+  // the page's own line is screens above the lower cards).
+  const [error, setError] = useState(null);
+  const said = useRef(null);
+  useEffect(() => {
+    if (error && said.current) said.current.scrollIntoView({ block: "nearest" });
+  }, [error]);
   const counts = [];
   for (let n = game.min_players; n <= game.max_players; n += 1) counts.push(n);
   const ruleOptions = Object.entries(game.options);
@@ -88,7 +96,7 @@ function GameCard({ game, name, onError }) {
 
   async function act(how) {
     setBusy(true);
-    onError(null);
+    setError(null);
     saveName(name);
     try {
       let reservation;
@@ -116,7 +124,7 @@ function GameCard({ game, name, onError }) {
       holdSeat(reservation, name);
       go(reservation.room);
     } catch (error) {
-      onError(`${game.title}: ${problem(error)}`);
+      setError(problem(error).replace(/^./, (c) => c.toUpperCase()));
       setBusy(false);
     }
   }
@@ -131,6 +139,7 @@ function GameCard({ game, name, onError }) {
         aria-describedby=${id("now-hint")}>Play now</button>
       <span class="hint" id=${id("now-hint")}>you and ${playNow(game).seats - 1} bots; the game starts at once</span>
     </p>
+    ${error ? html`<p class="error" role="alert" ref=${said}>${error}</p>` : null}
     <form onSubmit=${(e) => { e.preventDefault(); act("create"); }}>
       <label for=${id("seats")}>players</label>
       <select id=${id("seats")} value=${String(seats)}
@@ -286,8 +295,7 @@ function Lobby() {
     ${games === null
       ? html`<p class="loading">Loading the games…</p>`
       : html`<div class="grid">
-          ${playable.map((game) => html`<${GameCard} key=${game.id} game=${game} name=${name}
-            onError=${setError} />`)}
+          ${playable.map((game) => html`<${GameCard} key=${game.id} game=${game} name=${name} />`)}
         </div>`}
     <h2>Rooms</h2>
     <p class="muted">Public rooms, refreshed every ${POLL_MS / 1000} seconds${stale ? " (the server is not answering; retrying)" : ""}.</p>
