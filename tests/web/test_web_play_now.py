@@ -56,3 +56,23 @@ def test_a_server_out_of_reach_is_said_on_the_card_in_words(
     # Chromium itself logs the refused request; the page handled it.
     assert all("net::ERR_CONNECTION_REFUSED" in error for error in watched.errors), watched.errors
     watched.errors.clear()
+
+
+def test_a_seat_refused_in_the_rooms_list_is_said_on_its_row(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """The rooms list is the bottom of the lobby: "Take a seat" there that fails says
+    why on the room's row, in view, not in the line at the top of the page."""
+    room = served.api("POST", "/api/rooms", {"engine": "sintra", "seats": 2})
+    watched = open_page(PHONE)
+    page = watched.page
+    page.goto(served.url + "/")
+    page.fill("#name", "Bea")
+    page.route(f"**/api/rooms/{room['id']}/seats", lambda route: route.abort("connectionrefused"))
+    row = page.locator(".rooms tr", has_text=f"room {room['id']}")
+    row.get_by_role("button", name="Take a seat").click()
+    said = row.get_by_role("alert")
+    expect(said).to_contain_text("Cannot reach the server")
+    expect(said).to_be_in_viewport()
+    assert all("net::ERR_CONNECTION_REFUSED" in error for error in watched.errors), watched.errors
+    watched.errors.clear()

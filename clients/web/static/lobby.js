@@ -1,6 +1,7 @@
 // The lobby page (/): every game with its options, the open rooms (polled every few
 // seconds), create a room (with bots; public or private), quick play, take a seat, fill
-// the free seats of a room this browser owns with bots, watch any room.
+// the free seats of a room this browser owns with bots, watch any room. Why an action
+// failed is said where it was asked for: on its game's card, on its room's row.
 
 import {
   botsCredential,
@@ -198,30 +199,33 @@ function GameCard({ game, name }) {
   </section>`;
 }
 
-function RoomRow({ room, title, name, onError }) {
+function RoomRow({ room, title, name }) {
   const free = room.names.filter((n) => n === null).length;
   const mine = heldSeat(room.id);
   const bots = botsCredential(room);
   const waiting = room.status === "waiting";
+  // Why this row's last action failed, said on the row (the bottom of the lobby).
+  const [error, setError] = useState(null);
+  const failed = (e) => setError(problem(e).replace(/^./, (c) => c.toUpperCase()));
 
   async function sit() {
-    onError(null);
+    setError(null);
     saveName(name);
     try {
       const reservation = await lobby.reserve(room.id, { name });
       holdSeat(reservation, name);
       go(room.id);
-    } catch (error) {
-      onError(`room ${room.id}: ${problem(error)}`);
+    } catch (e) {
+      failed(e);
     }
   }
 
   async function fill() {
-    onError(null);
+    setError(null);
     try {
       await lobby.addBots(room.id, bots);
-    } catch (error) {
-      onError(`room ${room.id}: ${problem(error)}`);
+    } catch (e) {
+      failed(e);
     }
   }
 
@@ -242,7 +246,7 @@ function RoomRow({ room, title, name, onError }) {
         : null}
       <a class="button secondary" href=${roomPath(room.id)}
         aria-label=${`Watch room ${room.id}`}>Watch</a>
-    </div></td>
+    </div>${error ? html`<p class="error" role="alert">${error}</p>` : null}</td>
   </tr>`;
 }
 
@@ -305,7 +309,7 @@ function Lobby() {
           <thead><tr><th scope="col">Game</th><th scope="col">Status</th>
             <th scope="col">Players</th><th scope="col">Actions</th></tr></thead>
           <tbody>${listed.map((room) => html`<${RoomRow} key=${room.id} room=${room}
-            title=${titles[room.engine]} name=${name} onError=${setError} />`)}</tbody>
+            title=${titles[room.engine]} name=${name} />`)}</tbody>
         </table></div>`}
   `;
 }
