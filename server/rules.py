@@ -167,33 +167,42 @@ def house_rules(options: Mapping[str, Mapping[str, Any]]) -> str:
     )
 
 
+def document(title: str, main: str, main_class: str = "", head: str = "") -> str:
+    """A whole server-rendered page (the rules, their 404, :data:`server.web.MISSING_PAGE`):
+    ``title`` (HTML) before " · tablewire", ``main`` the inside of its ``<main>``, ``head``
+    more of its ``<head>``."""
+    classes = f' class="{main_class}"' if main_class else ""
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>{title} · tablewire</title>
+  <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+  <link rel="stylesheet" href="/static/style.css">{head}
+</head>
+<body>
+  <main{classes}>
+{main}
+  </main>
+</body>
+</html>
+"""
+
+
 @lru_cache(maxsize=32)
 def page(engine_id: str, text: str, drawn: bool) -> str:
     """The whole how-to-play page of a game from its ``rules.md`` ``text``, rendered
     once per text (a request reads the file; an edited file is rendered again)."""
     engine = engines.ENGINES[engine_id]
     title = html.escape(engine.title)
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>How to play {title} · tablewire</title>
-  <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
-  <link rel="stylesheet" href="/static/style.css">
-  <script type="module" src="/static/rules.js"></script>
-</head>
-<body>
-  <main class="rules-page">
-    <p><a href="/">← lobby</a></p>
+    main = f"""    <p><a href="/">← lobby</a></p>
     <article class="card rules-text">
 {body(engine, text, drawn)}{house_rules(engine.options)}
     </article>
-    <p class="row actions"><a class="button" href="/">Play {title} in the lobby</a></p>
-  </main>
-</body>
-</html>
-"""
+    <p class="row actions"><a class="button" href="/">Play {title} in the lobby</a></p>"""
+    script = '\n  <script type="module" src="/static/rules.js"></script>'
+    return document(f"How to play {title}", main, "rules-page", script)
 
 
 def missing(engine_id: str) -> str:
@@ -203,28 +212,14 @@ def missing(engine_id: str) -> str:
         for id_, game in engines.GAMES.items()
         if source(id_) is not None
     )
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>No such game · tablewire</title>
-  <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
-  <link rel="stylesheet" href="/static/style.css">
-</head>
-<body>
-  <main class="rules-page">
-    <section class="card">
+    main = f"""    <section class="card">
       <h1>No such game</h1>
       <p>This server has no game called “{html.escape(engine_id)}”, so there are no rules
         to show. The games it has:</p>
       <ul>{games}</ul>
       <p><a class="button" href="/">Back to the lobby</a></p>
-    </section>
-  </main>
-</body>
-</html>
-"""
+    </section>"""
+    return document("No such game", main, "rules-page")
 
 
 def source(engine_id: str) -> Path | None:

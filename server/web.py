@@ -110,27 +110,15 @@ def page_headers(frame_origins: list[str]) -> dict[str, str]:
 # Paths that are never a page: a 404 there stays the JSON error of docs/protocol.md §8.
 NOT_PAGES = ("/api/", "/ws/", "/static/", "/games/", "/metrics")
 
-MISSING_PAGE = """<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>No such page · tablewire</title>
-  <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
-  <link rel="stylesheet" href="/static/style.css">
-</head>
-<body>
-  <main>
-    <section class="card">
+MISSING_PAGE = rules.document(
+    "No such page",
+    """    <section class="card">
       <h1>No such page</h1>
       <p>This server has no page at this address: the link may be mistyped or cut short.
         A room's link is <code>/rooms/</code> and the room's id.</p>
       <p><a class="button" href="/">Back to the lobby</a></p>
-    </section>
-  </main>
-</body>
-</html>
-"""
+    </section>""",
+)
 """The 404 of a browser's page request (:func:`wants_page`): in words, with the way back."""
 
 
