@@ -164,3 +164,15 @@ export function problem(error) {
   }
   return error && error.message ? error.message : String(error);
 }
+
+/** :func:`problem` as a sentence's start: its first letter a capital. */
+export function problemSentence(error) {
+  return problem(error).replace(/^./, (c) => c.toUpperCase());
+}
+
+/** Scroll `element` into view (`block` as scrollIntoView takes it): smoothly, or at once
+ * for a player who asks for reduced motion. */
+export function bringIntoView(element, block = "nearest") {
+  const still = globalThis.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  element.scrollIntoView({ block, behavior: still ? "instant" : "smooth" });
+}

@@ -14,6 +14,7 @@ import {
   lobby,
   playersText,
   problem,
+  problemSentence,
   render,
   roomPath,
   savedName,
@@ -125,7 +126,7 @@ function GameCard({ game, name }) {
       holdSeat(reservation, name);
       go(reservation.room);
     } catch (error) {
-      setError(problem(error).replace(/^./, (c) => c.toUpperCase()));
+      setError(problemSentence(error));
       setBusy(false);
     }
   }
@@ -206,7 +207,7 @@ function RoomRow({ room, title, name }) {
   const waiting = room.status === "waiting";
   // Why this row's last action failed, said on the row (the bottom of the lobby).
   const [error, setError] = useState(null);
-  const failed = (e) => setError(problem(e).replace(/^./, (c) => c.toUpperCase()));
+  const failed = (e) => setError(problemSentence(e));
 
   async function sit() {
     setError(null);

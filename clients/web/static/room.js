@@ -31,6 +31,7 @@ import {
   html,
   lobby,
   problem,
+  problemSentence,
   render,
   ownedRoom,
   roomPath,
@@ -100,7 +101,7 @@ function asked(doc, mySeat, state) {
 /** Why a move was not played, for its player: the server's code in words (common.js),
  * else the engine's own sentence. */
 function refusedText(error) {
-  const said = problem(error).replace(/^./, (c) => c.toUpperCase());
+  const said = problemSentence(error);
   return `Your move was not played. ${/[.!?]$/.test(said) ? said : `${said}.`}`;
 }
 

@@ -14,7 +14,7 @@
 // under your hand, brought into view, and the other spots sharing one of them become
 // that move.
 
-import { html, useEffect, useMemo, useRef, useState } from "/static/common.js";
+import { bringIntoView, html, useEffect, useMemo, useRef, useState } from "/static/common.js";
 
 const DATA = await fetch(new URL("./board.json", import.meta.url)).then((answer) => {
   if (!answer.ok) throw new Error(`board.json: HTTP ${answer.status}`);
@@ -253,13 +253,6 @@ function MapView({ doc, geo, spots, selected, select, send, busy, mine }) {
       a canal only at a bridge.${mine.size ? " A dashed outline: a plot card in your hand." : ""}${
       spots.size ? " An orange frame: a move to make there (several: click to choose); blue: the move that completes your choice." : ""}</p>
   </div>`;
-}
-
-/** Scroll `element` into view by the shortest way: smoothly, or at once for a player who
- * asks for reduced motion. */
-function bringIntoView(element, block = "nearest") {
-  const still = globalThis.matchMedia("(prefers-reduced-motion: reduce)").matches;
-  element.scrollIntoView({ block, behavior: still ? "instant" : "smooth" });
 }
 
 // A board part that makes a move, or selects a spot with several.

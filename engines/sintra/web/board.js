@@ -11,7 +11,7 @@
 // the table only), smoothly unless you ask for reduced motion, and the focus goes to the
 // first strip (from a strip, to its first way), so the keyboard goes on from there.
 
-import { html, useEffect, useMemo, useRef, useState } from "/static/common.js";
+import { bringIntoView, html, useEffect, useMemo, useRef, useState } from "/static/common.js";
 
 const STEP = " → ";
 const ROMAN = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"];
@@ -244,13 +244,6 @@ function Column({ slot, board, names, points, target, onTarget, chosen, reachabl
     </div>
     <span class="sn-pts">${points} pt</span>
   </div>`;
-}
-
-/** Scroll `element` into view by the shortest way: smoothly, or at once for a player who
- * asks for reduced motion. */
-function bringIntoView(element) {
-  const still = globalThis.matchMedia("(prefers-reduced-motion: reduce)").matches;
-  element.scrollIntoView({ block: "nearest", behavior: still ? "instant" : "smooth" });
 }
 
 function Palace({ doc, game, s, mine, names, pick, reset, onSend }) {
