@@ -187,7 +187,7 @@ def _leading(frame: bytes) -> dict[Any, Any] | None:
     try:
         for _ in range(unpacker.read_map_header()):
             key = unpacker.unpack()
-            if isinstance(key, str) and key in ("t", "id"):
+            if key in ("t", "id"):
                 found[key] = unpacker.unpack()
             else:
                 unpacker.skip()

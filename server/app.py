@@ -205,6 +205,7 @@ def create_app(
     engines.check()
     settings = settings or Settings.from_env()
     allowed = parse_origins(settings.allowed_origins)
+    pages = web.page_headers(list(allowed))
     hosts = allowed_host_names(settings.allowed_hosts, settings.host)
     proxies = trusted_proxies(settings)
     if store is None and settings.redis_url:
@@ -314,7 +315,7 @@ def create_app(
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         if exc.status_code == 404 and web.wants_page(request):
-            return HTMLResponse(web.MISSING_PAGE, 404, headers=web.page_headers(list(allowed)))
+            return HTMLResponse(web.MISSING_PAGE, 404, headers=pages)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return JSONResponse(ApiError(exc.status_code, code, exc.detail).body(), exc.status_code)
 
@@ -384,7 +385,7 @@ def create_app(
             Route("/healthz", health),
             Route("/readyz", ready),
             WebSocketRoute("/ws/rooms/{room_id}", room_socket),
-            *web.routes(list(allowed)),
+            *web.routes(pages),
             Route("/metrics", exposition),
         ],
         exception_handlers={

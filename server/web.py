@@ -132,10 +132,9 @@ def wants_page(request: Request) -> bool:
     )
 
 
-def routes(frame_origins: list[str]) -> list[BaseRoute]:
-    """The pages, ``/static`` and ``/games/<id>`` for every game with a web folder;
-    ``frame_origins`` may embed the pages in a frame."""
-    headers = page_headers(frame_origins)
+def routes(headers: dict[str, str]) -> list[BaseRoute]:
+    """The pages (with ``headers``: :func:`page_headers`), ``/static`` and
+    ``/games/<id>`` for every game with a web folder."""
 
     def page(name: str, path: str) -> Route:
         async def endpoint(request: Request) -> Response:
