@@ -325,10 +325,15 @@ class Table:
         self, before: frozenset[int], after: frozenset[int], actor: int | None, at: float
     ) -> None:
         """Stop the clocks of the seats that acted or are no longer asked, start the
-        clocks of the seats newly asked (or asked again after acting)."""
+        clocks of the seats newly asked (or asked again after acting).
+
+        A decision in a simultaneous step that leaves its seat asked beside others is
+        made in secret (Crystal Palace's dice, its final repayment): it touches no clock,
+        which every viewer sees, so the seat's clock runs on from the step's start."""
         clock = self.clock
+        secret = len(before) > 1 and len(after) > 1 and actor in before and actor in after
         for seat in range(len(self.bots)):
-            was, asked, acted = seat in before, seat in after, seat == actor
+            was, asked, acted = seat in before, seat in after, seat == actor and not secret
             if was and (acted or not asked):
                 deadline = self.deadline[seat]
                 if clock.kind == "fischer" and deadline is not None:
