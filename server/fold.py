@@ -32,7 +32,7 @@ from engines.base import Engine, Event, IllegalAction, Result, State
 from protocol.errors import Code
 from protocol.messages import IntentId
 from server.store import LogEntry, RoomRecord
-from server.table import Table
+from server.table import Table, in_secret
 
 ABANDONED: Final = {"scores": [], "ranks": [], "winners": [], "details": [], "abandoned": True}
 """The result of a room every player left (no ranking: the game did not end)."""
@@ -129,7 +129,8 @@ def fold(
         actor = entry["seat"]
         if "by" in entry:
             events = [{**event, "by": entry["by"]} for event in events]
-            if entry["by"] == "zombie" and table.zombie_played(actor):
+            secret = state is not None and in_secret(before, to_act(state), actor)
+            if entry["by"] == "zombie" and not secret and table.zombie_played(actor):
                 events.append({"type": "expelled", "seat": actor})
         elif seen is not None:
             remember(seen, actor, entry["id"], version)

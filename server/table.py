@@ -232,6 +232,14 @@ def _sooner(
     return best
 
 
+def in_secret(before: frozenset[int], after: frozenset[int], actor: int | None) -> bool:
+    """Whether ``actor``'s decision, from the seats asked ``before`` to those asked
+    ``after``, was made in secret: in a simultaneous step, leaving the seat asked beside
+    others (Crystal Palace's dice one at a time, its final repayment). The room document
+    must not tell who made it: no clock moves, no timeout is counted."""
+    return len(before) > 1 and len(after) > 1 and actor in before and actor in after
+
+
 class Table:
     """Seats beyond the engine: presence, bots, timeouts and clocks (see the module).
 
@@ -309,7 +317,8 @@ class Table:
 
     def zombie_played(self, seat: int) -> bool:
         """A decision a zombie played for a person: a timeout, and maybe the
-        expulsion (True when this one expelled the player)."""
+        expulsion (True when this one expelled the player). A decision made in secret
+        (:func:`in_secret`) is none: the fold counts the one that ends the seat's part."""
         if self.bots[seat] is not None:
             return False  # expelled already: the zombie holds the seat
         self._presence = None
@@ -331,7 +340,7 @@ class Table:
         made in secret (Crystal Palace's dice, its final repayment): it touches no clock,
         which every viewer sees, so the seat's clock runs on from the step's start."""
         clock = self.clock
-        secret = len(before) > 1 and len(after) > 1 and actor in before and actor in after
+        secret = in_secret(before, after, actor)
         for seat in range(len(self.bots)):
             was, asked, acted = seat in before, seat in after, seat == actor and not secret
             if was and (acted or not asked):

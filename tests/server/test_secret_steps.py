@@ -86,3 +86,30 @@ async def test_a_seat_still_deciding_in_secret_is_played_at_its_first_deadline(
 
 def _die(player: Player) -> Intent:
     return Intent(next(player.ids), {"type": "die", "value": 3})
+
+
+async def test_a_zombie_deciding_in_secret_counts_one_timeout_when_the_seat_is_done(
+    lobby: Lobby, timers: ManualTimers
+) -> None:
+    """At the deadline zombies set every seat's dice, one silent decision each: the
+    others see a seat's timeout once its part of the step is done, not one per die (the
+    number of its secret decisions)."""
+    room, _ = await dice_step(lobby, "move:30")
+    spectator = await Player(room, None).join()
+    await run(timers, room, 30.5)
+    assert room.state is not None
+    for _ in range(10):  # the last seat asked decides alone: 30 s a die
+        if room.state["phase"] != 1:
+            break
+        await run(timers, room, 30)
+    assert room.state["phase"] != 1, "the dice step resolved"
+    seen: list[tuple[int, int]] = []
+    for frame in spectator.frames:
+        for op in frame.get("ops", []) if frame["t"] == "patch" else []:
+            path = op[1]
+            if path[:1] == ["presence"] and path[-1:] == ["timeouts"]:
+                seen.append((path[1], op[2]))
+            elif path == ["presence"]:
+                seen += [(s, p["timeouts"]) for s, p in enumerate(op[2]) if p["timeouts"]]
+    assert (0, 1) in seen and (1, 1) in seen
+    assert (0, 2) not in seen and (1, 2) not in seen, seen
