@@ -7,21 +7,34 @@ import random
 
 from engines.base import State, copy_state
 from engines.chartered.board import components
+from engines.chartered.state import cards
 
 
 def scramble(state: State, viewer: int | None, rnd: random.Random) -> State:
-    """Hidden: the deck's order, the other seats' hands (only their sizes show) and,
-    with hidden shares, which companies the other seats' face-down shares are in
-    (only how many each seat holds shows): they are dealt again at random among
-    the companies on the board, at most nine held per company."""
+    """Hidden: the deck's order, the other seats' hands (only their sizes show; a hand
+    holds building cards only), which event cards the deck holds (with 2–3 players, 8
+    of the 12 drawn at random: any not yet revealed) and, with hidden shares, which
+    companies the other seats' face-down shares are in (only how many each seat holds
+    shows): they are dealt again at random among the companies on the board, at most
+    nine held per company."""
     scrambled = copy_state(state)
+    table = cards()
     others = [s for s in range(scrambled["players"]) if s != viewer]
-    pool = scrambled["deck"] + [c for s in others for c in scrambled["hands"][s]]
+    in_deck = [c for c in scrambled["deck"] if table[c]["kind"] == "event"]
+    unseen = sorted(
+        c
+        for c, card in enumerate(table)
+        if card["kind"] == "event" and c not in scrambled["discard"]
+    )
+    events = rnd.sample(unseen, len(in_deck))
+    pool = [c for c in scrambled["deck"] if table[c]["kind"] != "event"]
+    pool += [c for s in others for c in scrambled["hands"][s]]
     rnd.shuffle(pool)
     for seat in others:
         size = len(scrambled["hands"][seat])
         scrambled["hands"][seat], pool = sorted(pool[:size]), pool[size:]
-    scrambled["deck"] = pool
+    scrambled["deck"] = pool + events
+    rnd.shuffle(scrambled["deck"])
     scrambled["rng"] = rnd.getrandbits(64)
     if scrambled["options"]["hidden_shares"]:
         holdings = scrambled["shares"]
