@@ -163,12 +163,16 @@ def _resolve_event(state: State, trigger: int, card: int, events: list[Event]) -
 
 def _next_event_seller(state: State, events: list[Event]) -> None:
     """The next player to sell for a sell-shares event; forced choices are made here,
-    and told as the same ``sell`` events as chosen sales."""
+    and told as the same ``sell`` events as chosen sales. A seat holding face-down
+    shares is asked even when they leave it no choice: whether it had one must not
+    tell the others which companies they are in."""
     pending = state["pending"]
     while pending["order"]:
         seat = pending["order"][0]
         held = _held(state, seat)
-        if len(held) > 1 and sum(sum(state["shares"][seat][c]) for c in held) > pending["per"]:
+        face_down = any(down for _, down in state["shares"][seat].values())
+        choice = len(held) > 1 or face_down
+        if choice and sum(sum(state["shares"][seat][c]) for c in held) > pending["per"]:
             pending.update(seat=seat, count=pending["per"])
             return
         for _ in range(pending["per"]):

@@ -1,14 +1,21 @@
-"""Chartered's scrambler (engines/chartered/hidden.py) changes everything a seat cannot
-see, and only into states the game can reach, so that the conformance suite's view check
-covers every hidden card."""
+"""Chartered's hidden information: the scrambler (engines/chartered/hidden.py) changes
+everything a seat cannot see, and only into states the game can reach, so that the
+conformance suite's view check covers every hidden card; and what the others see of a
+seat's face-down shares when it must sell one."""
 
 from __future__ import annotations
 
 import random
 
+from chartered_positions import company, plot_card, table
+
 from engines.chartered import ENGINE as chartered
 from engines.chartered.hidden import scramble
 from engines.chartered.state import cards
+
+
+def event_card(event: str) -> int:
+    return next(i for i, c in enumerate(cards()) if c.get("id") == event)
 
 
 def _events(cards_: list[int]) -> set[int]:
@@ -35,3 +42,21 @@ def test_a_scramble_varies_which_event_cards_a_small_game_shuffled_in() -> None:
         if _events(scramble(state, None, random.Random(n))["deck"]) - shuffled_in:
             return
     raise AssertionError("the scramble never shuffles in an event card the game left out")
+
+
+def test_a_sell_shares_event_asks_a_seat_whose_face_down_shares_could_give_a_choice() -> None:
+    """Seat 1 holds three face-down shares when a sell-shares event comes. Whether they
+    are all Goud or split with Thee, the others must see the same: seat 1 asked which to
+    sell. (A sale made without asking told everyone they were all of one company.)"""
+    seen = []
+    for tea in (0, 1):
+        state = table(players=3, events=True, hidden_shares=True)
+        company(state, "gold", 29, [30, 28], 60)
+        company(state, "tea", 8, [7, 16], 60)
+        state["turn"] = 1
+        state["shares"][1]["gold"], state["shares"][1]["tea"] = [0, 3 - tea], [0, tea]
+        state["deck"] = [plot_card(5), event_card("E5")]
+        state, events = chartered.apply(state, 1, {"type": "buy", "from": "deck"})
+        assert chartered.to_act(state) == frozenset({1}), "seat 1 is asked"
+        seen.append((chartered.view(state, 2), [chartered.narrate(e, "abc") for e in events]))
+    assert seen[0] == seen[1]
