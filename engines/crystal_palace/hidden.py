@@ -9,8 +9,9 @@ from engines.base import State, copy_state
 
 
 def scramble(state: State, viewer: int | None, rnd: random.Random) -> State:
-    """Hidden: other seats' secret dice values (until the reveal), what other seats
-    did in the simultaneous loan repayment (their money, newspapers, gears, income
+    """Hidden: other seats' secret dice values (until the reveal) and, while a seat
+    is not ready, how many it has set, what other seats did in the simultaneous loan
+    repayment (their money, newspapers, gears, income
     and repaid loans, until every seat is ready), other seats' loan values and the
     loan stack, the order of every face-down stack, and the face-up card stacks
     below their top card."""
@@ -18,9 +19,13 @@ def scramble(state: State, viewer: int | None, rnd: random.Random) -> State:
     others = [s for s in range(scrambled["players"]) if s != viewer]
     low, high = 1, 6
     repaying = scrambled["step"]["kind"] == "repay" and not scrambled["finished"]
+    setting = scrambled["step"]["kind"] == "dice"
     for seat in others:
-        secret = scrambled["seats"][seat]["secret"]
-        scrambled["seats"][seat]["secret"] = [rnd.randint(low, high) for _ in secret]
+        player = scrambled["seats"][seat]
+        count = len(player["secret"])
+        if setting and not player["ready"]:
+            count = rnd.randrange(player["dice"])
+        player["secret"] = [rnd.randint(low, high) for _ in range(count)]
         if repaying:
             for key in ("money", "newspapers", "gears", "income", "repaid"):
                 scrambled["seats"][seat][key] = rnd.randint(0, 7)
