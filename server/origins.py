@@ -59,8 +59,13 @@ class OriginPolicy:
         self.allowed = allowed
 
     def same_origin(self, origin: str, headers: Headers) -> bool:
+        """Whether ``origin`` is this request's host; an origin no URL parser reads
+        (``http://[::1``) is another site's."""
         host = headers.get("host", "").lower()
-        return bool(host) and urlsplit(origin).netloc == host
+        try:
+            return bool(host) and urlsplit(origin).netloc == host
+        except ValueError:
+            return False
 
     def listed(self, origin: str) -> bool:
         return "*" in self.allowed or origin in self.allowed

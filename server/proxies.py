@@ -26,9 +26,9 @@ import functools
 import ipaddress
 import json
 import logging
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -134,9 +134,19 @@ class ClientAddress:
         await self.app(scope, receive, send)
 
 
+HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9._-]+))(?::[0-9]{1,5})?")
+"""What a ``Host`` header may be (RFC 9110): a name, an IPv4 address or an IPv6 one in
+brackets, and an optional port."""
+
+
 def host_name(host_header: str) -> str:
-    """The name of a ``Host`` header, port and brackets dropped, lower case."""
-    return (urlsplit(f"//{host_header}").hostname or "").lower()
+    """The name of a ``Host`` header, port and brackets dropped, lower case; "" for a
+    header that is not ``host[:port]`` (``evil@localhost``, ``[::1``), which no name
+    matches."""
+    found = HOST.fullmatch(host_header)
+    if found is None:
+        return ""
+    return (found["v6"] or found["name"]).lower()
 
 
 def allowed_host_names(setting: str, bind_host: str) -> frozenset[str]:

@@ -1,0 +1,82 @@
+"""Trust, tried at its edges as an attacker would: headers that are not what they
+claim to be, and the seats a rematch holds met by strangers who never asked for them.
+
+Each case is one that once got through (or failed with a 500); the promises are those
+of docs/operations.md ("Settings and limits") and docs/protocol.md §9.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+
+@pytest.fixture
+def store_kind() -> str:
+    return "memory"
+
+
+async def exchange(url: str, head: str, body: str = "") -> tuple[int, bytes]:
+    """Send ``head`` (a request line and headers, CRLF-separated, without the blank line)
+    and ``body`` to the server at ``url`` as raw bytes, no client library tidying them;
+    the status and the body of the answer."""
+    parts = urlsplit(url)
+    assert parts.hostname is not None and parts.port is not None
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+    close = "" if "\r\nConnection:" in head else "\r\nConnection: close"
+    writer.write(f"{head}{close}\r\n\r\n{body}".encode("latin-1"))
+    await writer.drain()
+    answer = await reader.read()
+    writer.close()
+    await writer.wait_closed()
+    status_line, _, rest = answer.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+UPGRADE = (
+    "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="
+)
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["[::1", "[::1]]", "evil.example@localhost", "localhost/evil", "localhost#x", "localhost:x"],
+)
+async def test_a_host_that_is_no_host_is_refused_as_bad_host(server: Any, host: str) -> None:
+    """Not ``name[:port]``: refused as any host not served, never a 500 and never served
+    as the name a lenient parser found inside it."""
+    status, body = await exchange(server.url, f"GET /api/games HTTP/1.1\r\nHost: {host}")
+    assert status == 400 and b'"bad_host"' in body, body
+    status, _ = await exchange(
+        server.url, f"GET /ws/rooms/abc HTTP/1.1\r\nHost: {host}\r\n{UPGRADE}"
+    )
+    assert status == 403
+
+
+@pytest.mark.parametrize("host", ["localhost", "LocalHost:8000", "[::1]:8000", "127.0.0.1"])
+async def test_the_servers_own_names_are_still_served(server: Any, host: str) -> None:
+    status, _ = await exchange(server.url, f"GET /api/games HTTP/1.1\r\nHost: {host}")
+    assert status == 200
+
+
+async def test_an_origin_that_is_no_url_is_refused_as_cross_origin(server: Any) -> None:
+    """An ``Origin`` no URL parser reads (an unclosed IPv6 bracket) is another site's:
+    403 ``cross_origin`` for a write, a refused handshake; never a 500."""
+    body = '{"engine": "sintra"}'
+    status, answer = await exchange(
+        server.url,
+        "POST /api/rooms HTTP/1.1\r\nHost: localhost\r\nOrigin: http://[::1\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}",
+        body,
+    )
+    assert status == 403 and b'"cross_origin"' in answer, answer
+    assert server.lobby.rooms == {}, "nothing created"
+    status, _ = await exchange(
+        server.url,
+        f"GET /ws/rooms/abc HTTP/1.1\r\nHost: localhost\r\nOrigin: http://[::1\r\n{UPGRADE}",
+    )
+    assert status == 403
