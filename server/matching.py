@@ -39,12 +39,22 @@ def _deserted(record: RoomRecord, now: float) -> bool:
     )
 
 
+def _held(record: RoomRecord, now: float) -> bool:
+    """Every free seat is one a rematch still holds for its last player (a newcomer
+    would be refused ``seat_held``)."""
+    if record.held_until is None or now >= record.held_until:
+        return False
+    held = record.held or [False] * record.seats
+    return all(held[s] for s, name in enumerate(record.names) if name is None)
+
+
 def best_room(waiting: Sequence[RoomRecord], seats: int | None, now: float) -> str | None:
     """The id of the open public room of ``seats`` seats (None: any size) with the most
     people connected, then the fullest, never one whose seated people have all been
-    away past its grace period; None when there is none."""
+    away past its grace period, nor a rematch whose free seats are all held; None when
+    there is none."""
     fits = [r for r in waiting if r.status == "waiting" and seats in (None, r.seats)]
-    candidates = [r for r in fits if not r.private and not _deserted(r, now)]
+    candidates = [r for r in fits if not r.private and not _deserted(r, now) and not _held(r, now)]
     if not candidates:
         return None
     return max(candidates, key=lambda r: (_here(r), sum(n is not None for n in r.names))).id

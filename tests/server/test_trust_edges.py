@@ -8,10 +8,18 @@ of docs/operations.md ("Settings and limits") and docs/protocol.md §9.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from test_owners import finished_game
+
+from server.lobby import Lobby
+from server.settings import Settings
+from server.store import MemoryStore
+from server.timers import ManualTimers
+from support import Player
 
 
 @pytest.fixture
@@ -80,3 +88,38 @@ async def test_an_origin_that_is_no_url_is_refused_as_cross_origin(server: Any) 
         f"GET /ws/rooms/abc HTTP/1.1\r\nHost: localhost\r\nOrigin: http://[::1\r\n{UPGRADE}",
     )
     assert status == 403
+
+
+# -- a rematch's held seats ----------------------------------------------------------------
+
+
+@pytest.fixture
+def timers() -> ManualTimers:
+    return ManualTimers()
+
+
+@pytest.fixture
+async def lobby(timers: ManualTimers) -> AsyncIterator[Lobby]:
+    lobby = Lobby(MemoryStore(), Settings(rematch_hold=120), clock=timers, timers=timers)
+    yield lobby
+    await lobby.close()
+
+
+@pytest.mark.parametrize("seats", [None, 2])
+async def test_quick_play_passes_over_a_rematch_whose_free_seats_are_held(
+    lobby: Lobby, timers: ManualTimers, seats: int | None
+) -> None:
+    """A public game ended and one player opened its rematch: the other's seat is held
+    for them, so quick play seats a newcomer elsewhere instead of answering them 409
+    ``seat_held`` (every quick play of the game refused for the hold's two minutes)."""
+    room, (ana, _), _ = await finished_game(lobby, timers)
+    again = await lobby.rematch(room.id, {"token": ana})
+    rematch = lobby.room(again["id"])
+    assert rematch is not None
+    await Player(rematch, 0).join()  # ana waits there: the room quick play likes best
+    joined = await lobby.quickplay({"engine": "sintra", "seats": seats, "name": "cy"})
+    assert joined["room"] != again["id"]
+    assert (await lobby.details(again["id"]))["names"] == ["ana", None], "the hold kept"
+    timers.advance(121)
+    after = await lobby.quickplay({"engine": "sintra", "seats": seats, "name": "di"})
+    assert (after["room"], after["seat"]) == (again["id"], 1), "after the hold, open to all"
