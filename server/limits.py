@@ -237,6 +237,10 @@ def client_address(scope: Scope) -> str:
     return str(client[0]) if client else "?"
 
 
+LIMITED: Final = frozenset({"/metrics", "/readyz"})
+"""Requests outside ``/api/`` limited as the lobby's: those that cost a scrape or a store
+ping (``/healthz``, liveness, asks nothing and is never refused)."""
+
 ROOM_PATH: Final = re.compile(r"^/api/rooms/([^/]+)(?:/|$)")
 
 
@@ -255,7 +259,7 @@ class HttpLimits:
     generator's requests about one (:func:`load_test`) do not count against its
     address. A load generator's room creations are left to the lobby's own
     per-address limit (the lobby knows the engine, this middleware does not).
-    ``GET /metrics`` on the public port counts like a lobby request.
+    ``GET /metrics`` on the public port and ``GET /readyz`` count like lobby requests.
     """
 
     def __init__(
@@ -283,7 +287,7 @@ class HttpLimits:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or not (path.startswith("/api/") or path == "/metrics"):
+        if scope["type"] != "http" or not (path.startswith("/api/") or path in LIMITED):
             await self.app(scope, receive, send)
             return
         address = client_address(scope)

@@ -12,9 +12,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 from test_owners import finished_game
 
+from server.app import create_app
 from server.lobby import Lobby
 from server.settings import Settings
 from server.store import MemoryStore
@@ -123,3 +125,25 @@ async def test_quick_play_passes_over_a_rematch_whose_free_seats_are_held(
     timers.advance(121)
     after = await lobby.quickplay({"engine": "sintra", "seats": seats, "name": "di"})
     assert (after["room"], after["seat"]) == (again["id"], 1), "after the hold, open to all"
+
+
+# -- the health checks ---------------------------------------------------------------------
+
+
+async def test_readiness_asks_the_store_only_within_the_lobby_rate() -> None:
+    """``/readyz`` pings the room store (Redis) on every request: one address asking in a
+    loop is refused as the lobby is (429 ``rate_limited``, ``Retry-After``), where it was
+    answered without limit. Liveness (``/healthz``) asks nothing and is never refused:
+    an orchestrator told 429 would restart a healthy process."""
+    app = create_app(Settings(http_rate=0.001, http_burst=3))
+    transport = httpx.ASGITransport(app=app, client=("203.0.113.9", 1234))
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+        codes = [(await client.get("/readyz")).status_code for _ in range(5)]
+        refused = await client.get("/readyz")
+        health = [(await client.get("/healthz")).status_code for _ in range(5)]
+    assert codes == [200, 200, 200, 429, 429]
+    assert refused.json()["error"]["code"] == "rate_limited" and refused.headers["retry-after"]
+    assert health == [200] * 5
+    other = httpx.ASGITransport(app=app, client=("203.0.113.10", 1234))
+    async with httpx.AsyncClient(transport=other, base_url="http://localhost") as client:
+        assert (await client.get("/readyz")).status_code == 200, "per address"
