@@ -17,6 +17,8 @@ cannot, do not talk to the players during their game unless the room allows it.
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Sequence
 from typing import Any
 
 from protocol.errors import Code, ProtocolError
@@ -29,6 +31,21 @@ SPECTATOR = "spectator"
 
 Line = dict[str, Any]
 """``{"seat": int | None, "name": str, "text": str, "at": epoch seconds}``."""
+
+
+def name_key(name: str) -> str:
+    """What names that read alike share: NFKC, case folded (``Ana``, ``ANA``, ``Ａｎａ``)."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def name_in_use(names: Sequence[str | None], name: str, seat: int | None = None) -> bool:
+    """Whether ``name`` reads as the player of a seat of ``names`` other than ``seat``,
+    or as :data:`SPECTATOR`: chat and the log would show one person's lines as
+    another's."""
+    key = name_key(name)
+    return key == SPECTATOR or any(
+        other is not None and s != seat and name_key(other) == key for s, other in enumerate(names)
+    )
 
 
 def refusal(record: RoomRecord, seat: int | None) -> ProtocolError | None:

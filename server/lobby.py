@@ -438,7 +438,8 @@ class Lobby:
         room_ids, _ = await self.store.page_ids(
             public_index(engine.id, "waiting"), self.settings.list_limit
         )
-        room_id = matching.best_room(await self._records(room_ids), seats, self.timers.now())
+        records = await self._records(room_ids)
+        room_id = matching.best_room(records, seats, self.timers.now(), name)
         if room_id is None:
             size = matching.new_room_size(engine, seats)
             room = await self.create({"engine": engine.id, "seats": size}, client, owned=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engines import Engine
+from server.chat import name_in_use
 from server.store import RoomRecord
 from server.table import DEFAULTS
 
@@ -48,13 +49,22 @@ def _held(record: RoomRecord, now: float) -> bool:
     return all(held[s] for s, name in enumerate(record.names) if name is None)
 
 
-def best_room(waiting: Sequence[RoomRecord], seats: int | None, now: float) -> str | None:
+def best_room(
+    waiting: Sequence[RoomRecord], seats: int | None, now: float, name: str | None = None
+) -> str | None:
     """The id of the open public room of ``seats`` seats (None: any size) with the most
     people connected, then the fullest, never one whose seated people have all been
-    away past its grace period, nor a rematch whose free seats are all held; None when
-    there is none."""
+    away past its grace period, nor a rematch whose free seats are all held, nor one
+    where a player goes by ``name`` already; None when there is none."""
     fits = [r for r in waiting if r.status == "waiting" and seats in (None, r.seats)]
-    candidates = [r for r in fits if not r.private and not _deserted(r, now) and not _held(r, now)]
+    candidates = [
+        r
+        for r in fits
+        if not r.private
+        and not _deserted(r, now)
+        and not _held(r, now)
+        and (name is None or not name_in_use(r.names, name))
+    ]
     if not candidates:
         return None
     return max(candidates, key=lambda r: (_here(r), sum(n is not None for n in r.names))).id

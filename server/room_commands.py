@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from engines.base import Event, IllegalAction, Result, State
 from protocol.errors import Code
 from protocol.messages import Intent
-from server import fold, ids, metrics, robots
+from server import chat, fold, ids, metrics, robots
 from server.errors import ApiError
 from server.logs import fields
 from server.room_parts import (
@@ -189,6 +189,13 @@ async def reserve(room: Room, command: _Reserve) -> None:
         raise ApiError(409, "seat_taken", f"seat {seat} is taken")
     elif seat in held and not ask.claim:
         raise seat_held(room)
+    if ask.name is not None and not ask.claim and chat.name_in_use(names, ask.name, seat):
+        raise ApiError(
+            409,
+            "name_taken",
+            f"a player of this room goes by {ask.name!r} already (or a name that reads the "
+            "same), or it is what chat calls spectators: choose another name",
+        )
     name = ask.name or f"player {seat + 1}"
     token = ids.seat_token() if asked is None else asked[1]
     entry = {"k": "seat", "seat": seat, "name": name}

@@ -146,6 +146,14 @@ async def seat_taken(env: CodeEnv) -> httpx.Response:
         return await seat(client, room_id, seat=0)
 
 
+@case("name_taken")
+async def name_taken(env: CodeEnv) -> httpx.Response:
+    async with env.serve() as server, http(server) as client:
+        room_id = await new_room(client)
+        assert (await seat(client, room_id, name="ana")).status_code == 201
+        return await seat(client, room_id, name="ANA")
+
+
 @case("room_full")
 async def room_full(env: CodeEnv) -> httpx.Response:
     async with env.serve() as server, http(server) as client:

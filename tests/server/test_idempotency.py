@@ -114,7 +114,8 @@ async def test_a_repeated_quickplay_gets_the_same_room_seat_and_token(
     assert again.json() == first.json()
     room = (await http.get(f"/api/rooms/{first.json()['room']}")).json()
     assert (room["taken"], room["status"]) == (1, "waiting"), "one seat, not the room filled"
-    other = await http.post("/api/quickplay", json=body, headers=keyed("another-key-0000000002"))
+    bea = {**body, "name": "bea"}  # (a second "ana" would be seated elsewhere: name_taken)
+    other = await http.post("/api/quickplay", json=bea, headers=keyed("another-key-0000000002"))
     assert (other.json()["room"], other.json()["seat"]) == (room["id"], 1)
     # Its room is full now: a quick play under a key that chose it, but took nothing
     # there, is seated in another room rather than refused.

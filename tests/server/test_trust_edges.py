@@ -17,6 +17,7 @@ import pytest
 from test_owners import finished_game
 
 from server.app import create_app
+from server.errors import ApiError
 from server.lobby import Lobby
 from server.settings import Settings
 from server.store import MemoryStore
@@ -147,3 +148,30 @@ async def test_readiness_asks_the_store_only_within_the_lobby_rate() -> None:
     other = httpx.ASGITransport(app=app, client=("203.0.113.10", 1234))
     async with httpx.AsyncClient(transport=other, base_url="http://localhost") as client:
         assert (await client.get("/readyz")).status_code == 200, "per address"
+
+
+# -- names ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["ana", "ANA", "Ａｎａ", "spectator", "Spectator"])
+async def test_a_seat_is_never_named_as_another_player_or_a_spectator(
+    lobby: Lobby, name: str
+) -> None:
+    """Chat and the log call a seat by its player's name alone: a second "ana" (or a
+    player called "spectator") would speak as someone else. Refused, nothing taken."""
+    created = await lobby.create({"engine": "sintra", "seats": 3})
+    await lobby.reserve(created["id"], {"name": "ana"})
+    with pytest.raises(ApiError) as caught:
+        await lobby.reserve(created["id"], {"name": name})
+    assert (caught.value.status, caught.value.code) == (409, "name_taken")
+    assert (await lobby.details(created["id"]))["names"] == ["ana", None, None]
+    bea = await lobby.reserve(created["id"], {"name": "bea"})
+    assert bea["seat"] == 1, "another name is fine"
+
+
+async def test_quick_play_seats_a_name_where_nobody_goes_by_it(lobby: Lobby) -> None:
+    first = await lobby.quickplay({"engine": "sintra", "name": "ana"})
+    second = await lobby.quickplay({"engine": "sintra", "name": "Ana"})
+    assert second["room"] != first["room"], "not a second ana beside the first"
+    third = await lobby.quickplay({"engine": "sintra", "name": "bea"})
+    assert third["room"] in (first["room"], second["room"])
