@@ -272,7 +272,8 @@ def create_app(
 
     async def rematch(request: Request) -> Response:
         room_id, key = request.path_params["room_id"], idempotency_key(request.headers)
-        answer = await lobby.rematch(room_id, await _body(request), key)
+        body, client = await _body(request), client_address(request.scope)
+        answer = await lobby.rematch(room_id, body, key, client)
         return JSONResponse(answer, status_code=201)
 
     async def quickplay(request: Request) -> Response:

@@ -288,7 +288,11 @@ class Lobby:
         return self._show(fresh or room.record)
 
     async def rematch(
-        self, room_id: str, body: Mapping[str, Any], key: str | None = None
+        self,
+        room_id: str,
+        body: Mapping[str, Any],
+        key: str | None = None,
+        client: str | None = None,
     ) -> dict[str, Any]:
         """``POST /api/rooms/{id}/rematch``: ``{token}`` → the rematch room, with the seat
         of the token's player in the finished room taken for them (``seat``, ``token``).
@@ -298,7 +302,8 @@ class Lobby:
         anyone else), then open to anyone. The room's owner may open it too, with
         ``owner_token`` instead of a seat's token (a room of bots alone): the answer
         then holds no seat. ``key``: the request's ``Idempotency-Key``; a repeat gets
-        the seat it took, and the same token."""
+        the seat it took, and the same token. The request that opens the rematch counts
+        against ``client``'s creation rate (``room_rate``), as any room it creates."""
         token = body.get("token")
         owner = False
         if token is None and isinstance(body.get("owner_token"), str):
@@ -329,7 +334,7 @@ class Lobby:
                 "options": options,
                 "private": record.private,
             }
-            created = await self.create(body, heir=record)
+            created = await self.create(body, client, heir=record)
             for seat_of_bot in bot_seats:
                 kind = record.bots[seat_of_bot]
                 assert kind is not None

@@ -15,7 +15,9 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from test_owners import finished_game
+from wire import Raw
 
+from conftest import Running, running
 from server.app import create_app
 from server.errors import ApiError
 from server.lobby import Lobby
@@ -28,6 +30,10 @@ from support import Player
 @pytest.fixture
 def store_kind() -> str:
     return "memory"
+
+
+def http_client(server: Running) -> httpx.AsyncClient:
+    return httpx.AsyncClient(base_url=server.url)
 
 
 async def exchange(url: str, head: str, body: str = "") -> tuple[int, bytes]:
@@ -175,3 +181,37 @@ async def test_quick_play_seats_a_name_where_nobody_goes_by_it(lobby: Lobby) -> 
     assert second["room"] != first["room"], "not a second ana beside the first"
     third = await lobby.quickplay({"engine": "sintra", "name": "bea"})
     assert third["room"] in (first["room"], second["room"])
+
+
+# -- rooms made by rematches ---------------------------------------------------------------
+
+
+async def finish(server: Running, room_id: str) -> None:
+    """Watch the room (of bots alone) until its game's result."""
+    async with Raw.joined(server, room_id) as raw:
+        await raw.recv_until("result")
+
+
+async def test_a_chain_of_rematches_counts_against_the_room_rate() -> None:
+    """A room of bots alone ends in seconds, and its owner may open its rematch, which
+    seats the bots again: rematch after rematch, one address made rooms without end
+    (each a game played by bots), none counted by ``room_rate``. The rematch a request
+    opens counts against its address like any room it creates."""
+    settings = Settings(room_burst=3, room_rate=0.001)
+    async with running(settings) as server, http_client(server) as http:
+        body = {"engine": "turn-relay", "options": {"moves": 12, "bot_delay": 0}, "bots": {}}
+        room = (await http.post("/api/rooms", json=body)).json()
+        owner = {"owner_token": room["owner_token"]}
+        opened = [room["id"]]
+        for _ in range(2):
+            await finish(server, opened[-1])
+            again = await http.post(f"/api/rooms/{opened[-1]}/rematch", json=owner)
+            assert again.status_code == 201, again.text
+            opened.append(again.json()["id"])
+        await finish(server, opened[-1])
+        refused = await http.post(f"/api/rooms/{opened[-1]}/rematch", json=owner)
+        assert refused.status_code == 429, refused.text
+        assert refused.json()["error"]["code"] == "rate_limited"
+        assert refused.headers["retry-after"]
+        assert set(server.lobby.rooms) == set(opened), "nothing more created"
+        assert (await http.get(f"/api/rooms/{opened[-1]}")).json()["rematch"] is None
