@@ -14,8 +14,8 @@ must be one a client cannot choose:
   list of addresses) leaves the client at the last address a trusted hop
   vouched for. The TCP peer itself is kept in the scope under :data:`PEER`.
 * :class:`HostPolicy` — ASGI middleware: a request whose ``Host`` names none of
-  the server's names (``allowed_hosts``) is refused before anything else sees
-  it, so a page of another site that made its own name resolve to this server
+  the server's names (``allowed_hosts``), or that has two, is refused before anything
+  else sees it, so a page of another site that made its own name resolve to this server
   (DNS rebinding) cannot use it: HTTP 400 ``bad_host``, a WebSocket handshake
   closed before it is accepted (HTTP 403).
 """
@@ -173,12 +173,11 @@ class HostPolicy:
         if self.any or scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        host = ""
-        for name, value in scope.get("headers", ()):
-            if name == b"host":
-                host = value.decode("latin-1")
-                break
-        if host_name(host) in self.names:
+        hosts = [
+            value.decode("latin-1") for name, value in scope.get("headers", ()) if name == b"host"
+        ]
+        host = ", ".join(hosts)  # more than one (RFC 9112: a bad request) names no host
+        if len(hosts) == 1 and host_name(host) in self.names:
             await self.app(scope, receive, send)
             return
         log.info("host refused", extra=fields(host=host[:100], path=scope.get("path")))

@@ -74,6 +74,20 @@ async def test_a_host_that_is_no_host_is_refused_as_bad_host(server: Any, host: 
     assert status == 403
 
 
+@pytest.mark.parametrize("hosts", [("localhost", "evil.example"), ("localhost", "localhost")])
+async def test_a_request_with_two_hosts_is_refused(server: Any, hosts: tuple[str, str]) -> None:
+    """RFC 9112: more than one ``Host`` is a bad request. The check read the first and
+    served the request whatever the second said (a proxy reading the last would have
+    routed by a host nobody checked)."""
+    head = "GET /api/games HTTP/1.1\r\n" + "".join(f"Host: {h}\r\n" for h in hosts)
+    status, body = await exchange(server.url, head.removesuffix("\r\n"))
+    assert status == 400 and b'"bad_host"' in body, body
+    status, _ = await exchange(
+        server.url, f"{head.replace('/api/games', '/ws/rooms/abc')}{UPGRADE}"
+    )
+    assert status == 403
+
+
 @pytest.mark.parametrize("host", ["localhost", "LocalHost:8000", "[::1]:8000", "127.0.0.1"])
 async def test_the_servers_own_names_are_still_served(server: Any, host: str) -> None:
     status, _ = await exchange(server.url, f"GET /api/games HTTP/1.1\r\nHost: {host}")
