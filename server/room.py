@@ -232,10 +232,7 @@ class Room:
             refused = messages.error(Code.SPECTATOR, "spectators have no actions", of="legal")
             conn.send(encode(refused))
             return
-        state, seat = self.state, conn.seat
-        actions = self.engine.legal_actions(state, seat) if state else []
-        labels = [self.engine.describe(state, seat, a) for a in actions] if state else []
-        conn.send(encode(messages.legal(self.version, seat, actions, labels)))
+        conn.send(self.views.legal(self, conn.seat))
 
     # -- chat, beside the game (server/chat.py) --------------------------------
 

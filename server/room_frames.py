@@ -75,6 +75,8 @@ class Views:
         self.snapshots: dict[Group, tuple[int, bytes]] = {}
         self._compacting: compact.Compactor | None = None
         """:meth:`compactor` once made."""
+        self.answers: dict[int, tuple[int, State | None, bytes]] = {}
+        """Each seat's last ``legal`` answer, with the version and state it was made at."""
 
     def compactor(self, room: Room) -> compact.Compactor:
         """The room's key table depends only on the engine, the seat count and the
@@ -102,10 +104,26 @@ class Views:
 
     def clear(self) -> None:
         """Drop every cache (a client that comes back gets a snapshot)."""
+        self.answers.clear()
         self.docs.clear()
         self.history.clear()
         self.snapshots.clear()
         self.spoken.clear()
+
+    def legal(self, room: Room, seat: int) -> bytes:
+        """The ``legal`` answer of ``seat`` now: its legal actions and their labels,
+        computed once per version and state (every connection of the seat, each asking
+        its free ``legal`` requests, gets the same bytes; a Chartered answer can take
+        milliseconds to compute)."""
+        state, version = room.state, room.version
+        made = self.answers.get(seat)
+        if made is not None and made[0] == version and made[1] is state:
+            return made[2]
+        actions = self.engine.legal_actions(state, seat) if state else []
+        labels = [self.engine.describe(state, seat, a) for a in actions] if state else []
+        frame = encode(messages.legal(version, seat, actions, labels))
+        self.answers[seat] = (version, state, frame)
+        return frame
 
     def catch_up(self, room: Room, conn: Connection, since: int | None) -> None:
         """Send the patches after ``since`` if they are still kept (none if ``since``

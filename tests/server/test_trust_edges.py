@@ -18,7 +18,9 @@ from test_owners import finished_game
 from wire import Raw
 
 from conftest import Running, running
+from engines import ENGINES
 from server.app import create_app
+from server.connection import FREE_LEGAL
 from server.errors import ApiError
 from server.lobby import Lobby
 from server.settings import Settings
@@ -229,3 +231,55 @@ async def test_a_chain_of_rematches_counts_against_the_room_rate() -> None:
         assert refused.headers["retry-after"]
         assert set(server.lobby.rooms) == set(opened), "nothing more created"
         assert (await http.get(f"/api/rooms/{opened[-1]}")).json()["rematch"] is None
+
+
+# -- free `legal` asks -----------------------------------------------------------------------
+
+
+async def test_free_legal_asks_are_computed_once_per_version(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each connection gets ``FREE_LEGAL`` ``legal`` asks per room version that no rate
+    limit counts, so one seat's many connections from one address got 4 each: every one
+    computed the seat's legal moves and their labels again (up to 12 ms in Chartered:
+    256 connections, 1,024 asks, 12 s of the server's one core at a single version).
+    Now all of them are answered, from one computation per version."""
+    engine = ENGINES["sintra"]
+    computed = []
+
+    def counted(state: Any, seat: int) -> list[dict[str, Any]]:
+        computed.append(seat)
+        return type(engine).legal_actions(engine, state, seat)
+
+    monkeypatch.setattr(engine, "legal_actions", counted)
+    settings = Settings(query_rate=0.001, query_burst=1, address_factor=1, hello_timeout=5)
+    async with running(settings) as server, http_client(server) as http:
+        room = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 2})).json()
+        seats = [(await http.post(f"/api/rooms/{room['id']}/seats", json={})).json()]
+        seats.append((await http.post(f"/api/rooms/{room['id']}/seats", json={})).json())
+        conns = [await Raw.open(server, room["id"]) for _ in range(4)]
+        try:
+            for raw in conns:
+                await raw.join(seats[0]["token"])
+                await raw.recv_until("snapshot")
+            answers = []
+            for raw in conns:
+                for _ in range(FREE_LEGAL):
+                    await raw.send({"t": "legal"})
+                for _ in range(FREE_LEGAL):
+                    answers.append(await legal_or_error(raw))
+        finally:
+            for raw in conns:
+                await raw.ws.close()
+    assert answers == ["legal"] * 4 * FREE_LEGAL, "each connection's free asks answered"
+    assert computed == [0], "the moves computed once"
+
+
+async def legal_or_error(raw: Raw) -> str:
+    """The next answer to a ``legal``: ``"legal"``, or the code of the error refusing it."""
+    while True:
+        frame = await raw.recv()
+        if frame.get("t") == "legal":
+            return "legal"
+        if frame.get("t") == "error" and frame.get("of") == "legal":
+            return str(frame["code"])
