@@ -6,6 +6,8 @@ Buckets are plain arithmetic on a monotonic clock read by the caller; nothing
 here starts a task or a timer.
 
 * :class:`TokenBucket`: ``rate`` tokens a second, at most ``burst`` saved up.
+* :func:`address_key`: the key of a client address (an IPv6 one's /64), what every
+  limit per address counts.
 * :class:`Buckets`: one bucket per key (a client address); a bucket that has
   refilled completely is the same as a new one, so idle keys are dropped and
   the table stays as small as the set of recently active clients.
@@ -23,6 +25,7 @@ here starts a task or a timer.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import time
@@ -206,12 +209,13 @@ class Gate:
         """The connection's limits; a ``load_test`` connection (:func:`load_test`) has
         only its own, not its address's."""
         addresses = None if load_test else self.addresses
-        return FrameLimits(self.settings, address, addresses, self.clock)
+        return FrameLimits(self.settings, address_key(address), addresses, self.clock)
 
     def admit(self, address: str, load_test: bool = False) -> str | None:
         """Why a new connection from ``address`` is refused, or None to admit it (counted:
         :meth:`leave` when it ends)."""
         settings = self.settings
+        address = address_key(address)
         if self.open >= settings.max_connections:
             return f"this server holds {settings.max_connections} connections; retry later"
         held = self.by_address.get(address, 0)
@@ -226,10 +230,26 @@ class Gate:
         return None
 
     def leave(self, address: str) -> None:
+        address = address_key(address)
         self.open -= 1
         held = self.by_address.pop(address) - 1
         if held:
             self.by_address[address] = held
+
+
+def address_key(address: str) -> str:
+    """What the limits per client address count ``address`` under: an IPv6 address by
+    its /64 (one subscriber's block: each of its 2⁶⁴ addresses is the same client), an
+    IPv4-mapped one as its IPv4 address, any other as it is."""
+    if ":" not in address:
+        return address
+    try:
+        ip = ipaddress.IPv6Address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return f"{ipaddress.IPv6Address(int(ip) >> 64 << 64)}/64"
 
 
 def client_address(scope: Scope) -> str:
@@ -292,8 +312,9 @@ class HttpLimits:
             return
         address = client_address(scope)
         now = self.clock()
-        if not self._exempt(scope, address) and not self.requests.take(address, now):
-            wait = self.requests.wait(address, now)
+        key = address_key(address)
+        if not self._exempt(scope, address) and not self.requests.take(key, now):
+            wait = self.requests.wait(key, now)
             error = ApiError(
                 429,
                 "rate_limited",

@@ -27,7 +27,7 @@ from urllib.parse import urlencode
 from engines import BENCHMARK, ENGINES
 from server import credentials, history, ids, matching, requests, room_commands
 from server.errors import ApiError
-from server.limits import Buckets, load_test
+from server.limits import Buckets, address_key, load_test
 from server.logs import fields
 from server.proxies import load_testers
 from server.room import Forwarder, Room, hash_token
@@ -264,8 +264,9 @@ class Lobby:
         now = self.clock()
         if client is not None and load_test(client, benchmark, self.load_testers):
             return
-        if client is not None and not self.creations.take(client, now):
-            wait = self.creations.wait(client, now)
+        key = None if client is None else address_key(client)
+        if key is not None and not self.creations.take(key, now):
+            wait = self.creations.wait(key, now)
             raise ApiError(
                 429,
                 "rate_limited",

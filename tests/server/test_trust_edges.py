@@ -22,6 +22,7 @@ from engines import ENGINES
 from server.app import create_app
 from server.connection import FREE_LEGAL
 from server.errors import ApiError
+from server.limits import Gate
 from server.lobby import Lobby
 from server.settings import Settings
 from server.store import MemoryStore
@@ -283,3 +284,47 @@ async def legal_or_error(raw: Raw) -> str:
             return "legal"
         if frame.get("t") == "error" and frame.get("of") == "legal":
             return str(frame["code"])
+
+
+# -- IPv6 ------------------------------------------------------------------------------------
+
+
+def v6(i: int, block: str = "2001:db8:1:2") -> str:
+    """The ``i``th address of an IPv6 /64: what one subscriber holds (2⁶⁴ of them)."""
+    return f"{block}::{i + 1:x}"
+
+
+async def test_an_ipv6_client_is_one_address_across_its_64() -> None:
+    """Every limit per client address counted an IPv6 address alone, and one subscriber
+    holds a /64: drawing a new address for each request got 5 of 5 lobby requests past
+    an ``http_burst`` of 3, rooms past ``room_burst`` and WebSockets past
+    ``address_connections``. A /64 now counts as one address."""
+    app = create_app(Settings(http_rate=0.001, http_burst=3))
+    codes = []
+    for i in range(5):
+        transport = httpx.ASGITransport(app=app, client=(v6(i), 1))
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as c:
+            codes.append((await c.get("/api/games")).status_code)
+    assert codes == [200, 200, 200, 429, 429]
+    transport = httpx.ASGITransport(app=app, client=(v6(0, "2001:db8:1:3"), 1))
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as c:
+        assert (await c.get("/api/games")).status_code == 200, "another /64 is another client"
+
+    lobby = Lobby(MemoryStore(), Settings(room_rate=0.001, room_burst=2))
+    try:
+        for i in range(2):
+            await lobby.create({"engine": "sintra"}, v6(i))
+        with pytest.raises(ApiError) as caught:
+            await lobby.create({"engine": "sintra"}, v6(2))
+        assert caught.value.code == "rate_limited"
+        await lobby.create({"engine": "sintra"}, "2001:db8:1:3::1")
+    finally:
+        await lobby.close()
+
+    gate = Gate(Settings(address_connections=2))
+    assert gate.admit(v6(0)) is None and gate.admit(v6(1)) is None
+    assert gate.admit(v6(2)) is not None, "the /64 holds its 2 connections"
+    gate.leave(v6(0))
+    assert gate.admit(v6(3)) is None, "a connection that ended frees the /64's place"
+    assert gate.admit("::ffff:198.51.100.7") is None and gate.admit("198.51.100.7") is None
+    assert gate.admit("198.51.100.7") is not None, "an IPv4-mapped address is the IPv4 one"
