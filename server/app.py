@@ -20,6 +20,7 @@ import re
 import secrets
 import socket
 import sys
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -38,7 +39,7 @@ import engines
 from protocol.errors import Code
 from server import connection, metrics, scrape, web
 from server.errors import UNAVAILABLE, UNAVAILABLE_RETRY, ApiError
-from server.limits import Gate, HttpLimits, client_address
+from server.limits import Gate, HttpLimits, charge, client_address
 from server.lobby import Lobby
 from server.logs import fields
 from server.origins import OriginPolicy, parse_origins
@@ -257,7 +258,10 @@ def create_app(
         views = request.query_params.get("views", "0")
         if views not in ("0", "1"):
             raise ApiError(400, "bad_views", "views is 0 or 1")
-        return JSONResponse(await lobby.history(request.path_params["room_id"], views == "1"))
+        started = time.perf_counter()
+        answer = JSONResponse(await lobby.history(request.path_params["room_id"], views == "1"))
+        charge(request.scope, time.perf_counter() - started)  # a long game's costs more
+        return answer
 
     async def seats(request: Request) -> Response:
         room_id, key = request.path_params["room_id"], idempotency_key(request.headers)

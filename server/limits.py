@@ -63,6 +63,11 @@ class TokenBucket:
         self.tokens = tokens - 1.0
         return True
 
+    def spend(self, now: float, tokens: float) -> None:
+        """Take ``tokens`` more, even those there are not (the debt delays what follows)."""
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate) - tokens
+        self.stamp = now
+
     def full(self, now: float) -> bool:
         return self.tokens + (now - self.stamp) * self.rate >= self.burst
 
@@ -89,6 +94,12 @@ class Buckets:
             self._prune(now)
             bucket = self._buckets[key] = TokenBucket(self.rate, self.burst, now)
         return bucket.take(now)
+
+    def spend(self, key: str, now: float, tokens: float) -> None:
+        """``key`` takes ``tokens`` more (:meth:`TokenBucket.spend`)."""
+        bucket = self._buckets.get(key)
+        if bucket is not None and self.rate > 0:
+            bucket.spend(now, tokens)
 
     def wait(self, key: str, now: float) -> float:
         """Seconds until ``key`` may take a token."""
@@ -257,6 +268,21 @@ def client_address(scope: Scope) -> str:
     return str(client[0]) if client else "?"
 
 
+CHARGE: Final = "tablewire.charge"
+"""The scope key of :class:`HttpLimits`'s charge for a request's time (:func:`charge`)."""
+COST_UNIT: Final = 0.005
+"""Seconds of the server's time one lobby request is worth (:func:`charge`)."""
+
+
+def charge(scope: Scope, seconds: float) -> None:
+    """Count a request that took ``seconds`` of the server's time against its address's
+    lobby rate as one request for every :data:`COST_UNIT` of it (the first counted
+    already): a game's record, replayed from its log, may take a tenth of a second."""
+    spend = scope.get(CHARGE)
+    if spend is not None and seconds > COST_UNIT:
+        spend(seconds / COST_UNIT - 1.0)
+
+
 LIMITED: Final = frozenset({"/metrics", "/readyz"})
 """Requests outside ``/api/`` limited as the lobby's: those that cost a scrape or a store
 ping (``/healthz``, liveness, asks nothing and is never refused)."""
@@ -279,7 +305,8 @@ class HttpLimits:
     generator's requests about one (:func:`load_test`) do not count against its
     address. A load generator's room creations are left to the lobby's own
     per-address limit (the lobby knows the engine, this middleware does not).
-    ``GET /metrics`` on the public port and ``GET /readyz`` count like lobby requests.
+    ``GET /metrics`` on the public port and ``GET /readyz`` count like lobby requests. A
+    handler may count the time its request took too (:func:`charge`).
     """
 
     def __init__(
@@ -313,7 +340,8 @@ class HttpLimits:
         address = client_address(scope)
         now = self.clock()
         key = address_key(address)
-        if not self._exempt(scope, address) and not self.requests.take(key, now):
+        exempt = self._exempt(scope, address)
+        if not exempt and not self.requests.take(key, now):
             wait = self.requests.wait(key, now)
             error = ApiError(
                 429,
@@ -346,6 +374,13 @@ class HttpLimits:
                 message = {**message, "headers": [*message["headers"], (b"connection", b"close")]}
             await send(message)
 
+        if not exempt:
+            requests, clock = self.requests, self.clock
+
+            def spend(tokens: float) -> None:
+                requests.spend(key, clock(), tokens)
+
+            scope = {**scope, CHARGE: spend}
         await self.app(scope, bounded, closing)
 
     def _too_large(self) -> ApiError:

@@ -1,13 +1,16 @@
 """Trust, tried at its edges as an attacker would: headers that are not what they
-claim to be, and the seats a rematch holds met by strangers who never asked for them.
+claim to be (Host, Origin), a rematch's held seats met by quick play, names that read
+as another's, and limits that counted requests but not what they cost or who sent them
+(readiness, chained rematches, free ``legal`` asks, IPv6 /64s, a game's record).
 
 Each case is one that once got through (or failed with a 500); the promises are those
-of docs/operations.md ("Settings and limits") and docs/protocol.md §9.
+of docs/operations.md ("Settings and limits") and docs/protocol.md §2, §3 and §9.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -328,3 +331,35 @@ async def test_an_ipv6_client_is_one_address_across_its_64() -> None:
     assert gate.admit(v6(3)) is None, "a connection that ended frees the /64's place"
     assert gate.admit("::ffff:198.51.100.7") is None and gate.admit("198.51.100.7") is None
     assert gate.admit("198.51.100.7") is not None, "an IPv4-mapped address is the IPv4 one"
+
+
+# -- a game's record -------------------------------------------------------------------------
+
+
+async def test_a_records_cost_counts_against_the_lobby_rate() -> None:
+    """``GET /api/rooms/{id}/record`` replays the whole game (with ``views=1`` it also
+    builds a spectator's document after every move): about 0.2 s and 1.4 MB for a
+    Crystal Palace game, where the lobby rate counted it as one request like any other
+    (20 of 20 answered at ``http_burst`` 20: 4 s of the one core). Its time now counts:
+    one request's worth for each 5 ms it took."""
+    app = create_app(Settings(http_rate=0.001, http_burst=20))
+    lobby: Lobby = app.state.lobby
+    created = await lobby.create({"engine": "crystal-palace", "seats": 5})
+    room = lobby.room(created["id"])
+    assert room is not None
+    for name in ("ana", "bea", "cy", "di", "ed"):
+        await room.reserve(name)
+    players = [await Player(room, seat).join() for seat in range(5)]
+    rnd = random.Random(1)
+    while room.record.status != "finished":
+        assert room.state is not None
+        for player in players:
+            if player.seat in room.engine.to_act(room.state):
+                await player.play(rnd)
+    transport = httpx.ASGITransport(app=app, client=("203.0.113.9", 1))
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
+        codes = [
+            (await http.get(f"/api/rooms/{room.id}/record?views=1")).status_code for _ in range(20)
+        ]
+    await lobby.close()
+    assert codes.count(200) <= 3 and codes[-1] == 429, codes
