@@ -147,3 +147,29 @@ def test_with_the_keyboard_each_step_of_founding_takes_the_focus(
         "() => (globalThis.tablewireRoom.doc.game.pending || {}).step !== 'layout'"
         " || document.activeElement.closest('.ch-choices')"
     )
+
+
+def test_after_play_it_the_next_step_of_founding_takes_the_focus(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """In a room that asks to confirm each move (the default), "Play it" closes with the
+    move it played: the founding's next step (the company) has the focus then, not the
+    board's frame nor the top of the page."""
+    watched = open_page()
+    page = watched.page
+    watched.sit(served.room_with_bots("chartered", seats=2, bots=1, options={"confirm": True}))
+    page.locator(FOUNDS).first.wait_for(timeout=30_000)
+    watched.wait_loaded()
+    founds = f"() => document.activeElement.matches({FOUNDS!r})"
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUS_ON_A_PART) and page.evaluate(founds):
+            break
+    assert page.evaluate(founds)
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement.matches('.o-confirm button.confirm')")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => (globalThis.tablewireRoom.doc.game.pending || {}).step === 'company'"
+    )
+    page.wait_for_function(FOCUS_ON_A_PART, timeout=5_000)

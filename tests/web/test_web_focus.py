@@ -91,3 +91,39 @@ def test_a_part_the_last_move_changed_shows_the_focus_not_the_highlight(
     )
     part = page.evaluate(FOCUSED_PART)
     assert part["color"] == "rgb(29, 36, 48)", part
+
+
+# Whether the focus is on a Sintra board part that makes a move (or the confirmation's
+# "Play it"): Enter goes on with the move.
+ON_A_STEP = """() => document.activeElement.matches(
+  ".o-board [data-move]:not([disabled]), .o-confirm button.confirm")"""
+
+
+@pytest.mark.parametrize("confirm", [False, True])
+def test_after_a_move_made_with_the_keyboard_the_focus_stays_on_the_board(
+    served: Served, open_page: Callable[..., Watched], confirm: bool
+) -> None:
+    """A keyboard player's move (pieces, a strip, maybe how, maybe "Play it") takes the
+    buttons it was made with off the page; the focus goes to the board, where the next
+    Tab goes on, not back to the top of the page."""
+    watched = open_page()
+    page = watched.page
+    watched.sit(served.room_with_bots("sintra", seats=2, bots=1, options={"confirm": confirm}))
+    page.wait_for_selector(".o-board [data-move='take']")
+    watched.wait_loaded()
+    for _ in range(STOPS):
+        page.keyboard.press("Tab")
+        if page.evaluate(ON_A_STEP):
+            break
+    before = watched.version()
+    while watched.version() == before:
+        assert page.evaluate(ON_A_STEP), "each Enter leads to the move's next step"
+        page.evaluate("() => { globalThis.pressed = document.activeElement; }")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            f"() => tablewireRoom.version > {before}"
+            f" || (document.activeElement !== pressed && ({ON_A_STEP})())",
+            timeout=5_000,
+        )
+    page.wait_for_function("() => document.activeElement !== document.body")
+    assert page.evaluate("() => document.activeElement.matches('.o-board')")

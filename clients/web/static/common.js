@@ -3,6 +3,7 @@
 // words for things the pages show.
 
 export { html, render, useCallback, useEffect, useMemo, useRef, useState } from "./vendor/htm-preact.module.js";
+import { useEffect, useRef } from "./vendor/htm-preact.module.js";
 import { Lobby } from "./tablewire.js";
 
 export const lobby = new Lobby();
@@ -175,4 +176,23 @@ export function problemSentence(error) {
 export function bringIntoView(element, block = "nearest") {
   const still = globalThis.matchMedia("(prefers-reduced-motion: reduce)").matches;
   element.scrollIntoView({ block, behavior: still ? "instant" : "smooth" });
+}
+
+/** Keep the keyboard's place on a page: when the element that has the focus inside
+ * `area` leaves the page (the move button just played, a confirmation bar closed), the
+ * focus goes to `fallback` (an element with tabIndex -1, such as the board), not back to
+ * the top of the page. Looked at after every render of the component using it. */
+export function useKeptFocus(area, fallback) {
+  const inside = useRef(false);
+  useEffect(() => {
+    const note = (event) => { inside.current = !!area.current && area.current.contains(event.target); };
+    document.addEventListener("focusin", note);
+    return () => document.removeEventListener("focusin", note);
+  }, []);
+  useEffect(() => {
+    const at = document.activeElement;
+    if (inside.current && (!at || at === document.body) && fallback.current) {
+      fallback.current.focus({ preventScroll: true });
+    }
+  });
 }

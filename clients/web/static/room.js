@@ -39,6 +39,7 @@ import {
   saveName,
   shown,
   useEffect,
+  useKeptFocus,
   useRef,
   useState,
   words,
@@ -469,6 +470,8 @@ function Room({ conn, held, notice }) {
   const [play, waiting, confirmBar] = useConfirm(send, legal, confirming, myTurn);
   const drawn = useRef(null);
   useChangeHighlight(drawn, !!(Board && doc && doc.game));
+  const [playArea, boardCard] = [useRef(null), useRef(null)];
+  useKeptFocus(playArea, boardCard);
   return html`
     <header class="room-head">
       <div>
@@ -495,7 +498,7 @@ function Room({ conn, held, notice }) {
       : null}
     ${doc
       ? html`<div class="layout">
-          <div class="side">
+          <div class="side" ref=${playArea}>
             ${result && doc.status === "finished"
               ? html`<${Result} doc=${doc} result=${result} mySeat=${mySeat} token=${held && held.token}
                   describe=${describe} />`
@@ -516,7 +519,8 @@ function Room({ conn, held, notice }) {
                 ? html`<p class="muted">${state === "open" ? "Finding your moves…" : "Your moves come back with the connection."}</p>`
                 : null}
             </section>
-            <section class="card o-board" aria-labelledby="board-title" data-board=${engine}>
+            <section class="card o-board" aria-labelledby="board-title" data-board=${engine}
+              ref=${boardCard} tabIndex="-1">
               <h2 id="board-title" class="visually-hidden">Board</h2>
               ${note ? html`<p class="muted">${note}</p>` : null}
               ${!doc.game

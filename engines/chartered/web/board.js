@@ -259,11 +259,14 @@ function MapView({ doc, geo, spots, selected, select, send, busy, mine }) {
 const MOVE_PART = "button[data-move]:not([disabled]), button.ch-choose";
 
 /** Give `element` the focus when the player's focus was on the board (the part just
- * used, or lost with it as the board changed): the keyboard goes on from the next
- * step rather than from the top of the page. Never taken from elsewhere (the chat). */
+ * used, or lost with it as the board changed, or the board's frame, where the page puts
+ * it after a move): the keyboard goes on from the next step rather than from the top of
+ * the page. Never taken from elsewhere (the chat). */
 function followFocus(element, root) {
   const at = document.activeElement;
-  if (!at || at === document.body || (root && root.contains(at))) element.focus({ preventScroll: true });
+  if (!at || at === document.body || (root && (root.contains(at) || at.contains(root)))) {
+    element.focus({ preventScroll: true });
+  }
 }
 
 /** A step that goes on with this seat's own move (the company to found, its warehouses,
