@@ -23,7 +23,8 @@ SEATS = 3
 # The die values the board shows for seats other than `me` while it shows phase 1.
 SHOWN_IN_PHASE_1 = """(me) => {
   const now = document.querySelector(".cp-phases .cp-now");
-  if (!now || !now.textContent.startsWith("1:") || document.querySelector("#cp-final")) return [];
+  const over = document.querySelector("[id^='cp-final-']");
+  if (!now || !now.textContent.startsWith("1:") || over) return [];
   return [...document.querySelectorAll(".cp-player .cp-die:not(.cp-back)")]
     .filter((die) => die.closest(".cp-player").dataset.seat !== String(me))
     .map((die) => die.textContent);
@@ -125,8 +126,8 @@ def test_a_whole_game_by_clicking_the_board(
     assert board_clicks >= clicks // 2, (board_clicks, clicks)
 
     spectator.page.wait_for_selector(".o-result")
-    page.wait_for_selector("#cp-final")
-    spectator.page.wait_for_selector("#cp-final")
+    page.wait_for_selector("[id^='cp-final-']")
+    spectator.page.wait_for_selector("[id^='cp-final-']")
     player.shoot(shots, "crystal-palace-end-desktop")
     spectator.shoot(shots, "crystal-palace-end-phone")
     assert spectator.no_horizontal_scroll()

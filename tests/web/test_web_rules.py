@@ -74,3 +74,26 @@ def test_the_room_links_the_rules_and_helps_with_the_step(
     rules.wait_for_load_state()
     assert rules.url == f"{served.url}/rules/{engine}"
     rules.wait_for_function(DRAWN, timeout=15_000)
+
+
+# The ids the page holds more than once, and the labels (aria-labelledby) naming no id.
+DUPLICATE_IDS = """() => {
+  const ids = [...document.querySelectorAll("[id]")].map((el) => el.id);
+  const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
+  const unnamed = [...document.querySelectorAll("[aria-labelledby]")]
+    .flatMap((el) => el.getAttribute("aria-labelledby").split(/\\s+/))
+    .filter((id) => !document.getElementById(id));
+  return { twice: [...new Set(twice)], unnamed };
+}"""
+
+
+@pytest.mark.parametrize("engine", GAMES)
+def test_the_examples_of_a_rules_page_have_ids_of_their_own(
+    served: Served, open_page: Callable[..., Watched], engine: str
+) -> None:
+    """Several example boards on one page: each heading's id (named by its section's
+    aria-labelledby) is the page's only one, so every section is named by its own."""
+    page = open_page().page
+    page.goto(f"{served.url}/rules/{engine}")
+    page.wait_for_function(DRAWN, timeout=15_000)
+    assert page.evaluate(DUPLICATE_IDS) == {"twice": [], "unnamed": []}

@@ -196,3 +196,13 @@ export function useKeptFocus(area, fallback) {
     }
   });
 }
+
+let ids = 0;
+
+/** An id of this component's own, `name` and a number: a page may draw one board several
+ * times (the how-to-play page's examples), and two elements never share an id. */
+export function useUniqueId(name) {
+  const id = useRef(null);
+  if (id.current === null) id.current = `${name}-${++ids}`;
+  return id.current;
+}

@@ -14,7 +14,7 @@
 // under your hand, brought into view, and the other spots sharing one of them become
 // that move.
 
-import { bringIntoView, html, useEffect, useMemo, useRef, useState } from "/static/common.js";
+import { bringIntoView, html, useEffect, useMemo, useRef, useState, useUniqueId } from "/static/common.js";
 
 const DATA = await fetch(new URL("./board.json", import.meta.url)).then((answer) => {
   if (!answer.ok) throw new Error(`board.json: HTTP ${answer.status}`);
@@ -309,6 +309,7 @@ function Choices({ selected, spots, send, busy, select, kind }) {
 }
 
 function Stock({ doc, spots, send, busy }) {
+  const titled = useUniqueId("ch-stock-title");
   const game = doc.game;
   const { min, max } = DATA.stock;
   const hidden = game.options.hidden_shares;
@@ -317,8 +318,8 @@ function Stock({ doc, spots, send, busy }) {
   const moves = (id) => (spots.get(`company:${id}`) || []).map((entry) => html`<button type="button"
     class="ch-move" data-move="" aria-label=${entry.label} title=${entry.label} disabled=${busy}
     onClick=${() => send(entry.action)}>${shortMove(entry, id)}</button>`);
-  return html`<section class="ch-stock" aria-labelledby="ch-stock-title">
-    <h3 id="ch-stock-title">Stock market</h3>
+  return html`<section class="ch-stock" aria-labelledby=${titled}>
+    <h3 id=${titled}>Stock market</h3>
     ${active.length === 0 ? html`<p class="muted">No company on the board yet.</p>` : null}
     <ul class="ch-companies">
       ${active.map((c) => {
@@ -383,11 +384,12 @@ function Card({ card, effect, cls = "" }) {
 }
 
 function Market({ doc, geo, closed, spots, send, busy, legal }) {
+  const titled = useUniqueId("ch-market-title");
   const game = doc.game;
   const refresh = legal.find((e) => e.action.type === "refresh");
   const deck = spotMode("deck", spots, null);
-  return html`<section class="ch-market" aria-labelledby="ch-market-title">
-    <h3 id="ch-market-title">Open market <span class="muted">· ${money(DATA.prices.card)} a card</span></h3>
+  return html`<section class="ch-market" aria-labelledby=${titled}>
+    <h3 id=${titled}>Open market <span class="muted">· ${money(DATA.prices.card)} a card</span></h3>
     <div class="ch-cards">
       <${Spot} mode=${deck} spotKey="deck" send=${send} busy=${busy} cls="ch-card ch-deck" label=${`the deck: ${plural(game.deck, "card")}, face down`}>
         <span class="ch-back" aria-hidden="true"></span>
@@ -415,9 +417,10 @@ function Market({ doc, geo, closed, spots, send, busy, legal }) {
 }
 
 function Hand({ game, geo, closed, spots, selected, select, send, busy }) {
+  const titled = useUniqueId("ch-hand-title");
   const cards = [...game.hand].sort((a, b) => (a.kind === b.kind ? (a.plot ?? a.level) - (b.plot ?? b.level) : a.kind === "plot" ? -1 : 1));
-  return html`<section class="ch-hand" aria-labelledby="ch-hand-title">
-    <h3 id="ch-hand-title">Your hand <span class="muted">· ${plural(cards.length, "card")}, ${money(DATA.prices.card_left_in_hand)} each if still held at the end</span></h3>
+  return html`<section class="ch-hand" aria-labelledby=${titled}>
+    <h3 id=${titled}>Your hand <span class="muted">· ${plural(cards.length, "card")}, ${money(DATA.prices.card_left_in_hand)} each if still held at the end</span></h3>
     <div class="ch-cards">
       ${cards.map((card) => {
         const effect = cardEffect(game, geo, closed, card);
@@ -514,6 +517,7 @@ export function resultDetails(final) {
 
 /** Board({doc, seat, legal, send}): Chartered's map, stock market, cards and players. */
 export function Board({ doc, seat, legal, send }) {
+  const playersTitle = useUniqueId("ch-players-title");
   const game = doc.game;
   const geo = GEOMETRY[game.board];
   const [selected, select] = useState(null);
@@ -557,8 +561,8 @@ export function Board({ doc, seat, legal, send }) {
     <${Market} doc=${doc} geo=${geo} closed=${closed} legal=${legal} ...${common} />
     ${seat !== null && game.hand ? html`<${Hand} game=${game} geo=${geo} closed=${closed} ...${common} />
       <${Choices} kind="card" ...${common} />` : null}
-    <section aria-labelledby="ch-players-title">
-      <h3 id="ch-players-title">Players</h3>
+    <section aria-labelledby=${playersTitle}>
+      <h3 id=${playersTitle}>Players</h3>
       <ul class="ch-players">${doc.seats.map((_, s) => html`<${Player} key=${s} doc=${doc} seat=${s} me=${seat} />`)}</ul>
     </section>
   </div>`;

@@ -7,7 +7,7 @@
 // resource icons are drawn by cards.js.
 // It follows the Board contract of clients/web/static/games/README.md.
 
-import { html, useEffect, useRef, useState } from "/static/common.js";
+import { html, useEffect, useRef, useState, useUniqueId } from "/static/common.js";
 import { CharacterCard, Cost, Effect, Icon, Move, PatentCard, ShareCard, TileCard } from "./cards.js";
 import {
   ACTIONS,
@@ -116,6 +116,7 @@ const STEP_WORDS = {
  * live, often screens away on a phone: all of them at the top, brought into view as
  * the step begins. */
 function Pending({ game, legal, send }) {
+  const titled = useUniqueId("cp-pending");
   const box = useRef(null);
   const kind = game.step.kind;
   const moves = game.finished || OWN_CONTROLS.has(kind) ? [] : legal.filter(({ action }) => !MINOR.has(action.type));
@@ -124,8 +125,8 @@ function Pending({ game, legal, send }) {
     if (moves.length && box.current) box.current.scrollIntoView({ block: "nearest" });
   }, [moves.length > 0, kind, at]);
   if (!moves.length) return null;
-  return html`<section class="cp-pending" ref=${box} aria-labelledby="cp-pending">
-    <h3 id="cp-pending">Now: ${STEP_WORDS[kind] || "your choice"}</h3>
+  return html`<section class="cp-pending" ref=${box} aria-labelledby=${titled}>
+    <h3 id=${titled}>Now: ${STEP_WORDS[kind] || "your choice"}</h3>
     <div class="cp-actions" role="group" aria-label="Your choices now">
       ${moves.map((entry) => html`<${Move} entry=${entry} send=${send}>${entry.label}<//>`)}
     </div>
@@ -180,13 +181,14 @@ function Location({ doc, game, location, number, legal, send, chosen }) {
 }
 
 function Locations({ doc, game, seat, legal, send }) {
+  const titled = useUniqueId("cp-locations");
   const places = matching(legal, { type: "place" });
   const values = [...new Set(places.map((e) => e.action.value))].sort((a, b) => b - a);
   const [picked, pick] = useState(null);
   const chosen = values.includes(picked) ? picked : values.length ? values[0] : null;
   const pass = matching(legal, { type: "pass" })[0];
-  return html`<section aria-labelledby="cp-locations">
-    <h3 id="cp-locations">London: the eight locations, resolved in this order</h3>
+  return html`<section aria-labelledby=${titled}>
+    <h3 id=${titled}>London: the eight locations, resolved in this order</h3>
     <p class="muted cp-small">Place: the spaces a die may take (5+ = showing at least 5; A = then an
       assistant action; £2 = a fee). Act: the action spaces, filled left to right in phase 3, with their bonus.</p>
     ${values.length || pass ? html`<div class="cp-tray" role="group" aria-label="Your dice to place">
@@ -210,13 +212,14 @@ function pickFor(legal, field, id) {
 }
 
 function Displays({ game, legal, send }) {
+  const titled = useUniqueId("cp-displays");
   const round = game.round;
   const pile = (stack, what) => html`<div class="cp-card cp-stack">
     <span class="cp-card-head">${stack.stack} ${what}</span>
     <span class="cp-card-body muted">${stack.top ? `in the stack; on top: ${(PATENTS[stack.top] || CHARACTERS[stack.top]).name}` : "in the stack"}</span>
   </div>`;
-  return html`<section aria-labelledby="cp-displays">
-    <h3 id="cp-displays">Patents, characters, research and shares</h3>
+  return html`<section aria-labelledby=${titled}>
+    <h3 id=${titled}>Patents, characters, research and shares</h3>
     <h4>Patent Office: patents</h4>
     <div class="cp-cards">
       ${game.patents.row.map((id) => html`<${PatentCard} key=${id} id=${id} round=${round} entry=${pickFor(legal, "card", id)} send=${send} />`)}
@@ -245,10 +248,11 @@ function Displays({ game, legal, send }) {
 // -- the Black Market and the tracks --------------------------------------------------------
 
 function Market({ doc, game, legal, send }) {
+  const titled = useUniqueId("cp-market");
   const size = DATA.black_market.spaces_by_players[String(game.players)];
   const moves = legal.filter(({ action }) => action.type === "market");
-  return html`<section aria-labelledby="cp-market">
-    <h3 id="cp-market">Black Market</h3>
+  return html`<section aria-labelledby=${titled}>
+    <h3 id=${titled}>Black Market</h3>
     <p class="muted">An assistant on a space costs its price; each phase 6 it gives its reward.</p>
     ${moves.length ? html`<div class="cp-actions" role="group" aria-label="Assistant actions">
       ${moves.map((entry) => html`<${Move} entry=${entry} send=${send}>${entry.label.replace(/^Black Market: /, "").replace(/ \(each phase 6.*$/, "")}<//>`)}
@@ -270,10 +274,11 @@ function Market({ doc, game, legal, send }) {
 }
 
 function Tracks({ doc, game }) {
+  const titled = useUniqueId("cp-tracks");
   const track = DATA.westminster_track;
   const top = DATA.limits.buzz;
-  return html`<section aria-labelledby="cp-tracks">
-    <h3 id="cp-tracks">Tracks</h3>
+  return html`<section aria-labelledby=${titled}>
+    <h3 id=${titled}>Tracks</h3>
     <h4>Westminster</h4>
     <ol class="cp-west">
       ${track.map((bonus, i) => html`<li>
@@ -383,9 +388,10 @@ function short(entry) {
 }
 
 function Final({ doc, game }) {
+  const titled = useUniqueId("cp-final");
   if (!game.final) return null;
-  return html`<section aria-labelledby="cp-final">
-    <h3 id="cp-final">Final scoring</h3>
+  return html`<section aria-labelledby=${titled}>
+    <h3 id=${titled}>Final scoring</h3>
     <div class="scroll-x"><table class="cp-score">
       <thead><tr><th scope="col">VP from</th>${doc.seats.map((_, s) => html`<th scope="col"><span class=${`cp-name cp-t${s}`}>${seatName(doc, s)}</span></th>`)}</tr></thead>
       <tbody>
@@ -406,6 +412,7 @@ export function resultDetails(final) {
 
 /** Board({doc, seat, legal, send}): Crystal Palace as a player at the table sees it. */
 export function Board({ doc, seat, legal, send }) {
+  const playersTitle = useUniqueId("cp-players");
   const game = doc.game;
   const seats = game.seats.map((_, s) => s);
   const ordered = seat === null ? seats : [seat, ...seats.filter((s) => s !== seat)];
@@ -415,8 +422,8 @@ export function Board({ doc, seat, legal, send }) {
     <${Final} doc=${doc} game=${game} />
     <${Secret} doc=${doc} game=${game} seat=${seat} legal=${legal} send=${send} />
     <${Locations} doc=${doc} game=${game} seat=${seat} legal=${legal} send=${send} />
-    <section aria-labelledby="cp-players">
-      <h3 id="cp-players">Players</h3>
+    <section aria-labelledby=${playersTitle}>
+      <h3 id=${playersTitle}>Players</h3>
       <div class="cp-players">
         ${ordered.map((s) => html`<${Player} key=${s} doc=${doc} game=${game} s=${s} seat=${seat} legal=${legal} send=${send} />`)}
       </div>
