@@ -53,7 +53,7 @@ def test_a_finished_game_replays_move_by_move_and_its_record_opens_again(
     expect(page.locator(".o-last-move")).to_have_text("The start of the game.")
     page.keyboard.press("ArrowRight")
     expect(heading).to_have_text(f"Move 1 of {count}")
-    expect(page.locator(".o-last-move")).to_contain_text(record["moves"][0]["label"])
+    expect(page.locator(".o-replay")).to_contain_text(record["moves"][0]["label"])
     views = [
         doc["game"] for doc in served.api("GET", f"/api/rooms/{room_id}/record?views=1")["views"]
     ]
@@ -129,3 +129,32 @@ def test_the_replay_of_a_room_that_does_not_exist_says_so_in_words(
         f"(Not Found) ({served.url}/api/rooms/gone1234/record?views=1)"
     ]
     watched.errors.clear()
+
+
+@pytest.mark.parametrize("engine", sorted(GAMES))
+def test_a_replay_tells_each_move_in_the_third_person_with_its_players_name(
+    open_page: Callable[..., Watched], served: Served, engine: str
+) -> None:
+    """A move's label is written for the seat that chose it ("you receive ƒ30"): a
+    replay's viewer reads what the move did as the log told it, with the player's name,
+    and a label only as that player's choice, in quotes."""
+    room_id = bots_room(served, engine)
+    watched = open_page()
+    page = watched.page
+    watched.open_room(room_id)
+    page.wait_for_selector(".o-result", timeout=60_000)
+    record = served.api("GET", f"/api/rooms/{room_id}/record")
+    page.goto(f"{served.url}/rooms/{room_id}/replay#move=0")
+    said = page.locator(".o-last-move")
+    expect(said).to_have_text("The start of the game.")
+    expect(page.locator(".o-board")).to_be_visible()
+    for n, move in enumerate(record["moves"][:12], start=1):
+        page.get_by_role("button", name="Next move").click()
+        expect(page.locator("#step-title")).to_have_text(re.compile(f"^Move {n} of "))
+        name = record["players"][move["seat"]]["name"]
+        if move["text"]:
+            expect(said).to_have_text(" ".join(move["text"]))
+        else:
+            expect(said).to_have_text(f"{name} (seat {move['seat'] + 1}) chose “{move['label']}”.")
+        unquoted = re.sub("“[^”]*”", "", said.inner_text())
+        assert not re.search(r"\byou\b", unquoted, re.IGNORECASE), unquoted

@@ -35,15 +35,16 @@ function seatWords(record, seat) {
   return `${(player && player.name) || `seat ${seat + 1}`} (seat ${seat + 1})`;
 }
 
-/** What move `n` did, in words: its label once the game is over, else its sentences (a
- * move that told nothing has no seat until then). */
+/** What move `n` did, in words for a viewer: its sentences, which name the player (a
+ * label is written for the seat that chose it: "you receive…"); a move that told nothing
+ * as its player's choice, quoted once the game is over (until then it has no seat). */
 function moveWords(record, n) {
   if (n === 0) return "The start of the game.";
   const move = record.moves[n - 1];
   if (move.seat === undefined) return "A move kept secret until the game is over.";
-  const what = move.label || move.text.join(" ") || "a move";
-  const by = move.by === "bot" ? " (a bot)" : move.by === "zombie" ? " (a bot played for them)" : "";
-  return `${seatWords(record, move.seat)}${by}: ${what}`;
+  const zombie = move.by === "zombie" ? " (A bot played for them.)" : "";
+  if (move.text.length) return `${move.text.join(" ")}${zombie}`;
+  return `${seatWords(record, move.seat)} chose “${move.label || "a move"}”.${zombie}`;
 }
 
 function exportRecord(record) {
@@ -98,7 +99,8 @@ function Viewer({ record }) {
         <section class="card o-replay" aria-labelledby="step-title">
           <h2 id="step-title">Move ${step} of ${count}</h2>
           <p class="o-last-move" aria-live="polite">${moveWords(record, step)}</p>
-          ${move && move.text.length && move.label ? html`<p class="muted">${move.text.join(" ")}</p>` : null}
+          ${move && move.text.length && move.label
+            ? html`<p class="muted">The move as ${seatWords(record, move.seat)} chose it: “${move.label}”.</p>` : null}
           <p class="row replay-controls">
             <button type="button" class="secondary" onClick=${() => go(0)} disabled=${step === 0} aria-label="First move">« First</button>
             <button type="button" class="secondary" onClick=${() => go(step - 1)} disabled=${step === 0} aria-label="Previous move">‹ Previous</button>
