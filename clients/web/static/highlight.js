@@ -3,9 +3,10 @@
 // `o-changed` for a moment, a short glow (style.css), or a still outline until the next
 // change under prefers-reduced-motion. It needs nothing from the game's board code:
 // a MutationObserver watches the board's container, and the first drawing of a board
-// (or of a board just loaded) marks nothing.
+// (or of a board just loaded) marks nothing, nor does a change of the page's own (a
+// player's choice not sent yet, the moves offered coming in): only a new document.
 
-import { useEffect } from "./common.js";
+import { useEffect, useRef } from "./common.js";
 
 const CHANGED = "o-changed";
 const LASTS = 1600;
@@ -23,14 +24,23 @@ function marked(mutation) {
 }
 
 /** Mark what changes inside `ref.current` from the time `ready` is true (the board is
- * drawn); each change clears the marks of the one before. While `wanted.current` is false
- * (a jump over many moves), changes clear the marks but make none. */
-export function useChangeHighlight(ref, ready, wanted = { current: true }) {
+ * drawn) when the document drawn, `doc`, is a new one; each change clears the marks of
+ * the one before. While `wanted.current` is false (a jump over many moves), changes
+ * clear the marks but make none. */
+export function useChangeHighlight(ref, ready, doc, wanted = { current: true }) {
+  const drawing = useRef(doc);
+  drawing.current = doc;
+  // The document the last marks (or a drawing that changed nothing on the board) were for:
+  // the observer's callback runs before effects, so a new document's changes are marked.
+  const seen = useRef(doc);
+  useEffect(() => { seen.current = doc; }, [doc]);
   useEffect(() => {
     const root = ref.current;
     if (!root || !ready) return undefined;
     let timer = null;
     const observer = new MutationObserver((mutations) => {
+      if (drawing.current === seen.current) return; // the page's own change: no move happened
+      seen.current = drawing.current;
       const changed = new Set(mutations.map(marked).filter((el) => el && el !== root && root.contains(el)));
       if (!changed.size) return;
       // The innermost changed parts only: a frame around a changed cell says nothing more.

@@ -65,7 +65,7 @@ function Viewer({ record }) {
   const shown = useRef(step);
   single.current = Math.abs(step - shown.current) === 1; // a jump would light up half the board
   shown.current = step;
-  useChangeHighlight(drawn, !!Board, single);
+  useChangeHighlight(drawn, !!Board, record.views[step], single);
   const go = (n) => setStep(Math.max(0, Math.min(count, n)));
 
   useEffect(() => {

@@ -469,7 +469,7 @@ function Room({ conn, held, notice }) {
   const confirming = !(info && info.room_options && info.room_options.confirm === false);
   const [play, waiting, confirmBar] = useConfirm(send, legal, confirming, myTurn);
   const drawn = useRef(null);
-  useChangeHighlight(drawn, !!(Board && doc && doc.game));
+  useChangeHighlight(drawn, !!(Board && doc && doc.game), doc);
   const [playArea, boardCard] = [useRef(null), useRef(null)];
   useKeptFocus(playArea, boardCard);
   return html`
