@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from browser import PHONE, Served, Watched, play_to_end
-from playwright.sync_api import Locator, Page
+from playwright.sync_api import Locator, Page, expect
 
 NAME = "<b>Ana</b> & <i>co</i>"
 REFUSED = "console: Failed to load resource: the server responded with a status of {} ({})"
@@ -205,3 +205,20 @@ def test_a_rematch_is_for_the_players_and_keeps_the_owner_and_the_held_seats(
     watcher.page.get_by_role("link", name="Watch the rematch").click()
     watcher.page.wait_for_url(f"**/rooms/{rematch_id}")
     watcher.page.wait_for_selector(".o-seats")
+
+
+def test_the_copy_button_says_the_invitation_is_copied(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """The owner copies the invitation link to send it: the button's row says it is on
+    the clipboard (and it is), rather than nothing at all."""
+    owner = open_page()
+    owner.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    create_in_lobby(owner, served, private=True)
+    link = owner.page.locator("#invite-link").input_value()
+    said = owner.page.locator(".invite-link [role='status']")
+    expect(said).to_have_text("")
+    owner.page.get_by_role("button", name="Copy the invitation link").click()
+    expect(said).to_have_text("Copied")
+    expect(owner.page.locator(".invite-link button")).to_have_text("Copied ✓")
+    assert owner.page.evaluate("() => navigator.clipboard.readText()") == link

@@ -13,6 +13,7 @@
 import { AttentionOptions, useAttention } from "./attention.js";
 import { FillWithBots, OfferBots } from "./bots.js";
 import { Chat } from "./chat.js";
+import { CopyLink } from "./copy.js";
 import { useConfirm } from "./confirm.js";
 import { useChangeHighlight } from "./highlight.js";
 import { FallbackBoard } from "./games/fallback.js";
@@ -300,22 +301,6 @@ function TakeSeat({ doc, info, game, seedChosen }) {
         <p class="row actions"><button type="submit">Take a seat</button></p>`}
     <p class="error" role="alert">${error || ""}</p>
   </form>`;
-}
-
-/** A link to hand on, in a field to select, with a Copy button. */
-function CopyLink({ id, label, link, className }) {
-  const field = useRef(null);
-  function copy() {
-    field.current.select();
-    if (navigator.clipboard) navigator.clipboard.writeText(link).catch(() => {});
-  }
-  return html`<div class=${className}>
-    <label for=${id} class="inline">${label}</label>
-    <input id=${id} type="text" readonly value=${link} ref=${field}
-      onFocus=${(e) => e.currentTarget.select()} />
-    <button type="button" class="secondary" onClick=${copy}
-      aria-label=${`Copy the ${label.toLowerCase()}`}>Copy</button>
-  </div>`;
 }
 
 /** The owner's invitation link of a private room, while it waits for players. */
