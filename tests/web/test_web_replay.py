@@ -158,3 +158,28 @@ def test_a_replay_tells_each_move_in_the_third_person_with_its_players_name(
             expect(said).to_have_text(f"{name} (seat {move['seat'] + 1}) chose “{move['label']}”.")
         unquoted = re.sub("“[^”]*”", "", said.inner_text())
         assert not re.search(r"\byou\b", unquoted, re.IGNORECASE), unquoted
+
+
+def test_the_arrow_keys_step_once_for_each_press_however_fast(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """A viewer holding → (or pressing it quickly) goes one move a press: none is lost
+    between a step's drawing and the keys' next listener."""
+    room_id = bots_room(served, "sintra")
+    watched = open_page()
+    page = watched.page
+    watched.open_room(room_id)
+    page.wait_for_selector(".o-result", timeout=60_000)
+    page.goto(f"{served.url}/rooms/{room_id}/replay#move=0")
+    heading = page.locator("#step-title")
+    expect(heading).to_have_text(re.compile("^Move 0 of "))
+    # The keys are listened to once the viewer is drawn: one press shows when.
+    page.keyboard.press("ArrowRight")
+    expect(heading).to_have_text(re.compile("^Move 1 of "))
+    for _ in range(7):
+        page.keyboard.press("ArrowRight")
+    expect(heading).to_have_text(re.compile("^Move 8 of "))
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")
+    expect(heading).to_have_text(re.compile("^Move 5 of "))
+

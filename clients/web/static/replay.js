@@ -67,9 +67,12 @@ function Viewer({ record }) {
   shown.current = step;
   useChangeHighlight(drawn, !!Board, record.views[step], single);
   const go = (n) => setStep(Math.max(0, Math.min(count, n)));
+  // From the step now, not the one drawn when this listener was made: a second press
+  // before the listener is made again is a second step.
+  const by = (d) => setStep((now) => Math.max(0, Math.min(count, now + d)));
 
   useEffect(() => {
-    const keys = { Home: () => go(0), End: () => go(count), ArrowLeft: () => go(step - 1), ArrowRight: () => go(step + 1) };
+    const keys = { Home: () => go(0), End: () => go(count), ArrowLeft: () => by(-1), ArrowRight: () => by(1) };
     const onKey = (event) => {
       if (event.target instanceof HTMLInputElement) return; // the slider steps by itself
       const act = keys[event.key];
@@ -77,7 +80,7 @@ function Viewer({ record }) {
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
-  }, [step, count]);
+  }, [count]);
   useEffect(() => {
     if (roomId) globalThis.history.replaceState(null, "", `#move=${step}`);
     document.title = `${record.title} · move ${step} of ${count} · tablewire`;
