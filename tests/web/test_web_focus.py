@@ -129,3 +129,31 @@ def test_after_a_move_made_with_the_keyboard_the_focus_stays_on_the_board(
         )
     page.wait_for_function("() => document.activeElement !== document.body")
     assert page.evaluate("() => document.activeElement.matches('.o-board')")
+
+
+def test_after_a_move_chosen_in_the_move_list_the_focus_goes_to_the_board(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """The move list beside the board goes when the turn does: a keyboard player who
+    played from it goes on from the board, not from the top of the page."""
+    watched = open_page()
+    page = watched.page
+    watched.sit(served.room_with_bots("sintra", seats=2, bots=1))
+    page.wait_for_selector(".o-moves .moves button")
+    watched.wait_loaded()
+    listed = "() => document.activeElement.matches('.o-moves .moves button')"
+    for _ in range(STOPS):
+        page.keyboard.press("Tab")
+        if page.evaluate(listed):
+            break
+    before = watched.version()
+    while watched.version() == before:
+        assert page.evaluate(listed), "the list keeps the focus while it narrows"
+        page.evaluate("() => { globalThis.shown = document.activeElement.textContent; }")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            f"() => tablewireRoom.version > {before} || document.activeElement.textContent"
+            " !== shown"
+        )
+    page.wait_for_function("() => document.activeElement !== document.body")
+    assert page.evaluate("() => document.activeElement.matches('.o-board')")

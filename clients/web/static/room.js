@@ -482,8 +482,8 @@ function Room({ conn, held, notice }) {
           ? html` <a href="/">Back to the lobby</a>` : null}</p>`
       : null}
     ${doc
-      ? html`<div class="layout">
-          <div class="side" ref=${playArea}>
+      ? html`<div class="layout" ref=${playArea}>
+          <div class="side">
             ${result && doc.status === "finished"
               ? html`<${Result} doc=${doc} result=${result} mySeat=${mySeat} token=${held && held.token}
                   describe=${describe} />`
