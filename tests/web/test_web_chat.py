@@ -69,3 +69,21 @@ def test_a_refused_line_says_why(open_page: Callable[..., Watched], served: Serv
     say(ana.page, "one too many")
     expect(ana.page.locator(".o-chat .error")).to_contain_text("sending lines too fast")
     expect(ana.page.locator(".o-chat .chat-lines li")).to_have_count(5)
+
+
+def test_a_line_sent_with_the_send_button_leaves_the_focus_in_the_chat(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """Send is disabled once its line is gone from the field: a keyboard player who
+    pressed it goes on typing in the field, rather than from the board or the page's top."""
+    room = served.api("POST", "/api/rooms", {"engine": "sintra", "seats": 2})
+    seat = served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "Ana"})
+    ana = open_page()
+    ana.sit(seat)
+    page = ana.page
+    page.get_by_label("Your message").fill("hello")
+    page.get_by_label("Your message").press("Tab")
+    expect(page.locator(".o-chat").get_by_role("button", name="Send")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator(".o-chat .chat-lines li").last).to_contain_text("hello")
+    expect(page.get_by_label("Your message")).to_be_focused()

@@ -64,6 +64,8 @@ export function Chat({ conn, mySeat, status, spectatorChat }) {
     const line = text.trim();
     if (!line) return;
     setError(null);
+    // Send is disabled once the field is empty: whoever pressed it types on in the field.
+    event.currentTarget.elements["chat-text"].focus();
     if (conn.say(line)) setText("");
     else setError("Not connected: your line was not sent.");
   }
