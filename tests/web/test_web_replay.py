@@ -183,3 +183,22 @@ def test_the_arrow_keys_step_once_for_each_press_however_fast(
         page.keyboard.press("ArrowLeft")
     expect(heading).to_have_text(re.compile("^Move 5 of "))
 
+
+def test_a_step_button_that_goes_out_of_use_leaves_the_focus_on_the_slider(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """« First is of no use at the first move (disabled): a keyboard viewer who pressed it
+    goes on from the slider, where ← and → step, not from the top of the page."""
+    room_id = bots_room(served, "sintra")
+    watched = open_page()
+    page = watched.page
+    watched.open_room(room_id)
+    page.wait_for_selector(".o-result", timeout=60_000)
+    page.goto(f"{served.url}/rooms/{room_id}/replay#move=3")
+    expect(page.locator("#step-title")).to_have_text(re.compile("^Move 3 of "))
+    page.get_by_role("button", name="First move").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#step-title")).to_have_text(re.compile("^Move 0 of "))
+    expect(page.locator("#replay-slider")).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#step-title")).to_have_text(re.compile("^Move 1 of "))

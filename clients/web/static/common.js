@@ -181,7 +181,7 @@ export function bringIntoView(element, block = "nearest") {
 /** Keep the keyboard's place on a page: when the element that has the focus inside
  * `area` leaves the page (the move button just played, a confirmation bar closed), the
  * focus goes to `fallback` (an element with tabIndex -1, such as the board), not back to
- * the top of the page. Looked at after every render of the component using it. */
+ * the top of the page; so does the focus of a button put out of use (disabled). Looked at after every render of the component using it. */
 export function useKeptFocus(area, fallback) {
   const inside = useRef(false);
   useEffect(() => {
@@ -191,7 +191,8 @@ export function useKeptFocus(area, fallback) {
   }, []);
   useEffect(() => {
     const at = document.activeElement;
-    if (inside.current && (!at || at === document.body) && fallback.current) {
+    // A focused button just disabled keeps the focus until the browser next looks.
+    if (inside.current && (!at || at === document.body || at.disabled) && fallback.current) {
       fallback.current.focus({ preventScroll: true });
     }
   });

@@ -8,7 +8,7 @@
 
 import { FallbackBoard } from "./games/fallback.js";
 import { loadBoard } from "./games/index.js";
-import { html, lobby, problem, render, useEffect, useRef, useState } from "./common.js";
+import { html, lobby, problem, render, useEffect, useKeptFocus, useRef, useState } from "./common.js";
 import { useChangeHighlight } from "./highlight.js";
 
 const roomId = (globalThis.location.pathname.match(/^\/rooms\/([^/]+)\/replay$/) || [])[1] || null;
@@ -66,6 +66,10 @@ function Viewer({ record }) {
   single.current = Math.abs(step - shown.current) === 1; // a jump would light up half the board
   shown.current = step;
   useChangeHighlight(drawn, !!Board, record.views[step], single);
+  // A step button out of use (« First at the first move…) is disabled: its focus goes on
+  // to the slider, where ← and → step.
+  const [controls, slider] = [useRef(null), useRef(null)];
+  useKeptFocus(controls, slider);
   const go = (n) => setStep(Math.max(0, Math.min(count, n)));
   // From the step now, not the one drawn when this listener was made: a second press
   // before the listener is made again is a second step.
@@ -99,7 +103,7 @@ function Viewer({ record }) {
     </header>
     <div class="layout">
       <div class="side">
-        <section class="card o-replay" aria-labelledby="step-title">
+        <section class="card o-replay" aria-labelledby="step-title" ref=${controls}>
           <h2 id="step-title">Move ${step} of ${count}</h2>
           <p class="o-last-move" aria-live="polite">${moveWords(record, step)}</p>
           ${move && move.text.length && move.label
@@ -111,7 +115,7 @@ function Viewer({ record }) {
             <button type="button" class="secondary" onClick=${() => go(count)} disabled=${step === count} aria-label="Last move">Last »</button>
           </p>
           <label for="replay-slider" class="visually-hidden">Move</label>
-          <input id="replay-slider" type="range" min="0" max=${count} value=${step}
+          <input id="replay-slider" type="range" min="0" max=${count} value=${step} ref=${slider}
             onInput=${(e) => go(Number(e.currentTarget.value))} />
           <p class="row">
             <button type="button" class="secondary" onClick=${() => exportRecord(record)}>Export the record</button>
