@@ -195,6 +195,20 @@ async def test_a_seat_is_never_named_as_another_player_or_a_spectator(
     assert bea["seat"] == 1, "another name is fine"
 
 
+@pytest.mark.parametrize("name", ["ana (you)", "ana(You)", "ana （ｙｏｕ）", "(you)"])
+async def test_a_name_never_ends_as_the_pages_mark_of_your_own_seat(
+    lobby: Lobby, name: str
+) -> None:
+    """The pages write "(you)" after the viewer's own seat's name: a player called "bo
+    (you)" would read there as bo's own seat. Refused as ``bad_name``, nothing taken."""
+    created = await lobby.create({"engine": "sintra", "seats": 2})
+    with pytest.raises(ApiError) as caught:
+        await lobby.reserve(created["id"], {"name": name})
+    assert (caught.value.status, caught.value.code) == (400, "bad_name")
+    assert (await lobby.details(created["id"]))["names"] == [None, None]
+    assert (await lobby.reserve(created["id"], {"name": "you (ana)"}))["seat"] == 0
+
+
 async def test_quick_play_seats_a_name_where_nobody_goes_by_it(lobby: Lobby) -> None:
     first = await lobby.quickplay({"engine": "sintra", "name": "ana"})
     second = await lobby.quickplay({"engine": "sintra", "name": "Ana"})
