@@ -149,11 +149,28 @@ def host_name(host_header: str) -> str:
     return (found["v6"] or found["name"]).lower()
 
 
+_HOST_NAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?")
+"""A DNS name as a ``Host`` header carries it (internationalised names in their
+``xn--`` form), lower case."""
+
+
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 def allowed_host_names(setting: str, bind_host: str) -> frozenset[str]:
     """``allowed_hosts`` as a set of names (``*`` among them: any); by default the
     address the server is bound to (unless it is every address) and the names of
-    this machine's loopback."""
+    this machine's loopback. A ValueError for a part that no ``Host`` header can name
+    (a port, a scheme, a path or a space in it): it would refuse every request."""
     names = {part.strip().lower().strip("[]") for part in setting.split(",") if part.strip()}
+    for name in names - {"*"}:
+        if not (_HOST_NAME.fullmatch(name) or _is_address(name)):
+            raise ValueError(f"allowed_hosts: {name!r} is not a host name without a port")
     if not names:
         names = {"localhost", "127.0.0.1", "::1"}
         if bind_host not in ("0.0.0.0", "::", ""):

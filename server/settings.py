@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from server.origins import parse_origins
-from server.proxies import Networks
+from server.proxies import Networks, allowed_host_names
 
 
 @dataclass(frozen=True)
@@ -318,6 +318,10 @@ def validate(settings: Settings, names: dict[str, str] | None = None) -> None:
             f"{where} {shown_url(settings.redis_url)!r} is not redis://host:port/db "
             f"(or rediss://, unix:///path?db=N): {why}"
         )
+    try:
+        allowed_host_names(settings.allowed_hosts, settings.host)
+    except ValueError:
+        raise wrong("allowed_hosts", "host names without a port (comma-separated) or *") from None
     for field, parse in (
         ("allowed_origins", parse_origins),
         ("trusted_proxies", lambda text: Networks(text, "")),

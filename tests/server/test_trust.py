@@ -20,7 +20,7 @@ from clients.spawn import SpawnedServer, free_port
 from protocol.codec import decode, encode
 from server.app import create_app
 from server.proxies import Networks, allowed_host_names, forwarded_client
-from server.settings import Settings
+from server.settings import Settings, SettingsError
 from support import ROOT
 
 # Starlette's TestClient (for a chosen client address, WebSockets included) warns that
@@ -149,6 +149,14 @@ def test_the_default_hosts_are_the_bound_address_and_loopback() -> None:
     assert allowed_host_names("", "192.0.2.10") == {"localhost", "127.0.0.1", "::1", "192.0.2.10"}
     assert allowed_host_names("", "0.0.0.0") == {"localhost", "127.0.0.1", "::1"}
     assert allowed_host_names("Example.com, *", "0.0.0.0") == {"example.com", "*"}
+
+
+def test_hosts_are_names_without_port_and_nothing_else_starts() -> None:
+    named = "Example.com, www.example.com, [::1], ::1, 192.0.2.1, tablewire_1, *"
+    assert Settings.from_env({"TABLEWIRE_ALLOWED_HOSTS": named}).allowed_hosts == named
+    for wrong in ("example.com:8000", "https://example.com", "example.com/", "a b", "[::1]:80"):
+        with pytest.raises(SettingsError, match="TABLEWIRE_ALLOWED_HOSTS must be host names"):
+            Settings.from_env({"TABLEWIRE_ALLOWED_HOSTS": f"localhost,{wrong}"})
 
 
 async def test_a_rebinding_host_is_refused_on_http(server_url: str) -> None:
