@@ -29,7 +29,7 @@ from typing import Any, Self
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
 from clients.addresses import http_base
 from clients.retry import (
@@ -42,6 +42,7 @@ from clients.retry import (
     http_reason,
     http_refusal,
     os_reason,
+    proxy_reason,
     retrying,
 )
 from protocol.codec import encode
@@ -160,10 +161,7 @@ class LobbyClient:
         error = data.get("error") if isinstance(data, dict) else None
         status = response.status_code
         if status in PROXY_DOWN:  # a proxy in front answered (tablewire never does): no server
-            raise Unreachable(
-                self.base_url,
-                f"the proxy there answered HTTP {status}: no server behind it answered",
-            )
+            raise Unreachable(self.base_url, proxy_reason(status))
         if response.is_error or data is None:
             if not isinstance(error, dict):
                 failed = status >= 500 and status != 501  # 501: a plain HTTP server
@@ -386,7 +384,9 @@ class RoomClient:
         self.closed = None
         try:
             self._ws = await connect(self.url, max_size=None, compression=None)
-        except OSError as exc:  # refused, unknown host, no answer (TimeoutError)
+        except (OSError, InvalidStatus) as exc:  # refused, unknown host, no answer; a proxy's 502
+            if isinstance(exc, InvalidStatus) and exc.response.status_code not in PROXY_DOWN:
+                raise
             raise Unreachable(http_base(self.url), os_reason(exc)) from None
         with contextlib.suppress(ConnectionClosed):
             # A server may refuse before hello (no such room): its error frame is still queued.

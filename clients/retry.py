@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import httpx
+from websockets.exceptions import InvalidStatus
 
 DEFAULT_WAIT = 1.0
 """Seconds to wait when a refusal does not say (an older server)."""
@@ -171,10 +172,18 @@ async def retrying(
     raise AssertionError("unreachable")
 
 
+def proxy_reason(status: int) -> str:
+    """Why a proxy's answer (one of :data:`PROXY_DOWN`) means that no server answered."""
+    return f"the proxy there answered HTTP {status}: no server behind it answered"
+
+
 def os_reason(exc: BaseException) -> str:
-    """Why a connection failed, in words, from the exception or its causes."""
+    """Why a connection failed, in words, from the exception or its causes (a WebSocket
+    handshake a proxy answered with :data:`PROXY_DOWN`'s status among them)."""
     cause: BaseException | None = exc
     while cause is not None:
+        if isinstance(cause, InvalidStatus) and cause.response.status_code in PROXY_DOWN:
+            return proxy_reason(cause.response.status_code)
         if isinstance(cause, socket.gaierror):
             return "unknown host"
         refused = isinstance(cause, OSError) and cause.errno == errno.ECONNREFUSED

@@ -105,6 +105,7 @@ class _NoUpstream(http.server.BaseHTTPRequestHandler):
 
     body = b"<html><center><h1>502 Bad Gateway</h1></center></html>"
     kind = "text/html"
+    protocol_version = "HTTP/1.1"  # as nginx answers (a WebSocket client needs it)
 
     def _answer(self) -> None:
         body = self.body
@@ -150,11 +151,15 @@ async def test_the_games_of_a_server_are_listed_without_its_escape_sequences(hos
     assert not any(c in out for c in "\x1b\x07\u202e"), repr(out)
 
 
-@pytest.mark.parametrize("command", [["new"], ["rooms"], ["bots"]])
+@pytest.mark.parametrize(
+    "command",
+    [["new"], ["rooms"], ["bots"], ["spectate", "--room=r"], ["play", "--room=r", "--token=t"]],
+)
 async def test_a_proxy_with_no_server_behind_it_is_a_server_that_cannot_be_reached(
     gateway: str, command: list[str]
 ) -> None:
-    """Every replica down behind nginx: status 3 (it was 4, "the server refused")."""
+    """Every replica down behind nginx: status 3 (it was 4, "the server refused"), for the
+    lobby's requests as for the game connection's handshake."""
     code, _, err = await run(*command, "--server", gateway, stdin=b"")
     line = one_line(err)
     assert code == Status.UNREACHABLE and "cannot reach the server" in line and "502" in line
