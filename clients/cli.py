@@ -445,6 +445,14 @@ def _listens(host: str, port: int) -> None:
     socket.create_server(address[:2], family=family).close()
 
 
+def _source(flag: str, args: argparse.Namespace) -> str:
+    """Where ``tablewire serve`` took a setting that is also a flag: the flag, unless only
+    its ``TABLEWIRE_*`` variable gave it."""
+    variable = "TABLEWIRE_" + flag.removeprefix("--").upper()
+    given = getattr(args, flag.removeprefix("--")) is not None
+    return variable if not given and variable in os.environ else flag
+
+
 def _serve(args: argparse.Namespace) -> int:
     """``tablewire serve``: its settings and address checked first, each failure one line."""
     from server.serve import run
@@ -461,7 +469,7 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablewire serve: {exc}.", file=sys.stderr)
         return Status.USAGE
-    listeners = [(settings.host, settings.port, "--host", "--port")]
+    listeners = [(settings.host, settings.port, _source("--host", args), _source("--port", args))]
     if settings.metrics_port:
         metrics = (settings.metrics_host, settings.metrics_port)
         listeners.append((*metrics, "TABLEWIRE_METRICS_HOST", "TABLEWIRE_METRICS_PORT"))
@@ -477,7 +485,8 @@ def _serve(args: argparse.Namespace) -> int:
             else:
                 reason = os.strerror(exc.errno) if exc.errno else str(exc)
                 why = f"{reason}. Check {host_flag} (an address of this machine, 0.0.0.0 or ::)."
-            print(f"tablewire serve: cannot listen on {host}:{port}: {why}", file=sys.stderr)
+            shown = "".join(c for c in host if c.isprintable())  # no escape sequence
+            print(f"tablewire serve: cannot listen on {shown}:{port}: {why}", file=sys.stderr)
             return Status.UNREACHABLE
     return run(settings)
 

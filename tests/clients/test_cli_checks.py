@@ -3,7 +3,10 @@ exit status 2 and one line on stderr, never a traceback."""
 
 from __future__ import annotations
 
+import socket
+
 import pytest
+from cli_runs import one_line, run
 
 from clients.cli import main
 from clients.exits import Status
@@ -95,3 +98,19 @@ async def test_a_large_rooms_limit_is_a_full_page_and_a_room_of_bots_is_watched(
     code, out, err = await run("new", "--server", server_at, "--seats", "2", "--bots", "2")
     assert code == 0, err
     assert "Join it with" not in err and "tablewire spectate" in err
+
+
+async def test_an_address_serve_cannot_listen_on_names_the_variable_it_came_from() -> None:
+    """Set in the environment (a compose file's TABLEWIRE_HOST), not by a flag: the line
+    names the variable, and shows the value without its control characters."""
+    env = {"TABLEWIRE_HOST": "nosuch\x1b[31mhost.invalid", "TABLEWIRE_PORT": str(free_port())}
+    code, _, err = await run("serve", env=env)
+    line = one_line(err)
+    assert code == Status.UNREACHABLE and line.endswith("Check TABLEWIRE_HOST."), line
+    assert "\x1b" not in line, repr(line)
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        env = {"TABLEWIRE_PORT": str(taken.getsockname()[1])}
+        code, _, err = await run("serve", env=env)
+    line = one_line(err)
+    assert code == Status.UNREACHABLE and "the port is in use" in line, line
+    assert line.endswith("Choose another with TABLEWIRE_PORT."), line
