@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
 import os
 import signal
@@ -358,6 +359,11 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
 # -- failures -----------------------------------------------------------------------
 
 
+OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+"""What writing the output to a file that cannot take it fails with (no network call
+does): the user's disk, not a fault of tablewire."""
+
+
 def explain(exc: BaseException, server: str) -> tuple[Status, str]:
     """The exit status and the one line for a failure of a client command."""
     if isinstance(exc, Usage):
@@ -389,6 +395,8 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
             f"cannot reach the server at {server}: {exc or type(exc).__name__}. "
             "Is it running? Start one with `tablewire serve`, or pass --server HOST:PORT."
         )
+    if isinstance(exc, OSError) and exc.errno in OUTPUT_FULL:  # `> file` on a full disk
+        return Status.FAILED, f"cannot write the output: {os.strerror(exc.errno)}."
     return Status.FAILED, (
         f"unexpected error: {type(exc).__name__}: {exc}. "
         "Set TABLEWIRE_DEBUG=1 to see where, and please report it."

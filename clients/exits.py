@@ -25,7 +25,9 @@ class Status(IntEnum):
 EXIT_STATUSES = """\
 exit status:
   0    done (a game played to its end, or you left with Ctrl-D)
-  1    a bot or load run had errors or unfinished games; or an unexpected error
+  1    a bot or load run had errors or unfinished games; or the output could not
+       be written (a reader that left, as `| head`; a full disk); or an
+       unexpected error
   2    the command line (or, for serve, a TABLEWIRE_* setting) is wrong; serve:
        also a Redis that refuses --redis-url's database
   3    the server cannot be reached (not running, unknown host, no answer,

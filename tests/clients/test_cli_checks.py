@@ -3,6 +3,8 @@ exit status 2 and one line on stderr, never a traceback."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import socket
 
 import pytest
@@ -10,7 +12,7 @@ from cli_runs import one_line, run
 
 from clients.cli import main
 from clients.exits import Status
-from clients.spawn import free_port
+from clients.spawn import TABLEWIRE, free_port
 
 WRONG = [
     # numbers: finite and above 0 (one type for all; --reconnect-for may be 0)
@@ -114,3 +116,28 @@ async def test_an_address_serve_cannot_listen_on_names_the_variable_it_came_from
     line = one_line(err)
     assert code == Status.UNREACHABLE and "the port is in use" in line, line
     assert line.endswith("Choose another with TABLEWIRE_PORT."), line
+
+
+@pytest.mark.parametrize("command", [["games"], ["rooms"], ["new"]])
+async def test_output_that_cannot_be_written_is_said_not_reported_as_a_fault(
+    server_at: str, command: list[str]
+) -> None:
+    """A full disk (/dev/full) under the output: one line saying so, status 1, and no
+    "unexpected error ... please report it", which points at tablewire."""
+    full = os.open("/dev/full", os.O_WRONLY)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            TABLEWIRE,
+            *command,
+            "--server",
+            server_at,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=full,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, err = await process.communicate()
+    finally:
+        os.close(full)
+    line = one_line(err.decode())
+    assert process.returncode == Status.FAILED, line
+    assert line == "tablewire: cannot write the output: No space left on device.", line
