@@ -202,7 +202,7 @@ class Settings:
             name = f"TABLEWIRE_{f.name.upper()}"
             raw = environ.get(name)
             if raw is not None:
-                takes = PORTS.get(f.name)
+                takes = PORTS.get(f.name) or _least(f.name)
                 values[f.name] = _parsed(name, type(getattr(cls, f.name)), raw, takes)
                 names[f.name] = name
         for key, value in overrides.items():
@@ -270,6 +270,17 @@ MORE_THAN_ZERO = frozenset(
 """Durations whose 0 would close every connection, or expire every lease or token, at
 once: they must be more than 0."""
 
+
+def _least(field: str) -> str | None:
+    """What a setting of :data:`AT_LEAST_ONE` or :data:`MORE_THAN_ZERO` takes (None for
+    the others), said alike for a value that is no number and for one too small."""
+    if field in AT_LEAST_ONE:
+        return f"a whole number of 1 or more (up to {MOST})"
+    if field in MORE_THAN_ZERO:
+        return f"a number of seconds more than 0 (up to {MOST})"
+    return None
+
+
 PORTS = {
     "port": "a port from 1 to 65535",
     "metrics_port": "a port from 1 to 65535 (or 0: no metrics listener)",
@@ -288,10 +299,10 @@ def validate(settings: Settings, names: dict[str, str] | None = None) -> None:
 
     for field in AT_LEAST_ONE:
         if getattr(settings, field) < 1:
-            raise wrong(field, "a whole number of 1 or more")
+            raise wrong(field, _least(field) or "")
     for field in MORE_THAN_ZERO:
         if not getattr(settings, field) > 0:
-            raise wrong(field, "a number of seconds more than 0")
+            raise wrong(field, _least(field) or "")
     if not 1 <= settings.port <= 65535:
         raise wrong("port", PORTS["port"])
     if not 0 <= settings.metrics_port <= 65535:

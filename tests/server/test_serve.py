@@ -201,8 +201,11 @@ def _serve(*args: str, env: dict[str, str] | None = None, port: bool = True) -> 
         ("TABLEWIRE_HELLO_TIMEOUT", "0", "more than 0"),
         ("TABLEWIRE_SHUTDOWN_TIMEOUT", "99999999999999999999", "from 0 to 2147483647"),
         ("TABLEWIRE_SOCKET_SEND_BUFFER", "2147483648", "from 0 to 2147483647"),
-        ("TABLEWIRE_LEASE_TTL", "1e300", "from 0 to 2147483647"),
-        ("TABLEWIRE_TOKEN_TTL", "inf", "from 0 to 2147483647"),
+        ("TABLEWIRE_LEASE_TTL", "1e300", "more than 0 (up to 2147483647)"),
+        ("TABLEWIRE_LEASE_TTL", "soon", "a number of seconds more than 0 (up to 2147483647)"),
+        ("TABLEWIRE_MAX_ROOMS", "lots", "a whole number of 1 or more (up to 2147483647)"),
+        ("TABLEWIRE_MAX_ROOMS", "-1", "a whole number of 1 or more (up to 2147483647)"),
+        ("TABLEWIRE_TOKEN_TTL", "inf", "more than 0 (up to 2147483647)"),
     ],
 )
 def test_a_wrong_setting_is_one_line_naming_it_and_status_2(
