@@ -374,7 +374,8 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
             if exc.reason == "unknown host"
             else "Is it running? Start one with `tablewire serve`, or pass --server HOST:PORT."
         )
-        return Status.UNREACHABLE, f"cannot reach the server at {exc.url}: {exc.reason}. {advice}"
+        reason = exc.reason.rstrip(".")  # one full stop: httpx's own reasons end with one
+        return Status.UNREACHABLE, f"cannot reach the server at {exc.url}: {reason}. {advice}"
     if isinstance(exc, LobbyError | ServerError):
         code = exc.code
         message = exc.message if isinstance(exc, LobbyError) else exc.frame.get("message", "")
@@ -392,7 +393,7 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
         return Status.UNREACHABLE, f"{server} did not answer in time. Is it overloaded?"
     if isinstance(exc, httpx.HTTPError):
         return Status.UNREACHABLE, (
-            f"cannot reach the server at {server}: {exc or type(exc).__name__}. "
+            f"cannot reach the server at {server}: {str(exc).rstrip('.') or type(exc).__name__}. "
             "Is it running? Start one with `tablewire serve`, or pass --server HOST:PORT."
         )
     if isinstance(exc, OSError) and exc.errno in OUTPUT_FULL:  # `> file` on a full disk

@@ -3,6 +3,7 @@ nothing is taken that is then abandoned."""
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import json
 import threading
@@ -169,3 +170,18 @@ async def test_a_lost_connection_no_server_takes_back_says_what_timed_out() -> N
     client = RoomClient(f"ws://127.0.0.1:{free_port()}", "r", "t")
     with pytest.raises(TimeoutError, match=r"no server took it back within 0\.5 s"):
         await client.failover(within=0.5)
+
+
+async def test_a_server_that_hangs_up_unanswered_is_one_sentence_of_one_line() -> None:
+    """Something that is not tablewire (a Redis, say) and closes an HTTP request unanswered."""
+
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1)
+        writer.close()
+
+    async with await asyncio.start_server(hang_up, "127.0.0.1", 0) as listener:
+        port = listener.sockets[0].getsockname()[1]
+        code, _, err = await run("rooms", "--server", f"127.0.0.1:{port}")
+    line = one_line(err)
+    assert code == Status.UNREACHABLE and "without sending a response. Is it" in line, line
+    assert ".." not in line, line
