@@ -466,6 +466,9 @@ async def _interruptible(command: Coroutine[Any, Any, int]) -> int:
 
 def run(args: argparse.Namespace, default_server: str) -> int:
     """Run a client command; its exit status (a failure printed as one line)."""
+    if sys.stdout is None:  # started with its output closed (`>&-`): nothing would show
+        print("tablewire: cannot write the output: it is closed.", file=sys.stderr)
+        return Status.FAILED
     try:
         check_args(args)
         if not getattr(args, "server_given", True):

@@ -141,3 +141,22 @@ async def test_output_that_cannot_be_written_is_said_not_reported_as_a_fault(
     line = one_line(err.decode())
     assert process.returncode == Status.FAILED, line
     assert line == "tablewire: cannot write the output: No space left on device.", line
+
+
+async def test_a_command_started_with_its_output_closed_says_so(server_at: str) -> None:
+    """`tablewire rooms >&-`: not status 0 with the rooms silently lost."""
+    process = await asyncio.create_subprocess_exec(
+        "sh",
+        "-c",
+        'exec "$0" "$@" >&-',
+        TABLEWIRE,
+        "rooms",
+        "--server",
+        server_at,
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await process.communicate()
+    line = one_line(err.decode())
+    assert process.returncode == Status.FAILED, line
+    assert line == "tablewire: cannot write the output: it is closed.", line
