@@ -214,6 +214,7 @@ def _parser() -> argparse.ArgumentParser:
             help=f"the server (http:// is assumed; default {default_server}, "
             f"or set {SERVER_ENV}, or the one `tablewire serve` runs here){more}",
         )
+        sub.set_defaults(several_servers=several)
         return sub
 
     def options(sub: argparse.ArgumentParser, what: str = "a game or room option") -> None:
@@ -513,6 +514,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default_server = _servers(os.environ.get(SERVER_ENV, DEFAULT_SERVER))
     except argparse.ArgumentTypeError as exc:
         parser.error(f"{SERVER_ENV}: {exc}")
+    if args.server is None and "," in default_server and not args.several_servers:
+        parser.error(
+            f"{SERVER_ENV}: {default_server!r}: tablewire {args.command} talks to one server; "
+            "several, comma-separated, are for bots and loadtest"
+        )
     args.server_given = args.server is not None or SERVER_ENV in os.environ
     if args.server is None:
         args.server = default_server

@@ -160,3 +160,23 @@ async def test_a_command_started_with_its_output_closed_says_so(server_at: str) 
     line = one_line(err.decode())
     assert process.returncode == Status.FAILED, line
     assert line == "tablewire: cannot write the output: it is closed.", line
+
+
+@pytest.mark.parametrize("command", [["rooms"], ["play", "--bots", "1"], ["spectate", "--room=r"]])
+async def test_several_servers_in_the_environment_for_a_command_of_one_is_a_usage_error(
+    command: list[str],
+) -> None:
+    """TABLEWIRE_SERVER=a,b, as `bots --server a,b` takes it: a command that talks to one
+    server says so (it was status 1, "unexpected error: InvalidURL")."""
+    several = f"http://127.0.0.1:{free_port()},http://127.0.0.1:{free_port()}"
+    code, _, err = await run(*command, env={"TABLEWIRE_SERVER": several})
+    line = one_line(err)
+    assert code == Status.USAGE and "TABLEWIRE_SERVER" in line and "one server" in line, line
+
+
+async def test_a_server_given_on_the_command_line_wins_over_several_in_the_environment(
+    server_at: str,
+) -> None:
+    several = f"http://127.0.0.1:{free_port()},http://127.0.0.1:{free_port()}"
+    code, out, err = await run("rooms", "--server", server_at, env={"TABLEWIRE_SERVER": several})
+    assert code == Status.OK and out.startswith("["), err
