@@ -493,6 +493,15 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``tablewire``: its exit status; Ctrl-C before a command handles it (while it
+    loads) is status 130 too, not a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return Status.INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     try:
         check()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import sys
 
 import pytest
 from cli_runs import one_line, run
@@ -180,3 +181,29 @@ async def test_a_server_given_on_the_command_line_wins_over_several_in_the_envir
     several = f"http://127.0.0.1:{free_port()},http://127.0.0.1:{free_port()}"
     code, out, err = await run("rooms", "--server", server_at, env={"TABLEWIRE_SERVER": several})
     assert code == Status.OK and out.startswith("["), err
+
+
+EARLY_CTRL_C = """
+import os, signal, sys
+from clients.cli import main
+signal.signal(signal.SIGALRM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
+signal.setitimer(signal.ITIMER_REAL, 0.01)
+sys.exit(main(["rooms", "--server", sys.argv[1]]))
+"""
+"""The command, and a Ctrl-C 10 ms into it: while it still loads what it runs."""
+
+
+async def test_ctrl_c_while_a_command_starts_is_status_130_without_a_traceback(
+    server_at: str,
+) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        EARLY_CTRL_C,
+        server_at,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await process.communicate()
+    assert process.returncode == Status.INTERRUPTED and b"Traceback" not in err, err.decode()
