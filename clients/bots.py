@@ -211,6 +211,8 @@ async def _run_room(
     bot: str,
 ) -> None:
     room = await lobby.room(room_id)
+    if room["status"] == "finished":  # its seats are not free, nor to be had: over
+        raise LobbyError(409, "game_over", "the game in this room is over")
     if None not in room["names"]:
         raise LobbyError(409, "room_full", f"room {room_id} has no free seat for a bot")
     seats = [

@@ -65,6 +65,8 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
         return await lobby.quickplay(request.game, name=request.name, seats=request.seats)
     if request.bots:
         record = await lobby.room(request.room)
+        if record["status"] == "finished":  # as the server says to a seat asked there
+            raise LobbyError(409, "game_over", "the game in this room is over")
         free = record["names"].count(None)
         if free < request.bots + 1:
             raise LobbyError(

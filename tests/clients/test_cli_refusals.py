@@ -185,3 +185,17 @@ async def test_a_server_that_hangs_up_unanswered_is_one_sentence_of_one_line() -
     line = one_line(err)
     assert code == Status.UNREACHABLE and "without sending a response. Is it" in line, line
     assert ".." not in line, line
+
+
+async def test_bots_for_a_finished_room_are_refused_as_game_over_not_room_full(
+    server_at: str,
+) -> None:
+    room = await _new(server_at)
+    code, _, err = await run("bots", "--server", server_at, f"--room={room['id']}")
+    assert code == 0, err
+    for command in (["bots"], ["play", "--bots", "1", "--name", "ana"]):
+        code, out, err = await run(
+            *command, "--server", server_at, f"--room={room['id']}", stdin=b""
+        )
+        line = one_line(err)
+        assert code == Status.REFUSED and "(game_over)" in line and out == "", line

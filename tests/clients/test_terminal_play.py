@@ -84,6 +84,7 @@ class Recorder:
                 200,
                 json={
                     "id": "R1",
+                    "status": "waiting",
                     "names": ["b", None, None, None],
                     "bots": ["greedy", None, None, None],
                 },
