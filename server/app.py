@@ -21,7 +21,7 @@ import secrets
 import socket
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -193,6 +193,44 @@ def _redis_store(store: Store) -> RedisStore | None:
     return redis
 
 
+READY_KEPT = 0.5
+"""Seconds a store's answer to ``/readyz`` is given again to the probes that follow."""
+
+
+class Readiness:
+    """Whether the room store answers, for ``/readyz``, asked of the store once for all
+    the probes that come together: one ping at a time (the askers meanwhile await it),
+    and a ping answered in time is taken as the answer for :data:`READY_KEPT` seconds.
+    So probes cost the store two pings a second at most, however many come, and none
+    is ever refused; an unanswered ping is not kept (the next probe asks again)."""
+
+    def __init__(
+        self, ping: Callable[[], Awaitable[None]], clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.ping, self.clock = ping, clock
+        self._answered = -READY_KEPT
+        self._asking: asyncio.Future[str | None] | None = None
+
+    async def check(self) -> str | None:
+        """None if the store answers, else why it does not."""
+        if self.clock() - self._answered < READY_KEPT:
+            return None
+        if self._asking is None:
+            self._asking = asyncio.ensure_future(self._ask())
+        return await asyncio.shield(self._asking)
+
+    async def _ask(self) -> str | None:
+        try:
+            await self.ping()
+        except StoreUnavailable as exc:
+            return str(exc)
+        else:
+            self._answered = self.clock()
+            return None
+        finally:
+            self._asking = None
+
+
 def create_app(
     settings: Settings | None = None,
     store: Store | None = None,
@@ -293,13 +331,14 @@ def create_app(
         """Liveness: the process answers (it touches no store)."""
         return JSONResponse(standing())
 
+    readiness = Readiness(lobby.store.ping)
+
     async def ready(request: Request) -> Response:
         """Readiness: the process and its room store answer; 503 while the store does not
         (a process on Redis can then take no move, create no room)."""
-        try:
-            await lobby.store.ping()
-        except StoreUnavailable as exc:
-            body = {**standing(), "ok": False, "store": f"unavailable: {exc}"}
+        why = await readiness.check()
+        if why is not None:
+            body = {**standing(), "ok": False, "store": f"unavailable: {why}"}
             return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
         return JSONResponse({**standing(), "store": "ok"})
 

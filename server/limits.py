@@ -283,9 +283,11 @@ def charge(scope: Scope, seconds: float) -> None:
         spend(seconds / COST_UNIT - 1.0)
 
 
-LIMITED: Final = frozenset({"/metrics", "/readyz"})
-"""Requests outside ``/api/`` limited as the lobby's: those that cost a scrape or a store
-ping (``/healthz``, liveness, asks nothing and is never refused)."""
+LIMITED: Final = frozenset({"/metrics"})
+"""Requests outside ``/api/`` limited as the lobby's: a scrape on the public port. The
+health checks never are (a probe refused would take a healthy process out of service):
+``/healthz`` asks nothing, and ``/readyz`` shares one store ping among its askers
+(:class:`server.app.Readiness`)."""
 
 ROOM_PATH: Final = re.compile(r"^/api/rooms/([^/]+)(?:/|$)")
 
@@ -305,8 +307,8 @@ class HttpLimits:
     generator's requests about one (:func:`load_test`) do not count against its
     address. A load generator's room creations are left to the lobby's own
     per-address limit (the lobby knows the engine, this middleware does not).
-    ``GET /metrics`` on the public port and ``GET /readyz`` count like lobby requests. A
-    handler may count the time its request took too (:func:`charge`).
+    ``GET /metrics`` on the public port counts like a lobby request. A handler may count
+    the time its request took too (:func:`charge`).
     """
 
     def __init__(

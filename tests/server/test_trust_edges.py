@@ -22,13 +22,13 @@ from wire import Raw
 
 from conftest import Running, running
 from engines import ENGINES
-from server.app import create_app
+from server.app import Readiness, create_app
 from server.connection import FREE_LEGAL
 from server.errors import ApiError
 from server.limits import Gate
 from server.lobby import Lobby
 from server.settings import Settings
-from server.store import MemoryStore
+from server.store import MemoryStore, StoreUnavailable
 from server.timers import ManualTimers
 from support import Player
 
@@ -157,23 +157,46 @@ async def test_quick_play_passes_over_a_rematch_whose_free_seats_are_held(
 # -- the health checks ---------------------------------------------------------------------
 
 
-async def test_readiness_asks_the_store_only_within_the_lobby_rate() -> None:
-    """``/readyz`` pings the room store (Redis) on every request: one address asking in a
-    loop is refused as the lobby is (429 ``rate_limited``, ``Retry-After``), where it was
-    answered without limit. Liveness (``/healthz``) asks nothing and is never refused:
-    an orchestrator told 429 would restart a healthy process."""
-    app = create_app(Settings(http_rate=0.001, http_burst=3))
+class CountedStore(MemoryStore):
+    """The memory store, counting the pings ``/readyz`` asks of it."""
+
+    pings = 0
+
+    async def ping(self) -> None:
+        self.pings += 1
+        await asyncio.sleep(0)  # a ping's round trip: the probes meanwhile come together
+
+
+async def test_readiness_is_never_refused_and_asks_the_store_once_for_many_probes() -> None:
+    """``/readyz`` pings the room store (Redis): a probe refused would take a healthy
+    process out of service, and a ping per probe would let one address ping Redis in a
+    loop. Probes are never limited (as ``/healthz``), and those that come together, or
+    within ``READY_KEPT`` of an answer, share one ping."""
+    store = CountedStore()
+    app = create_app(Settings(http_rate=0.001, http_burst=3), store)
     transport = httpx.ASGITransport(app=app, client=("203.0.113.9", 1234))
     async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
-        codes = [(await client.get("/readyz")).status_code for _ in range(5)]
-        refused = await client.get("/readyz")
+        together = await asyncio.gather(*(client.get("/readyz") for _ in range(20)))
+        after = [(await client.get("/readyz")).status_code for _ in range(20)]
         health = [(await client.get("/healthz")).status_code for _ in range(5)]
-    assert codes == [200, 200, 200, 429, 429]
-    assert refused.json()["error"]["code"] == "rate_limited" and refused.headers["retry-after"]
+    assert [r.status_code for r in together] == [200] * 20 and after == [200] * 20
     assert health == [200] * 5
-    other = httpx.ASGITransport(app=app, client=("203.0.113.10", 1234))
-    async with httpx.AsyncClient(transport=other, base_url="http://localhost") as client:
-        assert (await client.get("/readyz")).status_code == 200, "per address"
+    assert store.pings <= 3, f"{store.pings} pings for 40 probes"
+
+
+async def test_a_store_that_does_not_answer_is_asked_again_by_the_next_probe() -> None:
+    """An unanswered ping is not kept: the store back, the next probe says ready."""
+    answers = [StoreUnavailable("down"), None]
+
+    async def ping() -> None:
+        answer = answers.pop(0)
+        if answer is not None:
+            raise answer
+
+    readiness = Readiness(ping)
+    assert await readiness.check() == "down"
+    assert await readiness.check() is None
+    assert await readiness.check() is None, "kept: no third ping"
 
 
 # -- names ---------------------------------------------------------------------------------
