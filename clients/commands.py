@@ -19,7 +19,7 @@ import socket
 import sys
 import textwrap
 import traceback
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -404,6 +404,16 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
     )
 
 
+OFF = frozenset({"", "0", "false", "no", "off"})
+"""``TABLEWIRE_DEBUG`` values that leave it off (in any case), as unset does."""
+
+
+def debugging(environ: Mapping[str, str]) -> bool:
+    """Whether ``TABLEWIRE_DEBUG`` asks for an unexpected error's traceback: ``1``,
+    ``yes`` and the like do; ``0``, ``false``, ``no``, ``off`` and nothing do not."""
+    return environ.get("TABLEWIRE_DEBUG", "").strip().lower() not in OFF
+
+
 def _local_server(default: str) -> str:
     """The server for a command that names none: the default address, unless nothing
     answers there and ``tablewire serve`` runs on this machine elsewhere
@@ -483,7 +493,7 @@ def run(args: argparse.Namespace, default_server: str) -> int:
         return Status.FAILED
     except Exception as exc:
         status, line = explain(exc, args.server)
-        if os.environ.get("TABLEWIRE_DEBUG"):
+        if debugging(os.environ):
             traceback.print_exc()
         print(f"tablewire: {clean(line)}", file=sys.stderr)
         return status

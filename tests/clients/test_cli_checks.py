@@ -12,6 +12,7 @@ import pytest
 from cli_runs import one_line, run
 
 from clients.cli import main
+from clients.commands import debugging
 from clients.exits import Status
 from clients.spawn import TABLEWIRE, free_port
 
@@ -186,6 +187,7 @@ async def test_a_server_given_on_the_command_line_wins_over_several_in_the_envir
 EARLY_CTRL_C = """
 import os, signal, sys
 from clients.cli import main
+from clients.commands import debugging
 signal.signal(signal.SIGALRM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
 signal.setitimer(signal.ITIMER_REAL, 0.01)
 sys.exit(main(["rooms", "--server", sys.argv[1]]))
@@ -207,3 +209,23 @@ async def test_ctrl_c_while_a_command_starts_is_status_130_without_a_traceback(
     )
     _, err = await process.communicate()
     assert process.returncode == Status.INTERRUPTED and b"Traceback" not in err, err.decode()
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (None, False),
+        ("", False),
+        ("0", False),
+        ("false", False),
+        ("No", False),
+        (" off ", False),
+        ("1", True),
+        ("yes", True),
+        ("TRUE", True),
+    ],
+)
+def test_tablewire_debug_0_or_false_shows_no_traceback(value: str | None, shown: bool) -> None:
+    """``TABLEWIRE_DEBUG=0`` turned tracebacks on (any value did): off, as unset."""
+    environ = {} if value is None else {"TABLEWIRE_DEBUG": value}
+    assert debugging(environ) is shown
