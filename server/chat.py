@@ -38,13 +38,18 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFKC", name).casefold()
 
 
+def seat_name(names: Sequence[str | None], seat: int) -> str:
+    """What a seat's player is called: the name given, else "player N" (N from 1)."""
+    return names[seat] or f"player {seat + 1}"
+
+
 def name_in_use(names: Sequence[str | None], name: str, seat: int | None = None) -> bool:
-    """Whether ``name`` reads as the player of a seat of ``names`` other than ``seat``,
-    or as :data:`SPECTATOR`: chat and the log would show one person's lines as
-    another's."""
+    """Whether ``name`` reads as the player of a seat of ``names`` other than ``seat``
+    (a seat taken with no name, or to be, is "player N": :func:`seat_name`), or as
+    :data:`SPECTATOR`: chat and the log would show one person's lines as another's."""
     key = name_key(name)
     return key == SPECTATOR or any(
-        other is not None and s != seat and name_key(other) == key for s, other in enumerate(names)
+        s != seat and name_key(seat_name(names, s)) == key for s in range(len(names))
     )
 
 
@@ -63,5 +68,5 @@ def refusal(record: RoomRecord, seat: int | None) -> ProtocolError | None:
 
 def line(record: RoomRecord, seat: int | None, text: str, at: float) -> Line:
     """The line ``seat`` says, named by the seat's player."""
-    name = SPECTATOR if seat is None else record.names[seat] or f"player {seat + 1}"
+    name = SPECTATOR if seat is None else seat_name(record.names, seat)
     return {"seat": seat, "name": name, "text": text, "at": at}

@@ -194,9 +194,10 @@ async def reserve(room: Room, command: _Reserve) -> None:
             409,
             "name_taken",
             f"a player of this room goes by {ask.name!r} already (or a name that reads the "
-            "same), or it is what chat calls spectators: choose another name",
+            "same: a seat taken with no name is 'player N'), or it is what chat calls "
+            "spectators: choose another name",
         )
-    name = ask.name or f"player {seat + 1}"
+    name = ask.name or chat.seat_name(names, seat)
     token = ids.seat_token() if asked is None else asked[1]
     entry = {"k": "seat", "seat": seat, "name": name}
     if asked is not None:

@@ -232,6 +232,19 @@ async def test_a_name_never_ends_as_the_pages_mark_of_your_own_seat(
     assert (await lobby.reserve(created["id"], {"name": "you (ana)"}))["seat"] == 0
 
 
+async def test_a_name_is_never_that_of_another_seat_taken_with_no_name(lobby: Lobby) -> None:
+    """A seat taken with no name is "player N": a player who called themselves "player
+    2" at seat 0 would read as the nameless player of seat 1. Refused; "player 1" at
+    seat 0 is that seat's own name, and fine."""
+    created = await lobby.create({"engine": "sintra", "seats": 3})
+    with pytest.raises(ApiError) as caught:
+        await lobby.reserve(created["id"], {"name": "Player 2"})
+    assert (caught.value.status, caught.value.code) == (409, "name_taken")
+    assert (await lobby.reserve(created["id"], {"name": "player 1"}))["seat"] == 0
+    assert (await lobby.reserve(created["id"], {}))["seat"] == 1
+    assert (await lobby.details(created["id"]))["names"] == ["player 1", "player 2", None]
+
+
 async def test_quick_play_seats_a_name_where_nobody_goes_by_it(lobby: Lobby) -> None:
     first = await lobby.quickplay({"engine": "sintra", "name": "ana"})
     second = await lobby.quickplay({"engine": "sintra", "name": "Ana"})
