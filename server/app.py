@@ -193,28 +193,19 @@ def _redis_store(store: Store) -> RedisStore | None:
     return redis
 
 
-READY_KEPT = 0.5
-"""Seconds a store's answer to ``/readyz`` is given again to the probes that follow."""
-
-
 class Readiness:
     """Whether the room store answers, for ``/readyz``, asked of the store once for all
-    the probes that come together: one ping at a time (the askers meanwhile await it),
-    and a ping answered in time is taken as the answer for :data:`READY_KEPT` seconds.
-    So probes cost the store two pings a second at most, however many come, and none
-    is ever refused; an unanswered ping is not kept (the next probe asks again)."""
+    the probes that come together: one ping at a time, and the probes that come while it
+    is out await its answer. However many probes come, Redis has at most one of their
+    pings to answer at a time, and none is ever refused; each answer is fresh (a store
+    that just stopped is reported by the next probe)."""
 
-    def __init__(
-        self, ping: Callable[[], Awaitable[None]], clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.ping, self.clock = ping, clock
-        self._answered = -READY_KEPT
+    def __init__(self, ping: Callable[[], Awaitable[None]]) -> None:
+        self.ping = ping
         self._asking: asyncio.Future[str | None] | None = None
 
     async def check(self) -> str | None:
         """None if the store answers, else why it does not."""
-        if self.clock() - self._answered < READY_KEPT:
-            return None
         if self._asking is None:
             self._asking = asyncio.ensure_future(self._ask())
         return await asyncio.shield(self._asking)
@@ -224,11 +215,9 @@ class Readiness:
             await self.ping()
         except StoreUnavailable as exc:
             return str(exc)
-        else:
-            self._answered = self.clock()
-            return None
         finally:
             self._asking = None
+        return None
 
 
 def create_app(
