@@ -1,9 +1,10 @@
 """What a new player meets in Chromium, found by an audit in a real browser: a refused
-move said in words where the player looks; a move waiting for "Play it" kept while it is
-still legal and dropped with a note once it is not; the game log opened at its newest
-line; Crystal Palace's follow-up choices at the top of the board on a phone; the step's
-help only for the player who acts; the room's bots offered as the lobby offers them; a
-Chartered headquarters' number kept beside its HQ mark on a phone."""
+move said in words where the player looks, in the engine's own words when it gives any;
+a move waiting for "Play it" kept while it is still legal and dropped with a note once it
+is not; the game log opened at its newest line; Crystal Palace's follow-up choices at the
+top of the board on a phone; the step's help only for the player who acts; the room's
+bots offered as the lobby offers them; a Chartered headquarters' number kept beside its
+HQ mark on a phone."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgpack
+import pytest
 from browser import PHONE, PLAY_FIRST, Served, Watched
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, WebSocketRoute, expect
@@ -76,6 +79,28 @@ class HeldBack:
         self.held.clear()
 
 
+class Refusing:
+    """A page's WebSocket, passed through to the server except its intents: each is
+    answered with a ``reject`` of ``code`` and ``message``, as an engine refuses one."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.refusal = {"code": code, "message": message}
+        self.refused = 0
+        self.server: WebSocketRoute | None = None
+
+    def route(self, ws: WebSocketRoute) -> None:
+        self.server = ws.connect_to_server()
+        ws.on_message(lambda frame: self.sent(ws, frame))
+
+    def sent(self, page: WebSocketRoute, frame: str | bytes) -> None:
+        message = msgpack.unpackb(frame) if isinstance(frame, bytes) else None
+        if isinstance(message, dict) and message.get("t") == "intent":
+            page.send(msgpack.packb({"t": "reject", "id": message["id"], **self.refusal}))
+            self.refused += 1
+        elif self.server is not None:
+            self.server.send(frame)
+
+
 def two_humans(served: Served, engine: str, options: dict[str, Any]) -> list[dict[str, Any]]:
     """A 2-seat room of two people (no bots), and both reservations."""
     room = served.api(
@@ -127,6 +152,49 @@ def test_a_refused_move_is_said_in_words_where_the_player_looks(
     expect(page.locator(".o-asked")).to_contain_text(f"Waiting for {other_name}")
     phone.shoot(shots, "new-player-refused-m")
     other.close()
+
+
+@pytest.mark.parametrize(
+    ("code", "message", "said"),
+    [
+        # The engine's words, as text (never markup), made a sentence.
+        (
+            "illegal_action",
+            "you do not have <b>enough</b> money for that",
+            "You do not have <b>enough</b> money for that.",
+        ),
+        (
+            "not_allowed_now",
+            "the market is closed until the next round.",
+            "The market is closed until the next round.",
+        ),
+        # No words from the server: the general sentence.
+        ("illegal_action", "", "That move is not allowed now."),
+    ],
+)
+def test_a_refused_move_says_the_engines_own_reason(
+    open_page: Callable[..., Watched],
+    served: Served,
+    shots: Path,
+    code: str,
+    message: str,
+    said: str,
+) -> None:
+    reservations = two_humans(served, "sintra", {"confirm": False})
+    player = open_page(PHONE)
+    socket = Refusing(code, message)
+    player.page.route_web_socket("**/ws/**", socket.route)
+    sit_first(player, reservations)
+    page = player.page
+    page.locator(".moves-fold > summary").click()
+    # Long lists of moves narrow a step at a time: the first choice until a move is sent.
+    while not socket.refused:
+        page.locator(".moves button:not([disabled])").first.click()
+    refused = page.locator(".o-refused")
+    expect(refused).to_have_text(f"Your move was not played. {said} Choose a move again.")
+    expect(refused.locator("b")).to_have_count(0)
+    if code == "illegal_action" and message:
+        player.shoot(shots, "refused-engine-reason")
 
 
 def test_a_move_waiting_stays_while_legal_and_goes_with_a_note_when_not(

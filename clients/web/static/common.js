@@ -149,9 +149,19 @@ const SAID = {
   not_started: () => "The game has not started yet: it starts once every seat is taken.",
   spectator: () => "You are watching this game: only its players make moves.",
   expelled: () => "Your seat timed out too often: a bot plays it for the rest of the game.",
-  illegal_action: () => "That move is not allowed now.",
-  not_allowed_now: () => "That move is not allowed now.",
+  // An engine's refusal says why in a player's words (its `message`): those, else in general.
+  illegal_action: (error) => enginesReason(error) || "That move is not allowed now.",
+  not_allowed_now: (error) => enginesReason(error) || "That move is not allowed now.",
 };
+
+/** The server's own words of a refusal as a sentence, or "" when it sent none (a
+ * ServerError without a message carries its code as its message). */
+function enginesReason(error) {
+  const words = (error.message || "").trim();
+  if (!words || words === error.code) return "";
+  const said = words.replace(/^./, (c) => c.toUpperCase());
+  return /[.!?]$/.test(said) ? said : `${said}.`;
+}
 
 // What browsers' fetch() rejects with when no answer came at all (Chromium, Firefox, Safari).
 const UNREACHED = /failed to fetch|networkerror|load failed/i;

@@ -100,8 +100,9 @@ function asked(doc, mySeat, state) {
   return `Waiting for ${listed(acting.map((s) => seatName(doc, s)))}.`;
 }
 
-/** Why a move was not played, for its player: the server's code in words (common.js),
- * else the engine's own sentence. */
+/** Why a move was not played, for its player: the engine's own words when it gave any
+ * (`illegal_action`, `not_allowed_now`, its own codes), else the server's code in words
+ * (common.js). */
 function refusedText(error) {
   const said = problemSentence(error);
   return `Your move was not played. ${/[.!?]$/.test(said) ? said : `${said}.`}`;
