@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from browser import Served, Watched
@@ -157,3 +158,56 @@ def test_after_a_move_chosen_in_the_move_list_the_focus_goes_to_the_board(
         )
     page.wait_for_function("() => document.activeElement !== document.body")
     assert page.evaluate("() => document.activeElement.matches('.o-board')")
+
+
+# Crystal Palace's controls of the decision a seat makes now, first to last on the board:
+# a step to finish (after an assistant space…), a die to set or loans to repay in secret,
+# the die picked to place (or passing).
+CP_NEXT = (
+    ".cp-pending [data-move], .cp-secret [data-move], .cp-tray .cp-picked, .cp-tray [data-move]"
+)
+CP_FOCUS_NEXT = f"() => document.activeElement.matches({CP_NEXT!r})"
+CP_DIE_SET = """(before) => tablewireRoom.doc.game.seats[0].secret.length > before
+  || tablewireRoom.doc.game.step.kind !== "dice\""""
+CP_MY_NEXT = f"() => tablewireRoom.myTurn && !!document.querySelector({CP_NEXT!r})"
+
+
+def test_crystal_palace_after_a_keyboard_move_the_focus_goes_to_the_next_choice(
+    served: Served, open_page: Callable[..., Watched], shots: Path
+) -> None:
+    """As on Sintra's and Chartered's boards, a keyboard player goes on from the next
+    decision (the next die to set, the die to place), not from the board's frame several
+    Tabs away from it."""
+    watched = open_page()
+    page = watched.page
+    watched.sit(served.room_with_bots("crystal-palace", seats=2, bots=1))
+    page.wait_for_selector(".cp-faces [data-move]")
+    watched.wait_loaded()
+    for _ in range(STOPS):
+        page.keyboard.press("Tab")
+        if page.evaluate(CP_FOCUS_NEXT):
+            break
+    # Phase 1: each die set with Enter, the focus on the next die's choices.
+    while page.evaluate(
+        "() => tablewireRoom.doc.game.step.kind === 'dice' && tablewireRoom.myTurn"
+    ):
+        assert page.evaluate("() => document.activeElement.matches('.cp-faces [data-move]')")
+        set_before = page.evaluate("() => tablewireRoom.doc.game.seats[0].secret.length")
+        page.keyboard.press("Enter")
+        page.wait_for_function(CP_DIE_SET, arg=set_before)
+        page.wait_for_function(f"() => !({CP_MY_NEXT})() || ({CP_FOCUS_NEXT})()")
+        if set_before == 0:
+            watched.shoot(shots, "crystal-palace-focus-next-die")
+    # Phase 2: on this seat's turn the focus is on its die to place; a space for it is
+    # a few Tabs on, and after that move the focus is on the next decision again.
+    page.wait_for_function(CP_MY_NEXT)
+    page.wait_for_function(CP_FOCUS_NEXT)
+    before = watched.version()
+    for _ in range(STOPS):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.matches('.cp-spot')"):
+            break
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => tablewireRoom.version > {before}")
+    page.wait_for_function(CP_MY_NEXT)
+    page.wait_for_function(CP_FOCUS_NEXT)

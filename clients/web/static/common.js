@@ -208,6 +208,17 @@ export function useKeptFocus(area, fallback) {
   });
 }
 
+/** Give `element` the focus when the player's focus was on the board `root` (the part
+ * just used, or lost with it as the board changed, or the board's frame, where
+ * :func:`useKeptFocus` puts it after a move): the keyboard goes on from the next step
+ * rather than from the top of the page. Never taken from elsewhere (the chat). */
+export function followFocus(element, root) {
+  const at = document.activeElement;
+  if (!at || at === document.body || (root && (root.contains(at) || at.contains(root)))) {
+    element.focus({ preventScroll: true });
+  }
+}
+
 let ids = 0;
 
 /** An id of this component's own, `name` and a number: a page may draw one board several

@@ -14,7 +14,7 @@
 // under your hand, brought into view, and the other spots sharing one of them become
 // that move.
 
-import { bringIntoView, html, useEffect, useMemo, useRef, useState, useUniqueId } from "/static/common.js";
+import { bringIntoView, followFocus, html, useEffect, useMemo, useRef, useState, useUniqueId } from "/static/common.js";
 
 const DATA = await fetch(new URL("./board.json", import.meta.url)).then((answer) => {
   if (!answer.ok) throw new Error(`board.json: HTTP ${answer.status}`);
@@ -257,17 +257,6 @@ function MapView({ doc, geo, spots, selected, select, send, busy, mine }) {
 
 // A board part that makes a move, or selects a spot with several.
 const MOVE_PART = "button[data-move]:not([disabled]), button.ch-choose";
-
-/** Give `element` the focus when the player's focus was on the board (the part just
- * used, or lost with it as the board changed, or the board's frame, where the page puts
- * it after a move): the keyboard goes on from the next step rather than from the top of
- * the page. Never taken from elsewhere (the chat). */
-function followFocus(element, root) {
-  const at = document.activeElement;
-  if (!at || at === document.body || (root && (root.contains(at) || at.contains(root)))) {
-    element.focus({ preventScroll: true });
-  }
-}
 
 /** A step that goes on with this seat's own move (the company to found, its warehouses,
  * the trades after a build…) has its first control brought to the top of the screen when

@@ -7,7 +7,7 @@
 // resource icons are drawn by cards.js.
 // It follows the Board contract of clients/web/static/games/README.md.
 
-import { html, useEffect, useRef, useState, useUniqueId } from "/static/common.js";
+import { followFocus, html, useEffect, useRef, useState, useUniqueId } from "/static/common.js";
 import { CharacterCard, Cost, Effect, Icon, Move, PatentCard, ShareCard, TileCard } from "./cards.js";
 import {
   ACTIONS,
@@ -410,13 +410,25 @@ export function resultDetails(final) {
   return `${parts.length ? parts.join(", ") : "no VP"}; tie-break: £${final.money} left, then Westminster step ${final.westminster}.`;
 }
 
+// The controls of the decision this seat makes now, first to last on the board: a step
+// to finish (after an assistant space…), a die to set or loans to repay in secret, the
+// die picked to place (or Pass).
+const NEXT = ".cp-pending [data-move], .cp-secret [data-move], .cp-tray .cp-picked, .cp-tray [data-move]";
+
 /** Board({doc, seat, legal, send}): Crystal Palace as a player at the table sees it. */
 export function Board({ doc, seat, legal, send }) {
   const playersTitle = useUniqueId("cp-players");
+  const root = useRef(null);
+  // As this seat's moves change (a move made, its turn come), a keyboard player goes on
+  // from its next decision (the next die to set…), not from the board's frame.
+  useEffect(() => {
+    const next = root.current && root.current.querySelector(NEXT);
+    if (next && !document.activeElement?.matches(NEXT)) followFocus(next, root.current);
+  }, [legal]);
   const game = doc.game;
   const seats = game.seats.map((_, s) => s);
   const ordered = seat === null ? seats : [seat, ...seats.filter((s) => s !== seat)];
-  return html`<div class="cp-board">
+  return html`<div class="cp-board" ref=${root}>
     <${Pending} game=${game} legal=${legal} send=${send} />
     <${Status} doc=${doc} game=${game} />
     <${Final} doc=${doc} game=${game} />
