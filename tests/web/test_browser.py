@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from pathlib import Path
 
 from browser import PHONE, REFUSED, Served, Watched, play_to_end
 from playwright.sync_api import expect
@@ -222,12 +223,12 @@ def test_a_running_clock_is_shown_and_counts_down(
 
 
 def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
-    open_page: Callable[..., Watched], served: Served
+    open_page: Callable[..., Watched], served: Served, shots: Path
 ) -> None:
     """The in-memory store forgets its rooms when the server restarts: the page says
     that the game cannot go on and why, and offers no move, nor help for the step it
-    was at. (Last in this module: the restart forgets every room of the module's
-    server.)"""
+    was at, nor says the game is being played or who is to play. (Last in this module:
+    the restart forgets every room of the module's server.)"""
     reservation = served.room_with_bots("sintra", seats=2, bots=1)
     player = open_page()
     player.hold_seat(reservation)
@@ -235,6 +236,8 @@ def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
     player.page.wait_for_selector(".moves button")
     player.wait_loaded()
     assert player.page.locator(".o-asked .o-help").count() == 1, "help for the step to play"
+    expect(player.page.locator(".o-board .sn-whose")).to_have_text("Ana to play.")
+    expect(player.page.locator(".o-seats")).to_contain_text("to play")
     served.restart()
     player.page.wait_for_function("() => globalThis.tablewireRoom.state === 'closed'")
     alert = player.page.locator(".banner.bad").inner_text()
@@ -246,6 +249,12 @@ def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
     assert player.page.locator(".moves button").count() == 0
     seats = player.page.locator(".o-seats").inner_text()
     assert "online" not in seats and "not known while disconnected" in seats
+    head = player.page.locator(".room-head")
+    expect(head).to_contain_text("room gone")
+    expect(head).not_to_contain_text("playing")
+    expect(player.page.locator(".o-seats")).not_to_contain_text("to play")
+    expect(player.page.locator(".o-board")).not_to_contain_text("to play")
+    player.shoot(shots, "room-gone")
     player.errors[:] = [error for error in player.errors if not REFUSED.match(error)]
 
 

@@ -41,6 +41,7 @@ import {
   shown,
   useEffect,
   useKeptFocus,
+  useMemo,
   useRef,
   useState,
   words,
@@ -452,6 +453,9 @@ function Room({ conn, held, notice }) {
   const open = doc && doc.status === "waiting" && doc.seats.includes(null);
 
   const legal = myTurn ? moves : [];
+  // The server no longer has the room (a memory store restarted): nobody is to play in it.
+  const gone = state === "closed" && !!conn.lastError && conn.lastError.code === "no_such_room";
+  const docShown = useMemo(() => (gone && doc ? { ...doc, to_act: [] } : doc), [doc, gone]);
   const confirming = !(info && info.room_options && info.room_options.confirm === false);
   const [play, waiting, confirmBar] = useConfirm(send, legal, confirming, myTurn);
   const drawn = useRef(null);
@@ -469,7 +473,7 @@ function Room({ conn, held, notice }) {
           ${mySeat === null
             ? html`<span class="badge">watching</span>`
             : html`<span class="badge">you are ${seatName(doc, mySeat)}, seat ${mySeat + 1}</span>`}
-          ${doc ? html`<span class=${`badge ${doc.status}`}>${doc.status}</span>` : null}
+          ${doc ? html`<span class=${`badge ${gone ? "closed" : doc.status}`}>${gone ? "room gone" : doc.status}</span>` : null}
         </p>
       </div>
       <${CopyLink} id="room-link" label="Room link" link=${link} className="room-link" />
@@ -512,13 +516,13 @@ function Room({ conn, held, notice }) {
               ${!doc.game
                 ? html`<p class="muted">The board appears when every seat is taken.</p>`
                 : Board
-                  ? html`<div ref=${drawn}><${Board} doc=${doc} seat=${mySeat} legal=${waiting ? [] : legal} send=${play} /></div>`
+                  ? html`<div ref=${drawn}><${Board} doc=${docShown} seat=${mySeat} legal=${waiting ? [] : legal} send=${play} /></div>`
                   : html`<p class="loading">Loading the board…</p>`}
             </section>
           </div>
           <aside class="side">
             ${myTurn && legal.length ? html`<${MoveList} moves=${legal} send=${play} busy=${busy || !!waiting} />` : null}
-            <${Seats} doc=${doc} mySeat=${mySeat} now=${now} live=${state === "open"} />
+            <${Seats} doc=${docShown} mySeat=${mySeat} now=${now} live=${state === "open"} />
             ${mySeat !== null && doc.status !== "finished"
               ? html`<${AttentionOptions} options=${attention} choose=${chooseAttention} />` : null}
             ${owned && owned.invite && doc.status === "waiting" ? html`<${Invitation} invite=${owned.invite} />` : null}

@@ -172,7 +172,7 @@ function Table({ doc, game, names, picks, picked, onPick }) {
       </div>
     </div>
     ${empty && !game.finished ? html`<p class="muted">The displays are refilled at the start of the next round.</p>` : null}
-    ${doc.status === "playing" && game.turn !== null
+    ${doc.status === "playing" && doc.to_act.includes(game.turn)
       ? html`<p class="sn-whose"><strong>${seatName(doc, game.turn)}</strong> to play.</p>`
       : null}
   </section>`;
