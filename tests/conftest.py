@@ -28,6 +28,8 @@ from server import native
 from server.app import create_app
 from server.lobby import Lobby
 from server.settings import Settings
+from server.store import MemoryStore
+from server.timers import ManualTimers
 from server.transport import BoundedWebSocket
 
 # hypothesis is imported above, at collection: its pytest plugin otherwise imports it
@@ -143,6 +145,21 @@ def prefix() -> str:
 @pytest.fixture
 def settings() -> Settings:
     return Settings(max_frame=4096, history=8, hello_timeout=0.5)
+
+
+@pytest.fixture
+def timers() -> ManualTimers:
+    """The clock and timers of :func:`lobby`, moved on by hand."""
+    return ManualTimers()
+
+
+@pytest.fixture
+async def lobby(timers: ManualTimers) -> AsyncIterator[Lobby]:
+    """A lobby on the memory store, in process, whose time is ``timers``' (a test file
+    with a lobby of other settings defines its own)."""
+    lobby = Lobby(MemoryStore(), Settings(), clock=timers, timers=timers)
+    yield lobby
+    await lobby.close()
 
 
 @pytest.fixture(params=["memory", "redis"])

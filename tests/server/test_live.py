@@ -4,7 +4,6 @@ rematch and quick play, on a hand-driven clock (nothing waits for a real timeout
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -17,18 +16,6 @@ from server.store import MemoryStore, StoreUnavailable
 from server.table import Table, parse_clock, split_options
 from server.timers import ManualTimers
 from support import Player, run
-
-
-@pytest.fixture
-def timers() -> ManualTimers:
-    return ManualTimers()
-
-
-@pytest.fixture
-async def lobby(timers: ManualTimers) -> AsyncIterator[Lobby]:
-    lobby = Lobby(MemoryStore(), Settings(), clock=timers, timers=timers)
-    yield lobby
-    await lobby.close()
 
 
 async def new_room(lobby: Lobby, engine: str, seats: int, **options: Any) -> Room:

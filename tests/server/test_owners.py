@@ -4,7 +4,6 @@ the seats a rematch holds for its players, and a chosen seed told to everyone.""
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -18,18 +17,6 @@ from server.settings import Settings
 from server.store import MemoryStore
 from server.timers import ManualTimers
 from support import Player, run
-
-
-@pytest.fixture
-def timers() -> ManualTimers:
-    return ManualTimers()
-
-
-@pytest.fixture
-async def lobby(timers: ManualTimers) -> AsyncIterator[Lobby]:
-    lobby = Lobby(MemoryStore(), Settings(rematch_hold=120), clock=timers, timers=timers)
-    yield lobby
-    await lobby.close()
 
 
 async def refused(call: object, status: int, code: str) -> ApiError:

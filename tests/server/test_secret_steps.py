@@ -8,29 +8,13 @@ Played on a hand-driven clock: nothing waits for a real timeout.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from protocol.messages import Intent
 from server.lobby import Lobby
 from server.room import Room
-from server.settings import Settings
-from server.store import MemoryStore
 from server.timers import ManualTimers
 from support import Player, run
-
-
-@pytest.fixture
-def timers() -> ManualTimers:
-    return ManualTimers()
-
-
-@pytest.fixture
-async def lobby(timers: ManualTimers) -> AsyncIterator[Lobby]:
-    lobby = Lobby(MemoryStore(), Settings(), clock=timers, timers=timers)
-    yield lobby
-    await lobby.close()
 
 
 async def dice_step(lobby: Lobby, clock: str) -> tuple[Room, list[Player]]:

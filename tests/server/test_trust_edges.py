@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -120,18 +119,6 @@ async def test_an_origin_that_is_no_url_is_refused_as_cross_origin(server: Any) 
 
 
 # -- a rematch's held seats ----------------------------------------------------------------
-
-
-@pytest.fixture
-def timers() -> ManualTimers:
-    return ManualTimers()
-
-
-@pytest.fixture
-async def lobby(timers: ManualTimers) -> AsyncIterator[Lobby]:
-    lobby = Lobby(MemoryStore(), Settings(rematch_hold=120), clock=timers, timers=timers)
-    yield lobby
-    await lobby.close()
 
 
 @pytest.mark.parametrize("seats", [None, 2])
