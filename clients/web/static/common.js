@@ -158,7 +158,11 @@ const SAID = {
  * ServerError without a message carries its code as its message). */
 function enginesReason(error) {
   const words = (error.message || "").trim();
-  if (!words || words === error.code) return "";
+  return !words || words === error.code ? "" : sentence(words);
+}
+
+/** `words` as a sentence: a capital first letter, and a full stop unless it ends in one. */
+export function sentence(words) {
   const said = words.replace(/^./, (c) => c.toUpperCase());
   return /[.!?]$/.test(said) ? said : `${said}.`;
 }

@@ -32,12 +32,12 @@ import {
   html,
   lobby,
   problem,
-  problemSentence,
   render,
   ownedRoom,
   roomPath,
   savedName,
   saveName,
+  sentence,
   shown,
   useEffect,
   useKeptFocus,
@@ -105,8 +105,7 @@ function asked(doc, mySeat, state) {
  * (`illegal_action`, `not_allowed_now`, its own codes), else the server's code in words
  * (common.js). */
 function refusedText(error) {
-  const said = problemSentence(error);
-  return `Your move was not played. ${/[.!?]$/.test(said) ? said : `${said}.`}`;
+  return `Your move was not played. ${sentence(problem(error))}`;
 }
 
 /** The legal moves as buttons; long lists narrow one step (" → ") at a time. */
