@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from clients.addresses import server_url
-from clients.exits import EXIT_STATUSES, Status
+from clients.exits import EXIT_STATUSES, Status, interrupted
 from engines import GAMES, GameFolderError, benchmark, check, default_game
 from server.ids import ROOM_ID
 
@@ -498,7 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv)
     except KeyboardInterrupt:
-        return Status.INTERRUPTED
+        return interrupted()
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -31,7 +31,7 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
 from clients import bots, loadtest, seating, terminal
 from clients.client import LobbyClient, LobbyError, ServerError, Unreachable
-from clients.exits import Status
+from clients.exits import Status, interrupted
 from clients.retry import WaitNotices
 from engines import ENGINES, GAMES
 from engines.render import clean
@@ -487,7 +487,7 @@ def run(args: argparse.Namespace, default_server: str) -> int:
             return uvloop.run(_interruptible(_command(args, default_server)))
         return asyncio.run(_interruptible(_command(args, default_server)))
     except KeyboardInterrupt:
-        return Status.INTERRUPTED
+        return interrupted()
     except BrokenPipeError:  # the reader of our output left (`tablewire games | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return Status.FAILED

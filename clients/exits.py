@@ -7,6 +7,7 @@ the other for them.
 
 from __future__ import annotations
 
+import sys
 from enum import IntEnum
 
 
@@ -41,3 +42,13 @@ exit status:
        says which side
   130  interrupted with Ctrl-C (serve: stopped by Ctrl-C, after its clean stop;
        SIGTERM stops it as cleanly, then ends it by that signal: 143 in a shell)"""
+
+
+def interrupted() -> int:
+    """The status of a command the user stopped with Ctrl-C, and from now on no word of
+    what the interrupt left half made: an object the interrupt cut short in its
+    making (an event loop, a socket) may fail as it is collected on the way out, and
+    Python would print that ("Exception ignored in ..."), a traceback the user did
+    not ask for."""
+    sys.unraisablehook = lambda unraisable: None
+    return Status.INTERRUPTED
