@@ -16,15 +16,18 @@ from playwright.sync_api import expect
 BOARD_PART = ".o-board [data-move]:not([disabled])"
 # The board parts of one move's steps, last step first: a part either sends its move
 # (the bar appears) or selects, pressing a button (Sintra: the pieces, then a strip
-# offering several ways, then the way; the other boards send from one part).
+# offering several ways, then the way; the other boards send from one part), or, on Crystal
+# Palace's board in phase 1, chooses a die's value (shown as chosen until the last die,
+# which sends all of them as one move to confirm).
 STEPS = (
     '[data-move="choose"]',
     '[data-move="break"]',
     '[data-move="place"]:not([aria-pressed="true"])',
     '[data-move]:not([aria-pressed="true"])',
 )
-SENT_OR_PRESSED = """(pressed) => document.querySelector(".o-confirm")
-  || document.querySelectorAll('.o-board [aria-pressed="true"]').length > pressed"""
+SENT_OR_PRESSED = """([pressed, chosen]) => document.querySelector(".o-confirm")
+  || document.querySelectorAll('.o-board [aria-pressed="true"]').length > pressed
+  || document.querySelectorAll(".o-board .cp-draft").length > chosen"""
 
 
 def first_move(watched: Watched) -> None:
@@ -37,16 +40,17 @@ def first_move(watched: Watched) -> None:
 def board_move(watched: Watched) -> None:
     """Click the board, never the move list, until a move is chosen (the bar shows)."""
     page = watched.page
-    for _ in range(5):
+    for _ in range(8):
         if page.locator(".o-confirm").count():
             return
         pressed = page.locator('.o-board [aria-pressed="true"]').count()
+        chosen = page.locator(".o-board .cp-draft").count()
         parts = [page.locator(f".o-board {step}:not([disabled])") for step in STEPS]
         offered = [part for part in parts if part.count()]
         assert offered, "the board offers nothing to click"
         offered[0].first.click()
-        page.wait_for_function(SENT_OR_PRESSED, arg=pressed)
-    raise AssertionError("five board clicks chose no move")
+        page.wait_for_function(SENT_OR_PRESSED, arg=[pressed, chosen])
+    raise AssertionError("eight board clicks chose no move")
 
 
 def nothing_sent(watched: Watched, served: Served, room: str, version: int) -> None:
@@ -153,8 +157,13 @@ def test_every_board_sends_its_moves_through_the_confirmation(
     assert page.evaluate("() => tablewireRoom.pending.size") == 0
     assert page.evaluate(sent) == first
     version = served.api("GET", f"/api/rooms/{room}")["version"]
+    # Crystal Palace's phase 1: the four dice, confirmed once, one intent each.
+    intents = 4 if engine == "crystal-palace" else 1
     page.get_by_role("button", name="Play it").click()
     page.wait_for_function("() => !document.querySelector('.o-confirm')")
-    page.wait_for_function("() => tablewireRoom.pending.size === 0")
-    assert page.evaluate(sent) == first + 1, "one intent, sent once confirmed"
+    page.wait_for_function(
+        f"() => tablewireRoom.session.nextId === {first + intents}"
+        " && tablewireRoom.pending.size === 0"
+    )
+    assert page.evaluate(sent) == first + intents, "its intents, sent once confirmed"
     assert served.api("GET", f"/api/rooms/{room}")["version"] > version, "and played"

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from browser import PHONE, Served, Watched, play_to_end
+import pytest
+from browser import DESKTOP, PHONE, Served, Watched, play_to_end
 from playwright.sync_api import expect
 
 from support import ROOT
@@ -74,8 +75,9 @@ def test_a_whole_game_by_clicking_the_board(
     spectator.open_room(room)
     page = player.page
 
-    # Phase 1 of the first season: set one die of four, so this seat is not ready yet.
-    page.locator(".cp-faces [data-move]", has_text="£6").click()
+    # Phase 1 of the first season: set one die of four (from the move list: the board
+    # sends the four at once), so this seat is not ready yet.
+    page.locator(".o-moves .moves button", has_text="set it to 6").click()
     page.wait_for_function("() => globalThis.tablewireRoom.doc.game.seats[0].secret.length === 1")
     spectator.page.wait_for_function(
         "() => globalThis.tablewireRoom.doc.game.seats.slice(1).every((p) => p.ready)"
@@ -188,3 +190,59 @@ def test_cards_and_resources_are_pictures_with_their_words_kept(
              document.querySelector(list)).gridTemplateColumns.split(' ').length)"""
     )
     assert rows == [3, 2]
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_dice_are_chosen_one_by_one_and_played_with_one_confirmation(
+    open_page: Callable[..., Watched], served: Served, shots: Path, size: str
+) -> None:
+    """Phase 1 in a room that asks for a confirmation (the default): a value chosen for
+    each of the four dice on the board, with a click or Enter, the focus staying on the
+    die choices, each value shown as chosen and not played (one taken back and chosen
+    again); nothing is sent until the last one, which asks once ("Play it") for all four,
+    and they go as four intents, one a die."""
+    reservation = served.room_with_bots(
+        ENGINE, seats=SEATS, bots=SEATS - 1, options={"confirm": True}
+    )
+    watched = open_page(PHONE if size == "phone" else DESKTOP)
+    watched.sit(reservation)
+    page = watched.page
+    faces = page.locator(".cp-faces")
+    bar = page.locator(".o-confirm")
+    page.wait_for_selector(".cp-faces [data-move]")
+    watched.wait_loaded()
+    sent = "() => tablewireRoom.session.nextId"
+    first = page.evaluate(sent)
+    faces.locator("[data-move]", has_text="£6").click()
+    expect(faces).to_have_attribute("aria-label", "Choose die 2 of 4")
+    expect(bar).to_have_count(0)
+    mine = page.locator(".cp-mydice .cp-die")
+    expect(mine.first).to_have_attribute("aria-label", "your die 1: 6, chosen, not played yet")
+    # With the keyboard: Enter chooses, and the focus stays on the next die's choices.
+    faces.get_by_role("button", name="die 2 of 4: 1", exact=True).focus()
+    page.keyboard.press("Enter")
+    expect(faces).to_have_attribute("aria-label", "Choose die 3 of 4")
+    expect(faces.get_by_role("button", name="die 3 of 4: 1", exact=True)).to_be_focused()
+    page.get_by_role("button", name="Take back die 2").click()
+    expect(faces).to_have_attribute("aria-label", "Choose die 2 of 4")
+    expect(faces.locator("[data-move]").first).to_be_focused()
+    for which, value in ((2, 5), (3, 3)):
+        faces.get_by_role("button", name=f"die {which} of 4: {value}", exact=True).click()
+    expect(mine.nth(2)).to_have_attribute("aria-label", "your die 3: 3, chosen, not played yet")
+    expect(mine.nth(3)).to_have_attribute("aria-label", "your die 4: not set")
+    assert page.evaluate(sent) == first, "nothing sent before the last die"
+    watched.shoot(shots, f"crystal-palace-dice-chosen-{size}")
+    faces.get_by_role("button", name="die 4 of 4: 2, and play your dice", exact=True).click()
+    expect(bar).to_contain_text("Play: set your dice to 6, 5, 3 and 2 (16 pips in all, £1 each)?")
+    watched.shoot(shots, f"crystal-palace-dice-confirm-{size}")
+    expect(page.get_by_role("button", name="Play it")).to_be_focused()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => tablewireRoom.doc.game.seats[0].rolled.length === 4")
+    assert player_rolled(watched) == [6, 5, 3, 2]
+    assert page.evaluate(sent) == first + 4, "one intent a die"
+
+
+def player_rolled(watched: Watched) -> list[int]:
+    """Seat 0's dice as revealed (highest first)."""
+    rolled: list[int] = watched.mirror()["game"]["seats"][0]["rolled"]
+    return rolled

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from browser import Served, Watched
+from playwright.sync_api import expect
 
 # Tab stops to walk: the whole room page on a first turn has fewer.
 STOPS = 250
@@ -167,7 +168,7 @@ CP_NEXT = (
     ".cp-pending [data-move], .cp-secret [data-move], .cp-tray .cp-picked, .cp-tray [data-move]"
 )
 CP_FOCUS_NEXT = f"() => document.activeElement.matches({CP_NEXT!r})"
-CP_DIE_SET = """(before) => tablewireRoom.doc.game.seats[0].secret.length > before
+CP_DICE_SET = """() => tablewireRoom.doc.game.seats[0].ready
   || tablewireRoom.doc.game.step.kind !== "dice\""""
 CP_MY_NEXT = f"() => tablewireRoom.myTurn && !!document.querySelector({CP_NEXT!r})"
 
@@ -187,17 +188,19 @@ def test_crystal_palace_after_a_keyboard_move_the_focus_goes_to_the_next_choice(
         page.keyboard.press("Tab")
         if page.evaluate(CP_FOCUS_NEXT):
             break
-    # Phase 1: each die set with Enter, the focus on the next die's choices.
-    while page.evaluate(
-        "() => tablewireRoom.doc.game.step.kind === 'dice' && tablewireRoom.myTurn"
-    ):
+    # Phase 1: a value chosen for each die with Enter, the focus staying on the next die's
+    # choices; the last one plays them all.
+    dice = page.evaluate("() => tablewireRoom.doc.game.seats[0].dice")
+    faces = page.locator(".cp-faces")
+    for which in range(2, dice + 1):
         assert page.evaluate("() => document.activeElement.matches('.cp-faces [data-move]')")
-        set_before = page.evaluate("() => tablewireRoom.doc.game.seats[0].secret.length")
         page.keyboard.press("Enter")
-        page.wait_for_function(CP_DIE_SET, arg=set_before)
-        page.wait_for_function(f"() => !({CP_MY_NEXT})() || ({CP_FOCUS_NEXT})()")
-        if set_before == 0:
+        expect(faces).to_have_attribute("aria-label", f"Choose die {which} of {dice}")
+        if which == 2:
             watched.shoot(shots, "crystal-palace-focus-next-die")
+    assert page.evaluate("() => document.activeElement.matches('.cp-faces [data-move]')")
+    page.keyboard.press("Enter")
+    page.wait_for_function(CP_DICE_SET)
     # Phase 2: on this seat's turn the focus is on its die to place; a space for it is
     # a few Tabs on, and after that move the focus is on the next decision again.
     page.wait_for_function(CP_MY_NEXT)

@@ -217,7 +217,8 @@ def test_a_move_waiting_stays_while_legal_and_goes_with_a_note_when_not(
     player.sit(ana)
     other.sit(bo)
     page = player.page
-    page.locator(".cp-faces [data-move]", has_text="£6").click()
+    for _ in range(4):  # a value for each of her four dice: the last asks to play them
+        page.locator(".cp-faces [data-move]", has_text="£6").click()
     bar = page.locator(".o-confirm")
     expect(bar).to_contain_text("Play: ")
     label = bar.locator("strong").inner_text()
@@ -228,7 +229,9 @@ def test_a_move_waiting_stays_while_legal_and_goes_with_a_note_when_not(
     expect(page.locator(".moves-fold")).to_be_visible()  # Ana's moves, read again
     expect(bar.locator("strong")).to_have_text(label)
     bar.get_by_role("button", name="Play it").click()
-    page.wait_for_function("() => globalThis.tablewireRoom.doc.game.seats[0].secret[0] === 6")
+    page.wait_for_function(
+        "() => globalThis.tablewireRoom.doc.game.seats[0].rolled.join() === '6,6,6,6'"
+    )
 
     # Sintra: Ana's other tab plays while this one waits on "Play it": her turn is over.
     player = open_page()

@@ -85,6 +85,17 @@ export function roomPath(roomId) {
   return `/rooms/${encodeURIComponent(roomId)}`;
 }
 
+/** A seat's name in `doc`, or "seat N" (counted from 1) while it has none. */
+export function seatName(doc, seat) {
+  return (doc && doc.seats[seat]) || `seat ${seat + 1}`;
+}
+
+/** Names in a sentence: "Ana", "Ana and Ben", "Ana, Ben and Cy". */
+export function listed(names) {
+  if (names.length <= 1) return names.join("");
+  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
 /** "bot_delay" → "bot delay". */
 export function words(key) {
   return String(key).replace(/[_-]+/g, " ");

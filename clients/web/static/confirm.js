@@ -3,7 +3,8 @@
 // says what it does, "Play it" (focused: Enter plays it) or "Cancel" (Escape). A new
 // document (another player moved, or got ready) keeps the move waiting while it is still
 // among the player's legal moves; one no longer legal, or the end of the player's turn,
-// drops it with a short note.
+// drops it with a short note. A board's several moves made as one choice (a list, such
+// as Crystal Palace's dice) wait as one, with the board's words for them.
 
 import { html, useEffect, useRef, useState } from "./common.js";
 
@@ -13,7 +14,8 @@ function same(a, b) {
 
 /** `send` guarded by a confirmation when `wanted`: returns the guarded send, the move
  * waiting (or null) and the bar to show while one waits (or the note of one dropped).
- * `legal` gives its label and whether it still stands; `[]` while they load. */
+ * `legal` gives its label and whether it still stands; `[]` while they load. The
+ * guarded send takes a move, or a list of moves and the words for them all. */
 export function useConfirm(send, legal, wanted, myTurn) {
   const [waiting, setWaiting] = useState(null);
   const [note, setNote] = useState(null);
@@ -24,15 +26,15 @@ export function useConfirm(send, legal, wanted, myTurn) {
   useEffect(() => {
     if (!waiting) return;
     if (!myTurn) drop("your turn ended");
-    else if (legal.length && !legal.some((move) => same(move.action, waiting.action))) {
+    else if (legal.length && ![waiting.action].flat().every((action) => legal.some((move) => same(move.action, action)))) {
       drop("the game moved on and this move is no longer possible");
     }
   }, [legal, myTurn]);
-  function guarded(action) {
+  function guarded(action, words) {
     setNote(null);
     if (!wanted) return send(action);
     const found = legal.find((move) => same(move.action, action));
-    setWaiting({ action, label: found ? found.label : "this move" });
+    setWaiting({ action, label: words || (found ? found.label : "this move") });
     return Promise.resolve();
   }
   const bar = waiting && myTurn

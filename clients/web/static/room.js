@@ -17,6 +17,7 @@ import { CopyLink } from "./copy.js";
 import { useConfirm } from "./confirm.js";
 import { useChangeHighlight } from "./highlight.js";
 import { FallbackBoard } from "./games/fallback.js";
+import { Result } from "./result.js";
 import { choiceWords, loadBoard } from "./games/index.js";
 import { StepHelp, useHelp } from "./help.js";
 import {
@@ -27,9 +28,9 @@ import {
   heldInvite,
   heldSeat,
   holdInvite,
-  holdOwner,
   holdSeat,
   html,
+  listed,
   lobby,
   problem,
   render,
@@ -37,8 +38,8 @@ import {
   roomPath,
   savedName,
   saveName,
+  seatName,
   sentence,
-  shown,
   useEffect,
   useKeptFocus,
   useMemo,
@@ -62,15 +63,6 @@ const STATES = {
 };
 
 const roomId = decodeURIComponent(globalThis.location.pathname.split("/").filter(Boolean)[1] || "");
-
-function seatName(doc, seat) {
-  return (doc && doc.seats[seat]) || `seat ${seat + 1}`;
-}
-
-function listed(names) {
-  if (names.length <= 1) return names.join("");
-  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
-}
 
 /** Why the connection ended for good, for a person. */
 function closedText(error) {
@@ -139,106 +131,6 @@ function Moves({ moves, send, busy }) {
         onClick=${() => (b.move ? send(b.move.action) : setPrefix([...prefix, b.step]))}>${b.text}</button>`)}
     </div>
   </div>`;
-}
-
-/** A number as the boards write them: a true minus sign (−25), never a hyphen. */
-function signed(n) {
-  return typeof n === "number" && n < 0 ? `−${-n}` : String(n);
-}
-
-function details(value) {
-  if (value === null || typeof value !== "object") return shown(value);
-  if (Array.isArray(value)) return value.map(details).join(", ");
-  return Object.entries(value).map(([k, v]) => `${words(k)}: ${details(v)}`).join("; ");
-}
-
-function ordinal(n) {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
-  return `${n}${suffix}`;
-}
-
-/** The result's first line: who won, and for a seat's page where it finished. */
-function headline(doc, result, mySeat) {
-  const others = result.winners.filter((s) => s !== mySeat).map((s) => seatName(doc, s));
-  if (mySeat !== null && result.winners.includes(mySeat)) {
-    return others.length ? `You share the win with ${listed(others)}: well played!` : "You won: well played!";
-  }
-  const won = others.length > 1 ? `${listed(others)} share the win.` : `${others[0]} wins.`;
-  if (mySeat === null) return won;
-  const place = result.ranks[mySeat];
-  const tied = result.ranks.filter((r) => r === place).length > 1;
-  return `${won} You finished ${ordinal(place)}${tied ? " (tied)" : ""} of ${result.ranks.length}.`;
-}
-
-/** The result: ranks, scores and each seat's score details in words (the board module's
- * `resultDetails` when it has one), and the way to the rematch: a player's keeps their
- * seat, also in a rematch another player opened first; a spectator may watch it. */
-function Result({ doc, result, mySeat, token, describe }) {
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const [lost, setLost] = useState(false);
-  const unranked = !result.ranks || result.ranks.length === 0;
-  const order = unranked ? [] : doc.seats.map((_, seat) => seat).sort((a, b) => result.ranks[a] - result.ranks[b]);
-  const said = (seat) => {
-    const detail = result.details && result.details[seat];
-    return describe ? describe(detail, { doc, seat, score: result.scores[seat] }) : details(detail);
-  };
-
-  async function rematch() {
-    setBusy(true);
-    try {
-      const room = await lobby.rematch(roomId, { token });
-      holdSeat({ room: room.id, seat: room.seat, token: room.token }, heldSeat(roomId)?.name);
-      // The rematch keeps this room's owner and invitation.
-      const owned = ownedRoom(roomId);
-      if (owned) holdOwner(room.id, owned);
-      else if (heldInvite(roomId)) holdInvite(room.id, heldInvite(roomId));
-      globalThis.location.assign(roomPath(room.id));
-    } catch (e) {
-      setLost(e.code === "seat_taken");
-      setError(e.code === "seat_taken"
-        ? "Your seat in the rematch is taken already: its hold for you has ended. You can still watch it."
-        : problem(e));
-      setBusy(false);
-    }
-  }
-
-  const watch = doc.rematch
-    ? html`<a class="button" href=${roomPath(doc.rematch)}>Watch the rematch</a>`
-    : null;
-
-  return html`<section class="card result o-result" aria-labelledby="result-title">
-    <h2 id="result-title">Result</h2>
-    ${unranked
-      ? html`<p><strong>The game ended without a winner: ${result.abandoned ? "everyone left" : "it reached the move limit"}.</strong></p>`
-      : html`<p><strong>${headline(doc, result, mySeat)}</strong></p>`}
-    ${unranked ? null : html`<table class="ranking">
-      <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Score</th><th scope="col">How it was scored</th></tr></thead>
-      <tbody>${order.map((seat) => html`<tr class=${seat === mySeat ? "mine" : ""}>
-        <td class="rank">${ordinal(result.ranks[seat])}</td>
-        <td class="who">${seatName(doc, seat)}${seat === mySeat ? " (you)" : ""}</td>
-        <td class="score">${signed(result.scores[seat])}</td>
-        <td class="how">${said(seat)}</td>
-      </tr>`)}</tbody>
-    </table>`}
-    <p class="row actions">
-      ${!token
-        ? watch
-        : doc.rematch && heldSeat(doc.rematch)
-          ? html`<a class="button" href=${roomPath(doc.rematch)}>Go to your seat in the rematch</a>`
-          : lost
-            ? watch
-            : html`<button type="button" disabled=${busy} onClick=${rematch}>${
-                doc.rematch ? "Go to the rematch" : "Rematch"}</button>`}
-      <a class="button secondary" href=${`${roomPath(roomId)}/replay`}>Replay the game</a>
-      <a class="button secondary" href="/">Back to the lobby</a>
-    </p>
-    ${token || doc.rematch
-      ? null
-      : html`<p class="muted">A rematch is for the players of this game: once one of them opens it, you can watch it from here.</p>`}
-    <p class="error" role="alert">${error || ""}</p>
-  </section>`;
 }
 
 /** The engine options of `info` that differ from the game's defaults, in words. */
@@ -352,6 +244,8 @@ function Room({ conn, held, notice }) {
   const [log, setLog] = useState([]);
   const [moves, setMoves] = useState([]);
   const [busy, setBusy] = useState(false);
+  // A board's several moves on their way: the board shows none of its choices meanwhile.
+  const [several, setSeveral] = useState(false);
   const [error, setError] = useState(conn.lastError && conn.state === "closed" ? closedText(conn.lastError) : null);
   const [games, setGames] = useState([]);
   const [info, setInfo] = useState(null);
@@ -426,16 +320,20 @@ function Room({ conn, held, notice }) {
     if (refused && refusal.current) refusal.current.scrollIntoView({ block: "nearest" });
   }, [refused]);
 
+  // One move, or a board's list of moves made as one choice: each its own intent, sent
+  // once the one before is in the document; a refusal stops the rest.
   async function send(action) {
     setBusy(true);
+    setSeveral(Array.isArray(action));
     setError(null);
     setRefused(null);
     try {
-      await conn.send(action);
+      for (const one of [action].flat()) await conn.send(one);
     } catch (e) {
       setRefused(refusedText(e));
     } finally {
       setBusy(false);
+      setSeveral(false);
     }
   }
 
@@ -489,7 +387,7 @@ function Room({ conn, held, notice }) {
       ? html`<div class="layout" ref=${playArea}>
           <div class="side">
             ${result && doc.status === "finished"
-              ? html`<${Result} doc=${doc} result=${result} mySeat=${mySeat} token=${held && held.token}
+              ? html`<${Result} roomId=${roomId} doc=${doc} result=${result} mySeat=${mySeat} token=${held && held.token}
                   describe=${describe} />`
               : null}
             <section class="card o-asked" aria-labelledby="asked-title">
@@ -515,7 +413,7 @@ function Room({ conn, held, notice }) {
               ${!doc.game
                 ? html`<p class="muted">The board appears when every seat is taken.</p>`
                 : Board
-                  ? html`<div ref=${drawn}><${Board} doc=${docShown} seat=${mySeat} legal=${waiting ? [] : legal} send=${play} /></div>`
+                  ? html`<div ref=${drawn}><${Board} doc=${docShown} seat=${mySeat} legal=${waiting || several ? [] : legal} send=${play} /></div>`
                   : html`<p class="loading">Loading the board…</p>`}
             </section>
           </div>

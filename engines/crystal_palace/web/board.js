@@ -7,7 +7,7 @@
 // resource icons are drawn by cards.js.
 // It follows the Board contract of clients/web/static/games/README.md.
 
-import { followFocus, html, useEffect, useRef, useState, useUniqueId } from "/static/common.js";
+import { followFocus, html, listed, useEffect, useRef, useState, useUniqueId } from "/static/common.js";
 import { CharacterCard, Cost, Effect, Icon, Move, PatentCard, ShareCard, TileCard } from "./cards.js";
 import {
   ACTIONS,
@@ -64,6 +64,57 @@ function Status({ doc, game }) {
   </div>`;
 }
 
+/** Phase 1, this seat's dice: a value chosen for each die in turn, kept on the page (a
+ * choice may be taken back) until the last one, which plays them all as one choice (one
+ * confirmation where the room asks for one), each die its own intent. */
+function SetDice({ seat, mine, legal, send }) {
+  const [draft, setDraft] = useState([]);
+  const faces = matching(legal, { type: "die" });
+  const group = useRef(null);
+  const tookBack = useRef(false);
+  // A die set (by this page or the move list) or a die added: start the choice again.
+  useEffect(() => setDraft([]), [mine.secret.length, mine.dice]);
+  useEffect(() => {
+    if (tookBack.current && group.current) group.current.querySelector("button").focus();
+    tookBack.current = false;
+  }, [draft]);
+  const left = mine.dice - mine.secret.length;
+  const chosen = draft.slice(0, left);
+  const play = (values) => {
+    const actions = values.map((v) => faces.find((entry) => entry.action.value === v).action);
+    const pips = [...mine.secret, ...values].reduce((a, b) => a + b, 0);
+    if (actions.length === 1) return send(actions[0]);
+    return send(actions, `set your ${mine.secret.length ? "other " : ""}dice to ${listed(values.map(String))} (${pips} pips in all, £1 each)`);
+  };
+  const pick = (value) => {
+    const next = [...chosen, value];
+    setDraft(next);
+    if (next.length === left) play(next);
+  };
+  const shown = [...mine.secret, ...chosen];
+  const which = shown.length + 1;
+  return html`<div class="cp-mydice">
+      <span class="muted">Your dice (nobody else sees them until all are ready):</span>
+      ${Array.from({ length: mine.dice }, (_, i) => html`<${Die} seat=${seat} value=${shown[i] ?? null}
+        cls=${i >= mine.secret.length && i < shown.length ? "cp-draft" : ""}
+        label=${i < mine.secret.length ? `your die ${i + 1}: ${shown[i]}`
+          : i < shown.length ? `your die ${i + 1}: ${shown[i]}, chosen, not played yet` : `your die ${i + 1}: not set`} />`)}
+      <span class="muted">£${shown.reduce((a, b) => a + b, 0)} so far</span>
+      ${chosen.length && faces.length ? html`<button type="button" class="secondary cp-back-one"
+        onClick=${() => { tookBack.current = true; setDraft(chosen.slice(0, -1)); }}>Take back die ${shown.length}</button>` : null}
+    </div>
+    ${faces.length && chosen.length < left ? html`<p class="muted cp-small">Choose a value for each die: the last one plays them all${
+      chosen.length ? "" : " (£1 a pip)"}.</p>
+    <div class="cp-faces" role="group" aria-label=${`Choose die ${which} of ${mine.dice}`} ref=${group}>
+      ${faces.map((entry) => html`<button type="button" class="cp-move cp-face" data-move
+        aria-label=${`die ${which} of ${mine.dice}: ${entry.action.value}${which === mine.dice ? ", and play your dice" : ""}`}
+        onClick=${() => pick(entry.action.value)}>
+        <${Die} seat=${seat} value=${entry.action.value} label=${`${entry.action.value}`} /> <span>£${entry.action.value}</span></button>`)}
+    </div>` : null}
+    ${faces.length && left > 0 && chosen.length === left ? html`<div class="cp-actions">
+      <button type="button" class="cp-move" data-move onClick=${() => play(chosen)}>Play these dice</button></div>` : null}`;
+}
+
 /** Phase 1 and the final repayment: who is ready, and this seat's own choices. */
 function Secret({ doc, game, seat, legal, send }) {
   const kind = game.step.kind;
@@ -78,16 +129,7 @@ function Secret({ doc, game, seat, legal, send }) {
         <span>${p.ready ? "✓ ready" : kind === "dice" ? "… setting dice" : "… deciding"}</span>
       </li>`)}
     </ul>
-    ${kind === "dice" && mine ? html`<div class="cp-mydice">
-      <span class="muted">Your dice (nobody else sees them until all are ready):</span>
-      ${Array.from({ length: mine.dice }, (_, i) => html`<${Die} seat=${seat}
-        value=${mine.secret[i]} label=${mine.secret[i] ? `your die ${i + 1}: ${mine.secret[i]}` : `your die ${i + 1}: not set`} />`)}
-      <span class="muted">£${mine.secret.reduce((a, b) => a + b, 0)} so far</span>
-    </div>` : null}
-    ${kind === "dice" && matching(legal, { type: "die" }).length ? html`<div class="cp-faces" role="group" aria-label="Set your next die">
-      ${matching(legal, { type: "die" }).map((entry) => html`<${Move} entry=${entry} send=${send} cls="cp-face">
-        <${Die} seat=${seat} value=${entry.action.value} label=${`${entry.action.value}`} /> <span>£${entry.action.value}</span><//>`)}
-    </div>` : null}
+    ${kind === "dice" && mine ? html`<${SetDice} seat=${seat} mine=${mine} legal=${legal} send=${send} />` : null}
     ${kind === "repay" && mine ? html`<p class="muted">You hold ${mine.loans} ${mine.loans === 1 ? "loan" : "loans"}${mine.loan_values && mine.loan_values.length ? ` (${mine.loan_values.map(minus).join(", ")} VP)` : ""}; repaying one costs £${DATA.loans.repay_cost} and scores ${minus(DATA.loans.repaid_vp)} VP instead.</p>` : null}
     ${kind === "repay" && matching(legal, { type: "repay" }).length ? html`<div class="cp-actions" role="group" aria-label="Repay loans">
       ${matching(legal, { type: "repay" }).map((entry) => html`<${Move} entry=${entry} send=${send}>${entry.action.count ? `Repay ${entry.action.count}` : "Repay none"}<//>`)}
