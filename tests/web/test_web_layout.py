@@ -7,11 +7,23 @@ its rendered size). Screenshots of each go to the screenshots folder."""
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browser import CLICKABLE, DESKTOP, FOLDED, PHONE, READY, Served, Watched, play_to_end
+from browser import (
+    CLICKABLE,
+    DESKTOP,
+    FOLDED,
+    PHONE,
+    PLAY_FIRST,
+    READY,
+    Served,
+    Watched,
+    play_to_end,
+)
+from playwright.sync_api import expect
 
 GAMES = {"sintra": 3, "chartered": 3, "crystal-palace": 3}
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
@@ -135,3 +147,47 @@ def test_a_phone_stays_readable_and_playable_through_the_game(
     texts = min(size for size, _ in seen)
     print(f"{engine} phone through the game: text >= {texts} px, parts >= {min(parts)} px")
     assert min(parts) >= 24
+
+
+# Whether the log's newest line shows within the first screen (the page at its top), in
+# the log or anywhere else, and the board's top with it.
+NEWEST_ON_FIRST_SCREEN = """() => {
+  const lines = [...document.querySelectorAll(".o-log .log li")];
+  if (!lines.length) return null;
+  const newest = lines[lines.length - 1].textContent;
+  const seen = (el) => {
+    const box = el.getBoundingClientRect();
+    return box.height > 0 && box.top >= 0 && box.bottom <= innerHeight;
+  };
+  return {
+    newest,
+    shown: [...document.querySelectorAll("li")].some((li) => li.textContent === newest && seen(li)),
+    board: document.querySelector("[data-board]").getBoundingClientRect().top < innerHeight,
+  };
+}"""
+LOG_LINES = """(n) => document.querySelectorAll(".o-log .log li").length >= n
+  && !tablewireRoom.pending.size"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("engine", GAMES)
+def test_what_was_just_played_shows_by_the_board(
+    served: Served, open_page: Callable[..., Watched], shots: Path, engine: str, size: str
+) -> None:
+    """A few moves in, the log's newest line is on the first screen with the board (on
+    a phone the whole log is screens below it), and a link leads to the whole log."""
+    watched = my_turn(served, open_page, engine, size)
+    page = watched.page
+    for _ in range(3):  # this seat's moves, and the bots' answers
+        page.wait_for_function("() => tablewireRoom.myTurn")
+        page.evaluate(PLAY_FIRST)
+    page.wait_for_function(LOG_LINES, arg=3)
+    page.wait_for_selector(READY, timeout=60_000)
+    page.evaluate("() => scrollTo(0, 0)")
+    found = page.evaluate(NEWEST_ON_FIRST_SCREEN)
+    page.screenshot(path=str(shots / f"recent-{engine}-{size}-screen.png"))
+    watched.shoot(shots, f"recent-{engine}-{size}")
+    assert found["shown"], found
+    assert found["board"], found
+    page.get_by_role("link", name=re.compile(r"^Whole game log")).click()
+    expect(page.locator("#log-title")).to_be_in_viewport()

@@ -1,7 +1,8 @@
 // The game page (/rooms/{id}): the room's header and link, the seats with presence and
 // clocks, what is being asked, the board (the game's web/board.js, or the fallback), the legal
-// moves as buttons, the event log in sentences, the chat (chat.js), the result with a
-// rematch button for its players, and a link to the game's rules with a line of help for
+// moves as buttons, the event log in sentences (its newest lines also above the board),
+// the chat (chat.js), the result (result.js) with a rematch button for its players, and
+// a link to the game's rules with a line of help for
 // the step it is at. With a seat's token kept in this browser the page plays that seat;
 // without, it watches, and while the room waits it tells a visitor what the room is
 // before they sit.
@@ -53,6 +54,8 @@ import { RoomConnection } from "./tablewire.js";
 const STEP = " → ";
 const FLAT_MOVES = 12;
 const LOG_SIZE = 200;
+// The log's lines shown above the board.
+const RECENT = 2;
 // Where style.css puts the move list beside the board rather than under it.
 const WIDE = "(min-width: 821px)";
 const STATES = {
@@ -203,6 +206,17 @@ function Invitation({ invite }) {
     <h2 id="invite-title">Invite players</h2>
     <p class="muted">This room is private: only people who open this link can take a seat. Send it to the players you invite.</p>
     <${CopyLink} id="invite-link" label="Invitation link" link=${link} className="invite-link" />
+  </section>`;
+}
+
+/** The log's newest lines just above the board, where a player sees what just happened
+ * (on a phone the whole log is screens below the board), and the way to the whole log. */
+function Recent({ log }) {
+  if (!log.length) return null;
+  return html`<section class="o-recent" aria-labelledby="recent-title">
+    <h3 id="recent-title">Just played</h3>
+    <ol>${log.slice(-RECENT).map((line) => html`<li>${line.text}</li>`)}</ol>
+    <a href="#log-title">Whole game log (${log.length})</a>
   </section>`;
 }
 
@@ -405,6 +419,7 @@ function Room({ conn, held, notice }) {
               ${myTurn && !legal.length
                 ? html`<p class="muted">${state === "open" ? "Finding your moves…" : "Your moves come back with the connection."}</p>`
                 : null}
+              <${Recent} log=${log} />
             </section>
             <section class="card o-board" aria-labelledby="board-title" data-board=${engine}
               ref=${boardCard} tabIndex="-1">

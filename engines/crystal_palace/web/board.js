@@ -472,9 +472,9 @@ export function Board({ doc, seat, legal, send }) {
   const ordered = seat === null ? seats : [seat, ...seats.filter((s) => s !== seat)];
   return html`<div class="cp-board" ref=${root}>
     <${Pending} game=${game} legal=${legal} send=${send} />
+    <${Secret} doc=${doc} game=${game} seat=${seat} legal=${legal} send=${send} />
     <${Status} doc=${doc} game=${game} />
     <${Final} doc=${doc} game=${game} />
-    <${Secret} doc=${doc} game=${game} seat=${seat} legal=${legal} send=${send} />
     <${Locations} doc=${doc} game=${game} seat=${seat} legal=${legal} send=${send} />
     <section aria-labelledby=${playersTitle}>
       <h3 id=${playersTitle}>Players</h3>
