@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from browser import DESKTOP, PHONE, Served, Watched, play_to_end
+from browser import DESKTOP, PHONE, PLAY_FIRST, Served, Watched, play_to_end
 
 # Counts clicks on the board's own moves across reloads (the page's sessionStorage).
 COUNT_BOARD_CLICKS = """
@@ -209,3 +209,37 @@ def test_with_the_keyboard_the_second_step_takes_the_focus(
         arg=before,
         timeout=5_000,
     )
+
+
+# The height of the board's empty displays and of its full ones, in px (none: no such).
+DISPLAY_HEIGHTS = """() => {
+  const heights = (css) => [...document.querySelectorAll(css)]
+    .map((el) => el.getBoundingClientRect().height);
+  return { empty: heights(".sn-factory.sn-bare"), full: heights(".sn-factory:not(.sn-bare)") };
+}"""
+# This seat's turn with at least two displays emptied (their pieces taken this round).
+EMPTIED = """() => tablewireRoom.myTurn
+  && tablewireRoom.doc.game.factories.filter((f) => !f.some(Boolean)).length >= 2"""
+
+
+def test_on_a_phone_empty_displays_take_little_room(
+    open_page: Callable[..., Watched], served: Served, shots: Path
+) -> None:
+    """Late in a round most displays are empty: on a phone each shrinks to a small chip
+    (its number and "empty"), so the centre and this seat's palace, where the choices
+    are, move up instead of sitting under rows of empty 76 px squares."""
+    watched = open_page(PHONE)
+    page = watched.page
+    watched.sit(served.room_with_bots("sintra", seats=3, bots=2))
+    for _ in range(30):
+        page.wait_for_function("() => tablewireRoom.myTurn")
+        if page.evaluate(EMPTIED):
+            break
+        page.evaluate(PLAY_FIRST)
+    page.wait_for_function(EMPTIED)
+    watched.wait_drawn()
+    heights = page.evaluate(DISPLAY_HEIGHTS)
+    watched.shoot(shots, "sintra-empty-displays-phone")
+    assert len(heights["empty"]) >= 2, heights
+    assert max(heights["empty"]) <= 40, heights
+    assert watched.no_horizontal_scroll()
