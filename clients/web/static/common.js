@@ -2,7 +2,7 @@
 // rooms' owner credentials and the invitations this browser holds (localStorage), and
 // words for things the pages show.
 
-export { html, render, useCallback, useEffect, useMemo, useRef, useState } from "./vendor/htm-preact.module.js";
+export { html, render, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "./vendor/htm-preact.module.js";
 import { useEffect, useRef } from "./vendor/htm-preact.module.js";
 import { Lobby } from "./tablewire.js";
 

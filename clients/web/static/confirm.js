@@ -6,7 +6,7 @@
 // drops it with a short note. A board's several moves made as one choice (a list, such
 // as Crystal Palace's dice) wait as one, with the board's words for them.
 
-import { html, useEffect, useRef, useState } from "./common.js";
+import { html, useEffect, useLayoutEffect, useRef, useState } from "./common.js";
 
 function same(a, b) {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -49,7 +49,9 @@ export function useConfirm(send, legal, wanted, myTurn) {
 
 function ConfirmBar({ label, play, cancel }) {
   const button = useRef(null);
-  useEffect(() => {
+  // As the bar is drawn, not after the next paint: an Escape (or Enter) pressed as soon
+  // as the bar shows must reach it.
+  useLayoutEffect(() => {
     if (button.current) button.current.focus();
     const onKey = (event) => { if (event.key === "Escape") cancel(); };
     document.addEventListener("keydown", onKey);
