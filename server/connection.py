@@ -478,7 +478,8 @@ async def _join(conn: SocketConnection, room: Room, settings: Settings) -> bool:
         if conn.seat is None:
             conn.close(Code.BAD_TOKEN, "this token holds no seat of this room")
             return False
-    elif len(room.conns) >= settings.max_room_connections:
+    elif sum(other.seat is None for other in room.conns) >= settings.max_room_connections:
+        # Spectators only: a seat holder always gets in, and takes no spectator's place.
         conn.close(
             Code.TOO_MANY_CONNECTIONS,
             f"this room admits {settings.max_room_connections} spectators; retry later",

@@ -1,0 +1,34 @@
+"""Spectators, as a spectator, a streamer and an attacker meet them (docs/protocol.md
+§2-§5, docs/operations.md "Settings and limits"): the room's limit of spectators,
+what a spectator may ask and say, and what it is refused, with its code."""
+
+from __future__ import annotations
+
+from wire import Raw, new_room, scrape
+
+from conftest import running
+from server.settings import Settings
+
+REFUSED = 'tablewire_closes_total{reason="too_many_connections"}'
+
+
+async def test_the_rooms_limit_counts_its_spectators_not_its_players() -> None:
+    """``max_room_connections`` is the spectators a room admits, seat holders aside: two
+    players connected leave room for the one spectator allowed, and the next spectator
+    is refused with ``too_many_connections`` (counted as such)."""
+    async with running(Settings(max_room_connections=1, hello_timeout=5)) as server:
+        room_id, tokens = await new_room(server, seats=2)
+        async with (
+            Raw.joined(server, room_id, tokens[0]),
+            Raw.joined(server, room_id, tokens[1]),
+            Raw.joined(server, room_id),
+        ):
+            before = (await scrape(server.url))[REFUSED]
+            second = await Raw.open(server, room_id)
+            await second.send({"t": "hello", "protocol": 1, "token": None, "since": None})
+            frame = await second.closed_with()
+            assert frame["code"] == "too_many_connections"
+            assert "admits 1 spectators" in frame["message"]
+            async with Raw.joined(server, room_id, tokens[0]):
+                pass  # a seat holder always gets in
+            assert (await scrape(server.url))[REFUSED] == before + 1
