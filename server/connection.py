@@ -314,6 +314,7 @@ def dispatch(conn: Connection, room: Room, message: ClientMessage) -> None:
     elif isinstance(message, Say):
         room.say(conn, message.text)
     else:
+        ERRORS.labels(Code.ALREADY_JOINED).inc()
         conn.send(refusal(ProtocolError(Code.ALREADY_JOINED, "this connection has joined already")))
 
 

@@ -230,6 +230,7 @@ class Room:
     def send_legal(self, conn: Connection) -> None:
         if conn.seat is None:
             refused = messages.error(Code.SPECTATOR, "spectators have no actions", of="legal")
+            metrics.ERRORS.labels(Code.SPECTATOR).inc()
             conn.send(encode(refused))
             return
         conn.send(self.views.legal(self, conn.seat))

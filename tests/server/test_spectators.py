@@ -7,7 +7,12 @@ from __future__ import annotations
 from wire import Raw, new_room, scrape
 
 from conftest import running
+from protocol.messages import Hello
+from server.connection import dispatch
+from server.lobby import Lobby
+from server.metrics import ERRORS
 from server.settings import Settings
+from support import Player
 
 REFUSED = 'tablewire_closes_total{reason="too_many_connections"}'
 
@@ -32,3 +37,30 @@ async def test_the_rooms_limit_counts_its_spectators_not_its_players() -> None:
             async with Raw.joined(server, room_id, tokens[0]):
                 pass  # a seat holder always gets in
             assert (await scrape(server.url))[REFUSED] == before + 1
+
+
+def errors_sent(code: str) -> float:
+    """``tablewire_errors_total{code}`` of this process so far."""
+    counted: float = ERRORS.labels(code)._value.get()
+    return counted
+
+
+async def test_a_spectators_legal_and_a_second_hello_are_counted_as_the_errors_they_get(
+    lobby: Lobby,
+) -> None:
+    """Every ``error`` frame sent is counted by its code (docs/operations.md, Metrics):
+    the ``spectator`` a spectator's ``legal`` gets, and the ``already_joined`` of a
+    ``hello`` on a joined connection, as much as any other."""
+    created = await lobby.create({"engine": "sintra", "seats": 2})
+    room = lobby.room(created["id"])
+    assert room is not None
+    watcher = await Player(room, None).join()
+    before = errors_sent("spectator"), errors_sent("already_joined")
+    room.send_legal(watcher)
+    dispatch(watcher, room, Hello(1, None, None))
+    refused = [(f["code"], f["fatal"]) for f in watcher.frames if f["t"] == "error"]
+    assert refused == [("spectator", False), ("already_joined", False)]
+    assert (errors_sent("spectator"), errors_sent("already_joined")) == (
+        before[0] + 1,
+        before[1] + 1,
+    )
