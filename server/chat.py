@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from engines.bots import KINDS
 from protocol.errors import Code, ProtocolError
 from server.store import RoomRecord
 
@@ -43,13 +44,22 @@ def seat_name(names: Sequence[str | None], seat: int) -> str:
     return names[seat] or f"player {seat + 1}"
 
 
+def bot_name(kind: str, seat: int) -> str:
+    """What a bot of ``kind`` in ``seat`` is called ("greedy bot 2": N from 1)."""
+    return f"{kind} bot {seat + 1}"
+
+
 def name_in_use(names: Sequence[str | None], name: str, seat: int | None = None) -> bool:
     """Whether ``name`` reads as the player of a seat of ``names`` other than ``seat``
-    (a seat taken with no name, or to be, is "player N": :func:`seat_name`), or as
+    (a seat taken with no name, or to be, is "player N": :func:`seat_name`), as a bot
+    any seat of the room may be given (:func:`bot_name`, whatever its kind), or as
     :data:`SPECTATOR`: chat and the log would show one person's lines as another's."""
     key = name_key(name)
-    return key == SPECTATOR or any(
-        s != seat and name_key(seat_name(names, s)) == key for s in range(len(names))
+    seats = range(len(names))
+    return (
+        key == SPECTATOR
+        or any(s != seat and name_key(seat_name(names, s)) == key for s in seats)
+        or any(name_key(bot_name(kind, s)) == key for kind in KINDS for s in seats)
     )
 
 

@@ -267,7 +267,7 @@ async def seat_bots(
     if len(set(seats)) != len(seats):
         raise ApiError(400, "bad_seat", "a seat is named twice")
     for seat in seats:
-        entry = {"k": "seat", "seat": seat, "name": f"{kind} bot {seat + 1}", "bot": kind}
+        entry = {"k": "seat", "seat": seat, "name": chat.bot_name(kind, seat), "bot": kind}
         if asked is not None:
             entry["rq"] = asked
         room._commit(await room._append(entry), entry, room.state, [])

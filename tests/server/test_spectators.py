@@ -4,11 +4,14 @@ what a spectator may ask and say, and what it is refused, with its code."""
 
 from __future__ import annotations
 
+import pytest
 from wire import Raw, new_room, scrape
 
 from conftest import running
 from protocol.messages import Hello
+from server import chat
 from server.connection import dispatch
+from server.errors import ApiError
 from server.lobby import Lobby
 from server.metrics import ERRORS
 from server.settings import Settings
@@ -64,3 +67,25 @@ async def test_a_spectators_legal_and_a_second_hello_are_counted_as_the_errors_t
         before[0] + 1,
         before[1] + 1,
     )
+
+
+# -- names: nobody speaks as someone else ------------------------------------------------
+
+
+async def test_a_player_cannot_take_the_name_a_bot_of_the_room_would_go_by(lobby: Lobby) -> None:
+    """Chat lines and the log name a seat by its player's name alone, so no name may read
+    as another seat's (docs/protocol.md §9): a person asking to be "Greedy Bot 2" in a
+    room where a bot in seat 2 would be called "greedy bot 2" is refused, as for
+    "player 2"; two seats never end up with one name."""
+    created = await lobby.create({"engine": "sintra", "seats": 3})
+    for name in ("Greedy Bot 2", "random bot 3", "ＧＲＥＥＤＹ ＢＯＴ 1"):
+        with pytest.raises(ApiError) as refused:
+            await lobby.reserve(created["id"], {"name": name})
+        assert (refused.value.status, refused.value.code) == (409, "name_taken"), name
+    await lobby.reserve(created["id"], {"name": "greedy bot 4"})  # no such seat here
+    await lobby.reserve(created["id"], {"name": "a greedy bot 2 fan"})
+    await lobby.add_bots(created["id"], {"owner_token": created["owner_token"]})
+    room = lobby.room(created["id"])
+    assert room is not None
+    names = [chat.name_key(name) for name in room.record.names if name is not None]
+    assert len(set(names)) == len(names) == 3
