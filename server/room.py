@@ -272,7 +272,9 @@ class Room:
         comes next queues, and the actor waits for the landing before its next
         command, so this is still one writer at a time, in order.
         """
-        if self.lease is None and self.forwarder is not None:
+        if conn.seat is None:  # refused where it arrives: the owner has nothing to decide
+            commands.refuse_spectator(conn, intent, time.perf_counter())
+        elif self.lease is None and self.forwarder is not None:
             self.forwarder.forward_intent(self, conn, intent)
         elif self._idle and not self._landing and self._queue.empty():
             commands.apply_soon(self, conn, intent, time.perf_counter())

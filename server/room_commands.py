@@ -131,6 +131,13 @@ def _landed(
         _answered(room, received)
 
 
+def refuse_spectator(conn: Connection, intent: Intent, received: float) -> None:
+    """A spectator's intent, refused at once on whichever process it arrives (an owner
+    elsewhere need not be asked, nor be there)."""
+    _refuse(conn, intent, Code.SPECTATOR, "spectators cannot send intents")
+    metrics.INTENT_LATENCY.observe(time.perf_counter() - received)
+
+
 def _decide(
     room: Room, conn: Connection, intent: Intent
 ) -> tuple[LogEntry, State, list[Event]] | None:

@@ -4,17 +4,24 @@ what a spectator may ask and say, and what it is refused, with its code."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from wire import Raw, new_room, scrape
 
+from clients.recorder import Recorder
 from conftest import running
-from protocol.messages import Hello
+from engines.sintra import ENGINE as sintra
+from protocol.codec import decode
+from protocol.messages import Hello, Intent
 from server import chat
 from server.connection import dispatch
 from server.errors import ApiError
 from server.lobby import Lobby
-from server.metrics import ERRORS
+from server.metrics import ERRORS, INTENT_LATENCY
+from server.room import Room
 from server.settings import Settings
+from server.store import MemoryStore, RoomRecord
 from support import Player
 
 REFUSED = 'tablewire_closes_total{reason="too_many_connections"}'
@@ -89,3 +96,37 @@ async def test_a_player_cannot_take_the_name_a_bot_of_the_room_would_go_by(lobby
     assert room is not None
     names = [chat.name_key(name) for name in room.record.names if name is not None]
     assert len(set(names)) == len(names) == 3
+
+
+# -- what a spectator sends ----------------------------------------------------------------
+
+
+class FarOwner:
+    """The forwarder of a process that follows the room: whatever it is handed goes to
+    an owner elsewhere (kept here, never answered: an owner that is away)."""
+
+    def __init__(self) -> None:
+        self.intents: list[Intent] = []
+
+    def forward_intent(self, room: Room, conn: Recorder, intent: Intent) -> None:
+        self.intents.append(intent)
+
+    def following(self, room: Room) -> None:
+        pass
+
+
+async def test_a_spectators_intent_is_refused_where_it_arrives_not_forwarded_to_the_owner() -> None:
+    """A spectator's intent is rejected with ``spectator`` (docs/protocol.md §3), on the
+    process that follows the room as on its owner: it is not sent on to the owner, so it
+    costs the owner nothing, and an owner away does not turn the answer into
+    ``owner_unavailable`` (which says: send it again)."""
+    owner = FarOwner()
+    record = RoomRecord("f", "sintra", 2, {}, False, 1, 0, 0, names=[None, None])
+    room = Room(record, sintra, MemoryStore(), Settings(), time.time, forwarder=owner)  # type: ignore[arg-type]
+    watcher = Recorder(None)
+    timed = sum(INTENT_LATENCY.counts)
+    room.submit(watcher, Intent("look", {"type": "reset"}))
+    assert owner.intents == [], "nothing for the owner"
+    assert sum(INTENT_LATENCY.counts) == timed + 1, "its answer is timed like any intent's"
+    (frame,) = [decode(f) for f in watcher.frames]
+    assert (frame["t"], frame["id"], frame["code"]) == ("reject", "look", "spectator")
