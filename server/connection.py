@@ -489,7 +489,7 @@ async def _join(conn: SocketConnection, room: Room, settings: Settings) -> bool:
     if conn.seat is not None:
         await room.arrive(conn.seat)  # the seat shows connected in its first snapshot
     room.attach(conn, hello.since)
-    log.info("joined", extra=fields(room=room.id, seat=conn.seat))
+    log.debug("joined", extra=fields(room=room.id, seat=conn.seat))  # quiet, as "closed"
     return True
 
 

@@ -4,10 +4,11 @@ what a spectator may ask and say, and what it is refused, with its code."""
 
 from __future__ import annotations
 
+import logging
 import time
 
 import pytest
-from wire import Raw, new_room, scrape
+from wire import Raw, new_room, scrape, until
 
 from clients.recorder import Recorder
 from conftest import running
@@ -130,3 +131,21 @@ async def test_a_spectators_intent_is_refused_where_it_arrives_not_forwarded_to_
     assert sum(INTENT_LATENCY.counts) == timed + 1, "its answer is timed like any intent's"
     (frame,) = [decode(f) for f in watcher.frames]
     assert (frame["t"], frame["id"], frame["code"]) == ("reject", "look", "spectator")
+
+
+async def test_spectators_coming_and_going_leave_the_log_quiet(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Logs "stay quiet however many clients come and go" (docs/operations.md): a crowd
+    of spectators joining a stream and leaving it writes no line at ``info``; the
+    metrics count them."""
+    async with running(Settings(hello_timeout=5)) as server:
+        room_id, _ = await new_room(server, seats=2, fill=0)
+        with caplog.at_level(logging.DEBUG, logger="tablewire"):
+            for _ in range(3):
+                async with Raw.joined(server, room_id):
+                    pass
+            await until(server.url, lambda s: s["tablewire_connections"] == 0)
+    lines = [r for r in caplog.records if r.name == "tablewire.connection"]
+    assert [r.getMessage() for r in lines] == ["joined", "closed"] * 3, "each at debug"
+    assert [r.getMessage() for r in lines if r.levelno >= logging.INFO] == []
