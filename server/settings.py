@@ -119,7 +119,7 @@ class Settings:
     from the server's own machine aside); more are refused with ``too_many_connections``,
     so that one address cannot take the whole ``max_connections``. 0: no cap."""
     max_room_connections: int = 2_000
-    """Spectators one room admits (seat holders always get in)."""
+    """Spectators one room admits on this process (seat holders always get in)."""
     socket_send_buffer: int = 64 * 1024
     """Kernel send buffer (``SO_SNDBUF``) of each WebSocket; 0 keeps the kernel's
     autotuning (up to megabytes a socket, where a non-reader's backlog hides unseen)."""
