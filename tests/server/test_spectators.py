@@ -1,20 +1,26 @@
 """Spectators, as a spectator, a streamer and an attacker meet them (docs/protocol.md
-§2-§5, docs/operations.md "Settings and limits"): the room's limit of spectators,
-what a spectator may ask and say, and what it is refused, with its code."""
+§2-§9, docs/operations.md "Settings and limits"): the room's limit of spectators, what
+a spectator may ask and say and what it is refused, with its code, the names nobody
+may take, a spectator coming back, and the game's record a viewer steps through."""
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
+from typing import Any
 
 import pytest
 from wire import Raw, new_room, scrape, until
 
 from clients.recorder import Recorder
 from conftest import running
+from engines import ENGINES, Engine
 from engines.sintra import ENGINE as sintra
+from protocol import compact
 from protocol.codec import decode
 from protocol.messages import Hello, Intent
+from protocol.mirror import Mirror
 from server import chat
 from server.connection import dispatch
 from server.errors import ApiError
@@ -23,7 +29,8 @@ from server.metrics import ERRORS, INTENT_LATENCY
 from server.room import Room
 from server.settings import Settings
 from server.store import MemoryStore, RoomRecord
-from support import Player
+from server.timers import ManualTimers
+from support import BOUNDED_CHOICES, Player, canonical, run
 
 REFUSED = 'tablewire_closes_total{reason="too_many_connections"}'
 
@@ -149,3 +156,110 @@ async def test_spectators_coming_and_going_leave_the_log_quiet(
     lines = [r for r in caplog.records if r.name == "tablewire.connection"]
     assert [r.getMessage() for r in lines] == ["joined", "closed"] * 3, "each at debug"
     assert [r.getMessage() for r in lines if r.levelno >= logging.INFO] == []
+
+
+# -- coming back, and the record: what a spectator holds -----------------------------------
+
+
+class Watcher:
+    """A spectator's connection in the room's process that keeps a mirror of its frames
+    (protocol 1 or 2), every version's document it held and what its events told."""
+
+    def __init__(self, protocol: int, mirror: Mirror | None = None) -> None:
+        self.seat: int | None = None
+        self.protocol = protocol
+        self.mirror = mirror or Mirror()
+        self.held: dict[int, Any] = {}
+        self.told: list[str] = []
+        """The sentences of the ``event`` frames it got."""
+
+    def send(self, frame: bytes) -> None:
+        message = compact.read(decode(frame, arrays=True))
+        if message["t"] == "event":
+            self.told += [event["text"] for event in message["events"]]
+        if message["t"] == "welcome":
+            self.mirror.keys = message.get("keys")
+            return
+        if message["t"] == "snapshot":
+            self.mirror.snapshot(message["v"], message["doc"])
+        elif message["t"] == "patch":
+            assert self.mirror.patch(message["from"], message["to"], message["ops"]), message
+        else:
+            return
+        assert self.mirror.version is not None
+        self.held[self.mirror.version] = copy.deepcopy(self.mirror.doc)
+
+    def close(self, code: str, message: str) -> None:
+        pass
+
+
+async def bots_game(lobby: Lobby, engine: Engine) -> Room:
+    """A room of bots alone (one move a second), its game started."""
+    options = BOUNDED_CHOICES.get(engine.id, {})
+    created = await lobby.create(
+        {
+            "engine": engine.id,
+            "seats": engine.min_players,
+            "options": {"bot_delay": 1, **{name: choices[0] for name, choices in options.items()}},
+            "bots": {},
+        }
+    )
+    room = lobby.room(created["id"])
+    assert room is not None and room.record.status == "playing"
+    return room
+
+
+@pytest.mark.parametrize("protocol", [1, 2])
+@pytest.mark.parametrize("engine", list(ENGINES.values()), ids=list(ENGINES))
+async def test_a_spectator_coming_back_holds_what_a_new_spectator_is_given(
+    lobby: Lobby, timers: ManualTimers, engine: Engine, protocol: int
+) -> None:
+    """A spectator that leaves and comes back with ``since`` = the version it holds (7)
+    is caught up to exactly the document a spectator joining then is given, in every
+    game (whose seats see more than a spectator in two of them) and both protocols,
+    from the game's start to its result."""
+    room = await bots_game(lobby, engine)
+    watcher = Watcher(protocol)
+    room.attach(watcher, None)
+    moves = 0
+    while room.record.status != "finished":
+        await run(timers, room, 1)
+        moves += 1
+        if moves % 5 and room.record.status != "finished":
+            continue
+        room.detach(watcher)
+        watcher = Watcher(protocol, watcher.mirror)
+        room.attach(watcher, watcher.mirror.version)
+        fresh = Watcher(protocol)
+        room.attach(fresh, None)
+        room.detach(fresh)
+        assert watcher.mirror.version == fresh.mirror.version == room.version
+        assert canonical(watcher.mirror.doc) == canonical(fresh.mirror.doc), moves
+        assert room.state is not None  # and what it holds is the game as nobody's seat sees it
+        assert canonical(fresh.mirror.doc["game"]) == canonical(engine.view(room.state, None))
+
+
+@pytest.mark.parametrize("engine", list(ENGINES.values()), ids=list(ENGINES))
+async def test_the_record_steps_through_what_a_spectator_saw(
+    lobby: Lobby, timers: ManualTimers, engine: Engine
+) -> None:
+    """``GET /api/rooms/{id}/record?views=1`` (docs/protocol.md §9), during the game and
+    after it: each of its ``views`` is the document a spectator held at the start and
+    after that move, and its log the sentences the spectator's ``event`` frames told;
+    during the game no move names its action, nor the record its seed."""
+    room = await bots_game(lobby, engine)
+    start = room.version
+    watcher = Watcher(1)
+    room.attach(watcher, None)
+    await run(timers, room, 3)
+    for over in (False, True):
+        record = await lobby.history(room.id, views=True)
+        assert record["moves"] and ("seed" in record) is over
+        assert all(("action" in move) is over for move in record["moves"])
+        versions = [start, *(move["v"] for move in record["moves"])]
+        for view, version in zip(record["views"], versions, strict=True):
+            held = watcher.held[version]
+            assert canonical(view) == canonical({key: held[key] for key in view}), version
+        assert [line["text"] for line in record["log"] if line["v"] > start] == watcher.told
+        while room.record.status != "finished":
+            await run(timers, room, 1)
