@@ -23,6 +23,7 @@ from typing import Any
 
 from engines.bots import KINDS
 from protocol.errors import Code, ProtocolError
+from server.errors import ApiError
 from server.store import RoomRecord
 
 HISTORY = 50
@@ -60,6 +61,17 @@ def name_in_use(names: Sequence[str | None], name: str, seat: int | None = None)
         key == SPECTATOR
         or any(s != seat and name_key(seat_name(names, s)) == key for s in seats)
         or any(name_key(bot_name(kind, s)) == key for kind in KINDS for s in seats)
+    )
+
+
+def name_taken(name: str) -> ApiError:
+    """The refusal of a seat asked for under a name :func:`name_in_use` finds taken."""
+    return ApiError(
+        409,
+        "name_taken",
+        f"a player of this room goes by {name!r} already (or a name that reads the same: a "
+        "seat with no name is 'player N', a bot 'greedy bot N'), or it is what chat calls "
+        "spectators: choose another name",
     )
 
 

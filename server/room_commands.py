@@ -197,13 +197,7 @@ async def reserve(room: Room, command: _Reserve) -> None:
     elif seat in held and not ask.claim:
         raise seat_held(room)
     if ask.name is not None and not ask.claim and chat.name_in_use(names, ask.name, seat):
-        raise ApiError(
-            409,
-            "name_taken",
-            f"a player of this room goes by {ask.name!r} already (or a name that reads the "
-            "same: a seat taken with no name is 'player N'), or it is what chat calls "
-            "spectators: choose another name",
-        )
+        raise chat.name_taken(ask.name)
     name = ask.name or chat.seat_name(names, seat)
     token = ids.seat_token() if asked is None else asked[1]
     entry = {"k": "seat", "seat": seat, "name": name}

@@ -29,6 +29,7 @@ from server.metrics import ERRORS, INTENT_LATENCY
 from server.room import Room
 from server.settings import Settings
 from server.store import MemoryStore, RoomRecord
+from server.store.base import ALL
 from server.timers import ManualTimers
 from support import BOUNDED_CHOICES, Player, canonical, run
 
@@ -263,3 +264,17 @@ async def test_the_record_steps_through_what_a_spectator_saw(
         assert [line["text"] for line in record["log"] if line["v"] > start] == watcher.told
         while room.record.status != "finished":
             await run(timers, room, 1)
+
+
+async def test_quick_play_under_a_name_no_room_would_take_opens_no_room(lobby: Lobby) -> None:
+    """A name refused is bad input, which changes nothing: quick play asked for under
+    "spectator" (or a bot's name, or "player 1") finds no room where it may sit, and is
+    refused with ``name_taken`` without opening one for it to wait in."""
+    for name in ("Spectator", "greedy bot 1", "player 2"):
+        with pytest.raises(ApiError) as refused:
+            await lobby.quickplay({"engine": "sintra", "name": name})
+        assert (refused.value.status, refused.value.code) == (409, "name_taken"), name
+    rooms, _ = await lobby.store.page(ALL, 10)
+    assert rooms == [], "no room was opened"
+    seated = await lobby.quickplay({"engine": "sintra", "name": "ana"})
+    assert seated["seat"] == 0
