@@ -17,9 +17,12 @@ cannot, do not talk to the players during their game unless the room allows it.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
+
+import icu
 
 from engines.bots import KINDS
 from protocol.errors import Code, ProtocolError
@@ -34,10 +37,19 @@ SPECTATOR = "spectator"
 Line = dict[str, Any]
 """``{"seat": int | None, "name": str, "text": str, "at": epoch seconds}``."""
 
+_SPOOF = icu.SpoofChecker()
+"""ICU's implementation of Unicode TR39 (security mechanisms): its confusable skeleton."""
 
-def name_key(name: str) -> str:
-    """What names that read alike share: NFKC, case folded (``Ana``, ``ANA``, ``Ａｎａ``)."""
-    return unicodedata.normalize("NFKC", name).casefold()
+
+@functools.lru_cache(maxsize=4096)  # quick play checks a name against a hundred rooms
+def look_alikes(name: str) -> frozenset[str]:
+    """What names that read or look alike share: the TR39 confusable skeleton of the
+    name in NFKC, as written and case folded. ``Ana``, ``ANA`` and ``Ａｎａ`` read alike;
+    Latin ``ana`` and ``аna`` with a Cyrillic ``а``, ``Bill`` and ``BiII``, ``ANA`` and
+    ``ана`` look alike. Two names are alike when these sets meet; a name of one script
+    alone (``José``, ``Анна``, ``李雷``) stays itself."""
+    written = unicodedata.normalize("NFKC", name)
+    return frozenset(_SPOOF.getSkeleton(0, form) for form in (written, written.casefold()))
 
 
 def seat_name(names: Sequence[str | None], seat: int) -> str:
@@ -51,16 +63,17 @@ def bot_name(kind: str, seat: int) -> str:
 
 
 def name_in_use(names: Sequence[str | None], name: str, seat: int | None = None) -> bool:
-    """Whether ``name`` reads as the player of a seat of ``names`` other than ``seat``
-    (a seat taken with no name, or to be, is "player N": :func:`seat_name`), as a bot
-    any seat of the room may be given (:func:`bot_name`, whatever its kind), or as
-    :data:`SPECTATOR`: chat and the log would show one person's lines as another's."""
-    key = name_key(name)
+    """Whether ``name`` reads or looks as the player of a seat of ``names`` other than
+    ``seat`` (a seat taken with no name, or to be, is "player N": :func:`seat_name`), as
+    a bot any seat of the room may be given (:func:`bot_name`, whatever its kind), or
+    as :data:`SPECTATOR` (:func:`look_alikes`): chat and the log would show one
+    person's lines as another's."""
+    keys = look_alikes(name)
     seats = range(len(names))
     return (
-        key == SPECTATOR
-        or any(s != seat and name_key(seat_name(names, s)) == key for s in seats)
-        or any(name_key(bot_name(kind, s)) == key for kind in KINDS for s in seats)
+        not keys.isdisjoint(look_alikes(SPECTATOR))
+        or any(s != seat and not keys.isdisjoint(look_alikes(seat_name(names, s))) for s in seats)
+        or any(not keys.isdisjoint(look_alikes(bot_name(kind, s))) for kind in KINDS for s in seats)
     )
 
 
@@ -69,9 +82,9 @@ def name_taken(name: str) -> ApiError:
     return ApiError(
         409,
         "name_taken",
-        f"a player of this room goes by {name!r} already (or a name that reads the same: a "
-        "seat with no name is 'player N', a bot 'greedy bot N'), or it is what chat calls "
-        "spectators: choose another name",
+        f"a player of this room goes by {name!r} already (or a name that reads or looks the "
+        "same: a seat with no name is 'player N', a bot 'greedy bot N'), or it is what chat "
+        "calls spectators: choose another name",
     )
 
 

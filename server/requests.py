@@ -15,7 +15,7 @@ from engines import ENGINES, GAMES, Engine
 from engines.base import OptionError, resolve_options
 from protocol.text import MAX_MARKS, Flaw, flaw, typed
 from server import ids, robots, web
-from server.chat import name_key
+from server.chat import look_alikes
 from server.errors import ApiError
 from server.table import split_options
 
@@ -29,7 +29,8 @@ NAME_FLAWS: dict[Flaw, str] = {
 """What a refused name's ``bad_name`` says, by its :data:`~protocol.text.Flaw`."""
 OWN_MARK = "(you)"
 """What the web pages write after the viewer's own seat's name ("ana (you)"): a name
-ending so (in any case or width, spaced or not) would read there as the viewer's own."""
+ending so (in any case or width, spaced or not, or in look-alike letters: a Cyrillic
+``о``) would read there as the viewer's own."""
 MAX_SEED = 2**63 - 1
 """Seeds are ints in 0…2⁶³−1 (they are stored as msgpack ints)."""
 KINDS = ("game", "benchmark", "all")
@@ -121,7 +122,7 @@ def player_name(body: Mapping[str, Any]) -> str | None:
     why = flaw(name, MAX_NAME)
     if why is not None:
         raise ApiError(400, "bad_name", NAME_FLAWS[why])
-    if name_key(name).replace(" ", "").endswith(OWN_MARK):
+    if any(key.replace(" ", "").endswith(OWN_MARK) for key in look_alikes(name)):
         raise ApiError(
             400, "bad_name", "name may not end in '(you)': the pages mark your own seat so"
         )

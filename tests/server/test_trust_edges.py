@@ -205,7 +205,9 @@ async def test_a_seat_is_never_named_as_another_player_or_a_spectator(
     assert bea["seat"] == 1, "another name is fine"
 
 
-@pytest.mark.parametrize("name", ["ana (you)", "ana(You)", "ana （ｙｏｕ）", "(you)"])
+@pytest.mark.parametrize(
+    "name", ["ana (you)", "ana(You)", "ana （ｙｏｕ）", "(you)", "ana (y\u043eu)"]
+)
 async def test_a_name_never_ends_as_the_pages_mark_of_your_own_seat(
     lobby: Lobby, name: str
 ) -> None:
@@ -238,6 +240,48 @@ async def test_quick_play_seats_a_name_where_nobody_goes_by_it(lobby: Lobby) -> 
     assert second["room"] != first["room"], "not a second ana beside the first"
     third = await lobby.quickplay({"engine": "sintra", "name": "bea"})
     assert third["room"] in (first["room"], second["room"])
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("ana", "\u0430na"),  # a Cyrillic а among Latin letters
+        ("paypal", "\u0440\u0430\u0443\u0440\u0430l"),  # all but the l Cyrillic
+        ("Bill", "BiII"),  # capital I for l
+        ("ana", "\u0410NA"),  # Cyrillic А, then capitals
+        (None, "pIayer 2"),  # seat 1, free: "player 2"
+    ],
+)
+async def test_a_name_that_only_looks_like_another_players_is_refused(
+    lobby: Lobby, first: str | None, second: str
+) -> None:
+    """Letters of another script, or a capital I for an l, make a name that reads as
+    another player's in chat and on the board: refused as that name, nothing taken."""
+    created = await lobby.create({"engine": "sintra", "seats": 3})
+    if first is not None:
+        await lobby.reserve(created["id"], {"name": first})
+    with pytest.raises(ApiError) as caught:
+        await lobby.reserve(created["id"], {"name": second})
+    assert (caught.value.status, caught.value.code) == (409, "name_taken")
+    assert (await lobby.details(created["id"]))["names"] == [first, None, None]
+
+
+async def test_names_of_any_script_are_fine_beside_each_other(lobby: Lobby) -> None:
+    """Accents, other scripts, and names that differ only by an accent are names."""
+    for names in (
+        ["Jos\u00e9", "Jose", "Zo\u00eb"],
+        ["\u674e\u96f7", "\u0410\u043d\u043d\u0430", "Anna"],
+    ):
+        created = await lobby.create({"engine": "sintra", "seats": len(names)})
+        for name in names:
+            await lobby.reserve(created["id"], {"name": name})
+        assert (await lobby.details(created["id"]))["names"] == names
+
+
+async def test_quick_play_seats_a_look_alike_name_apart(lobby: Lobby) -> None:
+    first = await lobby.quickplay({"engine": "sintra", "name": "ana"})
+    second = await lobby.quickplay({"engine": "sintra", "name": "\u0430na"})
+    assert second["room"] != first["room"], "not a Cyrillic ana beside the Latin one"
 
 
 # -- rooms made by rematches ---------------------------------------------------------------
