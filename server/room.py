@@ -68,7 +68,7 @@ from protocol.codec import encode
 from protocol.errors import Code
 from protocol.messages import Intent, IntentId
 from protocol.session import refusal
-from server import chat, metrics
+from server import chat, ids, metrics
 from server import room_commands as commands
 from server.errors import ApiError
 from server.fold import SEEN_INTENTS, Acting, fold, remember
@@ -307,7 +307,12 @@ class Room:
         self, kind: str, seats: list[int] | None, asked: str | None = None
     ) -> list[int]:
         """Give free seats (the given ones, or all) to ``kind`` bots; returns the seats.
-        ``asked``: the digest of the request's key; a repeat answers the seats it took."""
+        ``asked``: the digest of the request's key; a repeat answers the seats it took.
+        Without one, the call gets a key of its own: forwarded to the owner, it may be
+        served twice (sent again to the next owner, which has no memory of what the last
+        one served), and the second time answers the seats the first took, from the log."""
+        if asked is None:
+            asked = ids.request_digest(ids.request_key(), "bots")
         args = {"kind": kind, "seats": seats, "asked": asked}
         seated: list[int] = await self._call("seat_bots", args)
         return seated
