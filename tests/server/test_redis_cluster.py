@@ -336,6 +336,27 @@ async def test_bots_and_a_rematch_asked_of_a_process_that_does_not_own_the_room(
     await watcher.close()
 
 
+async def test_a_room_takes_no_more_bots_than_seats_whichever_processes_ask(
+    cluster: list[SpawnedServer],
+) -> None:
+    """The only bound on bots is the room's seats, counted by the room's owner from the
+    log: bots asked of both processes at once fill the free seats once, never twice
+    (no process keeps an allowance of its own that a second replica would double)."""
+    a, b = cluster
+    async with LobbyClient(a.url) as lobby:
+        room = await lobby.create_room("sintra", seats=4, seed=5, options={"bot_delay": 30})
+    bots = {"kind": "random", "owner_token": room["owner_token"]}
+    path = f"/api/rooms/{room['id']}/bots"
+    async with httpx.AsyncClient(base_url=a.url) as on_a, httpx.AsyncClient(base_url=b.url) as on_b:
+        answers = await asyncio.gather(*(http.post(path, json=bots) for http in (on_a, on_b, on_b)))
+        late = await on_a.post(path, json={**bots, "seats": [0]})
+        details = (await on_b.get(f"/api/rooms/{room['id']}")).json()
+    assert sorted(answer.status_code for answer in answers) == [201, 409, 409]
+    assert {a.json()["error"]["code"] for a in answers if a.status_code == 409} == {"room_full"}
+    assert (late.status_code, late.json()["error"]["code"]) == (409, "room_full")
+    assert details["bots"] == ["random"] * 4
+
+
 async def test_a_graceful_stop_hands_the_rooms_over_at_once(redis_url: str, prefix: str) -> None:
     """Every player sits on ``b``, whose intents go to the owner ``a``; ``a`` stops
     (SIGTERM). It gives up its leases and says so; ``b`` takes the room at once and the
