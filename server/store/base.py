@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Protocol
 
+from engines import BENCHMARK, ENGINES
+
 LogEntry = dict[str, Any]
 """``{"k": "seat", "seat": int, "name": str}`` or
 ``{"k": "intent", "seat": int, "id": int | str, "action": map}`` (with ``"by": "bot"``
@@ -53,12 +55,15 @@ def public_index(engine: str | None, status: str | None) -> str:
 
 def indexes_of(record: RoomRecord) -> set[str]:
     """The indexes a room belongs to: every room is in :data:`ALL`; a public one also in
-    the public indexes of its engine and status, and of any engine or status."""
+    the public indexes of its engine and status, and, a game's (not a benchmark's:
+    turn-relay is the load generators' workload), of any engine."""
     if record.private:
         return {ALL}
+    engine = ENGINES.get(record.engine)
+    games = engine is None or engine.kind != BENCHMARK
     return {ALL} | {
-        public_index(engine, status)
-        for engine in (record.engine, None)
+        public_index(listed, status)
+        for listed in ((record.engine, None) if games else (record.engine,))
         for status in (record.status, None)
     }
 

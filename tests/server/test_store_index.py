@@ -112,3 +112,18 @@ async def test_a_page_of_ids_pages_as_records_do_and_records_load_at_once(store:
     loaded = await store.load_rooms(["r4", "r3", "nobody"])
     assert [r.id if r else None for r in loaded] == ["r4", None, None]
     assert await store.load_rooms([]) == []
+
+
+async def test_benchmark_rooms_are_listed_only_under_their_own_engine(store: Store) -> None:
+    """turn-relay is the load generators' workload, no game: its public rooms (a load
+    test may open thousands) stay out of the listing of every game (`GET /api/rooms`,
+    `tablewire rooms`, the web lobby) and are listed when asked for by engine."""
+    await store.save_room(record("game", 1000.0))
+    await store.save_room(record("load", 1001.0, engine="turn-relay", seats=4))
+    for status in ("waiting", None):
+        assert await ids(store, public_index(None, status), 10) == ["game"]
+        assert await ids(store, public_index("turn-relay", status), 10) == ["load"]
+    await store.save_room(record("load", 1001.0, engine="turn-relay", status="playing"))
+    assert await ids(store, public_index(None, "playing"), 10) == []
+    assert await ids(store, public_index("turn-relay", "playing"), 10) == ["load"]
+    assert await ids(store, ALL, 10) == ["load", "game"], "the sweep still sees it"
