@@ -5,7 +5,15 @@ its command line without loading the clients' HTTP stack."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
+
+_USERINFO = re.compile(r"(^|//)[^/?#]*@")
+"""A ``user:password@``: from the start of an address, or after its scheme's ``//``, to
+its last ``@`` (a password may hold a comma, so a list of addresses loses a host
+rather than show part of a password)."""
+_QUERY = re.compile(r"[?#].*?(?=,[A-Za-z][A-Za-z0-9+.-]*://|$)")
+"""A query or fragment, up to the next address of a comma-separated list."""
 
 
 def server_url(text: str) -> str:
@@ -46,3 +54,11 @@ def http_base(url: str) -> str:
     """``http(s)://host:port`` of a URL (``ws`` → ``http``)."""
     parts = urlsplit(url)
     return f"{ {'ws': 'http', 'wss': 'https'}.get(parts.scheme, parts.scheme) }://{parts.netloc}"
+
+
+def shown(text: str) -> str:
+    """An address (or comma-separated addresses) as the clients print it, in a hint or
+    an error: without what may be a secret, a ``user:password@`` and a query or
+    fragment (``http://ana:pw@host:8000/?token=t`` → ``http://host:8000/``), so stderr,
+    which ends up in logs and chats, holds none. The address itself keeps them."""
+    return _USERINFO.sub(r"\1", _QUERY.sub("", text))

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from clients.addresses import server_url
+from clients.addresses import server_url, shown
 from clients.exits import EXIT_STATUSES, Status, interrupted
 from engines import GAMES, GameFolderError, benchmark, check, default_game
 from server.ids import ROOM_ID
@@ -61,12 +61,22 @@ def _server(text: str) -> str:
     try:
         return server_url(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+        raise _bad_address(text, exc) from None
 
 
 def _servers(text: str) -> str:
     """One server address or several, comma-separated."""
-    return ",".join(_server(part) for part in text.split(","))
+    try:
+        return ",".join(server_url(part) for part in text.split(","))
+    except ValueError as exc:  # the whole text shown: a part may be half a password
+        raise _bad_address(text, exc) from None
+
+
+def _bad_address(text: str, exc: ValueError) -> argparse.ArgumentTypeError:
+    """The usage error of an address: shown without credentials (an ``@`` left in it,
+    from a password with a ``/``, and it is not shown at all)."""
+    echo = shown(text)
+    return argparse.ArgumentTypeError(f"{echo!r}: {exc}" if "@" not in echo else str(exc))
 
 
 def _whole(text: str) -> int:
@@ -211,7 +221,7 @@ def _parser() -> argparse.ArgumentParser:
             type=_servers if several else _server,
             default=None,  # main() fills it in, knowing that none was given
             metavar="HOST:PORT",
-            help=f"the server (http:// is assumed; default {default_server}, "
+            help=f"the server (http:// is assumed; default {shown(default_server)}, "
             f"or set {SERVER_ENV}, or the one `tablewire serve` runs here){more}",
         )
         sub.set_defaults(several_servers=several)
@@ -525,8 +535,8 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.error(f"{SERVER_ENV}: {exc}")
     if args.server is None and "," in default_server and not args.several_servers:
         parser.error(
-            f"{SERVER_ENV}: {default_server!r}: tablewire {args.command} talks to one server; "
-            "several, comma-separated, are for bots and loadtest"
+            f"{SERVER_ENV}: {shown(default_server)!r}: tablewire {args.command} talks to one "
+            "server; several, comma-separated, are for bots and loadtest"
         )
     args.server_given = args.server is not None or SERVER_ENV in os.environ
     if args.server is None:

@@ -31,7 +31,7 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
-from clients.addresses import http_base
+from clients.addresses import http_base, shown
 from clients.retry import (
     PATIENCE,
     PROXY_DOWN,
@@ -64,7 +64,7 @@ class Unreachable(OSError):
     """The server cannot be reached: ``reason`` says why in words (unknown host, refused…)."""
 
     def __init__(self, url: str, reason: str) -> None:
-        super().__init__(f"cannot reach {url}: {reason}")
+        super().__init__(f"cannot reach {shown(url)}: {reason}")
         self.url, self.reason = url, reason
 
 
@@ -168,7 +168,7 @@ class LobbyClient:
                 raise LobbyError(
                     status,
                     "server_failed" if failed else "not_tablewire",
-                    f"{self.base_url} answered {method} {path} with HTTP {status} "
+                    f"{shown(self.base_url)} answered {method} {path} with HTTP {status} "
                     "and no tablewire JSON",
                 )
             message = error.get("message", "")
@@ -417,7 +417,7 @@ class RoomClient:
             async with asyncio.timeout(within):
                 return await self._failover()
         except TimeoutError:
-            lost = f"the connection to {self.url} was lost and no server took it back"
+            lost = f"the connection to {shown(self.url)} was lost and no server took it back"
             raise TimeoutError(f"{lost} within {within:g} s") from None
 
     async def _failover(self) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from rich.text import Text
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
 from clients import bots, loadtest, seating, terminal
+from clients.addresses import shown
 from clients.client import LobbyClient, LobbyError, ServerError, Unreachable
 from clients.exits import Status, interrupted
 from clients.retry import WaitNotices
@@ -132,7 +133,7 @@ async def _games(args: argparse.Namespace) -> int:
     except Unreachable as exc:
         games = local_games()
         print(
-            f"tablewire: {exc.url} cannot be reached ({exc.reason}): "
+            f"tablewire: {shown(exc.url)} cannot be reached ({exc.reason}): "
             "listing the games this copy of tablewire knows.",
             file=sys.stderr,
         )
@@ -365,7 +366,9 @@ does): the user's disk, not a fault of tablewire."""
 
 
 def explain(exc: BaseException, server: str) -> tuple[Status, str]:
-    """The exit status and the one line for a failure of a client command."""
+    """The exit status and the one line for a failure of a client command; the server
+    named without its credentials (:func:`~clients.addresses.shown`)."""
+    server = shown(server)
     if isinstance(exc, Usage):
         return Status.USAGE, f"{exc}."
     if isinstance(exc, Unreachable):
@@ -375,7 +378,8 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
             else "Is it running? Start one with `tablewire serve`, or pass --server HOST:PORT."
         )
         reason = exc.reason.rstrip(".")  # one full stop: httpx's own reasons end with one
-        return Status.UNREACHABLE, f"cannot reach the server at {exc.url}: {reason}. {advice}"
+        where = shown(exc.url)
+        return Status.UNREACHABLE, f"cannot reach the server at {where}: {reason}. {advice}"
     if isinstance(exc, LobbyError | ServerError):
         code = exc.code
         message = exc.message if isinstance(exc, LobbyError) else exc.frame.get("message", "")
@@ -387,7 +391,9 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
         return Status.REFUSED, (
             f"{server} refused the game connection with HTTP {status}; is it a tablewire server?"
         )
-    if isinstance(exc, InvalidURI | InvalidHandshake):
+    if isinstance(exc, InvalidURI):  # (its text holds the address, credentials and all)
+        return Status.UNREACHABLE, f"no game connection to {server}: {exc.msg}."
+    if isinstance(exc, InvalidHandshake):
         return Status.UNREACHABLE, f"no game connection to {server}: {exc}."
     if isinstance(exc, TimeoutError):
         return Status.UNREACHABLE, f"{server} did not answer in time. Is it overloaded?"

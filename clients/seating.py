@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from clients.addresses import shown
 from clients.client import LobbyClient, LobbyError
 from engines import default_game
 
@@ -102,8 +103,10 @@ async def seat_bots(lobby: LobbyClient, request: SeatRequest) -> None:
 
 
 def server_option(server: str, default_server: str) -> str:
-    """The ``--server`` of a printed command: none for the default server."""
-    return "" if server == default_server else f" --server={server}"
+    """The ``--server`` of a printed command: none for the default server (the one
+    ``TABLEWIRE_SERVER`` names, credentials and all); another without its credentials
+    (:func:`~clients.addresses.shown`)."""
+    return "" if server == default_server else f" --server={shown(server)}"
 
 
 def come_back(server: str, room: str, token: str | None, default_server: str) -> str:

@@ -229,3 +229,33 @@ def test_tablewire_debug_0_or_false_shows_no_traceback(value: str | None, shown:
     """``TABLEWIRE_DEBUG=0`` turned tracebacks on (any value did): off, as unset."""
     environ = {} if value is None else {"TABLEWIRE_DEBUG": value}
     assert debugging(environ) is shown
+
+
+async def test_the_server_address_is_echoed_without_its_credentials(server_at: str) -> None:
+    """A --server with user:password@ (a proxy's basic auth) reaches the server with
+    them, but the commands printed on stderr ("Join it with:", "More:") and every
+    one-line error name the server without them: stderr ends up in logs and chats."""
+    secret = f"http://ana:s3cret@{server_at}"
+    code, _, err = await run("new", "--game", "sintra", "--server", secret)
+    assert code == Status.OK and "s3cret" not in err, err
+    assert f"Join it with: tablewire play --server=http://{server_at} --room=" in err
+    for _ in range(2):
+        await run("new", "--game", "sintra", "--server", secret)
+    code, _, err = await run("rooms", "--limit", "1", "--server", secret)
+    assert code == Status.OK and f"More: tablewire rooms --server=http://{server_at} " in err
+    assert "s3cret" not in err, err
+    down = f"http://ana:s3cret@127.0.0.1:{free_port()}"
+    for command in (["rooms"], ["spectate", "--room", "R"]):
+        code, _, err = await run(*command, "--server", down)
+        assert code == Status.UNREACHABLE and "s3cret" not in err, err
+    refused = [
+        ["rooms", "--server", f"http://ana:s3cret@{server_at}/path?token=t0ken"],
+        ["rooms", "--server", "ana:s3cret@host:x"],
+        ["rooms", "--server", "http://ana:s3c/ret@host"],
+        ["bots", "--server", f"{secret},http://ana:s3c,ret@host:x"],
+    ]
+    for command in refused:
+        code, _, err = await run(*command)
+        assert code == Status.USAGE and "s3cret" not in err and "t0ken" not in err, err
+    code, _, err = await run("rooms", env={"TABLEWIRE_SERVER": f"{secret},{secret}"})
+    assert code == Status.USAGE and "s3cret" not in err, err
