@@ -99,6 +99,16 @@ async def test_the_servers_own_names_are_still_served(server: Any, host: str) ->
     assert status == 200
 
 
+@pytest.mark.parametrize("line", ["Bad Header: x", "Content-Length: abc"])
+async def test_a_request_that_is_no_http_gets_the_parsers_plain_400(server: Any, line: str) -> None:
+    """Below the lobby (docs/protocol.md, section 8): a request the HTTP parser cannot
+    read never reaches the app, and uvicorn answers it in plain text, not JSON."""
+    status, body = await exchange(
+        server.url, f"GET /api/games HTTP/1.1\r\nHost: localhost\r\n{line}"
+    )
+    assert (status, body) == (400, b"Invalid HTTP request received.")
+
+
 async def test_an_origin_that_is_no_url_is_refused_as_cross_origin(server: Any) -> None:
     """An ``Origin`` no URL parser reads (an unclosed IPv6 bracket) is another site's:
     403 ``cross_origin`` for a write, a refused handshake; never a 500."""
