@@ -13,8 +13,7 @@ document is built once, diffed against the previous one, encoded once, and
 the same bytes are queued on every connection of the group. Each such group
 keeps its last ``settings.history`` patches whether or not a connection of it
 is open, so a seat that comes back gets exactly the patches it missed. Memory
-per room is bounded by (seats + 1) groups × (one document + ``history``
-patches); a finished room nobody watches drops all of it.
+per room is bounded by (seats + 1) groups × (one document + ``history`` patches).
 
 **Owner and replicas.** Exactly one process *owns* a room: it holds the
 room's lease (a fencing token from the store), validates intents, appends
@@ -307,10 +306,8 @@ class Room:
         self, kind: str, seats: list[int] | None, asked: str | None = None
     ) -> list[int]:
         """Give free seats (the given ones, or all) to ``kind`` bots; returns the seats.
-        ``asked``: the digest of the request's key; a repeat answers the seats it took.
-        Without one, the call gets a key of its own: forwarded to the owner, it may be
-        served twice (sent again to the next owner, which has no memory of what the last
-        one served), and the second time answers the seats the first took, from the log."""
+        ``asked``: the digest of the request's key (else one of its own: a forwarded call
+        may be served by two owners in turn); a repeat answers the seats it took."""
         if asked is None:
             asked = ids.request_digest(ids.request_key(), "bots")
         args = {"kind": kind, "seats": seats, "asked": asked}
