@@ -3,7 +3,8 @@
 
 The server's stderr is read continuously (a full pipe would stall it) and
 kept in :attr:`SpawnedServer.log`; :meth:`SpawnedServer.start` returns once
-uvicorn says it is listening.
+uvicorn says it is listening, and :meth:`SpawnedServer.logged` once a given line is
+written (a test that acts when a server reaches a step of its stop).
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ class SpawnedServer:
         self.log: list[str] = []
         self.process: asyncio.subprocess.Process | None = None
         self._drain: asyncio.Task[None] | None = None
+        self._awaited: list[tuple[str, asyncio.Future[str]]] = []
+        """:meth:`logged`'s waits not answered yet: the text awaited, and its line."""
 
     async def start(self, within: float = 30.0) -> Self:
         env = {**os.environ, **{f"TABLEWIRE_{k.upper()}": str(v) for k, v in self.settings.items()}}
@@ -111,8 +114,36 @@ class SpawnedServer:
             self.log.append(line.decode())
             if b"Uvicorn running" in line and not ready.done():
                 ready.set_result(None)
+            if self._awaited:
+                self._answer(self.log[-1])
         if not ready.done():
             ready.set_exception(RuntimeError("tablewire serve exited:\n" + "".join(self.log)))
+        for text, future in self._awaited:
+            if not future.done():
+                why = f"tablewire serve ended without logging {text!r}"
+                future.set_exception(RuntimeError(why))
+        self._awaited.clear()
+
+    def _answer(self, line: str) -> None:
+        """Resolve the :meth:`logged` waits that ``line`` answers."""
+        waiting = []
+        for text, future in self._awaited:
+            if text not in line:
+                waiting.append((text, future))
+            elif not future.done():
+                future.set_result(line)
+        self._awaited = waiting
+
+    async def logged(self, text: str) -> str:
+        """The first line of the server's log that holds ``text``, once it is written (at
+        once if it is already); an error if the server's log ends without one."""
+        if found := next((line for line in self.log if text in line), None):
+            return found
+        if self._drain is None or self._drain.done():
+            raise RuntimeError(f"tablewire serve is not running and never logged {text!r}")
+        line: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._awaited.append((text, line))
+        return await line
 
     @property
     def pid(self) -> int:

@@ -4,6 +4,7 @@ that no acknowledged move is missing from the log."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Coroutine, Sequence
 from typing import Any, Protocol
 
@@ -14,6 +15,9 @@ from engines.bots import RandomBot
 from server.store.redis import RedisStore
 
 LEASE_TTL = 1.0
+CLOSING = "Waiting for application shutdown."
+"""What a stopping server logs (:meth:`~clients.spawn.SpawnedServer.logged`) as it goes
+on to close its rooms and give up their leases: its connections are closed already."""
 
 
 class Reachable(Protocol):
@@ -38,14 +42,37 @@ def node_process(
     )
 
 
+class HeldClient(RoomClient):
+    """A room client whose moves wait where a test holds them: for each ``(version, go)``
+    of ``holds``, an intent sent once the room is at ``version`` or later waits until the
+    event ``go`` is set (a move held across a step of the test, e.g. a process stopping)."""
+
+    def __init__(
+        self, *args: Any, holds: Sequence[tuple[int, asyncio.Event]] = (), **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.holds = list(holds)
+
+    async def intent(self, action: dict[str, Any], intent_id: int | None = None) -> dict[str, Any]:
+        for version, go in self.holds:
+            if (self.version or 0) >= version:
+                await go.wait()
+        return await super().intent(action, intent_id)
+
+
 def spread(
-    servers: Sequence[Reachable], room_id: str, tokens: list[str | None]
+    servers: Sequence[Reachable],
+    room_id: str,
+    tokens: list[str | None],
+    holds: Sequence[tuple[int, asyncio.Event]] = (),
 ) -> list[RoomClient]:
-    """Client i starts on server i % n and fails over to the others."""
-    clients = []
+    """Client i starts on server i % n and fails over to the others; its moves wait at
+    ``holds`` (:class:`HeldClient`)."""
+    clients: list[RoomClient] = []
     for i, token in enumerate(tokens):
         order = [*servers[i % len(servers) :], *servers[: i % len(servers)]]
-        clients.append(RoomClient(",".join(s.ws for s in order), room_id, token, record=True))
+        ws = ",".join(s.ws for s in order)
+        clients.append(HeldClient(ws, room_id, token, record=True, holds=holds))
     return clients
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from processes import LEASE_TTL, assert_every_ack_is_logged, node_process, spread
+from processes import CLOSING, LEASE_TTL, assert_every_ack_is_logged, node_process, spread
 
 from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient
@@ -160,13 +160,17 @@ async def test_rooms_resume_after_every_process_restarts(
 ) -> None:
     a, b = cluster
     room_id, tokens = await open_room(a, seed=None)
-    players = spread(cluster, room_id, list(tokens))
+    # Play goes on while they stop, but a move from version 60 waits until both have
+    # stopped: a game (over 100 versions) that ended meanwhile would not resume.
+    stopped = asyncio.Event()
+    players = spread(cluster, room_id, list(tokens), holds=[(60, stopped)])
     for client in players:
         await client.connect()
     summary = Summary("sintra")
     game = asyncio.create_task(play(players, [], summary))
-    await during(game, players[0].wait_version(5))  # early: play goes on while they stop
+    await during(game, players[0].wait_version(5))
     await asyncio.gather(a.stop(), b.stop())
+    stopped.set()
     restarted = [node_process(str(s.settings["node"]), redis_url, prefix, s.port) for s in (a, b)]
     await asyncio.gather(*(s.start() for s in restarted))
     cluster[:] = restarted  # the fixture stops these
@@ -376,17 +380,22 @@ async def test_a_graceful_stop_hands_the_rooms_over_at_once(redis_url: str, pref
     try:
         room_id, tokens = await open_room(a, seed=14)
         assert (await lease_holder(redis_url, prefix, room_id)).startswith("a:")
-        players = spread([b], room_id, list(tokens))
+        # The moves wait twice (the game has 115 versions): from version 20 until ``a``
+        # lets its room go (the last step of its stop), so that they are on their way to
+        # ``a`` as it does; and from version 80 until ``a`` has ended, so that the game
+        # cannot end on ``a`` before the handover, however slow the stop.
+        closing, stopped = asyncio.Event(), asyncio.Event()
+        players = spread([b], room_id, list(tokens), holds=[(20, closing), (80, stopped)])
         for client in players:
             await client.connect()
         summary = Summary("sintra")
         game = asyncio.create_task(play(players, [], summary))
-        # Early in the game (115 versions in all): the game goes on while ``a`` stops
-        # (from version 30 to 53–78 here, in 0.15–0.19 s), and a game that ends before
-        # the handover tests nothing: its lease is released and no one takes it over.
-        await during(game, players[0].wait_version(5))
-        await a.stop()
-        assert not players[0].result, "the game ended before a handed it over"
+        await during(game, players[0].wait_version(20))
+        stopping = asyncio.create_task(a.stop())
+        await during(game, a.logged(CLOSING))
+        closing.set()
+        await stopping
+        stopped.set()
         await game
         assert "owner_unavailable" not in summary.refused(), summary.refused()
         assert (await lease_holder(redis_url, prefix, room_id)).startswith("b:")

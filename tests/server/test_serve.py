@@ -123,6 +123,21 @@ async def test_a_server_told_to_stop_ends_by_the_signal_not_the_watchdog() -> No
     assert not [line for line in server.log if "still stopping" in line]
 
 
+async def test_a_spawned_server_answers_a_wait_for_a_line_once_it_logs_it() -> None:
+    """``SpawnedServer.logged``: a line logged already is answered at once, one logged
+    later once it is written, and a wait for a line never logged fails when the log ends."""
+    server = await SpawnedServer().start()
+    assert "Uvicorn running" in await server.logged("Uvicorn running")
+    later = asyncio.ensure_future(server.logged("Shutting down"))
+    never = asyncio.ensure_future(server.logged("no such line"))
+    await server.stop(within=30)
+    assert '"Shutting down"' in await later
+    with pytest.raises(RuntimeError, match="ended without logging 'no such line'"):
+        await never
+    with pytest.raises(RuntimeError, match="not running and never logged 'no such line'"):
+        await server.logged("no such line")
+
+
 SERVE_SETTINGS = "from server.serve import run; from server.settings import Settings"
 
 
