@@ -289,15 +289,15 @@ class Room:
         req: str | None = None,
     ) -> tuple[int, str]:
         """Take a free seat (a given one, or the first not held); returns the seat and its
-        token. ``claim``: the seat's former player takes back the seat a rematch holds.
-        ``asked``: the request's key; a repeat gets the seat it took, and its token.
-        ``req``: the key of another process's request served here (Reservation.req).
-
-        A seat without a name is called "player N".
+        token; a seat without a name is called "player N". ``claim``: the seat's former
+        player takes back the seat a rematch holds. ``asked``: the request's key; a repeat
+        gets the seat it took, and its token (forwarded without one, it gets one of its
+        own: :meth:`Reservation.keyed`). ``req``: the key of another process's request
+        served here (Reservation.req).
         """
         ask = Reservation(name, seat, claim, asked, req)
         if self.lease is None and self.forwarder is not None:
-            return await self.forwarder.forward_reserve(self, ask)
+            return await self.forwarder.forward_reserve(self, ask.keyed())
         done: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Reserve(ask, done))
         return await done

@@ -380,7 +380,7 @@ def reroute(room: Room, command: Command) -> None:
         return
     if isinstance(command, _Reserve):
         forwarded: asyncio.Future[Any] = asyncio.ensure_future(
-            room.forwarder.forward_reserve(room, command.ask)
+            room.forwarder.forward_reserve(room, command.ask.keyed())
         )
     elif isinstance(command, _Call):
         forwarded = asyncio.ensure_future(

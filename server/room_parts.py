@@ -14,7 +14,7 @@ from engines.base import Result
 from protocol import compact, messages
 from protocol.codec import encode
 from protocol.messages import Intent, IntentId
-from server import metrics
+from server import ids, metrics
 from server.errors import UNAVAILABLE, UNAVAILABLE_RETRY
 
 if TYPE_CHECKING:
@@ -89,6 +89,16 @@ class Reservation:
     req: str | None = None
     """The key of the forwarded request this is, when this process served another's:
     forwarded on (a lease lost meanwhile) under it, the next owner serves it once."""
+
+    def keyed(self) -> Reservation:
+        """This request as a replica forwards it: with a key of its own if it came
+        without one (a digest and a token drawn here), since the owner may log the seat
+        and lose the room before its answer arrives, and the next owner serve it again:
+        then it answers the seat the first took, and the same token."""
+        if self.asked is not None:
+            return self
+        asked = (ids.request_digest(ids.request_key(), "seat"), ids.seat_token())
+        return Reservation(self.name, self.seat, self.claim, asked, self.req)
 
 
 @dataclass

@@ -1,12 +1,13 @@
 """Room operations a replica forwards to the room's owner (bots taking seats, a rematch
-link), served again by the next owner after a handover, on a real Redis store."""
+link, a seat request), served again by the next owner after a handover, on a real
+Redis store."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from engines.sintra import ENGINE as sintra
 from server.errors import ApiError
 from server.owner_side import OwnerSide
-from server.room import Room
+from server.room import Room, hash_token
 from server.room_parts import Reservation
 from server.settings import Settings
 from server.store import RoomRecord
@@ -59,10 +60,18 @@ class Handover:
         self.rooms: list[Room] = []
 
     async def forward_call(self, room: Room, op: str, args: dict[str, Any]) -> Any:
-        message = {"k": "call", "node": "a", "req": "a:run:1", "op": op, "args": args}
+        answer = await self.forward({"k": "call", "op": op, "args": args})
+        return answer["value"]
+
+    async def forward_reserve(self, room: Room, ask: Reservation) -> tuple[int, str]:
+        answer = await self.forward({"k": "reserve", **asdict(ask)})
+        return answer["seat"], answer["token"]
+
+    async def forward(self, request: dict[str, Any]) -> dict[str, Any]:
+        message = {**request, "node": "a", "req": "a:run:1"}
         first = await owned_by(self.store, self.record, "b")
         self.rooms.append(first)
-        assert "value" in await served(first, message), "served by b; the answer is lost"
+        assert "error" not in await served(first, message), "served by b; the answer is lost"
         assert first.lease is not None
         await self.store.release(self.record.id, first.lease)
         first.demote()
@@ -71,10 +80,7 @@ class Handover:
         answer = await served(second, message)
         if "error" in answer:
             raise ApiError(*answer["error"])
-        return answer["value"]
-
-    async def forward_reserve(self, room: Room, ask: Reservation) -> tuple[int, str]:
-        raise AssertionError("no seat is reserved here")
+        return answer
 
     def following(self, room: Room) -> None:
         pass
@@ -99,5 +105,32 @@ async def test_bots_seated_once_when_the_next_owner_serves_the_call_again(
         assert taken == ([1] if seats else [1, 2])
         seated = [e["seat"] for _, e in await store.read_log("r") if e["k"] == "seat"]
         assert seated == taken, "each bot seated once"
+    finally:
+        await asyncio.gather(*(room.close() for room in handover.rooms))
+
+
+@pytest.mark.parametrize(("name", "claim"), [("bo", False), (None, False), ("bo", True)])
+async def test_a_seat_taken_once_when_the_next_owner_serves_the_request_again(
+    store: RedisStore, name: str | None, claim: bool
+) -> None:
+    """A replica forwards a seat request without an ``Idempotency-Key`` (a newcomer's,
+    or a former player's claim of the seat a rematch holds); the owner seats them, and
+    the room changes hands before its answer arrives. The request sent again to the
+    new owner gets the seat the first one took, with a token that holds it: never a
+    second seat (an orphan that would fill the room), nor ``name_taken`` for the name
+    the first took, nor ``seat_taken`` for the claim."""
+    record = RoomRecord("r", "sintra", 3, {}, False, 1, 0, 0, names=["ana", None, None])
+    record.bots, record.connected, record.away_since = [None] * 3, [False] * 3, [None] * 3
+    if claim:
+        record.held, record.held_until = [False, True, True], time.time() + 60
+    await store.save_room(record)
+    handover = Handover(store, record)
+    replica = Room(replace(record), sintra, store, Settings(), time.time, forwarder=handover)  # type: ignore[arg-type]
+    try:
+        seat, token = await replica.reserve(name, 1 if claim else None, claim=claim)
+        assert seat == 1
+        seated = [(e["seat"], e["name"]) for _, e in await store.read_log("r") if e["k"] == "seat"]
+        assert seated == [(1, name or "player 2")], "one seat taken"
+        assert await store.seat_of("r", hash_token(token)) == 1, "the token holds the seat"
     finally:
         await asyncio.gather(*(room.close() for room in handover.rooms))
