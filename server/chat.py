@@ -77,6 +77,27 @@ def name_in_use(names: Sequence[str | None], name: str, seat: int | None = None)
     )
 
 
+def held_for(record: RoomRecord, name: str) -> bool:
+    """Whether ``name`` reads or looks as (:func:`look_alikes`) the name of a former
+    player of this rematch whose seat is still free: they may take it back under
+    that name at any time (their claim keeps it), so nobody else may take it."""
+    keys = look_alikes(name)
+    return any(
+        former is not None and record.names[s] is None and not keys.isdisjoint(look_alikes(former))
+        for s, former in enumerate(record.held_names)
+    )
+
+
+def name_held(name: str) -> ApiError:
+    """The refusal of a seat asked for under a name :func:`held_for` finds held."""
+    return ApiError(
+        409,
+        "name_taken",
+        f"a player of this room's last game goes by {name!r} (or a name that reads or looks "
+        "the same) and may still take their seat back: choose another name",
+    )
+
+
 def name_taken(name: str) -> ApiError:
     """The refusal of a seat asked for under a name :func:`name_in_use` finds taken."""
     return ApiError(

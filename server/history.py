@@ -57,6 +57,7 @@ def game_record(
         away_since=[None] * record.seats,
         held=[],
         held_until=None,
+        held_names=[],
     )
     table = Table(record.seats, record.room_options)
     state: State | None = None

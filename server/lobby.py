@@ -228,6 +228,7 @@ class Lobby:
         if heir is not None:
             record.held = [heir.bots[s] in (None, "zombie") for s in range(seats)]
             record.held_until = now + self.settings.rematch_hold
+            record.held_names = [heir.names[s] if record.held[s] else None for s in range(seats)]
         await self.store.save_room(record)
         room = await self._activate(self._new_room(record))
         log.info("room created", extra=fields(room=record.id, engine=engine.id, seats=seats))

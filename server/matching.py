@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engines import Engine
-from server.chat import name_in_use
+from server.chat import held_for, name_in_use
 from server.store import RoomRecord
 from server.table import DEFAULTS
 
@@ -55,7 +55,8 @@ def best_room(
     """The id of the open public room of ``seats`` seats (None: any size) with the most
     people connected, then the fullest, never one whose seated people have all been
     away past its grace period, nor a rematch whose free seats are all held, nor one
-    where a player goes by ``name`` already; None when there is none."""
+    where a player goes by ``name`` already (or a rematch's former player who may take
+    their seat back); None when there is none."""
     fits = [r for r in waiting if r.status == "waiting" and seats in (None, r.seats)]
     candidates = [
         r
@@ -63,7 +64,7 @@ def best_room(
         if not r.private
         and not _deserted(r, now)
         and not _held(r, now)
-        and (name is None or not name_in_use(r.names, name))
+        and (name is None or not (name_in_use(r.names, name) or held_for(r, name)))
     ]
     if not candidates:
         return None

@@ -198,6 +198,8 @@ async def reserve(room: Room, command: _Reserve) -> None:
         raise seat_held(room)
     if ask.name is not None and not ask.claim and chat.name_in_use(names, ask.name, seat):
         raise chat.name_taken(ask.name)
+    if ask.name is not None and not ask.claim and chat.held_for(room.record, ask.name):
+        raise chat.name_held(ask.name)
     name = ask.name or chat.seat_name(names, seat)
     token = ids.seat_token() if asked is None else asked[1]
     entry = {"k": "seat", "seat": seat, "name": name}

@@ -121,6 +121,11 @@ class RoomRecord:
     held: list[bool] = field(default_factory=list)
     """A rematch's seats held for the finished game's players until :attr:`held_until`."""
     held_until: float | None = None
+    held_names: list[str | None] = field(default_factory=list)
+    """Per seat of a rematch: the name of the finished game's player who may take it
+    back (None: a bot's seat). While the seat is free, nobody else may take a name
+    that reads or looks the same, even after :attr:`held_until`
+    (:func:`server.chat.held_for`). Records written before it have none."""
 
     def public(self) -> dict[str, Any]:
         """The record as the lobby API shows it (no seed: it would reveal the bag; no

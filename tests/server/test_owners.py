@@ -112,17 +112,17 @@ async def test_a_chosen_seed_is_told_to_whoever_looks_before_sitting(lobby: Lobb
 
 
 async def finished_game(
-    lobby: Lobby, timers: ManualTimers, owned: bool = True
+    lobby: Lobby, timers: ManualTimers, owned: bool = True, names: tuple[str, ...] = ("ana", "bea")
 ) -> tuple[Room, list[str], str | None]:
-    """A two-seat Sintra game played to its end by ana and bea; the room, their tokens
-    and its owner's token (None unless ``owned``)."""
-    created = await lobby.create(
-        {"engine": "sintra", "seats": 2, "options": {"side": "B", "bot_delay": 0}}, owned=owned
-    )
+    """A Sintra game played to its end by ``names`` (a seat each); the room, their
+    tokens and its owner's token (None unless ``owned``)."""
+    options = {"side": "B", "bot_delay": 0}
+    body = {"engine": "sintra", "seats": len(names), "options": options}
+    created = await lobby.create(body, owned=owned)
     room = lobby.room(created["id"])
     assert room is not None
-    tokens = [(await room.reserve(name))[1] for name in ("ana", "bea")]
-    players = [await Player(room, seat).join() for seat in (0, 1)]
+    tokens = [(await room.reserve(name))[1] for name in names]
+    players = [await Player(room, seat).join() for seat in range(len(names))]
     rnd = random.Random(3)
     for _ in range(2000):
         if room.record.status == "finished":
@@ -182,6 +182,48 @@ async def test_after_the_hold_a_rematch_seat_is_open_and_its_player_told_so(
     stranger = await lobby.reserve(again["id"], {"name": "cy"})
     assert stranger["seat"] == 1
     await refused(lobby.rematch(room.id, {"token": bea}), 409, "seat_taken")
+
+
+async def test_a_former_players_name_is_theirs_while_their_seat_is_free(
+    lobby: Lobby, timers: ManualTimers
+) -> None:
+    """After the hold a newcomer may take a free seat, but not under the name (or one
+    that reads or looks the same) of a former player who can still take their seat
+    back: bo's claim keeps the name "bo", and two seats would go by it in chat and the
+    log. Quick play does not choose the room for a newcomer of that name."""
+    room, (ana, bo, cy), _ = await finished_game(lobby, timers, names=("ana", "bo", "cy"))
+    again = await lobby.rematch(room.id, {"token": ana})
+    assert again["held_names"] == ["ana", "bo", "cy"]
+    new_id = again["id"]
+    timers.advance(121)
+    for body in ({"name": "bo", "seat": 2}, {"name": "BO"}, {"name": "b\u043e", "seat": 1}):
+        await refused(lobby.reserve(new_id, body), 409, "name_taken")
+    assert (await lobby.details(new_id))["names"] == ["ana", None, None], "nothing changed"
+    rematch = lobby.room(new_id)
+    assert rematch is not None
+    await Player(rematch, 0).join()  # ana waits there: quick play would choose the room
+    await run(timers, rematch, 0)
+    elsewhere = await lobby.quickplay({"engine": "sintra", "name": "Bo", "seats": 3})
+    assert elsewhere["room"] != new_id, "quick play seats a newcomer named so elsewhere"
+    await lobby.reserve(new_id, {"name": "dee", "seat": 2})
+    back = await lobby.rematch(room.id, {"token": bo})
+    assert (back["seat"], back["names"]) == (1, ["ana", "bo", "dee"])
+    await refused(lobby.rematch(room.id, {"token": cy}), 409, "seat_taken")
+
+
+async def test_a_former_players_name_is_free_once_their_seat_is_taken(
+    lobby: Lobby, timers: ManualTimers
+) -> None:
+    """bo's seat taken by a newcomer after the hold, bo may not take it back (409
+    ``seat_taken``): "bo" is no former player's name to keep any more."""
+    room, (ana, bo, _), _ = await finished_game(lobby, timers, names=("ana", "bo", "cy"))
+    new_id = (await lobby.rematch(room.id, {"token": ana}))["id"]
+    timers.advance(121)
+    await lobby.reserve(new_id, {"name": "dee", "seat": 1})
+    await refused(lobby.rematch(room.id, {"token": bo}), 409, "seat_taken")
+    newcomer = await lobby.reserve(new_id, {"name": "Bo"})
+    assert newcomer["seat"] == 2
+    assert (await lobby.details(new_id))["names"] == ["ana", "dee", "Bo"]
 
 
 # -- over HTTP ---------------------------------------------------------------------------

@@ -1,13 +1,16 @@
 """The stores' lobby indexes, on the memory store and a real Redis: bounded pages,
-newest first, with cursors; rooms move between indexes as their status changes."""
+newest first, with cursors; rooms move between indexes as their status changes; a
+record written by an older process loads."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from dataclasses import asdict, replace
 
+import msgpack
 import pytest
 
+from server import chat
 from server.store import MemoryStore, RoomRecord, Store
 from server.store.base import ALL, CURSOR, public_index
 from server.store.redis import RedisStore
@@ -127,3 +130,22 @@ async def test_benchmark_rooms_are_listed_only_under_their_own_engine(store: Sto
     assert await ids(store, public_index(None, "playing"), 10) == []
     assert await ids(store, public_index("turn-relay", "playing"), 10) == ["load"]
     assert await ids(store, ALL, 10) == ["load", "game"], "the sweep still sees it"
+
+
+async def test_a_rematch_record_of_an_older_process_loads_keeping_no_names(
+    redis_url: str, prefix: str
+) -> None:
+    """A rematch's record written before ``held_names`` loads with none: a newcomer
+    may go by a former player's name there, as before."""
+    store = RedisStore.connect(redis_url, prefix=prefix)
+    try:
+        rematch = record("r", 1.0, held=[True, True], held_until=2.0, held_names=["ana", "bo"])
+        await store.save_room(rematch)
+        older = asdict(rematch)
+        del older["held_names"]
+        await store.redis.set(store.key("r"), msgpack.packb(older))
+        loaded = await store.load_room("r")
+        assert loaded is not None and loaded.held_names == []
+        assert not chat.held_for(loaded, "bo")
+    finally:
+        await store.close()
