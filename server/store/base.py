@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final, Protocol
 
 from engines import BENCHMARK, ENGINES
@@ -136,6 +136,15 @@ class RoomRecord:
         data["owned"] = self.owner is not None
         data["taken"] = sum(name is not None for name in self.names)
         return data
+
+    @classmethod
+    def stored(cls, data: dict[str, Any]) -> RoomRecord:
+        """A record as a store read it back: fields this version does not know (a newer
+        process wrote them, in a rolling deploy) are left out rather than refused."""
+        return cls(**{k: v for k, v in data.items() if k in RECORD_FIELDS})
+
+
+RECORD_FIELDS: Final = frozenset(f.name for f in fields(RoomRecord))
 
 
 class Store(Protocol):

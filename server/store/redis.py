@@ -319,7 +319,7 @@ class RedisStore:
     async def load_room(self, room_id: str) -> RoomRecord | None:
         with _unavailable():
             data = await self.redis.get(self.key(room_id))
-        return RoomRecord(**_unpack(data)) if data else None
+        return RoomRecord.stored(_unpack(data)) if data else None
 
     async def page(
         self, index: str, limit: int, after: str | None = None
@@ -343,7 +343,7 @@ class RedisStore:
             gone = []
             for key, data in zip(chosen, records, strict=True):
                 if data:
-                    record = RoomRecord(**_unpack(data))
+                    record = RoomRecord.stored(_unpack(data))
                     if index in indexes_of(record):  # else left behind by a save cut short
                         found.append(record)
                 elif float(key.split(":", 1)[0]) < time.time() - GRACE:
@@ -376,7 +376,7 @@ class RedisStore:
     async def load_rooms(self, room_ids: Sequence[str]) -> list[RoomRecord | None]:
         with _unavailable():
             records = await self._mget([self.key(i) for i in room_ids])
-        return [RoomRecord(**_unpack(data)) if data else None for data in records]
+        return [RoomRecord.stored(_unpack(data)) if data else None for data in records]
 
     async def delete_room(self, room_id: str) -> None:
         record = await self.load_room(room_id)

@@ -149,3 +149,21 @@ async def test_a_rematch_record_of_an_older_process_loads_keeping_no_names(
         assert not chat.held_for(loaded, "bo")
     finally:
         await store.close()
+
+
+async def test_a_record_of_a_newer_process_loads_without_the_fields_it_added(
+    redis_url: str, prefix: str
+) -> None:
+    """In a rolling deploy an older process reads records a newer one wrote: a field it
+    does not know is left out (the room still loads, lists and plays), not a crash of
+    every request that touches the room."""
+    store = RedisStore.connect(redis_url, prefix=prefix)
+    try:
+        room = record("n", 1.0)
+        await store.save_room(room)
+        newer = {**asdict(room), "a_field_of_a_later_version": [1, 2]}
+        await store.redis.set(store.key("n"), msgpack.packb(newer))
+        assert await store.load_room("n") == room
+        assert await store.load_rooms(["n"]) == [room]
+    finally:
+        await store.close()
