@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib.metadata
 import json
 import math
 import os
@@ -169,6 +170,11 @@ def _parser() -> argparse.ArgumentParser:
         "`tablewire serve`; play against the computer with `tablewire play --bots 1`.",
         epilog=EXIT_STATUSES,
         formatter_class=_Formatter,
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"tablewire {importlib.metadata.version('tablewire')}",
     )
     commands = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser

@@ -4,6 +4,7 @@ exit status 2 and one line on stderr, never a traceback."""
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import os
 import socket
 import sys
@@ -259,3 +260,13 @@ async def test_the_server_address_is_echoed_without_its_credentials(server_at: s
         assert code == Status.USAGE and "s3cret" not in err and "t0ken" not in err, err
     code, _, err = await run("rooms", env={"TABLEWIRE_SERVER": f"{secret},{secret}"})
     assert code == Status.USAGE and "s3cret" not in err, err
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """``tablewire --version`` is what a user types first; it once said that a COMMAND
+    was required."""
+    with pytest.raises(SystemExit) as ended:
+        main(["--version"])
+    out, err = capsys.readouterr()
+    assert ended.value.code == 0 and err == ""
+    assert out == f"tablewire {importlib.metadata.version('tablewire')}\n"
