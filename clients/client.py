@@ -29,7 +29,7 @@ from typing import Any, Self
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from clients.addresses import http_base, shown
 from clients.retry import (
@@ -41,6 +41,7 @@ from clients.retry import (
     frame_refusal,
     http_reason,
     http_refusal,
+    no_server,
     os_reason,
     proxy_reason,
     retrying,
@@ -384,8 +385,8 @@ class RoomClient:
         self.closed = None
         try:
             self._ws = await connect(self.url, max_size=None, compression=None)
-        except (OSError, InvalidStatus) as exc:  # refused, unknown host, no answer; a proxy's 502
-            if isinstance(exc, InvalidStatus) and exc.response.status_code not in PROXY_DOWN:
+        except (OSError, WebSocketException) as exc:  # refused, unknown host, a proxy's 502…
+            if not no_server(exc):
                 raise
             raise Unreachable(http_base(self.url), os_reason(exc)) from None
         with contextlib.suppress(ConnectionClosed):

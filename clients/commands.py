@@ -393,8 +393,12 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
         )
     if isinstance(exc, InvalidURI):  # (its text holds the address, credentials and all)
         return Status.UNREACHABLE, f"no game connection to {server}: {exc.msg}."
-    if isinstance(exc, InvalidHandshake):
-        return Status.UNREACHABLE, f"no game connection to {server}: {exc}."
+    if isinstance(exc, InvalidHandshake):  # an answer, but no WebSocket's (its words unshown)
+        hint = HINTS["not_tablewire"]
+        return Status.REFUSED, (
+            f"the server refused: {server} answered the game connection with no WebSocket "
+            f"handshake (not_tablewire). {hint[0].upper()}{hint[1:]}."
+        )
     if isinstance(exc, TimeoutError):
         return Status.UNREACHABLE, f"{server} did not answer in time. Is it overloaded?"
     if isinstance(exc, httpx.HTTPError):

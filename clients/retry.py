@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import httpx
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import InvalidMessage, InvalidStatus
 
 DEFAULT_WAIT = 1.0
 """Seconds to wait when a refusal does not say (an older server)."""
@@ -177,6 +177,17 @@ def proxy_reason(status: int) -> str:
     return f"the proxy there answered HTTP {status}: no server behind it answered"
 
 
+def no_server(exc: BaseException) -> bool:
+    """Whether a failed WebSocket handshake found no server: no connection (refused,
+    unknown host, no answer), a proxy's :data:`PROXY_DOWN`, or a peer that hung up
+    unanswered. Any other answer came from something that is not tablewire."""
+    if isinstance(exc, InvalidStatus):
+        return exc.response.status_code in PROXY_DOWN
+    if isinstance(exc, InvalidMessage):
+        return isinstance(exc.__cause__, EOFError)
+    return isinstance(exc, OSError)
+
+
 def os_reason(exc: BaseException) -> str:
     """Why a connection failed, in words, from the exception or its causes (a WebSocket
     handshake a proxy answered with :data:`PROXY_DOWN`'s status among them)."""
@@ -189,6 +200,8 @@ def os_reason(exc: BaseException) -> str:
         refused = isinstance(cause, OSError) and cause.errno == errno.ECONNREFUSED
         if refused or isinstance(cause, ConnectionRefusedError) or "refused" in str(cause):
             return "connection refused"
+        if isinstance(cause, EOFError):
+            return "it closed the connection without sending a response"
         if isinstance(cause, TimeoutError):
             return "no answer in time"
         cause = cause.__cause__ or cause.__context__

@@ -62,8 +62,19 @@ def foreign() -> Iterator[str]:
     yield from _serving(http.server.SimpleHTTPRequestHandler)
 
 
-@pytest.mark.parametrize("command", [["new"], ["play", "--bots", "1"], ["bots"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["new"],
+        ["play", "--bots", "1"],
+        ["bots"],
+        ["spectate", "--room=r"],
+        ["play", "--room=r", "--token=t"],
+    ],
+)
 async def test_a_server_that_is_not_tablewire_is_said_so(foreign: str, command: list[str]) -> None:
+    """The game connection too (spectate, play with a token): a plain HTTP server's
+    HTTP/1.0 answer to the handshake was status 3, "did not receive a valid HTTP response"."""
     code, _, err = await run(*command, "--server", foreign, stdin=b"")
     line = one_line(err)
     assert code == Status.REFUSED and "not_tablewire" in line and "server_failed" not in line
@@ -181,10 +192,11 @@ async def test_a_server_that_hangs_up_unanswered_is_one_sentence_of_one_line() -
 
     async with await asyncio.start_server(hang_up, "127.0.0.1", 0) as listener:
         port = listener.sockets[0].getsockname()[1]
-        code, _, err = await run("rooms", "--server", f"127.0.0.1:{port}")
-    line = one_line(err)
-    assert code == Status.UNREACHABLE and "without sending a response. Is it" in line, line
-    assert ".." not in line, line
+        for command in (["rooms"], ["spectate", "--room=r"]):
+            code, _, err = await run(*command, "--server", f"127.0.0.1:{port}")
+            line = one_line(err)
+            assert code == Status.UNREACHABLE, line
+            assert "without sending a response. Is it" in line and ".." not in line, line
 
 
 async def test_bots_for_a_finished_room_are_refused_as_game_over_not_room_full(
