@@ -11,6 +11,9 @@ from typing import Any
 from clients.addresses import shown
 from clients.client import LobbyClient, LobbyError
 from engines import default_game
+from server.chat import SPECTATOR, name_key
+from server.errors import ApiError
+from server.requests import player_name
 
 
 @dataclass
@@ -54,6 +57,7 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
         again = await lobby.rematch(request.room, request.token)
         return {"room": again["id"], "seat": again["seat"], "token": again["token"]}
     if request.bots and request.room is None:
+        _name_for_a_new_room(request.name)
         seats = request.seats or 1 + request.bots
         room = await lobby.create_room(
             request.game,
@@ -78,6 +82,21 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
             )
         _may_add_bots(record)
     return await lobby.reserve(request.room, name=request.name, invite=request.invite)
+
+
+def _name_for_a_new_room(name: str | None) -> None:
+    """Refuse, before the room is made, a name the server would refuse in it (its own
+    rules, server/requests.py): once made, a room with bots and no player would be left
+    waiting in the public list."""
+    if name is None:
+        return
+    try:
+        kept = player_name({"name": name})
+    except ApiError as exc:
+        raise LobbyError(exc.status, exc.code, exc.message) from None
+    if kept is not None and name_key(kept) == SPECTATOR:
+        why = f"{kept!r} is what chat calls spectators: choose another name"
+        raise LobbyError(409, "name_taken", why)
 
 
 def _may_add_bots(record: dict[str, Any]) -> None:

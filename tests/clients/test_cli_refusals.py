@@ -211,3 +211,18 @@ async def test_bots_for_a_finished_room_are_refused_as_game_over_not_room_full(
         )
         line = one_line(err)
         assert code == Status.REFUSED and "(game_over)" in line and out == "", line
+
+
+@pytest.mark.parametrize(
+    ("name", "code"), [("", "bad_name"), ("a" * 300, "bad_name"), ("Spectator", "name_taken")]
+)
+async def test_play_with_bots_and_a_name_refused_opens_no_room(
+    server_at: str, name: str, code: str
+) -> None:
+    """The name is refused before the room is made: it was made first, with its bots,
+    and left waiting in the public list (and against the address's room rate)."""
+    argv = ["play", "--server", server_at, "--bots", "1", "--name", name]
+    status, out, err = await run(*argv, stdin=b"")
+    assert status == Status.REFUSED and f"({code})" in one_line(err) and out == ""
+    status, out, _ = await run("rooms", "--server", server_at)
+    assert status == 0 and json.loads(out) == []
