@@ -45,9 +45,9 @@ HINTS = {
     "unknown_engine": "`tablewire games` lists the games",
     "bad_seats": "`tablewire games` shows how many players each game takes",
     "bad_options": "`tablewire games` lists every game's options and their values",
-    "room_full": "leave out --room to be seated in an open room, or watch: tablewire spectate",
+    "room_full": "leave out --room to be seated in an open room, or watch it: `{watch}`",
     "seat_taken": "leave out the seat to take any free one",
-    "game_over": "that game has ended; `tablewire spectate --room=ID` shows its result",
+    "game_over": "that game has ended; `{watch}` shows its result",
     "bad_token": "use the --room and --token printed when you took the seat",
     "invite_required": "a private room: add the --invite of the link its creator shared",
     "owner_required": "only the room's creator adds bots to it: leave out --bots",
@@ -365,9 +365,10 @@ OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 does): the user's disk, not a fault of tablewire."""
 
 
-def explain(exc: BaseException, server: str) -> tuple[Status, str]:
+def explain(exc: BaseException, server: str, watch: str | None = None) -> tuple[Status, str]:
     """The exit status and the one line for a failure of a client command; the server
-    named without its credentials (:func:`~clients.addresses.shown`)."""
+    named without its credentials (:func:`~clients.addresses.shown`). ``watch``: the
+    command that watches the room it named, for the hints that point at it."""
     server = shown(server)
     if isinstance(exc, Usage):
         return Status.USAGE, f"{exc}."
@@ -383,7 +384,7 @@ def explain(exc: BaseException, server: str) -> tuple[Status, str]:
     if isinstance(exc, LobbyError | ServerError):
         code = exc.code
         message = exc.message if isinstance(exc, LobbyError) else exc.frame.get("message", "")
-        hint = HINTS.get(code)
+        hint = HINTS.get(code, "").format(watch=watch or "tablewire spectate --room=ID")
         line = f"the server refused: {message} ({code})" if code else f"the server refused: {exc}"
         return Status.REFUSED, f"{line}." + (f" {hint[0].upper()}{hint[1:]}." if hint else "")
     if isinstance(exc, InvalidStatus):
@@ -502,7 +503,9 @@ def run(args: argparse.Namespace, default_server: str) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return Status.FAILED
     except Exception as exc:
-        status, line = explain(exc, args.server)
+        room = getattr(args, "room", None)
+        watch = seating.come_back(args.server, room, None, default_server) if room else None
+        status, line = explain(exc, args.server, watch)
         if debugging(os.environ):
             traceback.print_exc()
         print(f"tablewire: {clean(line)}", file=sys.stderr)

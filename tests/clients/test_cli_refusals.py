@@ -28,6 +28,7 @@ async def test_bots_for_a_full_or_private_room_are_refused_in_one_line(server_at
     full = await _new(server_at, "--bots", "2")
     code, out, err = await run("bots", "--server", server_at, f"--room={full['id']}")
     assert code == Status.REFUSED and "room_full" in one_line(err) and out == ""
+    assert f"`tablewire spectate --server=http://{server_at} --room={full['id']}`" in err
     private = await _new(server_at, "--private")
     for invite in ([], ["--invite=wrong"]):
         code, out, err = await run(
@@ -211,6 +212,8 @@ async def test_bots_for_a_finished_room_are_refused_as_game_over_not_room_full(
         )
         line = one_line(err)
         assert code == Status.REFUSED and "(game_over)" in line and out == "", line
+        watch = f"`tablewire spectate --server=http://{server_at} --room={room['id']}`"
+        assert f"{watch} shows its result" in line, "the room's own line, not --room=ID"
 
 
 @pytest.mark.parametrize(
