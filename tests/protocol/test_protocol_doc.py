@@ -182,3 +182,19 @@ def test_every_engine_reject_code_is_documented(engine_id: str) -> None:
     assert len(codes) >= 5
     for code in codes:
         assert f"`{code}`" in DOC, code
+
+
+CLIENT_FIELDS = {"hello": ["token", "since"], "resync": ["since"], "ping": ["data"]}
+"""The fields a client message may leave out (the parser takes them as nil)."""
+
+
+@pytest.mark.parametrize("kind", sorted(CLIENT_FIELDS))
+def test_every_field_a_client_may_leave_out_is_documented_so(kind: str) -> None:
+    """A client author reads section 3 alone: a field the server takes as nil when it is
+    absent says so in its row (hello's token and since once did not)."""
+    full = {"t": kind, "protocol": 2} if kind == "hello" else {"t": kind}
+    parse(full)
+    row = next(line for line in DOC.splitlines() if line.startswith(f"| `{kind}` |"))
+    for name in CLIENT_FIELDS[kind]:
+        assert f"`{name}`" in row, name
+    assert "optional" in row or "absent is nil" in row, row
