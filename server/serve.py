@@ -17,7 +17,7 @@ import uvicorn
 
 from server import local, logs, native
 from server.app import create_app
-from server.settings import Settings, shown_url
+from server.settings import Settings, shown_url, unknown_variables
 from server.store import StoreUnavailable
 from server.transport import BoundedWebSocket, guarded
 
@@ -179,6 +179,9 @@ def run(settings: Settings) -> int:
             "edited since it was compiled: the compiled module runs; `make serve` rebuilds it",
             extra=logs.fields(source=where),
         )
+    for name, like in unknown_variables():
+        why = f"{name} is no setting: ignored" + (f" (did you mean {like}?)" if like else "")
+        log.warning(why, extra=logs.fields(variable=name, closest=like))
     tune_gc(settings)
     config = uvicorn.Config(
         app,

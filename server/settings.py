@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import re
@@ -212,6 +213,38 @@ class Settings:
         settings = replace(cls(), **values)
         validate(settings, names)
         return replace(settings, log_level=settings.log_level.lower())  # uvicorn's spelling
+
+
+OTHER_VARIABLES = frozenset(
+    f"TABLEWIRE_{name}"
+    for name in [
+        "GAMES",
+        "SERVER",
+        "DEBUG",
+        "PURE",
+        "TEST_REDIS_URL",
+        "PLAYOUTS",
+        "SCREENSHOTS",
+        "BIN",
+        "DIR",
+    ]
+)
+"""``TABLEWIRE_*`` variables that are no server setting: the game folders, the client
+commands', the build's, the tests' (README.md) and the benchmarks' (benchmarks/)."""
+
+
+def unknown_variables(environ: dict[str, str] | None = None) -> list[tuple[str, str | None]]:
+    """The ``TABLEWIRE_*`` variables of ``environ`` that are no setting (nor one of
+    :data:`OTHER_VARIABLES`): a misspelt setting would otherwise change nothing unseen.
+    Each comes with the setting's variable it most resembles, if one does."""
+    known = [f.name.upper() for f in fields(Settings)]
+    given = set(os.environ if environ is None else environ)
+    unknown = sorted(given - {f"TABLEWIRE_{k}" for k in known} - OTHER_VARIABLES)
+    return [
+        (name, next((f"TABLEWIRE_{k}" for k in difflib.get_close_matches(name[10:], known)), None))
+        for name in unknown
+        if name.startswith("TABLEWIRE_")
+    ]
 
 
 class SettingsError(ValueError):

@@ -501,3 +501,23 @@ async def test_serve_prints_where_to_open_once_it_listens() -> None:
     finally:
         process.terminate()
         await process.wait()
+
+
+async def test_a_tablewire_variable_that_is_no_setting_is_warned_of_with_the_closest() -> None:
+    """A misspelt setting (``TABLEWIRE_FINISHED_TL``) changed nothing and said nothing:
+    the server ran with the default as if it had been taken."""
+    env = {**os.environ, "TABLEWIRE_FINISHED_TL": "5", "TABLEWIRE_SERVER": "127.0.0.1:1"}
+    process = await asyncio.create_subprocess_exec(
+        TABLEWIRE, "serve", "--port", str(free_port()), env=env, stderr=subprocess.PIPE
+    )
+    assert process.stderr is not None
+    seen = []
+    try:
+        while b"Uvicorn running" not in (line := await process.stderr.readline()) and line:
+            seen.append(line.decode())
+    finally:
+        process.terminate()
+        await process.wait()
+    warned = [line for line in seen if "TABLEWIRE_FINISHED_TL" in line]
+    assert len(warned) == 1 and "TABLEWIRE_FINISHED_TTL" in warned[0], seen
+    assert not [line for line in seen if "TABLEWIRE_SERVER" in line], "a client's variable"
