@@ -196,13 +196,14 @@ def seat_request(args: argparse.Namespace) -> seating.SeatRequest:
         raise Usage("--rematch needs the --room and --token of the finished game")
     engine = ENGINES.get(args.game)
     if args.bots and not args.room and engine is not None:
-        seats = args.seats or args.bots + 1
-        if args.bots + 1 > seats or not engine.min_players <= seats <= engine.max_players:
-            raise Usage(
-                f"{engine.id} takes {engine.min_players}-{engine.max_players} players: "
-                f"you and {args.bots} bots make {args.bots + 1}"
-                + (f" in {seats} seats" if args.seats else "")
-            )
+        players = f"{engine.id} takes {engine.min_players}-{engine.max_players} players"
+        you = f"you and {args.bots} bot{'s' if args.bots > 1 else ''} make {args.bots + 1}"
+        if args.seats and not engine.min_players <= args.seats <= engine.max_players:
+            raise Usage(f"{players}, not --seats {args.seats}")
+        if args.seats and args.bots + 1 > args.seats:
+            raise Usage(f"{you} players: more than --seats {args.seats}")
+        if not engine.min_players <= args.bots + 1 <= engine.max_players:
+            raise Usage(f"{players}: {you}")
     return seating.SeatRequest(
         room=args.room,
         token=args.token,

@@ -83,6 +83,23 @@ def test_which_options_do_not_apply_is_said(capsys: pytest.CaptureFixture[str]) 
     assert "--store" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--bots", "1", "--seats", "9"], "sintra takes 2-4 players, not --seats 9."),
+        (["--bots", "5"], "sintra takes 2-4 players: you and 5 bots make 6."),
+        (["--bots", "3", "--seats", "2"], "you and 3 bots make 4 players: more than --seats 2."),
+    ],
+)
+def test_play_with_bots_that_do_not_fit_says_what_does_not(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It once said "you and 1 bots make 2 in 9 seats" for a room too large."""
+    server = ["--server", f"127.0.0.1:{free_port()}"]
+    assert main(["play", "--game", "sintra", *argv, *server]) == Status.USAGE
+    assert capsys.readouterr().err == f"tablewire: {said}\n"
+
+
 def test_large_numbers_that_can_work_are_taken() -> None:
     from clients.cli import _parser
 
