@@ -125,7 +125,7 @@ def _room(text: str) -> str:
     """A room id as the server makes them (protocol §9); anything else names no room."""
     if not ROOM_ID.fullmatch(text):
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a room id (letters, digits, '-' and '_'; see `tablewire rooms`)"
+            f"{text!r} is not a room id (1-64 letters, digits, '-' and '_'; see `tablewire rooms`)"
         )
     return text
 

@@ -100,6 +100,13 @@ def test_play_with_bots_that_do_not_fit_says_what_does_not(
     assert capsys.readouterr().err == f"tablewire: {said}\n"
 
 
+def test_a_room_id_too_long_is_said_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """65 letters were refused as "not a room id (letters, digits, '-' and '_')"."""
+    with pytest.raises(SystemExit):
+        main(["spectate", "--room", "a" * 65])
+    assert "1-64 letters, digits, '-' and '_'" in capsys.readouterr().err
+
+
 def test_large_numbers_that_can_work_are_taken() -> None:
     from clients.cli import _parser
 
