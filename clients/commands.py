@@ -49,6 +49,8 @@ HINTS = {
     "seat_taken": "leave out the seat to take any free one",
     "game_over": "that game has ended; `{watch}` shows its result",
     "bad_token": "use the --room and --token printed when you took the seat",
+    "room_closed": "the server removed the room (a room left waiting for players too long, "
+    "or a game over for a while): `tablewire play` finds or opens another",
     "invite_required": "a private room: add the --invite of the link its creator shared",
     "owner_required": "only the room's creator adds bots to it: leave out --bots",
     "seat_held": "a rematch holds its seats for the last game's players for a while: "

@@ -53,8 +53,9 @@ from clients.screen import Screen, result_table
 from clients.seating import SeatRequest, come_back, seat_bots, server_option, take_seat
 from engines.render import clean
 
-RECOVERABLE = {"too_slow", "room_closed", "store_unavailable", "owner_unavailable", "closed"}
-"""Codes of fatal connection errors the client survives by reconnecting."""
+RECOVERABLE = {"too_slow", "store_unavailable", "owner_unavailable", "closed"}
+"""Codes of fatal connection errors the client survives by reconnecting (not
+``room_closed``: the server removed the room, docs/protocol.md section 2)."""
 SAY = "/say"
 """What starts a chat line typed at a prompt."""
 

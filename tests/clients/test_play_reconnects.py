@@ -133,3 +133,22 @@ async def test_play_gives_up_after_its_bound_and_says_how_to_come_back(
         bot.cancel()
         await asyncio.gather(bot, return_exceptions=True)
         await table.close()
+
+
+async def test_a_room_the_server_removed_ends_play_without_reconnecting() -> None:
+    """A room removed while a player waited in it (``waiting_ttl``) was taken for a lost
+    server: "reconnecting for up to 60 s", then "the server restarted without keeping
+    it". A ``room_closed`` is the end of the room (docs/protocol.md, 2): said as such."""
+    server = await SpawnedServer(waiting_ttl=0.5, sweep_interval=0.1).start()
+    out = io.StringIO()
+    console = Console(file=out, width=80, height=24, color_system=None)
+    try:
+        async with LobbyClient(server.url) as lobby:
+            room = await lobby.create_room("sintra", seats=2)
+        request = SeatRequest(room=room["id"], name="ana")
+        with pytest.raises(ServerError) as closed:
+            await play(server.url, request, console, Typist())
+        assert closed.value.code == "room_closed"
+        assert "reconnecting" not in out.getvalue() and "Waiting for players" in out.getvalue()
+    finally:
+        await server.stop()
