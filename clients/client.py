@@ -50,7 +50,7 @@ from protocol.codec import encode
 from protocol.messages import IntentId
 from protocol.mirror import Mirror
 from protocol.session import ClientSession, Received
-from server.ids import request_key
+from server.ids import rematch_key, request_key
 
 
 class LobbyError(Exception):
@@ -126,9 +126,9 @@ class LobbyClient:
         data, _ = await self._exchange(method, path, body, **params)
         return data
 
-    async def _seat(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        """A POST that takes seats, with an ``Idempotency-Key`` of its own."""
-        data: dict[str, Any] = (await self._exchange("POST", path, body, key=request_key()))[0]
+    async def _seat(self, path: str, body: dict[str, Any], key: str = "") -> dict[str, Any]:
+        """A POST that takes seats, with an ``Idempotency-Key``: ``key``, or one of its own."""
+        data: dict[str, Any] = (await self._exchange("POST", path, body, key or request_key()))[0]
         return data
 
     async def _exchange(
@@ -267,11 +267,11 @@ class LobbyClient:
         return await self._seat(f"/api/rooms/{room_id}/seats", body)
 
     async def rematch(self, room_id: str, token: str) -> dict[str, Any]:
-        """``POST /api/rooms/{id}/rematch``: the finished room's rematch (opened by the
-        first of its players to ask) with the same seat, held for them a while, taken
-        for the player of ``token`` (a seat token of the finished room): ``seat`` and
-        ``token`` in the answer."""
-        return await self._seat(f"/api/rooms/{room_id}/rematch", {"token": token})
+        """``POST /api/rooms/{id}/rematch``: the finished room's rematch (opened by the first
+        of its players to ask) with the seat of ``token`` (of the finished room), held for
+        them a while: ``seat`` and ``token``, the same on every ask (``rematch_key``)."""
+        path, key = f"/api/rooms/{room_id}/rematch", rematch_key(room_id, token)
+        return await self._seat(path, {"token": token}, key)
 
     async def quickplay(
         self, engine: str, name: str | None = None, seats: int | None = None

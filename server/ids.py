@@ -58,6 +58,14 @@ def request_key() -> str:
     return urlsafe(16)
 
 
+def rematch_key(room_id: str, token: str) -> str:
+    """The ``Idempotency-Key`` of the rematch of ``room_id`` asked with its seat ``token``:
+    the same on every ask, so asking again brings the player back to the seat the first
+    ask took (and its token). Derived from the token, 256 bits, as secret as it is."""
+    digest = hashlib.sha256(f"tablewire rematch key\0{room_id}\0{token}".encode()).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
 def request_digest(key: str, purpose: str) -> str:
     """What the store keeps of a request key used for ``purpose`` (``seat``, ``bots``,
     ``quickplay``): never the key, which yields the seat's token."""

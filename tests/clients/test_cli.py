@@ -120,8 +120,13 @@ async def test_the_end_of_a_game_prints_the_command_for_a_rematch(server_at: str
     assert re.search(r"1st +(player 1|(random|greedy) bot 2)", out), (
         "played to its end with the bot"
     )
-    code, _, err = await run(*again.group(1).split(), stdin=moves)
-    assert code == Status.REFUSED and "is taken already" in one_line(err)
+    back = re.search(r"^To come back: (tablewire play .*)$", out, re.MULTILINE)
+    assert back is not None, out
+    # The same line again (from the shell's history) is a way back to that seat: it was
+    # refused, "seat 0 of the rematch is taken already ... send an Idempotency-Key".
+    code, out, err = await run(*again.group(1).split(), stdin=b"")
+    assert code == 0, err
+    assert f"Seat 1 in room {second.group(1)}." in out and f"To come back: {back[1]}" in out
     code, _, err = await run("play", "--server", server_at, "--room=R", "--rematch")
     assert code == Status.USAGE and "--rematch needs" in one_line(err)
 
