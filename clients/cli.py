@@ -205,7 +205,7 @@ def _parser() -> argparse.ArgumentParser:
         "(default: this server's own pages only; or TABLEWIRE_ALLOWED_ORIGINS)",
     )
 
-    default_server = os.environ.get(SERVER_ENV, DEFAULT_SERVER)
+    default_server = os.environ.get(SERVER_ENV) or DEFAULT_SERVER
 
     def client_command(
         name: str, help_text: str, description: str | None = None, several: bool = False
@@ -536,7 +536,7 @@ def _main(argv: Sequence[str] | None) -> int:
     from clients.commands import run  # not for serve: see clients.commands
 
     try:
-        default_server = _servers(os.environ.get(SERVER_ENV, DEFAULT_SERVER))
+        default_server = _servers(os.environ.get(SERVER_ENV) or DEFAULT_SERVER)  # empty: unset
     except argparse.ArgumentTypeError as exc:
         parser.error(f"{SERVER_ENV}: {exc}")
     if args.server is None and "," in default_server and not args.several_servers:
@@ -544,7 +544,7 @@ def _main(argv: Sequence[str] | None) -> int:
             f"{SERVER_ENV}: {shown(default_server)!r}: tablewire {args.command} talks to one "
             "server; several, comma-separated, are for bots and loadtest"
         )
-    args.server_given = args.server is not None or SERVER_ENV in os.environ
+    args.server_given = args.server is not None or bool(os.environ.get(SERVER_ENV))
     if args.server is None:
         args.server = default_server
     return run(args, default_server)

@@ -294,3 +294,13 @@ def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]
     out, err = capsys.readouterr()
     assert ended.value.code == 0 and err == ""
     assert out == f"tablewire {importlib.metadata.version('tablewire')}\n"
+
+
+def test_an_empty_tablewire_server_counts_as_unset(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``TABLEWIRE_SERVER=`` (an env file's empty line) was refused as "the address has
+    no host name", even beside --server."""
+    monkeypatch.setenv("TABLEWIRE_SERVER", "")
+    assert main(["rooms", "--server", f"127.0.0.1:{free_port()}"]) == Status.UNREACHABLE
+    assert "TABLEWIRE_SERVER" not in capsys.readouterr().err
