@@ -192,6 +192,29 @@ async def test_a_reconnecting_client_gets_the_patches_it_missed(server: Running)
     assert doc["to_act"] == [mover]
 
 
+async def test_a_seats_second_connection_gets_the_patches_but_not_the_ack(
+    server: Running,
+) -> None:
+    """docs/protocol.md said that the connections of one seat "all get the same frames":
+    they get the same patches and events, but an answer (ack, legal, pong) goes only to
+    the connection that asked."""
+    room_id, tokens = await new_room(server, seed=3)
+    mover = turn(server, room_id)
+    async with (
+        Raw.joined(server, room_id, tokens[mover]) as asking,
+        Raw.joined(server, room_id, tokens[mover]) as other,
+    ):
+        await asking.send({"t": "legal"})
+        actions = (await asking.recv_until("legal"))["actions"]
+        await asking.send({"t": "intent", "id": "one", "action": actions[0]})
+        assert (await asking.recv_until("ack"))["id"] == "one"
+        await other.send({"t": "ping", "data": "after"})
+        seen = []
+        while (frame := await other.recv())["t"] != "pong":
+            seen.append(frame["t"])
+        assert "patch" in seen and "ack" not in seen and "legal" not in seen, seen
+
+
 async def test_a_ping_is_answered_with_its_own_data(server: Running) -> None:
     room_id, _ = await new_room(server, seed=3)
     async with RoomClient(server.ws, room_id, None) as watcher:
