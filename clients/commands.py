@@ -507,7 +507,8 @@ def run(args: argparse.Namespace, default_server: str) -> int:
         return Status.FAILED
     except Exception as exc:
         room = getattr(args, "room", None)
-        watch = seating.come_back(args.server, room, None, default_server) if room else None
+        first = args.server.split(",")[0]  # bots and loadtest may name several
+        watch = seating.come_back(first, room, None, default_server) if room else None
         status, line = explain(exc, args.server, watch)
         if debugging(os.environ):
             traceback.print_exc()

@@ -29,6 +29,9 @@ async def test_bots_for_a_full_or_private_room_are_refused_in_one_line(server_at
     code, out, err = await run("bots", "--server", server_at, f"--room={full['id']}")
     assert code == Status.REFUSED and "room_full" in one_line(err) and out == ""
     assert f"`tablewire spectate --server=http://{server_at} --room={full['id']}`" in err
+    both = f"{server_at},{server_at}"  # bots may name several servers; spectate takes one
+    code, _, err = await run("bots", "--server", both, f"--room={full['id']}")
+    assert f"`tablewire spectate --server=http://{server_at} --room={full['id']}`" in err
     private = await _new(server_at, "--private")
     for invite in ([], ["--invite=wrong"]):
         code, out, err = await run(
