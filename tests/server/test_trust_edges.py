@@ -29,7 +29,7 @@ from server.lobby import Lobby
 from server.settings import Settings
 from server.store import MemoryStore, StoreUnavailable
 from server.timers import ManualTimers
-from support import Player
+from support import ROOT, Player
 
 
 @pytest.fixture
@@ -126,6 +126,16 @@ async def test_an_origin_that_is_no_url_is_refused_as_cross_origin(server: Any) 
         f"GET /ws/rooms/abc HTTP/1.1\r\nHost: localhost\r\nOrigin: http://[::1\r\n{UPGRADE}",
     )
     assert status == 403
+
+
+@pytest.mark.parametrize("path", ["/ws/rooms/abc/", "/ws/rooms/", "/ws/rooms/abc/x", "/ws/abc"])
+async def test_a_handshake_on_no_room_path_is_refused_with_403(server: Any, path: str) -> None:
+    """What docs/protocol.md (2, "How a connection ends") says of a path that is not
+    ``/ws/rooms/{id}``: it named only a host or an origin for a 403, and a client author
+    who wrote a trailing slash looked there."""
+    status, _ = await exchange(server.url, f"GET {path} HTTP/1.1\r\nHost: localhost\r\n{UPGRADE}")
+    assert status == 403
+    assert "a path other than `/ws/rooms/{id}`" in (ROOT / "docs" / "protocol.md").read_text()
 
 
 # -- a rematch's held seats ----------------------------------------------------------------
