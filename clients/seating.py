@@ -11,7 +11,7 @@ from typing import Any
 from clients.addresses import shown
 from clients.client import LobbyClient, LobbyError
 from engines import default_game
-from server.chat import SPECTATOR, name_key
+from server.chat import name_in_use
 from server.errors import ApiError
 from server.requests import player_name
 
@@ -94,7 +94,7 @@ def _name_for_a_new_room(name: str | None) -> None:
         kept = player_name({"name": name})
     except ApiError as exc:
         raise LobbyError(exc.status, exc.code, exc.message) from None
-    if kept is not None and name_key(kept) == SPECTATOR:
+    if kept is not None and name_in_use([], kept):  # no seats yet: reads as a spectator
         why = f"{kept!r} is what chat calls spectators: choose another name"
         raise LobbyError(409, "name_taken", why)
 
