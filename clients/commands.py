@@ -384,6 +384,11 @@ def explain(exc: BaseException, server: str, watch: str | None = None) -> tuple[
         reason = exc.reason.rstrip(".")  # one full stop: httpx's own reasons end with one
         where = shown(exc.url)
         return Status.UNREACHABLE, f"cannot reach the server at {where}: {reason}. {advice}"
+    if isinstance(exc, terminal.RoomClosed):
+        return Status.REFUSED, (
+            f"{exc} (room_closed). The room is over and cannot be joined again; "
+            "`tablewire rooms` lists the open rooms."
+        )
     if isinstance(exc, LobbyError | ServerError):
         code = exc.code
         message = exc.message if isinstance(exc, LobbyError) else exc.frame.get("message", "")

@@ -36,7 +36,8 @@ exit status:
        address cannot be listened on, or its Redis cannot be reached (or is
        not Redis)
   4    the server refused (no such room, room full, bad token, unknown game, ...),
-       or stayed over its limits (rate_limited) while tablewire waited and retried
+       or stayed over its limits (rate_limited) while tablewire waited and retried;
+       or it closed the room during play or spectate (room_closed)
   5    a paced load run (loadtest --workload) completed fewer than 99 % of the
        moves it offered, with no errors: saturated; its JSON line's "limit"
        says which side

@@ -22,7 +22,8 @@ everyone's (:attr:`~clients.client.RoomClient.chat`).
 **The connection.** If the server goes away (a restart closes with 1012, then
 refuses connections for a while), the client says so, reconnects with backoff
 using its token and the last version held, and goes on; it gives up after
-``reconnect_for`` seconds with :class:`~clients.client.Unreachable`.
+``reconnect_for`` seconds with :class:`~clients.client.Unreachable`. A room the
+server closes (``room_closed``) is over: no reconnect, :class:`RoomClosed`.
 
 **Leaving.** Standard input is read without a thread
 (:class:`~clients.keyboard.StdinKeyboard`), so Ctrl-C leaves at once, as does
@@ -62,6 +63,16 @@ SAY = "/say"
 
 class Left(Exception):
     """The player left (end of input)."""
+
+
+class RoomClosed(Exception):
+    """The server closed the room followed (``room_closed``): it is over, and the client
+    does not reconnect. Its text names the room and, if the server said, why."""
+
+    def __init__(self, room: str, closed: ServerError) -> None:
+        why = clean(str(closed.frame.get("message") or "")).removeprefix("room closed")
+        why = why.lstrip(": ")
+        super().__init__(f"the server closed room {room}" + (f": {why}" if why else ""))
 
 
 HELP = """\
@@ -339,6 +350,8 @@ async def _reconnect(session: Session, lost: BaseException) -> None:
         try:
             await client.connect()
         except ServerError as exc:
+            if exc.code == "room_closed":
+                raise RoomClosed(client.welcome["room"], exc) from None
             if exc.code == "no_such_room":
                 raise ServerError(
                     {
@@ -369,6 +382,8 @@ async def _run(session: Session) -> dict[str, Any]:
         try:
             return await _follow(session)
         except (ConnectionClosed, ServerError) as lost:
+            if isinstance(lost, ServerError) and lost.code == "room_closed":
+                raise RoomClosed(session.client.welcome["room"], lost) from None
             if isinstance(lost, ServerError) and lost.code not in RECOVERABLE:
                 raise
             await _reconnect(session, lost)

@@ -482,6 +482,10 @@ class Lobby:
         unload the replicas nobody here watches, or whose room is gone. Returns the
         removed room ids."""
         ttl = {"finished": self.settings.finished_ttl, "waiting": self.settings.waiting_ttl}
+        why = {  # the room_closed message: why the room is gone
+            "finished": f"room closed: its game ended over {ttl['finished']:g} s ago",
+            "waiting": f"room closed: nobody took all its seats within {ttl['waiting']:g} s",
+        }
         removed = []
         async for records in self._walk():
             now = self.clock()
@@ -493,7 +497,7 @@ class Lobby:
             for record in due:
                 room = self._forget(record.id)
                 if room is not None:
-                    await room.close()
+                    await room.close(message=why[record.status])
             await self.store.delete_rooms(due)
             for record in due:
                 removed.append(record.id)
