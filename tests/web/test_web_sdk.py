@@ -13,6 +13,9 @@ import pytest
 
 from support import ROOT
 
+TEST_FILES = ["tests/web/sdk.test.js", "tests/web/ends.test.js"]
+"""The SDK's test files, run by Node's test runner."""
+
 
 def node_command() -> list[str]:
     """``node``, with the flag that gives Node 20 its global WebSocket when it needs one."""
@@ -35,7 +38,7 @@ def test_the_browser_sdk_passes_its_node_tests() -> None:
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     }
     run = subprocess.run(
-        [*node_command(), "--test", "--test-reporter=spec", "tests/web/sdk.test.js"],
+        [*node_command(), "--test", "--test-reporter=spec", *TEST_FILES],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -65,6 +65,9 @@ const STATES = {
   closed: "disconnected",
 };
 
+// The fatal codes after which the room is gone for good (the "room gone" badge).
+const GONE = new Set(["no_such_room", "room_closed"]);
+
 const roomId = decodeURIComponent(globalThis.location.pathname.split("/").filter(Boolean)[1] || "");
 
 /** Why the connection ended for good, for a person. */
@@ -72,6 +75,10 @@ function closedText(error) {
   const code = error && error.code;
   if (code === "no_such_room") {
     return "This game cannot go on: the server no longer has this room. It was restarted with its rooms kept in memory only (a server with a Redis store keeps them), or the room expired.";
+  }
+  if (code === "room_closed") { // the server's message may say why: "room closed: <why>"
+    const why = (error.message || "").replace(/^room closed:?\s*/, "");
+    return `The server closed this room${why ? `: ${why}` : ""}. It is over and cannot be joined again.`;
   }
   return `The connection to the server ended: ${problem(error)}.`;
 }
@@ -364,8 +371,9 @@ function Room({ conn, held, notice }) {
   const open = doc && doc.status === "waiting" && doc.seats.includes(null);
 
   const legal = myTurn ? moves : [];
-  // The server no longer has the room (a memory store restarted): nobody is to play in it.
-  const gone = state === "closed" && !!conn.lastError && conn.lastError.code === "no_such_room";
+  // The server closed the room, or no longer has it (a memory store restarted): nobody is
+  // to play in it.
+  const gone = state === "closed" && !!conn.lastError && GONE.has(conn.lastError.code);
   const docShown = useMemo(() => (gone && doc ? { ...doc, to_act: [] } : doc), [doc, gone]);
   const confirming = !(info && info.room_options && info.room_options.confirm === false);
   const [play, waiting, confirmBar] = useConfirm(send, legal, confirming, myTurn);

@@ -56,8 +56,12 @@ export function wsBase(httpBase = "") {
 /** Chat lines a connection holds (the server sends a joiner its last 50). */
 const CHAT_LINES = 50;
 
-/** Fatal error codes after which reconnecting cannot help. */
-const FINAL = new Set(["no_such_room", "bad_token", "unsupported_protocol", "hello_required"]);
+/** Fatal error codes after which reconnecting cannot help (docs/protocol.md §2, How a
+ * connection ends): a bad first frame, a room or token refused, a room the server closed. */
+const FINAL = new Set([
+  "malformed_frame", "frame_too_large", "text_frame", "not_a_map", "unknown_type", "bad_field",
+  "hello_required", "unsupported_protocol", "no_such_room", "bad_token", "room_closed",
+]);
 
 /**
  * One room over its WebSocket, as a seat (`token`) or a spectator (no token).
@@ -184,7 +188,7 @@ export class RoomConnection {
 
   /**
    * Connect; resolves with the `welcome` frame once the mirror has caught up with it,
-   * rejects if the server refuses for good (`code`: no_such_room, bad_token...).
+   * rejects if the server refuses for good (`code`: no_such_room, bad_token, room_closed...).
    */
   connect() {
     this.stopped = false;

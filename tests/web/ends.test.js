@@ -1,0 +1,83 @@
+// How a connection of the browser SDK (clients/web/static/tablewire.js) ends: the fatal
+// errors of docs/protocol.md §2 after which it reconnects and those after which it does
+// not, and a room the server removes under its connections (room_closed).
+// Run: node --experimental-websocket --test tests/web/ends.test.js  (tests/web/test_web_sdk.py does).
+
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+
+import { connect, Lobby, RoomConnection } from "../../clients/web/static/tablewire.js";
+import { playOut, until } from "./play.js";
+import { Server } from "./spawn.js";
+
+/** A WebSocket that never connects: the test hands the connection its frames and close. */
+class SilentSocket {
+  constructor(url) {
+    this.url = url;
+    this.readyState = 0;
+  }
+
+  send() {}
+
+  close() {
+    this.readyState = 3;
+  }
+}
+
+describe("the fatal errors of docs/protocol.md §2 (How a connection ends)", () => {
+  /** The state after a fatal `error` of `code` and the close that follows it. */
+  function endedBy(code) {
+    const conn = new RoomConnection("r", {
+      base: "http://tablewire.test", WebSocket: SilentSocket, heartbeat: 0, backoff: { first: 60000, max: 60000 },
+    });
+    conn.connect().catch(() => {}); // a final code rejects it
+    const socket = conn.ws;
+    conn.handle({ t: "error", code, message: "", fatal: true });
+    socket.onclose({ code: 1008 });
+    const { state } = conn;
+    conn.close();
+    return state;
+  }
+
+  test("after a final code the connection stays closed: no reconnect", () => {
+    const final = [
+      "malformed_frame", "frame_too_large", "text_frame", "not_a_map", "unknown_type",
+      "bad_field", "hello_required", "unsupported_protocol", "no_such_room", "bad_token",
+      "room_closed",
+    ];
+    for (const code of final) assert.equal(endedBy(code), "closed", code);
+  });
+
+  test("after the others it reconnects", () => {
+    const retried = [
+      "hello_timeout", "too_many_connections", "store_unavailable", "too_slow", "rate_limited",
+      "internal_error",
+    ];
+    for (const code of retried) assert.equal(endedBy(code), "reconnecting", code);
+  });
+});
+
+describe("a room the server removes (room_closed)", () => {
+  // Finished rooms are removed at the first sweep after the game ends.
+  const server = new Server({ env: { TABLEWIRE_FINISHED_TTL: "0", TABLEWIRE_SWEEP_INTERVAL: "0.05" } });
+
+  before(() => server.start());
+  after(() => server.stop());
+
+  test("ends every connection to it for good: no reconnect, room_closed is the last error", async () => {
+    const lobby = new Lobby(server.url);
+    const room = await lobby.createRoom({ engine: "turn-relay", options: { moves: 12 } });
+    const tokens = [];
+    for (let i = 0; i < 4; i += 1) tokens.push((await lobby.reserve(room.id)).token);
+    const backoff = { first: 10, max: 10 };
+    const conns = await Promise.all(tokens.map((token) => connect(room.id, { token, base: server.url, backoff })));
+    const watcher = await connect(room.id, { base: server.url, backoff });
+    const states = [];
+    watcher.on("state", (state) => states.push(state));
+    await playOut(conns);
+    await Promise.all([...conns, watcher].map((c) => until(c, (r) => r.state === "closed")));
+    assert.deepEqual(states, ["closed"]);
+    for (const conn of [...conns, watcher]) assert.equal(conn.lastError.code, "room_closed");
+    assert.ok(watcher.result, "the result came before the room closed");
+  });
+});

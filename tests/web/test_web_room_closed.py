@@ -1,0 +1,56 @@
+"""A room the server closes under the room page (``room_closed``: here a finished room,
+removed at the first sweep after its game ended): the page does not reconnect, keeps the
+result, shows the room as gone and says why, in the server's words."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from browser import Served, Watched, play_to_end
+from playwright.sync_api import expect
+
+# Every state the page's connection goes through, from the page's first script on.
+STATES = """() => {
+  globalThis.seenStates = [];
+  const follow = () => {
+    const conn = globalThis.tablewireRoom;
+    if (!conn) return setTimeout(follow, 0);
+    globalThis.seenStates.push(conn.state);
+    conn.on("state", (state) => globalThis.seenStates.push(state));
+  };
+  follow();
+}"""
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Served]:
+    """Finished rooms are removed at the first sweep after their game ends."""
+    server = Served(env={"TABLEWIRE_FINISHED_TTL": "0", "TABLEWIRE_SWEEP_INTERVAL": "0.05"})
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_a_room_the_server_closes_is_gone_at_once_and_the_page_says_why(
+    open_page: Callable[..., Watched], served: Served, shots: Path
+) -> None:
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    player = open_page()
+    player.hold_seat(reservation)
+    player.page.add_init_script(f"({STATES})()")
+    player.open_room(reservation["room"])
+    play_to_end(player, random.Random(3))
+    player.page.wait_for_function("() => globalThis.tablewireRoom.state === 'closed'")
+    assert player.page.evaluate("globalThis.tablewireRoom.lastError.code") == "room_closed"
+    seen = player.page.evaluate("globalThis.seenStates")
+    assert "reconnecting" not in seen, seen
+    alert = player.page.locator(".banner.bad").inner_text()
+    assert "The server closed this room: its game ended over 0 s ago." in alert, alert
+    assert "cannot be joined again" in alert and "Back to the lobby" in alert
+    assert "in memory only" not in alert
+    expect(player.page.locator(".room-head")).to_contain_text("room gone")
+    expect(player.page.locator(".o-result")).to_be_visible()
+    player.shoot(shots, "room-closed")
