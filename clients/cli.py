@@ -363,7 +363,9 @@ def _parser() -> argparse.ArgumentParser:
     spectate = client_command(
         "spectate",
         help_text="watch a room",
-        description="Watch a room until its game ends; a finished room shows its result.",
+        description="Watch a room until its game ends; a finished room shows its result. "
+        "A rematch is not followed: if one is open by then, the command that watches it "
+        "is printed.",
     )
     spectate.add_argument("--room", type=_room, required=True, help="the room to watch")
     spectate.add_argument(

@@ -480,10 +480,18 @@ async def spectate(
     reconnect_for: float = 60.0,
     default_server: str = "",
 ) -> dict[str, Any] | None:
-    """Watch a room until its game ends; a finished room shows its result at once."""
+    """Watch a room until its game ends; a finished room shows its result at once. It
+    does not wait for a rematch: if one is open by then (the room's ``rematch``), the
+    command that watches it is printed."""
     console = console or Console()
     command = come_back(server, room_id, None, default_server)
     async with RoomClient(ws_url(server), room_id) as client:
         screen = Screen(console, client.welcome["engine"], None, room_id)
         session = Session(server, client, screen, None, reconnect_for)
-        return await _guarded(console, command, _run(session))
+        result = await _guarded(console, command, _run(session))
+        rematch = client.doc.get("rematch") if result is not None else None
+    if isinstance(rematch, str):
+        line = Text("To watch the rematch: ")
+        line.append(clean(come_back(server, rematch, None, default_server)), style="bold")
+        console.print(line, soft_wrap=True)
+    return result

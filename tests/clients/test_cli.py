@@ -13,6 +13,7 @@ import signal
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 from cli_runs import one_line, run
 
@@ -323,6 +324,26 @@ async def test_spectating_a_finished_room_prints_the_result_and_exits(server_at:
     assert code == 0
     assert re.search(r"bot \d (wins|and bot \d share the win)\.", out)
     assert re.search(r"1st +bot \d", out) and "bot 1" in out and "bot 2" in out
+
+
+async def test_spectating_a_finished_room_names_the_command_that_watches_its_rematch(
+    server_at: str,
+) -> None:
+    _, out, _ = await run("new", "--server", server_at, "--seats", "2")
+    room = json.loads(out)
+    code, _, _ = await run("bots", "--server", server_at, f"--room={room['id']}")
+    assert code == 0
+    code, out, _ = await run("spectate", "--server", server_at, f"--room={room['id']}")
+    assert code == 0 and "rematch" not in out, "no rematch opened yet: no line for it"
+    async with httpx.AsyncClient(base_url=f"http://{server_at}") as http:
+        opened = await http.post(
+            f"/api/rooms/{room['id']}/rematch", json={"owner_token": room["owner_token"]}
+        )
+    assert opened.status_code == 201, opened.text
+    code, out, _ = await run("spectate", "--server", server_at, f"--room={room['id']}")
+    assert code == 0
+    watch = f"tablewire spectate --server=http://{server_at} --room={opened.json()['id']}"
+    assert f"To watch the rematch: {watch}" in out
 
 
 # -- leaving at the prompt --------------------------------------------------------------
