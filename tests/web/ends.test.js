@@ -48,6 +48,20 @@ describe("the fatal errors of docs/protocol.md §2 (How a connection ends)", () 
     for (const code of final) assert.equal(endedBy(code), "closed", code);
   });
 
+  test("a close code that refuses the frames sent (1002, 1007, 1009) is final too", () => {
+    for (const code of [1002, 1007, 1009, 1006, 1011, 1012]) {
+      const conn = new RoomConnection("r", {
+        base: "http://tablewire.test", WebSocket: SilentSocket, heartbeat: 0, backoff: { first: 60000, max: 60000 },
+      });
+      conn.connect().catch(() => {});
+      conn.ws.onclose({ code });
+      const final = [1002, 1007, 1009].includes(code);
+      assert.equal(conn.state, final ? "closed" : "reconnecting", String(code));
+      if (final) assert.equal(conn.lastError.code, "protocol_error");
+      conn.close();
+    }
+  });
+
   test("after the others it reconnects", () => {
     const retried = [
       "hello_timeout", "too_many_connections", "store_unavailable", "too_slow", "rate_limited",
@@ -57,14 +71,26 @@ describe("the fatal errors of docs/protocol.md §2 (How a connection ends)", () 
   });
 });
 
-describe("a room the server removes (room_closed)", () => {
+describe("against a real server", () => {
   // Finished rooms are removed at the first sweep after the game ends.
   const server = new Server({ env: { TABLEWIRE_FINISHED_TTL: "0", TABLEWIRE_SWEEP_INTERVAL: "0.05" } });
 
   before(() => server.start());
   after(() => server.stop());
 
-  test("ends every connection to it for good: no reconnect, room_closed is the last error", async () => {
+  test("a frame above 1 MiB is refused with close code 1009: final, no reconnect", async () => {
+    const lobby = new Lobby(server.url);
+    const room = await lobby.createRoom({ engine: "turn-relay", options: { moves: 12 } });
+    const watcher = await connect(room.id, { base: server.url, backoff: { first: 10, max: 10 } });
+    const states = [];
+    watcher.on("state", (state) => states.push(state));
+    watcher.say("x".repeat(1 << 21));
+    await until(watcher, (r) => r.state === "closed");
+    assert.deepEqual(states, ["closed"]);
+    assert.equal(watcher.lastError.code, "protocol_error");
+  });
+
+  test("a room the server removes (room_closed) ends every connection to it for good: no reconnect, room_closed is the last error", async () => {
     const lobby = new Lobby(server.url);
     const room = await lobby.createRoom({ engine: "turn-relay", options: { moves: 12 } });
     const tokens = [];

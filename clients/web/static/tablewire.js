@@ -61,7 +61,13 @@ const CHAT_LINES = 50;
 const FINAL = new Set([
   "malformed_frame", "frame_too_large", "text_frame", "not_a_map", "unknown_type", "bad_field",
   "hello_required", "unsupported_protocol", "no_such_room", "bad_token", "room_closed",
+  "protocol_error",
 ]);
+
+/** Close codes that, like a bad first frame, say the same frames would be refused again
+ * (§2): 1002 (the WebSocket protocol broken), 1007 (invalid UTF-8), 1009 (a frame above
+ * 1 MiB). They end the connection with a `protocol_error`, a final code. */
+const REFUSED_CLOSES = new Set([1002, 1007, 1009]);
 
 /**
  * One room over its WebSocket, as a seat (`token`) or a spectator (no token).
@@ -241,7 +247,13 @@ export class RoomConnection {
       this.handle(frame);
     };
     // Browsers follow a failed connection's error with close; Node 20 does not: either ends it.
-    ws.onclose = () => this.lost(ws);
+    ws.onclose = (event) => {
+      if (ws === this.ws && REFUSED_CLOSES.has(event.code)) {
+        const message = `the server closed the connection (${event.code}): it cannot take what was sent`;
+        this.lastError = new ServerError({ t: "error", code: "protocol_error", message, fatal: true });
+      }
+      this.lost(ws);
+    };
     ws.onerror = () => this.lost(ws);
     this.later(() => {
       if (ws === this.ws && this.state !== "open") this.lost(ws); // a handshake that hangs
