@@ -20,7 +20,8 @@ line said or refused redraws the screen. The lines come back from the room like
 everyone's (:attr:`~clients.client.RoomClient.chat`).
 
 **The connection.** If the server goes away (a restart closes with 1012, then
-refuses connections for a while), the client says so, reconnects with backoff
+refuses connections for a while) or ends the connection with a fatal error the
+protocol says to retry (:data:`RECOVERABLE`), the client says so, reconnects with backoff
 using its token and the last version held, and goes on; it gives up after
 ``reconnect_for`` seconds with :class:`~clients.client.Unreachable`. A room the
 server closes (``room_closed``) is over: no reconnect, :class:`RoomClosed`.
@@ -54,9 +55,19 @@ from clients.screen import Screen, result_table
 from clients.seating import SeatRequest, come_back, seat_bots, server_option, take_seat
 from engines.render import clean
 
-RECOVERABLE = {"too_slow", "store_unavailable", "owner_unavailable", "closed"}
-"""Codes of fatal connection errors the client survives by reconnecting (not
-``room_closed``: the server removed the room, docs/protocol.md section 2)."""
+RECOVERABLE = {
+    "too_slow",
+    "store_unavailable",
+    "owner_unavailable",
+    "too_many_connections",
+    "rate_limited",
+    "internal_error",
+    "hello_timeout",
+    "closed",
+}
+"""Codes of fatal connection errors the client survives by reconnecting with backoff, as
+docs/protocol.md §2 (How a connection ends) says; the others are final (``room_closed``:
+the room is over)."""
 SAY = "/say"
 """What starts a chat line typed at a prompt."""
 

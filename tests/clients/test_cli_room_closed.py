@@ -1,18 +1,23 @@
-"""A room the server closes under ``tablewire play`` or ``tablewire spectate``
-(``room_closed``, docs/protocol.md §2): the command does not reconnect, says in one line
-that the room was closed and why, and exits with status 4."""
+"""How ``tablewire play`` and ``tablewire spectate`` take a connection the server ends
+with a fatal error (docs/protocol.md §2, How a connection ends): a room the server
+closes (``room_closed``) ends the command without a reconnect, with one line saying why
+and status 4; the errors the protocol says to retry are retried."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 
 import pytest
 from cli_runs import one_line, run
+from rich.console import Console
 
+from clients.client import LobbyClient
 from clients.exits import Status
 from clients.spawn import TABLEWIRE
+from clients.terminal import RoomClosed, spectate
 from conftest import running
 from server.settings import Settings
 
@@ -56,3 +61,47 @@ async def test_a_room_closed_under_the_command_ends_it_without_a_reconnect(
     assert "nobody took all its seats" in line and "(room_closed)" in line
     assert "reconnecting" not in shown.decode() and "Lost the server" not in shown.decode()
     assert "To come back" not in shown.decode().split("Waiting for players")[-1]
+
+
+class Printed(io.StringIO):
+    """A console's file that tells when a text has been printed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.awaited: list[tuple[str, asyncio.Future[None]]] = []
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        for awaited, future in self.awaited:
+            if awaited in self.getvalue() and not future.done():
+                future.set_result(None)
+        return written
+
+    async def shows(self, text: str) -> None:
+        future = asyncio.get_running_loop().create_future()
+        self.awaited.append((text, future))
+        self.write("")
+        await future
+
+
+@pytest.mark.parametrize(
+    "code", ["internal_error", "too_many_connections", "rate_limited", "hello_timeout"]
+)
+async def test_a_fatal_error_the_protocol_says_to_retry_is_retried(code: str) -> None:
+    async with running(Settings(waiting_ttl=0.0)) as server:
+        async with LobbyClient(server.url) as lobby:
+            room_id = (await lobby.create_room("sintra", seats=2))["id"]
+        printed = Printed()
+        console = Console(file=printed, width=80, height=24, color_system=None)
+        watching = asyncio.create_task(spectate(server.url, room_id, console))
+        async with asyncio.timeout(ENDING):
+            await printed.shows("Waiting for players")
+            for conn in list(server.lobby.rooms[room_id].conns):
+                conn.close(code, "the server ended this connection")
+            back = asyncio.ensure_future(printed.shows("Reconnected."))
+            await asyncio.wait([watching, back], return_when=asyncio.FIRST_COMPLETED)
+            assert back.done(), printed.getvalue()
+            await server.lobby.sweep()
+            with pytest.raises(RoomClosed):
+                await watching
+    assert "Lost the server (the server ended this connection)" in printed.getvalue()
