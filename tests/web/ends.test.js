@@ -71,6 +71,43 @@ describe("the fatal errors of docs/protocol.md §2 (How a connection ends)", () 
   });
 });
 
+describe("the result of a finished room", () => {
+  /** A spectator's connection whose lobby calls are counted and refused (no_such_room). */
+  function counted() {
+    const asked = [];
+    const refused = Promise.reject(Object.assign(new Error("no such room"), { code: "no_such_room" }));
+    refused.catch(() => {});
+    const conn = new RoomConnection("r", { base: "http://tablewire.test", WebSocket: SilentSocket, heartbeat: 0 });
+    conn.lobby.room = (roomId) => {
+      asked.push(roomId);
+      return refused;
+    };
+    conn.connect().catch(() => {});
+    conn.handle({ t: "welcome", protocol: 1, room: "r", engine: "e", seat: null, version: 1 });
+    return { conn, asked, refused };
+  }
+
+  test("a game that ends live is not asked of the lobby: its result frame follows", async () => {
+    const { conn, asked } = counted();
+    conn.handle({ t: "snapshot", v: 1, doc: { status: "playing" } });
+    conn.handle({ t: "patch", from: 1, to: 2, ops: [[0, ["status"], "finished"]] });
+    conn.handle({ t: "error", code: "room_closed", message: "room closed", fatal: true });
+    conn.ws.onclose({ code: 1008 });
+    assert.deepEqual(asked, []);
+    assert.equal(conn.lastError.code, "room_closed");
+  });
+
+  test("a snapshot of a finished room without its result asks the lobby", async () => {
+    const { conn, asked, refused } = counted();
+    conn.handle({ t: "snapshot", v: 1, doc: { status: "finished" } });
+    conn.handle({ t: "error", code: "room_closed", message: "room closed", fatal: true });
+    conn.ws.onclose({ code: 1008 });
+    await refused.catch(() => {}); // the connection's own wait for it is answered first
+    assert.deepEqual(asked, ["r"]);
+    assert.equal(conn.lastError.code, "room_closed", "the lobby's refusal does not replace it");
+  });
+});
+
 describe("against a real server", () => {
   // Finished rooms are removed at the first sweep after the game ends.
   const server = new Server({ env: { TABLEWIRE_FINISHED_TTL: "0", TABLEWIRE_SWEEP_INTERVAL: "0.05" } });

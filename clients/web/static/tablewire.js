@@ -337,7 +337,7 @@ export class RoomConnection {
       this.emit("welcome", frame);
     }
     for (const out of read.send) this.sendFrame(out);
-    if (read.changed) this.changed();
+    if (read.changed) this.changed(frame.t === "snapshot");
     for (const { id, v } of read.settled) {
       const intent = this.pending.get(id);
       this.pending.delete(id);
@@ -396,10 +396,12 @@ export class RoomConnection {
     }
   }
 
-  changed() {
+  /** The mirror changed; a snapshot of a finished room without its result yet: fetch it
+   * (a game that ends live, by a patch, has its `result` frame right behind). */
+  changed(snapshot) {
     this.emit("doc", this.mirror.doc, this.mirror.version);
     const doc = this.mirror.doc;
-    if (doc && doc.status === "finished" && !this.result) this.fetchResult();
+    if (snapshot && doc && doc.status === "finished" && !this.result) this.fetchResult();
   }
 
   setResult(result) {
@@ -416,7 +418,7 @@ export class RoomConnection {
       const room = await this.lobby.room(this.roomId);
       if (room.result) this.setResult(room.result);
     } catch (error) {
-      this.lastError = error;
+      if (this.state !== "closed") this.lastError = error; // not over why the connection ended
     } finally {
       this.fetchingResult = false;
     }
