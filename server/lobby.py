@@ -478,9 +478,8 @@ class Lobby:
             await asyncio.sleep(0)
 
     async def sweep(self) -> list[str]:
-        """Remove finished rooms after ``finished_ttl`` and unfilled ones after ``waiting_ttl``;
-        unload the replicas nobody here watches, or whose room is gone. Returns the
-        removed room ids."""
+        """Remove finished rooms after ``finished_ttl``, unfilled ones after ``waiting_ttl``
+        and unload the replicas nobody here watches, or whose room is gone: their ids."""
         ttl = {"finished": self.settings.finished_ttl, "waiting": self.settings.waiting_ttl}
         why = {  # the room_closed message: why the room is gone
             "finished": f"room closed: its game ended over {ttl['finished']:g} s ago",

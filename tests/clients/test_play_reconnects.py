@@ -14,7 +14,7 @@ from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient, ServerError, Unreachable
 from clients.seating import SeatRequest
 from clients.spawn import SpawnedServer
-from clients.terminal import play
+from clients.terminal import RoomClosed, play
 from engines.bots import RandomBot
 
 
@@ -146,9 +146,9 @@ async def test_a_room_the_server_removed_ends_play_without_reconnecting() -> Non
         async with LobbyClient(server.url) as lobby:
             room = await lobby.create_room("sintra", seats=2)
         request = SeatRequest(room=room["id"], name="ana")
-        with pytest.raises(ServerError) as closed:
+        with pytest.raises(RoomClosed) as closed:
             await play(server.url, request, console, Typist())
-        assert closed.value.code == "room_closed"
+        assert "nobody took all its seats" in str(closed.value)
         assert "reconnecting" not in out.getvalue() and "Waiting for players" in out.getvalue()
     finally:
         await server.stop()
