@@ -540,7 +540,9 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         default_server = _servers(os.environ.get(SERVER_ENV) or DEFAULT_SERVER)  # empty: unset
     except argparse.ArgumentTypeError as exc:
-        parser.error(f"{SERVER_ENV}: {exc}")
+        if args.server is None:
+            parser.error(f"{SERVER_ENV}: {exc}")
+        default_server = ""  # read only without --server; the printed commands name theirs
     if args.server is None and "," in default_server and not args.several_servers:
         parser.error(
             f"{SERVER_ENV}: {shown(default_server)!r}: tablewire {args.command} talks to one "

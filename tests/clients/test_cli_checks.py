@@ -304,3 +304,20 @@ def test_an_empty_tablewire_server_counts_as_unset(
     monkeypatch.setenv("TABLEWIRE_SERVER", "")
     assert main(["rooms", "--server", f"127.0.0.1:{free_port()}"]) == Status.UNREACHABLE
     assert "TABLEWIRE_SERVER" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["host:x", "ftp://host", "http://host/path"])
+async def test_a_malformed_tablewire_server_does_not_stop_a_command_given_server(
+    value: str, server_at: str
+) -> None:
+    """TABLEWIRE_SERVER is read only when no --server is given: a malformed one stopped
+    every client command with a usage error, even one that named its server. The
+    printed way back names --server then (without it, the variable would stop it)."""
+    code, out, err = await run(
+        "new", "--game", "sintra", "--server", server_at, env={"TABLEWIRE_SERVER": value}
+    )
+    assert code == Status.OK and out.startswith("{"), err
+    assert f"Join it with: tablewire play --server=http://{server_at} --room=" in err, err
+    code, _, err = await run("rooms", env={"TABLEWIRE_SERVER": value})
+    line = one_line(err)
+    assert code == Status.USAGE and "TABLEWIRE_SERVER" in line, line
