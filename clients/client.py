@@ -191,17 +191,15 @@ class LobbyClient:
         private: bool = False,
         seed: int | None = None,
         bots: dict[str, Any] | None = None,
+        name: str | None = None,
     ) -> dict[str, Any]:
         """``POST /api/rooms``; ``bots`` is ``{"seats": [0-based seat, ...], "kind": str}``.
-        A room with a chosen ``seed`` is always private (protocol §9)."""
+        A room with a chosen ``seed`` is always private (protocol §9). ``name``: the name
+        its creator then sits under, refused before the room is made as the seat would be."""
         private = private or seed is not None
         body: dict[str, Any] = {"engine": engine, "options": options or {}, "private": private}
-        if seats is not None:
-            body["seats"] = seats
-        if seed is not None:
-            body["seed"] = seed
-        if bots is not None:
-            body["bots"] = bots
+        given = {"seats": seats, "seed": seed, "bots": bots, "name": name}
+        body.update((key, value) for key, value in given.items() if value is not None)
         result: dict[str, Any] = await self._call("POST", "/api/rooms", body)
         self.credentials[result["id"]] = {
             key: str(result[key]) for key in ("owner_token", "invite") if key in result

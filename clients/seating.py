@@ -11,9 +11,6 @@ from typing import Any
 from clients.addresses import shown
 from clients.client import LobbyClient, LobbyError
 from engines import default_game
-from server.chat import name_in_use
-from server.errors import ApiError
-from server.requests import player_name
 
 
 @dataclass
@@ -57,13 +54,13 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
         again = await lobby.rematch(request.room, request.token)
         return {"room": again["id"], "seat": again["seat"], "token": again["token"]}
     if request.bots and request.room is None:
-        _name_for_a_new_room(request.name)
         seats = request.seats or 1 + request.bots
         room = await lobby.create_room(
             request.game,
             seats,
             request.options,
             bots=bots_body(bot_seats(seats, request.bots, 1), request.bot_kind),
+            name=request.name,  # refused before the room is made, as the seat would refuse it
         )
         return await lobby.reserve(room["id"], name=request.name, seat=0)
     if request.room is None:
@@ -82,21 +79,6 @@ async def take_seat(lobby: LobbyClient, request: SeatRequest) -> dict[str, Any]:
             )
         _may_add_bots(record)
     return await lobby.reserve(request.room, name=request.name, invite=request.invite)
-
-
-def _name_for_a_new_room(name: str | None) -> None:
-    """Refuse, before the room is made, a name the server would refuse in it (its own
-    rules, server/requests.py): once made, a room with bots and no player would be left
-    waiting in the public list."""
-    if name is None:
-        return
-    try:
-        kept = player_name({"name": name})
-    except ApiError as exc:
-        raise LobbyError(exc.status, exc.code, exc.message) from None
-    if kept is not None and name_in_use([], kept):  # no seats yet: reads as a spectator
-        why = f"{kept!r} is what chat calls spectators: choose another name"
-        raise LobbyError(409, "name_taken", why)
 
 
 def _may_add_bots(record: dict[str, Any]) -> None:

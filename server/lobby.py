@@ -167,13 +167,14 @@ class Lobby:
         owned: bool = True,
         heir: RoomRecord | None = None,
     ) -> dict[str, Any]:
-        """``POST /api/rooms``: ``{engine, seats?, options?, private?, seed?, bots?}``.
+        """``POST /api/rooms``: ``{engine, seats?, options?, private?, seed?, bots?, name?}``.
 
-        ``options`` holds engine options and room options (server/table.py) side
-        by side; ``bots`` is ``{"seats": [...], "kind": ...}``, checked before
-        anything is created. A valid request is then refused if this process holds
-        ``max_rooms`` rooms (503), or if ``client`` (an address; None: the server
-        itself) has created rooms faster than ``room_rate`` (429).
+        ``options`` holds engine options and room options (server/table.py) side by side;
+        ``bots`` is ``{"seats": [...], "kind": ...}``, checked before anything is created,
+        as is the creator's ``name`` (:func:`~server.requests.creator_name`). A valid
+        request is then refused if this process holds ``max_rooms`` rooms (503), or if
+        ``client`` (an address; None: the server itself) has created rooms faster than
+        ``room_rate`` (429).
 
         The answer, given once, holds the owner credential (``owner_token``; none if
         not ``owned``: a quick play room) and a private room's invitation (``invite``,
@@ -203,6 +204,7 @@ class Lobby:
                 "a chosen seed tells its chooser every hidden card: only a private room "
                 '("private": true) may have one',
             )
+        requests.creator_name(body, seats, None if bots is None else (bot_kind, bot_seats))
         self._admit(client, engine.kind == BENCHMARK)
         now = self.clock()
         owner = ids.secret() if owned and heir is None else None

@@ -15,7 +15,7 @@ from engines import ENGINES, GAMES, Engine
 from engines.base import OptionError, resolve_options
 from protocol.text import MAX_MARKS, Flaw, flaw, typed
 from server import ids, robots, web
-from server.chat import look_alikes
+from server.chat import bot_name, look_alikes, name_in_use, name_taken
 from server.errors import ApiError
 from server.table import split_options
 
@@ -126,6 +126,31 @@ def player_name(body: Mapping[str, Any]) -> str | None:
         raise ApiError(
             400, "bad_name", "name may not end in '(you)': the pages mark your own seat so"
         )
+    return name
+
+
+def creator_name(
+    body: Mapping[str, Any], seats: int, bots: tuple[str, list[int] | None] | None
+) -> str | None:
+    """``POST /api/rooms``' optional ``name``: the name its creator will sit under, in the
+    new room of ``seats`` seats and these ``bots`` (kind, seats: :func:`requested_bots`).
+    Checked as a seat asked for under it there, without a seat number, would be:
+    :func:`player_name`; ``room_full`` when the bots leave no seat; ``name_taken`` when
+    it reads or looks as another seat's player, a bot or the spectators
+    (:func:`server.chat.name_in_use`), for the first free seat, the one such a request
+    takes. Nothing keeps it: the creator asks for the seat afterwards."""
+    name = player_name(body)
+    if name is None:
+        return None
+    names: list[str | None] = [None] * seats
+    if bots is not None:
+        kind, taken = bots
+        for seat in range(seats) if taken is None else taken:
+            names[seat] = bot_name(kind, seat)
+    if None not in names:
+        raise ApiError(409, "room_full", "the room's bots take every seat: none is left for you")
+    if name_in_use(names, name, names.index(None)):
+        raise name_taken(name)
     return name
 
 

@@ -220,13 +220,22 @@ async def test_bots_for_a_finished_room_are_refused_as_game_over_not_room_full(
 
 
 @pytest.mark.parametrize(
-    ("name", "code"), [("", "bad_name"), ("a" * 300, "bad_name"), ("Spectator", "name_taken")]
+    ("name", "code"),
+    [
+        ("", "bad_name"),
+        ("a" * 300, "bad_name"),
+        ("Spectator", "name_taken"),
+        ("greedy bot 2", "name_taken"),
+        ("random bot 1", "name_taken"),
+        ("ana (you)", "bad_name"),
+    ],
 )
 async def test_play_with_bots_and_a_name_refused_opens_no_room(
     server_at: str, name: str, code: str
 ) -> None:
     """The name is refused before the room is made: it was made first, with its bots,
-    and left waiting in the public list (and against the address's room rate)."""
+    and left waiting in the public list (and against the address's room rate). The
+    client checked it alone, and could not know every name of the room: its bots'."""
     argv = ["play", "--server", server_at, "--bots", "1", "--name", name]
     status, out, err = await run(*argv, stdin=b"")
     assert status == Status.REFUSED and f"({code})" in one_line(err) and out == ""

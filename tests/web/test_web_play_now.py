@@ -76,3 +76,28 @@ def test_a_seat_refused_in_the_rooms_list_is_said_on_its_row(
     expect(said).to_be_in_viewport()
     assert all("net::ERR_CONNECTION_REFUSED" in error for error in watched.errors), watched.errors
     watched.errors.clear()
+
+
+@pytest.mark.parametrize("button", ["Play now", "Create room"])
+def test_a_refused_name_is_said_on_the_card_and_leaves_no_room(
+    open_page: Callable[..., Watched], served: Served, button: str
+) -> None:
+    """A name the server refuses for the seat ("spectator", what chat calls spectators)
+    was refused only once the room was made: a public room of bots and no player then
+    waited in the list for an hour. The room's request carries the name now, and is
+    refused before anything is created."""
+    before = {room["id"] for room in served.api("GET", "/api/rooms")}
+    watched = open_page(PHONE)
+    page = watched.page
+    page.goto(served.url + "/")
+    page.fill("#name", "spectator")
+    card = page.locator("section", has=page.locator("#sintra-title"))
+    card.get_by_role("button", name=button).click()
+    said = card.get_by_role("alert")
+    expect(said).to_contain_text("'spectator'")
+    expect(said).to_contain_text("choose another name")
+    expect(card.get_by_role("button", name=button)).to_be_enabled()
+    assert {room["id"] for room in served.api("GET", "/api/rooms")} == before
+    refused = f"the server responded with a status of 409 (Conflict) ({served.url}/api/rooms)"
+    assert watched.errors == [f"console: Failed to load resource: {refused}"], watched.errors
+    watched.errors.clear()

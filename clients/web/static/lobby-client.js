@@ -165,9 +165,10 @@ export class Lobby {
     return this.call("GET", `/api/rooms/${encodeURIComponent(id)}/record${views ? "?views=1" : ""}`);
   }
 
-  /** `{engine, seats?, options?, private?, seed?, bots?: {seats, kind}}` → the room, with,
-   * this once, its owner credential `owner_token` and, for a private room, `invite` and
-   * `invite_url`: keep them (bots need the first, a seat of a private room either). */
+  /** `{engine, seats?, options?, private?, seed?, bots?: {seats, kind}, name?}` → the room,
+   * with, this once, its owner credential `owner_token` and, for a private room, `invite`
+   * and `invite_url`: keep them (bots need the first, a seat of a private room either).
+   * `name`: the name its creator will then sit under, refused here as the seat would be. */
   createRoom(body) {
     return this.call("POST", "/api/rooms", body);
   }

@@ -69,6 +69,17 @@ function playNow(game) {
   return { engine: game.id, seats, bots: { seats: others } };
 }
 
+/** A room of one's own, then its first free seat under `name`. The room's request names
+ * it too: the server refuses there, before the room is made, a name the seat's request
+ * would refuse in it (docs/protocol.md, `POST /api/rooms`), so no room of bots is left
+ * waiting in the list with nobody. */
+async function createAndSit(body, name) {
+  const room = await lobby.createRoom(name ? { ...body, name } : body);
+  const ownerToken = room.owner_token;
+  holdOwner(room.id, { ownerToken, invite: room.invite });
+  return lobby.reserve(room.id, { name, ownerToken });
+}
+
 function GameCard({ game, name }) {
   const defaults = Object.fromEntries(
     Object.entries(game.options).map(([key, spec]) => [key, spec.default]));
@@ -106,9 +117,7 @@ function GameCard({ game, name }) {
         // The default count asks for none: a person waiting in a room of any size first.
         reservation = await lobby.quickplay({ engine: game.id, name, seats: seats === small ? null : seats });
       } else if (how === "now") {
-        const room = await lobby.createRoom(playNow(game));
-        holdOwner(room.id, { ownerToken: room.owner_token, invite: room.invite });
-        reservation = await lobby.reserve(room.id, { name, ownerToken: room.owner_token });
+        reservation = await createAndSit(playNow(game), name);
       } else {
         const body = { engine: game.id, seats, options: { ...options } };
         if (clock !== "none") body.options.clock = clock;
@@ -118,10 +127,7 @@ function GameCard({ game, name }) {
           body.bots = { seats: botSeats, kind: botKind };
         }
         if (hidden) body.private = true;
-        const room = await lobby.createRoom(body);
-        const ownerToken = room.owner_token;
-        holdOwner(room.id, { ownerToken, invite: room.invite });
-        reservation = await lobby.reserve(room.id, { name, ownerToken });
+        reservation = await createAndSit(body, name);
       }
       holdSeat(reservation, name);
       go(reservation.room);
