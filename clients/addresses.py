@@ -24,6 +24,8 @@ def server_url(text: str) -> str:
     saying what is wrong.
     """
     text = text.strip()
+    if any(c.isspace() or not c.isprintable() for c in text):  # urlsplit drops tabs
+        raise ValueError("an address may not hold spaces or control characters")
     if text.startswith(":"):
         text = "127.0.0.1" + text
     if "://" not in text:

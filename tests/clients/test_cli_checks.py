@@ -306,7 +306,7 @@ def test_an_empty_tablewire_server_counts_as_unset(
     assert "TABLEWIRE_SERVER" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("value", ["host:x", "ftp://host", "http://host/path"])
+@pytest.mark.parametrize("value", ["host:x", "ftp://host", "http://host/path", "http://a b"])
 async def test_a_malformed_tablewire_server_does_not_stop_a_command_given_server(
     value: str, server_at: str
 ) -> None:
@@ -321,3 +321,16 @@ async def test_a_malformed_tablewire_server_does_not_stop_a_command_given_server
     code, _, err = await run("rooms", env={"TABLEWIRE_SERVER": value})
     line = one_line(err)
     assert code == Status.USAGE and "TABLEWIRE_SERVER" in line, line
+
+
+@pytest.mark.parametrize("address", ["http://a b", "a\tb:8000", "host\x1b[31m"])
+async def test_a_host_name_with_a_space_or_a_control_character_is_a_usage_error(
+    address: str,
+) -> None:
+    """``--server "http://a b"`` was looked up as a host name, and said "cannot reach
+    the server ... unknown host" (status 3), and a tab was dropped (``a<TAB>b`` read as
+    ``ab``): no address holds a space."""
+    code, _, err = await run("rooms", "--server", address)
+    line = one_line(err)
+    assert code == Status.USAGE and "may not hold spaces" in line, line
+    assert "\x1b" not in err, "echoed without its escape sequence"
