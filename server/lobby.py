@@ -169,17 +169,15 @@ class Lobby:
     ) -> dict[str, Any]:
         """``POST /api/rooms``: ``{engine, seats?, options?, private?, seed?, bots?, name?}``.
 
-        ``options`` holds engine options and room options (server/table.py) side by side;
-        ``bots`` is ``{"seats": [...], "kind": ...}``, checked before anything is created,
-        as is the creator's ``name`` (:func:`~server.requests.creator_name`). A valid
-        request is then refused if this process holds ``max_rooms`` rooms (503), or if
-        ``client`` (an address; None: the server itself) has created rooms faster than
-        ``room_rate`` (429).
+        ``options``: engine and room options (server/table.py). ``bots`` (``{"seats",
+        "kind"}``) and ``name`` (:func:`~server.requests.creator_name`) are checked first;
+        then 503 if this process holds ``max_rooms`` rooms, 429 if ``client`` (an address;
+        None: the server) has created rooms faster than ``room_rate``.
 
         The answer, given once, holds the owner credential (``owner_token``; none if
-        not ``owned``: a quick play room) and a private room's invitation (``invite``,
-        ``invite_url``). A rematch names the finished room as ``heir``: it keeps that
-        room's owner and invitation, and holds its people's seats (``rematch_hold``)."""
+        not ``owned``: a quick play room) and a private room's ``invite`` and
+        ``invite_url``. A rematch's ``heir`` (the finished room) gives it its owner and
+        invitation, and it holds its people's seats (``rematch_hold``)."""
         engine = requests.requested_engine(body)
         seats = requests.optional_int(body, "seats", engine.max_players)
         assert seats is not None
