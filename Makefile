@@ -14,6 +14,7 @@ NATIVE := $(shell $(PYTHON) -c 'import tomllib; print(*tomllib.load(open("pyproj
 
 $(DEPS): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "tablewire needs Python 3.11 or newer")'
+	@pkg-config --exists icu-i18n 2>/dev/null || { echo "tablewire needs ICU's development files, pkg-config and a C++ compiler to build PyICU (Debian, Ubuntu: apt-get install libicu-dev pkg-config g++; Homebrew: brew install icu4c pkg-config)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install 'setuptools>=70.1' wheel
 	$(PIP) install -e '.[dev]'
