@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from engines import BENCHMARK, ENGINES
-from server import chat, credentials, history, ids, matching, requests, room_commands
+from server import credentials, history, ids, matching, requests, room_commands
 from server.errors import ApiError
 from server.limits import Buckets, address_key, load_test
 from server.logs import fields
@@ -449,8 +449,7 @@ class Lobby:
         room_id = matching.best_room(records, seats, self.timers.now(), name)
         if room_id is None:
             size = matching.new_room_size(engine, seats)
-            if name is not None and chat.name_in_use([None] * size, name):
-                raise chat.name_taken(name)  # refused before a room is opened for it
+            requests.creator_name(body, size, None)  # refused before a room is opened
             room = await self.create({"engine": engine.id, "seats": size}, client, owned=False)
             room_id = room["id"]
         if digest is not None:

@@ -40,13 +40,26 @@ def _deserted(record: RoomRecord, now: float) -> bool:
     )
 
 
-def _held(record: RoomRecord, now: float) -> bool:
-    """Every free seat is one a rematch still holds for its last player (a newcomer
-    would be refused ``seat_held``)."""
-    if record.held_until is None or now >= record.held_until:
+def free_seat(record: RoomRecord, now: float) -> int | None:
+    """The seat a request without a seat number takes (as the room's actor chooses it,
+    :func:`server.room_commands.reserve`): the first free one a rematch does not still
+    hold for its last player; None when there is none (a newcomer would be refused
+    ``seat_held``)."""
+    holding = record.held_until is not None and now < record.held_until
+    held = (record.held or [False] * record.seats) if holding else [False] * record.seats
+    free = [s for s, name in enumerate(record.names) if name is None and not held[s]]
+    return free[0] if free else None
+
+
+def _takes(record: RoomRecord, name: str | None, now: float) -> bool:
+    """Whether a newcomer asking for no seat in particular gets one here under ``name``:
+    a free seat it may take, and a name the seat request would take for that seat
+    (:func:`server.chat.name_in_use` for it, as ``POST /api/rooms`` checks its
+    creator's: :func:`server.requests.creator_name`; nor a rematch's held name)."""
+    seat = free_seat(record, now)
+    if seat is None:
         return False
-    held = record.held or [False] * record.seats
-    return all(held[s] for s, name in enumerate(record.names) if name is None)
+    return name is None or not (name_in_use(record.names, name, seat) or held_for(record, name))
 
 
 def best_room(
@@ -55,16 +68,11 @@ def best_room(
     """The id of the open public room of ``seats`` seats (None: any size) with the most
     people connected, then the fullest, never one whose seated people have all been
     away past its grace period, nor a rematch whose free seats are all held, nor one
-    where a player goes by ``name`` already (or a rematch's former player who may take
-    their seat back); None when there is none."""
+    whose seat it would get refuses ``name`` (:func:`_takes`); None when there is
+    none."""
     fits = [r for r in waiting if r.status == "waiting" and seats in (None, r.seats)]
     candidates = [
-        r
-        for r in fits
-        if not r.private
-        and not _deserted(r, now)
-        and not _held(r, now)
-        and (name is None or not (name_in_use(r.names, name) or held_for(r, name)))
+        r for r in fits if not r.private and not _deserted(r, now) and _takes(r, name, now)
     ]
     if not candidates:
         return None

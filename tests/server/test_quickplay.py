@@ -53,3 +53,26 @@ async def test_quickplay_creates_a_room_when_none_is_open(http: httpx.AsyncClien
     assert joined.status_code == 201
     room = (await http.get(f"/api/rooms/{joined.json()['room']}")).json()
     assert (room["seats"], room["taken"]) == (3, 1)
+
+
+async def test_quickplay_takes_a_name_the_seat_it_gets_would_take(http: httpx.AsyncClient) -> None:
+    """Quick play checks a name as a seat request checks it for the seat it gets (the
+    first free one), as ``POST /api/rooms`` checks its creator's: "player 1" is the
+    name seat 0 has anyway, "player 2" that of seat 1 beside a person waiting."""
+    alone = await http.post("/api/quickplay", json={"engine": "sintra", "name": "player 1"})
+    assert (alone.status_code, alone.json()["seat"]) == (201, 0), alone.text
+    beside = await http.post("/api/quickplay", json={"engine": "sintra", "name": "player 2"})
+    assert beside.status_code == 201, beside.text
+    assert (beside.json()["room"], beside.json()["seat"]) == (alone.json()["room"], 1)
+
+
+async def test_quickplay_joins_a_room_whose_free_seat_takes_the_name(
+    http: httpx.AsyncClient,
+) -> None:
+    """A room whose seat 1 is taken, seat 0 free: "player 1" is the name of the seat a
+    newcomer gets there, so quick play seats them in it rather than passing it over."""
+    room = (await http.post("/api/rooms", json={"engine": "sintra", "seats": 2})).json()
+    await http.post(f"/api/rooms/{room['id']}/seats", json={"seat": 1, "name": "bo"})
+    joined = await http.post("/api/quickplay", json={"engine": "sintra", "name": "player 1"})
+    assert joined.status_code == 201, joined.text
+    assert (joined.json()["room"], joined.json()["seat"]) == (room["id"], 0)

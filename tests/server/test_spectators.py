@@ -270,8 +270,9 @@ async def test_the_record_steps_through_what_a_spectator_saw(
 
 async def test_quick_play_under_a_name_no_room_would_take_opens_no_room(lobby: Lobby) -> None:
     """A name refused is bad input, which changes nothing: quick play asked for under
-    "spectator" (or a bot's name, or "player 1") finds no room where it may sit, and is
-    refused with ``name_taken`` without opening one for it to wait in."""
+    "spectator" (or a bot's name, or "player 2": another seat's name in a new room,
+    whose seat 0 it would get) finds no room where it may sit, and is refused with
+    ``name_taken`` without opening one for it to wait in."""
     for name in ("Spectator", "greedy bot 1", "player 2"):
         with pytest.raises(ApiError) as refused:
             await lobby.quickplay({"engine": "sintra", "name": name})
