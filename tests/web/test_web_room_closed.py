@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from browser import Served, Watched, play_to_end
+from browser import PHONE, Served, Watched, play_to_end
 from playwright.sync_api import expect
 
 # Every state the page's connection goes through, from the page's first script on.
@@ -54,3 +54,31 @@ def test_a_room_the_server_closes_is_gone_at_once_and_the_page_says_why(
     expect(player.page.locator(".room-head")).to_contain_text("room gone")
     expect(player.page.locator(".o-result")).to_be_visible()
     player.shoot(shots, "room-closed")
+
+
+def test_a_gone_room_offers_no_action_on_it_but_a_new_game(
+    open_page: Callable[..., Watched], served: Served, shots: Path
+) -> None:
+    """Once the room is gone, nothing on the page acts on it (a rematch, its replay, its
+    link to share): the page offers a new game of the same kind by quick play, under the
+    name this browser plays under, and the lobby."""
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    player = open_page(PHONE)
+    player.hold_seat(reservation)
+    player.open_room(reservation["room"])
+    play_to_end(player, random.Random(3))
+    player.page.wait_for_function("() => globalThis.tablewireRoom.state === 'closed'")
+    page = player.page
+    expect(page.locator(".room-head")).to_contain_text("room gone")
+    expect(page.locator(".o-result")).to_be_visible()
+    for gone in ("Rematch", "Go to the rematch", "Replay the game"):
+        expect(page.get_by_role("button", name=gone, exact=True)).to_have_count(0)
+        expect(page.get_by_role("link", name=gone, exact=True)).to_have_count(0)
+    expect(page.locator("#room-link")).to_have_count(0)
+    expect(page.locator(".o-chat form")).to_have_count(0)
+    card = page.locator(".o-gone")
+    expect(card.get_by_role("link", name="Back to the lobby")).to_have_attribute("href", "/")
+    player.shoot(shots, "room-gone-phone")
+    card.get_by_role("button", name="Play again").click()
+    page.wait_for_url(lambda url: reservation["room"] not in url)
+    expect(page.locator(".room-head")).to_contain_text("you are Ana")

@@ -3,7 +3,8 @@
 // text nodes, so `<b>` shows as typed, never as markup. Spectators may chat before and
 // after the game, and during it only in rooms whose option `spectator_chat` is on: the
 // field says so rather than let them type for nothing. "Mute chat" hides the lines (kept
-// in this browser); lines that arrive while it is on are counted as new.
+// in this browser); lines that arrive while it is on are counted as new. In a room that is
+// gone, no field: nobody would read the line.
 
 import { html, useEffect, useRef, useState } from "./common.js";
 
@@ -25,7 +26,7 @@ function clock(at) {
 
 /** `conn`'s chat: `mySeat` (null: watching), `status` of the room, `spectatorChat` (the
  * room option). */
-export function Chat({ conn, mySeat, status, spectatorChat }) {
+export function Chat({ conn, mySeat, status, spectatorChat, gone }) {
   const [lines, setLines] = useState(conn.chat);
   const [text, setText] = useState("");
   const [error, setError] = useState(null);
@@ -86,15 +87,17 @@ export function Chat({ conn, mySeat, status, spectatorChat }) {
             <span class="muted">${clock(line.at)}</span> <strong>${line.name}${
               line.seat !== null && line.seat === mySeat ? " (you)" : ""}</strong>: ${line.text}</li>`)}</ul>`
         : html`<p class="muted">No one has said anything yet.</p>`}
-    ${closed
-      ? html`<p class="muted">Spectators can chat before and after the game in this room, not during it.</p>`
-      : html`<form class="chat-say" onSubmit=${say}>
-          <label for="chat-text" class="visually-hidden">Your message</label>
-          <input id="chat-text" type="text" maxlength=${MAX_CHAT} autocomplete="off"
-            placeholder="Say something to the room" value=${text}
-            onInput=${(e) => setText(e.currentTarget.value)} />
-          <button type="submit" disabled=${!text.trim()}>Send</button>
-        </form>`}
+    ${gone
+      ? html`<p class="muted">This room is gone: nobody reads its chat any more.</p>`
+      : closed
+        ? html`<p class="muted">Spectators can chat before and after the game in this room, not during it.</p>`
+        : html`<form class="chat-say" onSubmit=${say}>
+            <label for="chat-text" class="visually-hidden">Your message</label>
+            <input id="chat-text" type="text" maxlength=${MAX_CHAT} autocomplete="off"
+              placeholder="Say something to the room" value=${text}
+              onInput=${(e) => setText(e.currentTarget.value)} />
+            <button type="submit" disabled=${!text.trim()}>Send</button>
+          </form>`}
     <p class="error" role="alert">${error || ""}</p>
   </section>`;
 }

@@ -1,7 +1,8 @@
 // The room page's result (room.js): who won and where this seat finished, each seat's
 // rank, score and how it was scored (the board module's `resultDetails` when it has
 // one), and the way to the rematch: a player's keeps their seat, also in a rematch
-// another player opened first; a spectator may watch it.
+// another player opened first; a spectator may watch it. Once the room is gone (the
+// server closed it or no longer has it), none of that: a new game instead (`Gone`).
 
 import {
   heldInvite,
@@ -14,7 +15,9 @@ import {
   lobby,
   ownedRoom,
   problem,
+  problemSentence,
   roomPath,
+  savedName,
   seatName,
   shown,
   useState,
@@ -53,8 +56,9 @@ function headline(doc, result, mySeat) {
 
 /** The result: ranks, scores and each seat's score details in words (the board module's
  * `resultDetails` when it has one), and the way to the rematch: a player's keeps their
- * seat, also in a rematch another player opened first; a spectator may watch it. */
-export function Result({ roomId, doc, result, mySeat, token, describe }) {
+ * seat, also in a rematch another player opened first; a spectator may watch it. In a
+ * room that is `gone`, only the way to a rematch opened before: `Gone` offers the rest. */
+export function Result({ roomId, doc, result, mySeat, token, describe, gone }) {
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
   const [lost, setLost] = useState(false);
@@ -107,16 +111,49 @@ export function Result({ roomId, doc, result, mySeat, token, describe }) {
         ? watch
         : doc.rematch && heldSeat(doc.rematch)
           ? html`<a class="button" href=${roomPath(doc.rematch)}>Go to your seat in the rematch</a>`
-          : lost
+          : lost || gone
             ? watch
             : html`<button type="button" disabled=${busy} onClick=${rematch}>${
                 doc.rematch ? "Go to the rematch" : "Rematch"}</button>`}
-      <a class="button secondary" href=${`${roomPath(roomId)}/replay`}>Replay the game</a>
-      <a class="button secondary" href="/">Back to the lobby</a>
+      ${gone ? null : html`<a class="button secondary" href=${`${roomPath(roomId)}/replay`}>Replay the game</a>
+        <a class="button secondary" href="/">Back to the lobby</a>`}
     </p>
-    ${token || doc.rematch
+    ${token || doc.rematch || gone
       ? null
       : html`<p class="muted">A rematch is for the players of this game: once one of them opens it, you can watch it from here.</p>`}
+    <p class="error" role="alert">${error || ""}</p>
+  </section>`;
+}
+
+/** What a room the server closed or no longer has offers instead of actions on it: a
+ * seat in another game of `engine` (quick play, under the name this browser played
+ * under here, or last gave the lobby), and the lobby. */
+export function Gone({ roomId, engine, title }) {
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+
+  async function again() {
+    setBusy(true);
+    setError(null);
+    const name = heldSeat(roomId)?.name || savedName();
+    try {
+      const reservation = await lobby.quickplay({ engine, name });
+      holdSeat(reservation, name);
+      globalThis.location.assign(roomPath(reservation.room));
+    } catch (e) {
+      setError(problemSentence(e));
+      setBusy(false);
+    }
+  }
+
+  return html`<section class="card o-gone" aria-labelledby="gone-title">
+    <h2 id="gone-title">This room is gone</h2>
+    <p class="muted">Nothing more can be done in it.${engine
+      ? ` Play again for a seat in another game of ${title}, beside a player waiting if there is one.` : ""}</p>
+    <p class="row actions">
+      ${engine ? html`<button type="button" disabled=${busy} onClick=${again}>Play again</button>` : null}
+      <a class="button secondary" href="/">Back to the lobby</a>
+    </p>
     <p class="error" role="alert">${error || ""}</p>
   </section>`;
 }

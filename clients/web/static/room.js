@@ -8,6 +8,8 @@
 // before they sit.
 // The room's owner (this browser created it) gets the invitation link of a private room
 // and the bots; a player waiting alone in a quick play room is offered bots (bots.js); `?invite=SECRET` in the page's address is a private room's invitation.
+// Once the room is gone (`room_closed`, `no_such_room`) none of that is offered any more:
+// a new game or the lobby instead (result.js `Gone`).
 // The page's connection is `globalThis.tablewireRoom` (its `doc`, `version`...), for the
 // browser tests and for anyone curious in the developer console.
 
@@ -18,7 +20,7 @@ import { CopyLink } from "./copy.js";
 import { useConfirm } from "./confirm.js";
 import { useChangeHighlight } from "./highlight.js";
 import { FallbackBoard } from "./games/fallback.js";
-import { Result } from "./result.js";
+import { Gone, Result } from "./result.js";
 import { choiceWords, loadBoard } from "./games/index.js";
 import { StepHelp, useHelp } from "./help.js";
 import {
@@ -395,7 +397,7 @@ function Room({ conn, held, notice }) {
           ${doc ? html`<span class=${`badge ${gone ? "closed" : doc.status}`}>${gone ? "room gone" : doc.status}</span>` : null}
         </p>
       </div>
-      <${CopyLink} id="room-link" label="Room link" link=${link} className="room-link" />
+      ${gone ? null : html`<${CopyLink} id="room-link" label="Room link" link=${link} className="room-link" />`}
     </header>
     ${state === "reconnecting"
       ? html`<p class="banner bad" role="alert">The connection to the server was lost. Reconnecting… your seat is kept.</p>`
@@ -408,9 +410,10 @@ function Room({ conn, held, notice }) {
     ${doc
       ? html`<div class="layout" ref=${playArea}>
           <div class="side">
+            ${gone ? html`<${Gone} roomId=${roomId} engine=${engine} title=${title} />` : null}
             ${result && doc.status === "finished"
               ? html`<${Result} roomId=${roomId} doc=${doc} result=${result} mySeat=${mySeat} token=${held && held.token}
-                  describe=${describe} />`
+                  describe=${describe} gone=${gone} />`
               : null}
             <section class="card o-asked" aria-labelledby="asked-title">
               <h2 id="asked-title" class="visually-hidden">What is being asked</h2>
@@ -421,7 +424,7 @@ function Room({ conn, held, notice }) {
                 : null}
               ${confirmBar}
               <${StepHelp} help=${help} doc=${doc} seat=${myTurn ? mySeat : null} rules=${rules} />
-              ${bots && open && info.owned === false && mySeat !== null
+              ${bots && open && !gone && info.owned === false && mySeat !== null
                 ? html`<${OfferBots} roomId=${roomId} doc=${doc} mySeat=${mySeat} credential=${bots} game=${game} />`
                 : null}
               ${myTurn && !legal.length
@@ -443,15 +446,15 @@ function Room({ conn, held, notice }) {
           <aside class="side">
             ${myTurn && legal.length ? html`<${MoveList} moves=${legal} send=${play} busy=${busy || !!waiting} />` : null}
             <${Seats} doc=${docShown} mySeat=${mySeat} now=${now} live=${state === "open"} />
-            ${mySeat !== null && doc.status !== "finished"
+            ${mySeat !== null && doc.status !== "finished" && !gone
               ? html`<${AttentionOptions} options=${attention} choose=${chooseAttention} />` : null}
-            ${owned && owned.invite && doc.status === "waiting" ? html`<${Invitation} invite=${owned.invite} />` : null}
-            ${mySeat === null && open
+            ${owned && owned.invite && doc.status === "waiting" && !gone ? html`<${Invitation} invite=${owned.invite} />` : null}
+            ${mySeat === null && open && !gone
               ? html`<${TakeSeat} doc=${doc} info=${info} game=${game}
                   seedChosen=${!!((welcome && welcome.seed_chosen) || (info && info.seed_chosen))} />`
               : null}
-            ${bots && open && info.owned !== false ? html`<${FillWithBots} roomId=${roomId} credential=${bots} game=${game} />` : null}
-            <${Chat} conn=${conn} mySeat=${mySeat} status=${doc.status}
+            ${bots && open && !gone && info.owned !== false ? html`<${FillWithBots} roomId=${roomId} credential=${bots} game=${game} />` : null}
+            <${Chat} conn=${conn} mySeat=${mySeat} status=${doc.status} gone=${gone}
               spectatorChat=${!!(info && info.room_options && info.room_options.spectator_chat)} />
             <section class="card o-log" aria-labelledby="log-title">
               <h2 id="log-title">Game log</h2>
