@@ -60,6 +60,8 @@ HINTS = {
     "server_failed": "the server failed: its log says why; try again, or report it",
     "rate_limited": "the server's limit holds longer than tablewire waits (two minutes); "
     "try again later, or raise the limit if the server is yours (docs/operations.md)",
+    "protocol_error": "the client and the server disagree on the protocol: "
+    "update tablewire, or report it",
     "too_many_rooms": "the server holds all the rooms it may; try again later",
 }
 

@@ -37,7 +37,8 @@ exit status:
        not Redis)
   4    the server refused (no such room, room full, bad token, unknown game, ...),
        or stayed over its limits (rate_limited) while tablewire waited and retried;
-       or it closed the room during play or spectate (room_closed)
+       or it closed the room during play or spectate (room_closed), or ended
+       their connection as a protocol error (close code 1002, 1007, 1009)
   5    a paced load run (loadtest --workload) completed fewer than 99 % of the
        moves it offered, with no errors: saturated; its JSON line's "limit"
        says which side

@@ -24,7 +24,8 @@ refuses connections for a while) or ends the connection with a fatal error the
 protocol says to retry (:data:`RECOVERABLE`), the client says so, reconnects with backoff
 using its token and the last version held, and goes on; it gives up after
 ``reconnect_for`` seconds with :class:`~clients.client.Unreachable`. A room the
-server closes (``room_closed``) is over: no reconnect, :class:`RoomClosed`.
+server closes (``room_closed``) is over: no reconnect, :class:`RoomClosed`; so is a
+connection closed as a protocol error (:data:`PROTOCOL_CLOSES`): a ``protocol_error``.
 
 **Leaving.** Standard input is read without a thread
 (:class:`~clients.keyboard.StdinKeyboard`), so Ctrl-C leaves at once, as does
@@ -68,6 +69,9 @@ RECOVERABLE = {
 """Codes of fatal connection errors the client survives by reconnecting with backoff, as
 docs/protocol.md §2 (How a connection ends) says; the others are final (``room_closed``:
 the room is over)."""
+PROTOCOL_CLOSES = {1002: "protocol error", 1007: "invalid payload", 1009: "message too big"}
+"""WebSocket close codes that end a connection for good (docs/protocol.md §2): the frames
+broke the protocol, and the same frames would again, so the client does not retry."""
 SAY = "/say"
 """What starts a chat line typed at a prompt."""
 
@@ -387,12 +391,27 @@ async def _reconnect(session: Session, lost: BaseException) -> None:
         pause = min(pause * 2, 5.0)
 
 
+def _final_close(lost: BaseException) -> None:
+    """Raise a ``protocol_error`` for a connection the server closed with one of
+    :data:`PROTOCOL_CLOSES`: retrying the same frames would end the same way."""
+    close = lost.rcvd if isinstance(lost, ConnectionClosed) else None
+    if close is not None and close.code in PROTOCOL_CLOSES:
+        raise ServerError(
+            {
+                "code": "protocol_error",
+                "message": f"the server ended the connection with the WebSocket close code "
+                f"{close.code} ({PROTOCOL_CLOSES[close.code]})",
+            }
+        ) from None
+
+
 async def _run(session: Session) -> dict[str, Any]:
     """:func:`_follow` through lost connections."""
     while True:
         try:
             return await _follow(session)
         except (ConnectionClosed, ServerError) as lost:
+            _final_close(lost)
             if isinstance(lost, ServerError) and lost.code == "room_closed":
                 raise RoomClosed(session.client.welcome["room"], lost) from None
             if isinstance(lost, ServerError) and lost.code not in RECOVERABLE:

@@ -14,7 +14,8 @@ import pytest
 from cli_runs import one_line, run
 from rich.console import Console
 
-from clients.client import LobbyClient
+from clients.client import LobbyClient, ServerError
+from clients.commands import explain
 from clients.exits import Status
 from clients.spawn import TABLEWIRE
 from clients.terminal import RoomClosed, spectate
@@ -105,3 +106,24 @@ async def test_a_fatal_error_the_protocol_says_to_retry_is_retried(code: str) ->
             with pytest.raises(RoomClosed):
                 await watching
     assert "Lost the server (the server ended this connection)" in printed.getvalue()
+
+
+@pytest.mark.parametrize("close_code", [1002, 1007, 1009])
+async def test_a_connection_closed_as_a_protocol_error_is_final(close_code: int) -> None:
+    async with running(Settings(waiting_ttl=0.0)) as server:
+        async with LobbyClient(server.url) as lobby:
+            room_id = (await lobby.create_room("sintra", seats=2))["id"]
+        printed = Printed()
+        console = Console(file=printed, width=80, height=24, color_system=None)
+        watching = asyncio.create_task(spectate(server.url, room_id, console))
+        async with asyncio.timeout(ENDING):
+            await printed.shows("Waiting for players")
+            for conn in list(server.lobby.rooms[room_id].conns):
+                await conn.ws.close(close_code)
+            with pytest.raises(ServerError) as ended:
+                await watching
+    assert ended.value.code == "protocol_error"
+    assert "Lost the server" not in printed.getvalue()
+    status, line = explain(ended.value, server.url)
+    assert status == Status.REFUSED
+    assert f"close code {close_code}" in line and "(protocol_error)" in line, line
