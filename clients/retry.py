@@ -99,7 +99,7 @@ PATIENCE = Patience()
 """The default: up to 30 tries and two minutes of waiting."""
 
 
-def _seconds(value: Any) -> float | None:
+def seconds_given(value: Any) -> float | None:
     """A wait the server gave (a number, or the text of a header), if it is one."""
     if isinstance(value, bool) or value is None:
         return None
@@ -126,9 +126,9 @@ def http_refusal(response: httpx.Response) -> tuple[str, float] | None:
     body = error.get("retry_after")
     if response.status_code == 503 and header is None and body is None:
         return None  # a failure that does not say it will pass
-    wait = _seconds(body)
+    wait = seconds_given(body)
     if wait is None:
-        wait = _seconds(header)
+        wait = seconds_given(header)
     code = error.get("code") or ("rate_limited" if response.status_code == 429 else "busy")
     return str(code), DEFAULT_WAIT if wait is None else wait
 
@@ -139,13 +139,13 @@ def frame_refusal(frame: dict[str, Any]) -> tuple[str, float] | None:
     :data:`UNAVAILABLE` (its ``retry_after``, else :data:`UNAVAILABLE_WAIT`); None for
     any other frame."""
     if frame.get("t") == "reject" and frame.get("code") in UNAVAILABLE:
-        wait = _seconds(frame.get("retry_after"))
+        wait = seconds_given(frame.get("retry_after"))
         return str(frame["code"]), UNAVAILABLE_WAIT if wait is None else wait
     if frame.get("t") not in ("reject", "error") or frame.get("code") != "rate_limited":
         return None
     if frame.get("fatal"):
         return None
-    wait = _seconds(frame.get("retry_after"))
+    wait = seconds_given(frame.get("retry_after"))
     return "rate_limited", DEFAULT_WAIT if wait is None else wait
 
 

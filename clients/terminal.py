@@ -38,7 +38,7 @@ from __future__ import annotations
 import asyncio
 import math
 import sys
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +51,7 @@ from clients.chooser import Chooser
 from clients.client import LobbyClient, RoomClient, ServerError, Unreachable
 from clients.keyboard import Keyboard, StdinKeyboard
 from clients.render import as_printed, legend_of
-from clients.retry import WaitNotices
+from clients.retry import DEFAULT_WAIT, WaitNotices, seconds_given
 from clients.screen import Screen, result_table
 from clients.seating import SeatRequest, come_back, seat_bots, server_option, take_seat
 from engines.render import clean
@@ -72,6 +72,8 @@ the room is over)."""
 PROTOCOL_CLOSES = {1002: "protocol error", 1007: "invalid payload", 1009: "message too big"}
 """WebSocket close codes that end a connection for good (docs/protocol.md §2): the frames
 broke the protocol, and the same frames would again, so the client does not retry."""
+rest: Callable[[float], Awaitable[None]] = asyncio.sleep
+"""How the client waits between two tries to reconnect (a test can watch the waits)."""
 SAY = "/say"
 """What starts a chat line typed at a prompt."""
 
@@ -348,12 +350,14 @@ def _why(lost: BaseException) -> str:
 
 async def _reconnect(session: Session, lost: BaseException) -> None:
     """Join again with the token and the last version held, backing off, for up to
-    ``reconnect_for`` seconds."""
+    ``reconnect_for`` seconds; after a fatal ``rate_limited``, first wait its pause."""
     client, console = session.client, session.console
+    wait = _pause_before(lost)
     console.print(
         Text(
-            f"Lost the server ({_why(lost)}); reconnecting for up to "
-            f"{session.reconnect_for:g} s. Ctrl-C leaves.",
+            f"Lost the server ({_why(lost)}); reconnecting"
+            + (f" in {wait:g} s" if wait else "")
+            + f" for up to {session.reconnect_for:g} s. Ctrl-C leaves.",
             style="yellow",
         )
     )
@@ -361,6 +365,8 @@ async def _reconnect(session: Session, lost: BaseException) -> None:
     deadline = loop.time() + session.reconnect_for
     pause = 0.25
     await client.close()
+    if wait:
+        await rest(wait)
     while True:
         try:
             await client.connect()
@@ -387,8 +393,18 @@ async def _reconnect(session: Session, lost: BaseException) -> None:
             raise Unreachable(
                 session.server, f"it has not come back for {session.reconnect_for:g} s"
             )
-        await asyncio.sleep(min(pause, left))
+        await rest(min(pause, left))
         pause = min(pause * 2, 5.0)
+
+
+def _pause_before(lost: BaseException) -> float:
+    """Seconds to wait before reconnecting after ``lost``: after a fatal ``rate_limited``,
+    the frame's ``retry_after``, else :data:`~clients.retry.DEFAULT_WAIT` (docs/protocol.md
+    §2: reconnect after a pause); after any other end, none."""
+    if not isinstance(lost, ServerError) or lost.code != "rate_limited":
+        return 0.0
+    wait = seconds_given(lost.frame.get("retry_after"))
+    return DEFAULT_WAIT if wait is None else wait
 
 
 def _final_close(lost: BaseException) -> None:

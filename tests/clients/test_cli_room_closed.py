@@ -1,7 +1,8 @@
 """How ``tablewire play`` and ``tablewire spectate`` take a connection the server ends
 with a fatal error (docs/protocol.md §2, How a connection ends): a room the server
 closes (``room_closed``) ends the command without a reconnect, with one line saying why
-and status 4; the errors the protocol says to retry are retried."""
+and status 4, as does a close code 1002, 1007 or 1009; the errors the protocol says to
+retry are retried, a fatal ``rate_limited`` after its pause."""
 
 from __future__ import annotations
 
@@ -14,12 +15,16 @@ import pytest
 from cli_runs import one_line, run
 from rich.console import Console
 
+from clients import terminal
 from clients.client import LobbyClient, ServerError
 from clients.commands import explain
 from clients.exits import Status
+from clients.retry import DEFAULT_WAIT
 from clients.spawn import TABLEWIRE
 from clients.terminal import RoomClosed, spectate
 from conftest import running
+from protocol import messages
+from protocol.codec import encode
 from server.settings import Settings
 
 ENDING = 30
@@ -127,3 +132,35 @@ async def test_a_connection_closed_as_a_protocol_error_is_final(close_code: int)
     status, line = explain(ended.value, server.url)
     assert status == Status.REFUSED
     assert f"close code {close_code}" in line and "(protocol_error)" in line, line
+
+
+@pytest.mark.parametrize("retry_after", [2.5, None])
+async def test_a_fatal_rate_limited_waits_its_pause_before_reconnecting(
+    retry_after: float | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reconnect after a pause (docs/protocol.md §2): the frame's ``retry_after`` if it
+    carries one, else the clients' default wait; and only then connect again."""
+    async with running(Settings(waiting_ttl=0.0)) as server:
+        async with LobbyClient(server.url) as lobby:
+            room_id = (await lobby.create_room("sintra", seats=2))["id"]
+        printed = Printed()
+        console = Console(file=printed, width=80, height=24, color_system=None)
+        rests: list[tuple[float, bool]] = []
+
+        async def rest(seconds: float) -> None:
+            rests.append((seconds, "Reconnected." in printed.getvalue()))
+
+        monkeypatch.setattr(terminal, "rest", rest)
+        watching = asyncio.create_task(spectate(server.url, room_id, console))
+        async with asyncio.timeout(ENDING):
+            await printed.shows("Waiting for players")
+            for conn in list(server.lobby.rooms[room_id].conns):
+                if retry_after is None:
+                    conn.close("rate_limited", "too many frames over the rate limit; slow down")
+                    continue
+                frame = messages.error("rate_limited", "slow", fatal=True, retry_after=retry_after)
+                await conn.ws.send_bytes(encode(frame))
+                await conn.ws.close(1008)
+            await printed.shows("Reconnected.")
+            watching.cancel()
+    assert rests[0] == (retry_after or DEFAULT_WAIT, False), rests
