@@ -4,6 +4,12 @@ Each bot is a :class:`~clients.client.RoomClient` holding one seat and a pure
 bot from :mod:`engines.bots`; spectators only mirror the view. The runner
 either creates ``rooms`` rooms of ``players`` bots (plus spectators) each, or
 fills the free seats of one existing room, and reports one JSON line.
+
+A connection the server ends is handled as docs/protocol.md §2 (How a connection
+ends) says: a code to retry (:data:`~clients.retry.RECONNECTABLE`) fails over to the
+next server, after the pause a fatal ``rate_limited`` asks for; any other (``room_closed``,
+``bad_token``, a close code of :data:`~clients.retry.PROTOCOL_CLOSES`) ends that
+client's run: one error, and a line in ``failures`` naming the seat and the code.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.addresses import ws_url
 from clients.client import LobbyClient, LobbyError, RoomClient, ServerError
-from clients.retry import OnWait
+from clients.retry import PROTOCOL_CLOSES, RECONNECTABLE, OnWait, reconnect_pause
 from engines import ENGINES
 from engines.bots import Bot, make_bot
 
@@ -29,8 +35,8 @@ RETRYABLE = {"store_unavailable", "owner_unavailable"}
 """Reject codes after which the same intent is sent again (nothing was applied);
 :class:`~clients.client.RoomClient` waits out ``rate_limited`` itself."""
 RETRY_PAUSE = 0.2
-RECOVERABLE = {"too_slow", "room_closed", "store_unavailable", "rate_limited"}
-"""Fatal connection errors a bot survives by failing over."""
+rest: Callable[[float], Awaitable[None]] = asyncio.sleep
+"""How a client waits before it reconnects (a test can watch the waits)."""
 
 T = TypeVar("T")
 
@@ -92,20 +98,74 @@ def _finished(doc: Any) -> bool:
     return bool(doc["status"] == "finished")
 
 
+class Ended(Exception):
+    """The server ended a client's connection for good (docs/protocol.md §2); counted."""
+
+
+def _final(lost: BaseException) -> str | None:
+    """What ended a connection for good, ``code: message``; None for an end to retry."""
+    if isinstance(lost, ServerError):
+        if lost.frame.get("fatal") and lost.code not in RECONNECTABLE:
+            return f"{lost.code}: {lost.frame.get('message', '')}"
+        return None
+    close = lost.rcvd if isinstance(lost, ConnectionClosed) else None
+    if close is not None and close.code in PROTOCOL_CLOSES:
+        return f"protocol_error: WebSocket close code {close.code} ({PROTOCOL_CLOSES[close.code]})"
+    return None
+
+
+def _end_if_final(client: RoomClient, summary: Summary, lost: BaseException) -> None:
+    """Raise :class:`Ended` if ``lost`` ended the connection for good, having counted it:
+    one error, and a line among the first few ``failures``."""
+    final = _final(lost)
+    if final is None:
+        return
+    summary.errors += 1
+    if len(summary.failures) < 5:
+        who = "spectator" if client.seat is None else f"seat {client.seat}"
+        summary.failures.append(f"{who}: the server ended its connection: {final}")
+    raise Ended(final)
+
+
+async def _reconnect(client: RoomClient, summary: Summary, lost: BaseException) -> None:
+    """Fail over after ``lost`` (after the pause a fatal ``rate_limited`` asks for), or
+    raise :class:`Ended` if it, or the servers' answer to the new connection, is final."""
+    _end_if_final(client, summary, lost)
+    summary.reconnects += 1
+    pause = reconnect_pause(lost.frame) if isinstance(lost, ServerError) else 0.0
+    if pause:
+        await rest(pause)
+    try:
+        await client.failover()
+    except ServerError as refused:  # refused for good: failover retries the others
+        _end_if_final(client, summary, refused)
+        raise
+
+
 async def _resilient(client: RoomClient, summary: Summary, step: Callable[[], Awaitable[T]]) -> T:
-    """Run ``step``; if the connection is lost, fail over to the next server and run it again."""
+    """Run ``step``; if the connection is lost, fail over to the next server and run it
+    again (:func:`_reconnect`)."""
     while True:
         try:
             return await step()
-        except (ConnectionClosed, ServerError):
-            summary.reconnects += 1
-            await client.failover()
+        except (ConnectionClosed, ServerError) as lost:
+            await _reconnect(client, summary, lost)
+
+
+async def _unless_ended(step: Awaitable[T]) -> T | Ended:
+    """``step``'s outcome, or :class:`Ended` if the server ended its client's connection
+    for good (counted already)."""
+    try:
+        return await step
+    except Ended as ended:
+        return ended
 
 
 async def play_seat(
     client: RoomClient, bot: Bot, summary: Summary, sent: list[tuple[float, int]] | None = None
-) -> None:
-    """Play one seat until the game ends, through reconnects and retryable rejects.
+) -> bool:
+    """Play one seat until the game ends, through reconnects and retryable rejects, or
+    until the server ends its connection for good (counted as an error): False then.
 
     An intent that got no answer (the connection dropped) is sent again with
     the same id after the failover: the server applies an id only once. With
@@ -114,7 +174,7 @@ async def play_seat(
     """
     waited_before = Counter(client.waits)
     try:
-        await _play(client, bot, summary, sent)
+        return not isinstance(await _unless_ended(_play(client, bot, summary, sent)), Ended)
     finally:
         for code, count in (client.waits - waited_before).items():
             summary.waits[code] = summary.waits.get(code, 0) + count
@@ -141,9 +201,8 @@ async def _play(
                 summary.intents += 1
             started = time.monotonic()
             reply = await client.intent(pending[1], pending[0])
-        except (ConnectionClosed, ServerError):
-            summary.reconnects += 1
-            await client.failover()
+        except (ConnectionClosed, ServerError) as lost:
+            await _reconnect(client, summary, lost)
             continue
         if reply["t"] == "ack":
             pending, rejects_in_a_row = None, 0
@@ -241,17 +300,28 @@ async def _run_room(
     try:
         for each in clients:
             await each.connect()
-        await asyncio.gather(
+        went_on = await asyncio.gather(
             *(
                 play_seat(
                     c, make_bot(bot, room["engine"], c.seat or 0, seed * 100 + i), summary, sent
                 )
                 for i, c in enumerate(players)
             ),
-            *(_resilient(w, summary, functools.partial(w.wait_for, _finished)) for w in watchers),
+            *(
+                _unless_ended(_resilient(w, summary, functools.partial(w.wait_for, _finished)))
+                for w in watchers
+            ),
         )
-        results = await asyncio.gather(*(_resilient(c, summary, c.wait_result) for c in clients))
-        if all(r == results[0] for r in results) and all(_finished(c.doc) for c in clients):
+        if any(o is False or isinstance(o, Ended) for o in went_on):
+            return  # the server ended a client for good (counted): the room is not played
+        results = await asyncio.gather(
+            *(_unless_ended(_resilient(c, summary, c.wait_result)) for c in clients)
+        )
+        if (
+            not any(isinstance(r, Ended) for r in results)
+            and all(r == results[0] for r in results)
+            and all(_finished(c.doc) for c in clients)
+        ):
             summary.games_finished += 1
         if summary.timing is not None:
             _collect(summary.timing, clients, watchers, sent)
@@ -260,10 +330,6 @@ async def _run_room(
         summary.failures += problems[:5]
     finally:
         summary.resyncs += sum(c.resyncs for c in clients)
-        for each in clients:
-            fatal = [e for e in each.errors if e.get("fatal") and e["code"] not in RECOVERABLE]
-            summary.errors += len(fatal)
-            summary.failures += [f"{e['code']}: {e['message']}" for e in fatal[:5]]
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
 
 

@@ -35,6 +35,7 @@ from clients.addresses import http_base, shown
 from clients.retry import (
     PATIENCE,
     PROXY_DOWN,
+    RECONNECTABLE,
     OnWait,
     Patience,
     Wait,
@@ -410,7 +411,8 @@ class RoomClient:
             await asyncio.gather(self._reader, return_exceptions=True)
 
     async def failover(self, within: float = 30.0) -> dict[str, Any]:
-        """Join again through the next server, then the next…, for up to ``within`` seconds."""
+        """Join again through the next server, then the next…, for up to ``within`` seconds;
+        a refusal not in :data:`~clients.retry.RECONNECTABLE` is raised at once."""
         await self.close()
         try:
             async with asyncio.timeout(within):
@@ -424,10 +426,10 @@ class RoomClient:
             self.url = self.urls[(self.urls.index(self.url) + 1) % len(self.urls)]
             try:
                 return await self.connect()
-            except (OSError, TimeoutError, WebSocketException, ServerError):
-                # Refused, cut during the handshake (a server stopping or starting),
-                # or refused by the server: try the next one.
-                await asyncio.sleep(min(0.1 * attempt, 1.0))
+            except (OSError, TimeoutError, WebSocketException, ServerError) as exc:
+                if isinstance(exc, ServerError) and exc.code not in RECONNECTABLE:
+                    raise  # refused for good (room_closed, bad_token…): no server takes it
+                await asyncio.sleep(min(0.1 * attempt, 1.0))  # refused for now, or cut: the next
         raise AssertionError("unreachable")
 
     async def send(self, message: dict[str, Any]) -> None:

@@ -38,6 +38,25 @@ UNAVAILABLE_WAIT = 0.5
 """Seconds between two tries of an intent refused with one of :data:`UNAVAILABLE` when
 the reject does not say (a server before the reject's ``retry_after``; within the
 patience: 30 tries, about 15 s, by default)."""
+RECONNECTABLE = frozenset(
+    {
+        "too_slow",
+        "store_unavailable",
+        "owner_unavailable",
+        "too_many_connections",
+        "rate_limited",
+        "internal_error",
+        "hello_timeout",
+        "closed",
+    }
+)
+"""Codes of fatal connection errors a client survives by reconnecting, as
+docs/protocol.md §2 (How a connection ends) says (``closed``: the client's own, a
+connection closed before ``welcome``); the others are final (``room_closed``: the room is
+over; ``no_such_room``, ``bad_token``, a bad frame: the same hello would fail again)."""
+PROTOCOL_CLOSES = {1002: "protocol error", 1007: "invalid payload", 1009: "message too big"}
+"""WebSocket close codes that end a connection for good (docs/protocol.md §2): the frames
+broke the protocol, and the same frames would again, so a client does not retry."""
 BUSY_STATUSES = {429, 503}
 """HTTP statuses retried when the answer says when to come back (``Retry-After``)."""
 
@@ -108,6 +127,16 @@ def seconds_given(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def reconnect_pause(frame: dict[str, Any]) -> float:
+    """Seconds to wait before reconnecting after the fatal error ``frame``: after a
+    ``rate_limited``, its ``retry_after``, else :data:`DEFAULT_WAIT` (docs/protocol.md §2:
+    reconnect after a pause); after any other, none."""
+    if frame.get("code") != "rate_limited":
+        return 0.0
+    wait = seconds_given(frame.get("retry_after"))
+    return DEFAULT_WAIT if wait is None else wait
 
 
 def http_refusal(response: httpx.Response) -> tuple[str, float] | None:

@@ -21,11 +21,12 @@ everyone's (:attr:`~clients.client.RoomClient.chat`).
 
 **The connection.** If the server goes away (a restart closes with 1012, then
 refuses connections for a while) or ends the connection with a fatal error the
-protocol says to retry (:data:`RECOVERABLE`), the client says so, reconnects with backoff
-using its token and the last version held, and goes on; it gives up after
+protocol says to retry (:data:`~clients.retry.RECONNECTABLE`), the client says so,
+reconnects with backoff using its token and the last version held, and goes on; it gives up after
 ``reconnect_for`` seconds with :class:`~clients.client.Unreachable`. A room the
 server closes (``room_closed``) is over: no reconnect, :class:`RoomClosed`; so is a
-connection closed as a protocol error (:data:`PROTOCOL_CLOSES`): a ``protocol_error``.
+connection closed as a protocol error (:data:`~clients.retry.PROTOCOL_CLOSES`):
+a ``protocol_error``.
 
 **Leaving.** Standard input is read without a thread
 (:class:`~clients.keyboard.StdinKeyboard`), so Ctrl-C leaves at once, as does
@@ -51,27 +52,11 @@ from clients.chooser import Chooser
 from clients.client import LobbyClient, RoomClient, ServerError, Unreachable
 from clients.keyboard import Keyboard, StdinKeyboard
 from clients.render import as_printed, legend_of
-from clients.retry import DEFAULT_WAIT, WaitNotices, seconds_given
+from clients.retry import PROTOCOL_CLOSES, RECONNECTABLE, WaitNotices, reconnect_pause
 from clients.screen import Screen, result_table
 from clients.seating import SeatRequest, come_back, seat_bots, server_option, take_seat
 from engines.render import clean
 
-RECOVERABLE = {
-    "too_slow",
-    "store_unavailable",
-    "owner_unavailable",
-    "too_many_connections",
-    "rate_limited",
-    "internal_error",
-    "hello_timeout",
-    "closed",
-}
-"""Codes of fatal connection errors the client survives by reconnecting with backoff, as
-docs/protocol.md §2 (How a connection ends) says; the others are final (``room_closed``:
-the room is over)."""
-PROTOCOL_CLOSES = {1002: "protocol error", 1007: "invalid payload", 1009: "message too big"}
-"""WebSocket close codes that end a connection for good (docs/protocol.md §2): the frames
-broke the protocol, and the same frames would again, so the client does not retry."""
 rest: Callable[[float], Awaitable[None]] = asyncio.sleep
 """How the client waits between two tries to reconnect (a test can watch the waits)."""
 SAY = "/say"
@@ -352,7 +337,7 @@ async def _reconnect(session: Session, lost: BaseException) -> None:
     """Join again with the token and the last version held, backing off, for up to
     ``reconnect_for`` seconds; after a fatal ``rate_limited``, first wait its pause."""
     client, console = session.client, session.console
-    wait = _pause_before(lost)
+    wait = reconnect_pause(lost.frame) if isinstance(lost, ServerError) else 0.0
     console.print(
         Text(
             f"Lost the server ({_why(lost)}); reconnecting"
@@ -381,7 +366,7 @@ async def _reconnect(session: Session, lost: BaseException) -> None:
                         "(rooms outlive a restart only when the server runs with --redis-url)",
                     }
                 ) from None
-            if exc.code not in RECOVERABLE:
+            if exc.code not in RECONNECTABLE:
                 raise
         except (OSError, TimeoutError, WebSocketException):
             pass
@@ -395,16 +380,6 @@ async def _reconnect(session: Session, lost: BaseException) -> None:
             )
         await rest(min(pause, left))
         pause = min(pause * 2, 5.0)
-
-
-def _pause_before(lost: BaseException) -> float:
-    """Seconds to wait before reconnecting after ``lost``: after a fatal ``rate_limited``,
-    the frame's ``retry_after``, else :data:`~clients.retry.DEFAULT_WAIT` (docs/protocol.md
-    §2: reconnect after a pause); after any other end, none."""
-    if not isinstance(lost, ServerError) or lost.code != "rate_limited":
-        return 0.0
-    wait = seconds_given(lost.frame.get("retry_after"))
-    return DEFAULT_WAIT if wait is None else wait
 
 
 def _final_close(lost: BaseException) -> None:
@@ -430,7 +405,7 @@ async def _run(session: Session) -> dict[str, Any]:
             _final_close(lost)
             if isinstance(lost, ServerError) and lost.code == "room_closed":
                 raise RoomClosed(session.client.welcome["room"], lost) from None
-            if isinstance(lost, ServerError) and lost.code not in RECOVERABLE:
+            if isinstance(lost, ServerError) and lost.code not in RECONNECTABLE:
                 raise
             await _reconnect(session, lost)
 

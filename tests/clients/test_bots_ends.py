@@ -1,0 +1,131 @@
+"""How ``tablewire bots`` and ``tablewire loadtest`` (:func:`clients.bots.play_seat`) take
+a connection the server ends (docs/protocol.md §2, How a connection ends): a final code
+ends the seat's run, counted as an error with a line; a code to retry fails over."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from clients import bots
+from clients.bots import Summary, play_seat
+from clients.client import LobbyClient, RoomClient
+from clients.retry import DEFAULT_WAIT
+from conftest import running
+from engines.bots import RandomBot
+from protocol import messages
+from protocol.codec import encode
+from server.room import Room
+from server.settings import Settings
+
+ENDING = 20
+"""Seconds a seat's run may take to end once its connection is ended."""
+
+
+async def _seated_bot(url: str) -> tuple[str, RoomClient]:
+    """A bot's client on seat 2 of a two-seat room whose seat 1 never plays: it waits."""
+    async with LobbyClient(url) as lobby:
+        room_id = (await lobby.create_room("sintra", seats=2))["id"]
+        await lobby.reserve(room_id, name="ana", seat=0)
+        seat = await lobby.reserve(room_id, name="bot", seat=1)
+    client = RoomClient(url.replace("http", "ws", 1), room_id, seat["token"])
+    await client.connect()
+    return room_id, client
+
+
+async def _reconnected(client: RoomClient, summary: Summary, room: Room) -> None:
+    """Wait until the bot has reconnected: each join changes its mirror (a snapshot)."""
+    while not (summary.reconnects and room.conns):
+        async with client._changed:
+            await client._changed.wait()
+
+
+async def test_a_room_closed_ends_the_seat_with_an_error_and_no_reconnect() -> None:
+    async with running(Settings()) as server:
+        room_id, client = await _seated_bot(server.url)
+        summary = Summary("sintra")
+        playing = asyncio.create_task(play_seat(client, RandomBot(1), summary))
+        try:
+            async with asyncio.timeout(ENDING):
+                await client.wait_for(lambda doc: True)
+                await server.lobby.rooms[room_id].close()
+                assert await playing is False
+        finally:
+            await client.close()
+    assert (summary.errors, summary.reconnects) == (1, 0)
+    assert summary.failures == [
+        "seat 1: the server ended its connection: room_closed: room closed"
+    ], summary.failures
+
+
+@pytest.mark.parametrize("code", ["internal_error", "too_slow"])
+async def test_a_code_to_retry_reconnects_and_plays_on(code: str) -> None:
+    async with running(Settings()) as server:
+        room_id, client = await _seated_bot(server.url)
+        summary = Summary("sintra")
+        playing = asyncio.create_task(play_seat(client, RandomBot(1), summary))
+        try:
+            async with asyncio.timeout(ENDING):
+                await client.wait_for(lambda doc: True)
+                room = server.lobby.rooms[room_id]
+                for conn in list(room.conns):
+                    conn.close(code, "the server ended this connection")
+                await _reconnected(client, summary, room)
+                assert not playing.done()
+                await room.close()
+                assert await playing is False
+        finally:
+            await client.close()
+    assert summary.reconnects == 1 and summary.errors == 1, summary
+
+
+@pytest.mark.parametrize("retry_after", [2.5, None])
+async def test_a_fatal_rate_limited_reconnects_after_its_pause(
+    retry_after: float | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with running(Settings()) as server:
+        room_id, client = await _seated_bot(server.url)
+        summary = Summary("sintra")
+        rests: list[tuple[float, bool]] = []
+
+        async def rest(seconds: float) -> None:
+            rests.append((seconds, client.closed is None))  # None: connected again
+
+        monkeypatch.setattr(bots, "rest", rest)
+        playing = asyncio.create_task(play_seat(client, RandomBot(1), summary))
+        try:
+            async with asyncio.timeout(ENDING):
+                await client.wait_for(lambda doc: True)
+                room = server.lobby.rooms[room_id]
+                for conn in list(room.conns):
+                    frame = messages.error(
+                        "rate_limited", "slow", fatal=True, retry_after=retry_after
+                    )
+                    await conn.ws.send_bytes(encode(frame))
+                    await conn.ws.close(1008)
+                await _reconnected(client, summary, room)
+                await room.close()
+                assert await playing is False
+        finally:
+            await client.close()
+    assert rests == [(retry_after or DEFAULT_WAIT, False)], rests
+
+
+@pytest.mark.parametrize("close_code", [1002, 1007, 1009])
+async def test_a_connection_closed_as_a_protocol_error_ends_the_seat(close_code: int) -> None:
+    async with running(Settings()) as server:
+        room_id, client = await _seated_bot(server.url)
+        summary = Summary("sintra")
+        playing = asyncio.create_task(play_seat(client, RandomBot(1), summary))
+        try:
+            async with asyncio.timeout(ENDING):
+                await client.wait_for(lambda doc: True)
+                for conn in list(server.lobby.rooms[room_id].conns):
+                    await conn.ws.close(close_code)
+                assert await playing is False
+        finally:
+            await client.close()
+    assert (summary.errors, summary.reconnects) == (1, 0)
+    ended = "seat 1: the server ended its connection: protocol_error: WebSocket close code"
+    assert summary.failures[0].startswith(f"{ended} {close_code}"), summary.failures
