@@ -8,7 +8,7 @@
 
 import { FallbackBoard } from "./games/fallback.js";
 import { loadBoard } from "./games/index.js";
-import { html, lobby, problem, render, useEffect, useKeptFocus, useRef, useState } from "./common.js";
+import { html, lobby, problem, render, useEffect, useKeptFocus, useLayoutEffect, useRef, useState } from "./common.js";
 import { useChangeHighlight } from "./highlight.js";
 
 const roomId = (globalThis.location.pathname.match(/^\/rooms\/([^/]+)\/replay$/) || [])[1] || null;
@@ -75,7 +75,9 @@ function Viewer({ record }) {
   // before the listener is made again is a second step.
   const by = (d) => setStep((now) => Math.max(0, Math.min(count, now + d)));
 
-  useEffect(() => {
+  // Listening as the viewer is drawn, not after the next paint: a key pressed as soon as
+  // the first step shows must step.
+  useLayoutEffect(() => {
     const keys = { Home: () => go(0), End: () => go(count), ArrowLeft: () => by(-1), ArrowRight: () => by(1) };
     const onKey = (event) => {
       if (event.target instanceof HTMLInputElement) return; // the slider steps by itself
