@@ -77,36 +77,41 @@ def name_in_use(names: Sequence[str | None], name: str, seat: int | None = None)
     )
 
 
-def held_for(record: RoomRecord, name: str) -> bool:
+def held_for(names: Sequence[str | None], held_names: Sequence[str | None], name: str) -> bool:
     """Whether ``name`` reads or looks as (:func:`look_alikes`) the name of a former
-    player of this rematch whose seat is still free: they may take it back under
-    that name at any time (their claim keeps it), so nobody else may take it."""
+    player of a rematch (``held_names``, per seat) whose seat is still free: they may
+    take it back under that name at any time (their claim keeps it), so nobody else
+    may take it."""
     keys = look_alikes(name)
     return any(
-        former is not None and record.names[s] is None and not keys.isdisjoint(look_alikes(former))
-        for s, former in enumerate(record.held_names)
+        former is not None and names[s] is None and not keys.isdisjoint(look_alikes(former))
+        for s, former in enumerate(held_names)
     )
 
 
-def name_held(name: str) -> ApiError:
-    """The refusal of a seat asked for under a name :func:`held_for` finds held."""
-    return ApiError(
-        409,
-        "name_taken",
-        f"a player of this room's last game goes by {name!r} (or a name that reads or looks "
-        "the same) and may still take their seat back: choose another name",
-    )
-
-
-def name_taken(name: str) -> ApiError:
-    """The refusal of a seat asked for under a name :func:`name_in_use` finds taken."""
-    return ApiError(
-        409,
-        "name_taken",
-        f"a player of this room goes by {name!r} already (or a name that reads or looks the "
-        "same: a seat with no name is 'player N', a bot 'greedy bot N'), or it is what chat "
-        "calls spectators: choose another name",
-    )
+def name_refusal(
+    names: Sequence[str | None], name: str, seat: int, held_names: Sequence[str | None] = ()
+) -> ApiError | None:
+    """Why a seat request for ``seat`` under ``name`` is refused (409 ``name_taken``), or
+    None: the one rule for the seat request, quick play's choice of a room and the
+    creator's name of ``POST /api/rooms``. Taken: :func:`name_in_use`; or held for a
+    rematch's former player (:func:`held_for`)."""
+    if name_in_use(names, name, seat):
+        return ApiError(
+            409,
+            "name_taken",
+            f"a player of this room goes by {name!r} already (or a name that reads or looks "
+            "the same: a seat with no name is 'player N', a bot 'greedy bot N'), or it is what "
+            "chat calls spectators: choose another name",
+        )
+    if held_for(names, held_names, name):
+        return ApiError(
+            409,
+            "name_taken",
+            f"a player of this room's last game goes by {name!r} (or a name that reads or "
+            "looks the same) and may still take their seat back: choose another name",
+        )
+    return None
 
 
 def refusal(record: RoomRecord, seat: int | None) -> ProtocolError | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engines import Engine
-from server.chat import held_for, name_in_use
+from server.chat import name_refusal
 from server.store import RoomRecord
 from server.table import DEFAULTS
 
@@ -40,26 +40,30 @@ def _deserted(record: RoomRecord, now: float) -> bool:
     )
 
 
+def held_seats(record: RoomRecord, now: float) -> set[int]:
+    """The seats a rematch still holds for the finished game's players."""
+    if record.held_until is None or now >= record.held_until:
+        return set()
+    return {seat for seat, held in enumerate(record.held) if held}
+
+
 def free_seat(record: RoomRecord, now: float) -> int | None:
-    """The seat a request without a seat number takes (as the room's actor chooses it,
+    """The seat a request without a seat number takes (the room's actor asks this too:
     :func:`server.room_commands.reserve`): the first free one a rematch does not still
     hold for its last player; None when there is none (a newcomer would be refused
     ``seat_held``)."""
-    holding = record.held_until is not None and now < record.held_until
-    held = (record.held or [False] * record.seats) if holding else [False] * record.seats
-    free = [s for s, name in enumerate(record.names) if name is None and not held[s]]
-    return free[0] if free else None
+    held = held_seats(record, now)
+    return next((s for s, name in enumerate(record.names) if name is None and s not in held), None)
 
 
 def _takes(record: RoomRecord, name: str | None, now: float) -> bool:
     """Whether a newcomer asking for no seat in particular gets one here under ``name``:
-    a free seat it may take, and a name the seat request would take for that seat
-    (:func:`server.chat.name_in_use` for it, as ``POST /api/rooms`` checks its
-    creator's: :func:`server.requests.creator_name`; nor a rematch's held name)."""
+    a free seat it may take, and a name the seat request takes for that seat
+    (:func:`server.chat.name_refusal`)."""
     seat = free_seat(record, now)
     if seat is None:
         return False
-    return name is None or not (name_in_use(record.names, name, seat) or held_for(record, name))
+    return name is None or name_refusal(record.names, name, seat, record.held_names) is None
 
 
 def best_room(

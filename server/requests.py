@@ -15,7 +15,7 @@ from engines import ENGINES, GAMES, Engine
 from engines.base import OptionError, resolve_options
 from protocol.text import MAX_MARKS, Flaw, flaw, typed
 from server import ids, robots, web
-from server.chat import bot_name, look_alikes, name_in_use, name_taken
+from server.chat import bot_name, look_alikes, name_refusal
 from server.errors import ApiError
 from server.table import split_options
 
@@ -137,7 +137,7 @@ def creator_name(
     Checked as a seat asked for under it there, without a seat number, would be:
     :func:`player_name`; ``room_full`` when the bots leave no seat; ``name_taken`` when
     it reads or looks as another seat's player, a bot or the spectators
-    (:func:`server.chat.name_in_use`), for the first free seat, the one such a request
+    (:func:`server.chat.name_refusal`), for the first free seat, the one such a request
     takes. Nothing keeps it: the creator asks for the seat afterwards."""
     name = player_name(body)
     if name is None:
@@ -149,8 +149,9 @@ def creator_name(
             names[seat] = bot_name(kind, seat)
     if None not in names:
         raise ApiError(409, "room_full", "the room's bots take every seat: none is left for you")
-    if name_in_use(names, name, names.index(None)):
-        raise name_taken(name)
+    refused = name_refusal(names, name, names.index(None))
+    if refused is not None:
+        raise refused
     return name
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from engines.base import Event, IllegalAction, Result, State
 from protocol.errors import Code
 from protocol.messages import Intent
-from server import chat, fold, ids, metrics, robots
+from server import chat, fold, ids, matching, metrics, robots
 from server.errors import ApiError
 from server.logs import fields
 from server.room_parts import (
@@ -186,20 +186,19 @@ async def reserve(room: Room, command: _Reserve) -> None:
     held = held_seats(room)
     seat = ask.seat
     if seat is None:
-        free = [s for s, name in enumerate(names) if name is None and s not in held]
-        if not free:
+        seat = matching.free_seat(room.record, room.clock())
+        if seat is None:
             raise seat_held(room)
-        seat = free[0]
     elif not 0 <= seat < len(names):
         raise ApiError(400, "bad_seat", f"seat must be 0..{len(names) - 1}")
     elif names[seat] is not None:
         raise ApiError(409, "seat_taken", f"seat {seat} is taken")
     elif seat in held and not ask.claim:
         raise seat_held(room)
-    if ask.name is not None and not ask.claim and chat.name_in_use(names, ask.name, seat):
-        raise chat.name_taken(ask.name)
-    if ask.name is not None and not ask.claim and chat.held_for(room.record, ask.name):
-        raise chat.name_held(ask.name)
+    if ask.name is not None and not ask.claim:
+        refused = chat.name_refusal(names, ask.name, seat, room.record.held_names)
+        if refused is not None:
+            raise refused
     name = ask.name or chat.seat_name(names, seat)
     token = ids.seat_token() if asked is None else asked[1]
     entry = {"k": "seat", "seat": seat, "name": name}
@@ -216,10 +215,7 @@ async def reserve(room: Room, command: _Reserve) -> None:
 
 def held_seats(room: Room) -> set[int]:
     """The seats a rematch still holds for the finished game's players."""
-    until = room.record.held_until
-    if until is None or room.clock() >= until:
-        return set()
-    return {seat for seat, held in enumerate(room.record.held) if held}
+    return matching.held_seats(room.record, room.clock())
 
 
 def seat_held(room: Room) -> ApiError:

@@ -146,7 +146,7 @@ async def test_a_rematch_record_of_an_older_process_loads_keeping_no_names(
         await store.redis.set(store.key("r"), msgpack.packb(older))
         loaded = await store.load_room("r")
         assert loaded is not None and loaded.held_names == []
-        assert not chat.held_for(loaded, "bo")
+        assert not chat.held_for(loaded.names, loaded.held_names, "bo")
     finally:
         await store.close()
 
