@@ -26,7 +26,7 @@ from websockets.exceptions import ConnectionClosed
 
 from clients.addresses import ws_url
 from clients.client import LobbyClient, LobbyError, RoomClient, ServerError
-from clients.retry import PROTOCOL_CLOSES, RECONNECTABLE, OnWait, reconnect_pause
+from clients.retry import RECONNECTABLE, OnWait, protocol_close, reconnect_pause
 from engines import ENGINES
 from engines.bots import Bot, make_bot
 
@@ -108,10 +108,8 @@ def _final(lost: BaseException) -> str | None:
         if lost.frame.get("fatal") and lost.code not in RECONNECTABLE:
             return f"{lost.code}: {lost.frame.get('message', '')}"
         return None
-    close = lost.rcvd if isinstance(lost, ConnectionClosed) else None
-    if close is not None and close.code in PROTOCOL_CLOSES:
-        return f"protocol_error: WebSocket close code {close.code} ({PROTOCOL_CLOSES[close.code]})"
-    return None
+    said = protocol_close(lost)
+    return None if said is None else f"protocol_error: {said}"
 
 
 def _end_if_final(client: RoomClient, summary: Summary, lost: BaseException) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import httpx
-from websockets.exceptions import InvalidMessage, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidMessage, InvalidStatus
 
 DEFAULT_WAIT = 1.0
 """Seconds to wait when a refusal does not say (an older server)."""
@@ -127,6 +127,16 @@ def seconds_given(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def protocol_close(lost: BaseException) -> str | None:
+    """What to say of a connection the server closed with one of :data:`PROTOCOL_CLOSES`
+    ("WebSocket close code 1009 (message too big)"): it ends for good; None for any other
+    end."""
+    close = lost.rcvd if isinstance(lost, ConnectionClosed) else None
+    if close is None or close.code not in PROTOCOL_CLOSES:
+        return None
+    return f"WebSocket close code {close.code} ({PROTOCOL_CLOSES[close.code]})"
 
 
 def reconnect_pause(frame: dict[str, Any]) -> float:

@@ -52,7 +52,7 @@ from clients.chooser import Chooser
 from clients.client import LobbyClient, RoomClient, ServerError, Unreachable
 from clients.keyboard import Keyboard, StdinKeyboard
 from clients.render import as_printed, legend_of
-from clients.retry import PROTOCOL_CLOSES, RECONNECTABLE, WaitNotices, reconnect_pause
+from clients.retry import RECONNECTABLE, WaitNotices, protocol_close, reconnect_pause
 from clients.screen import Screen, result_table
 from clients.seating import SeatRequest, come_back, seat_bots, server_option, take_seat
 from engines.render import clean
@@ -384,16 +384,11 @@ async def _reconnect(session: Session, lost: BaseException) -> None:
 
 def _final_close(lost: BaseException) -> None:
     """Raise a ``protocol_error`` for a connection the server closed with one of
-    :data:`PROTOCOL_CLOSES`: retrying the same frames would end the same way."""
-    close = lost.rcvd if isinstance(lost, ConnectionClosed) else None
-    if close is not None and close.code in PROTOCOL_CLOSES:
-        raise ServerError(
-            {
-                "code": "protocol_error",
-                "message": f"the server ended the connection with the WebSocket close code "
-                f"{close.code} ({PROTOCOL_CLOSES[close.code]})",
-            }
-        ) from None
+    :data:`~clients.retry.PROTOCOL_CLOSES`: retrying the same frames would end the same way."""
+    said = protocol_close(lost)
+    if said is not None:
+        message = f"the server ended the connection with the {said}"
+        raise ServerError({"code": "protocol_error", "message": message}) from None
 
 
 async def _run(session: Session) -> dict[str, Any]:
