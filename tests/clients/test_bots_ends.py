@@ -5,6 +5,9 @@ ends the seat's run, counted as an error with a line; a code to retry fails over
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import pytest
 
@@ -41,7 +44,19 @@ async def _reconnected(client: RoomClient, summary: Summary, room: Room) -> None
             await client._changed.wait()
 
 
-async def test_a_room_closed_ends_the_seat_with_an_error_and_no_reconnect() -> None:
+@dataclass
+class _Bot:
+    room: Room
+    client: RoomClient
+    summary: Summary
+    playing: asyncio.Task[bool]
+    """The seat's run (:func:`play_seat`): False once it has ended."""
+
+
+@contextlib.asynccontextmanager
+async def _bot_playing() -> AsyncIterator[_Bot]:
+    """A bot playing seat 2 of :func:`_seated_bot`'s room, its first document in; what the
+    test does with it must be over within :data:`ENDING` seconds."""
     async with running(Settings()) as server:
         room_id, client = await _seated_bot(server.url)
         summary = Summary("sintra")
@@ -49,83 +64,60 @@ async def test_a_room_closed_ends_the_seat_with_an_error_and_no_reconnect() -> N
         try:
             async with asyncio.timeout(ENDING):
                 await client.wait_for(lambda doc: True)
-                await server.lobby.rooms[room_id].close()
-                assert await playing is False
+                yield _Bot(server.lobby.rooms[room_id], client, summary, playing)
         finally:
             await client.close()
-    assert (summary.errors, summary.reconnects) == (1, 0)
-    assert summary.failures == [
+
+
+async def test_a_room_closed_ends_the_seat_with_an_error_and_no_reconnect() -> None:
+    async with _bot_playing() as bot:
+        await bot.room.close()
+        assert await bot.playing is False
+    assert (bot.summary.errors, bot.summary.reconnects) == (1, 0)
+    assert bot.summary.failures == [
         "seat 1: the server ended its connection: room_closed: room closed"
-    ], summary.failures
+    ], bot.summary.failures
 
 
 @pytest.mark.parametrize("code", ["internal_error", "too_slow"])
 async def test_a_code_to_retry_reconnects_and_plays_on(code: str) -> None:
-    async with running(Settings()) as server:
-        room_id, client = await _seated_bot(server.url)
-        summary = Summary("sintra")
-        playing = asyncio.create_task(play_seat(client, RandomBot(1), summary))
-        try:
-            async with asyncio.timeout(ENDING):
-                await client.wait_for(lambda doc: True)
-                room = server.lobby.rooms[room_id]
-                for conn in list(room.conns):
-                    conn.close(code, "the server ended this connection")
-                await _reconnected(client, summary, room)
-                assert not playing.done()
-                await room.close()
-                assert await playing is False
-        finally:
-            await client.close()
-    assert summary.reconnects == 1 and summary.errors == 1, summary
+    async with _bot_playing() as bot:
+        for conn in list(bot.room.conns):
+            conn.close(code, "the server ended this connection")
+        await _reconnected(bot.client, bot.summary, bot.room)
+        assert not bot.playing.done()
+        await bot.room.close()
+        assert await bot.playing is False
+    assert bot.summary.reconnects == 1 and bot.summary.errors == 1, bot.summary
 
 
 @pytest.mark.parametrize("retry_after", [2.5, None])
 async def test_a_fatal_rate_limited_reconnects_after_its_pause(
     retry_after: float | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with running(Settings()) as server:
-        room_id, client = await _seated_bot(server.url)
-        summary = Summary("sintra")
-        rests: list[tuple[float, bool]] = []
+    rests: list[tuple[float, bool]] = []
 
-        async def rest(seconds: float) -> None:
-            rests.append((seconds, client.closed is None))  # None: connected again
+    async def rest(seconds: float) -> None:
+        rests.append((seconds, bot.client.closed is None))  # None: connected again
 
-        monkeypatch.setattr(bots, "rest", rest)
-        playing = asyncio.create_task(play_seat(client, RandomBot(1), summary))
-        try:
-            async with asyncio.timeout(ENDING):
-                await client.wait_for(lambda doc: True)
-                room = server.lobby.rooms[room_id]
-                for conn in list(room.conns):
-                    frame = messages.error(
-                        "rate_limited", "slow", fatal=True, retry_after=retry_after
-                    )
-                    await conn.ws.send_bytes(encode(frame))
-                    await conn.ws.close(1008)
-                await _reconnected(client, summary, room)
-                await room.close()
-                assert await playing is False
-        finally:
-            await client.close()
+    monkeypatch.setattr(bots, "rest", rest)
+    async with _bot_playing() as bot:
+        for conn in list(bot.room.conns):
+            frame = messages.error("rate_limited", "slow", fatal=True, retry_after=retry_after)
+            await conn.ws.send_bytes(encode(frame))
+            await conn.ws.close(1008)
+        await _reconnected(bot.client, bot.summary, bot.room)
+        await bot.room.close()
+        assert await bot.playing is False
     assert rests == [(retry_after or DEFAULT_WAIT, False)], rests
 
 
 @pytest.mark.parametrize("close_code", [1002, 1007, 1009])
 async def test_a_connection_closed_as_a_protocol_error_ends_the_seat(close_code: int) -> None:
-    async with running(Settings()) as server:
-        room_id, client = await _seated_bot(server.url)
-        summary = Summary("sintra")
-        playing = asyncio.create_task(play_seat(client, RandomBot(1), summary))
-        try:
-            async with asyncio.timeout(ENDING):
-                await client.wait_for(lambda doc: True)
-                for conn in list(server.lobby.rooms[room_id].conns):
-                    await conn.ws.close(close_code)
-                assert await playing is False
-        finally:
-            await client.close()
-    assert (summary.errors, summary.reconnects) == (1, 0)
+    async with _bot_playing() as bot:
+        for conn in list(bot.room.conns):
+            await conn.ws.close(close_code)
+        assert await bot.playing is False
+    assert (bot.summary.errors, bot.summary.reconnects) == (1, 0)
     ended = "seat 1: the server ended its connection: protocol_error: WebSocket close code"
-    assert summary.failures[0].startswith(f"{ended} {close_code}"), summary.failures
+    assert bot.summary.failures[0].startswith(f"{ended} {close_code}"), bot.summary.failures
