@@ -7,9 +7,12 @@ retry are retried, a fatal ``rate_limited`` after its pause."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import os
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import pytest
 from cli_runs import one_line, run
@@ -22,9 +25,10 @@ from clients.exits import Status
 from clients.retry import DEFAULT_WAIT
 from clients.spawn import TABLEWIRE
 from clients.terminal import RoomClosed, spectate
-from conftest import running
+from conftest import Running, running
 from protocol import messages
 from protocol.codec import encode
+from server.room import Room
 from server.settings import Settings
 
 ENDING = 30
@@ -90,46 +94,56 @@ class Printed(io.StringIO):
         await future
 
 
+@dataclass
+class _Watched:
+    server: Running
+    room: Room
+    printed: Printed
+    watching: asyncio.Task[object]
+    """``tablewire spectate``'s run (:func:`spectate`)."""
+
+
+@contextlib.asynccontextmanager
+async def _spectating() -> AsyncIterator[_Watched]:
+    """``tablewire spectate`` on a waiting two-seat room (removed at the next sweep), once
+    it shows the room; what the test does with it must be over within :data:`ENDING`."""
+    async with running(Settings(waiting_ttl=0.0)) as server:
+        async with LobbyClient(server.url) as lobby:
+            room_id = (await lobby.create_room("sintra", seats=2))["id"]
+        printed = Printed()
+        console = Console(file=printed, width=80, height=24, color_system=None)
+        watching = asyncio.create_task(spectate(server.url, room_id, console))
+        async with asyncio.timeout(ENDING):
+            await printed.shows("Waiting for players")
+            yield _Watched(server, server.lobby.rooms[room_id], printed, watching)
+
+
 @pytest.mark.parametrize(
     "code", ["internal_error", "too_many_connections", "rate_limited", "hello_timeout"]
 )
 async def test_a_fatal_error_the_protocol_says_to_retry_is_retried(code: str) -> None:
-    async with running(Settings(waiting_ttl=0.0)) as server:
-        async with LobbyClient(server.url) as lobby:
-            room_id = (await lobby.create_room("sintra", seats=2))["id"]
-        printed = Printed()
-        console = Console(file=printed, width=80, height=24, color_system=None)
-        watching = asyncio.create_task(spectate(server.url, room_id, console))
-        async with asyncio.timeout(ENDING):
-            await printed.shows("Waiting for players")
-            for conn in list(server.lobby.rooms[room_id].conns):
-                conn.close(code, "the server ended this connection")
-            back = asyncio.ensure_future(printed.shows("Reconnected."))
-            await asyncio.wait([watching, back], return_when=asyncio.FIRST_COMPLETED)
-            assert back.done(), printed.getvalue()
-            await server.lobby.sweep()
-            with pytest.raises(RoomClosed):
-                await watching
-    assert "Lost the server (the server ended this connection)" in printed.getvalue()
+    async with _spectating() as watched:
+        for conn in list(watched.room.conns):
+            conn.close(code, "the server ended this connection")
+        back = asyncio.ensure_future(watched.printed.shows("Reconnected."))
+        await asyncio.wait([watched.watching, back], return_when=asyncio.FIRST_COMPLETED)
+        assert back.done(), watched.printed.getvalue()
+        await watched.server.lobby.sweep()
+        with pytest.raises(RoomClosed):
+            await watched.watching
+    assert "Lost the server (the server ended this connection)" in watched.printed.getvalue()
 
 
 @pytest.mark.parametrize("close_code", [1002, 1007, 1009])
 async def test_a_connection_closed_as_a_protocol_error_is_final(close_code: int) -> None:
-    async with running(Settings(waiting_ttl=0.0)) as server:
-        async with LobbyClient(server.url) as lobby:
-            room_id = (await lobby.create_room("sintra", seats=2))["id"]
-        printed = Printed()
-        console = Console(file=printed, width=80, height=24, color_system=None)
-        watching = asyncio.create_task(spectate(server.url, room_id, console))
-        async with asyncio.timeout(ENDING):
-            await printed.shows("Waiting for players")
-            for conn in list(server.lobby.rooms[room_id].conns):
-                await conn.ws.close(close_code)
-            with pytest.raises(ServerError) as ended:
-                await watching
+    async with _spectating() as watched:
+        for conn in list(watched.room.conns):
+            await conn.ws.close(close_code)
+        with pytest.raises(ServerError) as ended:
+            await watched.watching
     assert ended.value.code == "protocol_error"
-    assert "Lost the server" not in printed.getvalue()
-    status, line = explain(ended.value, server.url)
+    assert "Lost the server" not in watched.printed.getvalue()
+    status, line = explain(ended.value, watched.server.url)
     assert status == Status.REFUSED
     assert f"close code {close_code}" in line and "(protocol_error)" in line, line
 
@@ -140,27 +154,20 @@ async def test_a_fatal_rate_limited_waits_its_pause_before_reconnecting(
 ) -> None:
     """Reconnect after a pause (docs/protocol.md §2): the frame's ``retry_after`` if it
     carries one, else the clients' default wait; and only then connect again."""
-    async with running(Settings(waiting_ttl=0.0)) as server:
-        async with LobbyClient(server.url) as lobby:
-            room_id = (await lobby.create_room("sintra", seats=2))["id"]
-        printed = Printed()
-        console = Console(file=printed, width=80, height=24, color_system=None)
-        rests: list[tuple[float, bool]] = []
+    rests: list[tuple[float, bool]] = []
 
-        async def rest(seconds: float) -> None:
-            rests.append((seconds, "Reconnected." in printed.getvalue()))
+    async def rest(seconds: float) -> None:
+        rests.append((seconds, "Reconnected." in watched.printed.getvalue()))
 
-        monkeypatch.setattr(terminal, "rest", rest)
-        watching = asyncio.create_task(spectate(server.url, room_id, console))
-        async with asyncio.timeout(ENDING):
-            await printed.shows("Waiting for players")
-            for conn in list(server.lobby.rooms[room_id].conns):
-                if retry_after is None:
-                    conn.close("rate_limited", "too many frames over the rate limit; slow down")
-                    continue
-                frame = messages.error("rate_limited", "slow", fatal=True, retry_after=retry_after)
-                await conn.ws.send_bytes(encode(frame))
-                await conn.ws.close(1008)
-            await printed.shows("Reconnected.")
-            watching.cancel()
+    monkeypatch.setattr(terminal, "rest", rest)
+    async with _spectating() as watched:
+        for conn in list(watched.room.conns):
+            if retry_after is None:
+                conn.close("rate_limited", "too many frames over the rate limit; slow down")
+                continue
+            frame = messages.error("rate_limited", "slow", fatal=True, retry_after=retry_after)
+            await conn.ws.send_bytes(encode(frame))
+            await conn.ws.close(1008)
+        await watched.printed.shows("Reconnected.")
+        watched.watching.cancel()
     assert rests[0] == (retry_after or DEFAULT_WAIT, False), rests
