@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from browser import Served, Watched
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 # Tab stops to walk: the whole room page on a first turn has fewer.
 STOPS = 250
@@ -36,6 +36,15 @@ FOCUSED_PART = r"""() => {
     visible: el.matches(":focus-visible"),
   };
 }"""
+
+
+def tab_to(page: Page, focused: str) -> None:
+    """Press Tab until the script ``focused`` holds of the focus (at most :data:`STOPS`
+    times)."""
+    for _ in range(STOPS):
+        page.keyboard.press("Tab")
+        if page.evaluate(focused):
+            return
 
 
 def luminance(css: str) -> float:
@@ -87,10 +96,7 @@ def test_a_part_the_last_move_changed_shows_the_focus_not_the_highlight(
     watched.sit(served.room_with_bots("sintra", seats=2, bots=1))
     page.wait_for_selector(".o-board [data-move='take']")
     watched.wait_loaded()
-    for _ in range(STOPS):
-        page.keyboard.press("Tab")
-        if page.evaluate(FOCUSED_PART):
-            break
+    tab_to(page, FOCUSED_PART)
     page.evaluate("() => document.activeElement.classList.add('o-changed')")
     assert page.evaluate("() => document.activeElement.matches('.o-changed:focus-visible')")
     part = page.evaluate(FOCUSED_PART)
@@ -115,10 +121,7 @@ def test_after_a_move_made_with_the_keyboard_the_focus_stays_on_the_board(
     watched.sit(served.room_with_bots("sintra", seats=2, bots=1, options={"confirm": confirm}))
     page.wait_for_selector(".o-board [data-move='take']")
     watched.wait_loaded()
-    for _ in range(STOPS):
-        page.keyboard.press("Tab")
-        if page.evaluate(ON_A_STEP):
-            break
+    tab_to(page, ON_A_STEP)
     before = watched.version()
     while watched.version() == before:
         assert page.evaluate(ON_A_STEP), "each Enter leads to the move's next step"
@@ -144,10 +147,7 @@ def test_after_a_move_chosen_in_the_move_list_the_focus_goes_to_the_board(
     page.wait_for_selector(".o-moves .moves button")
     watched.wait_loaded()
     listed = "() => document.activeElement.matches('.o-moves .moves button')"
-    for _ in range(STOPS):
-        page.keyboard.press("Tab")
-        if page.evaluate(listed):
-            break
+    tab_to(page, listed)
     before = watched.version()
     while watched.version() == before:
         assert page.evaluate(listed), "the list keeps the focus while it narrows"
@@ -184,10 +184,7 @@ def test_crystal_palace_after_a_keyboard_move_the_focus_goes_to_the_next_choice(
     watched.sit(served.room_with_bots("crystal-palace", seats=2, bots=1))
     page.wait_for_selector(".cp-faces [data-move]")
     watched.wait_loaded()
-    for _ in range(STOPS):
-        page.keyboard.press("Tab")
-        if page.evaluate(CP_FOCUS_NEXT):
-            break
+    tab_to(page, CP_FOCUS_NEXT)
     # Phase 1: a value chosen for each die with Enter, the focus staying on the next die's
     # choices; the last one plays them all.
     dice = page.evaluate("() => tablewireRoom.doc.game.seats[0].dice")
@@ -206,10 +203,7 @@ def test_crystal_palace_after_a_keyboard_move_the_focus_goes_to_the_next_choice(
     page.wait_for_function(CP_MY_NEXT)
     page.wait_for_function(CP_FOCUS_NEXT)
     before = watched.version()
-    for _ in range(STOPS):
-        page.keyboard.press("Tab")
-        if page.evaluate("() => document.activeElement.matches('.cp-spot')"):
-            break
+    tab_to(page, "() => document.activeElement.matches('.cp-spot')")
     page.keyboard.press("Enter")
     page.wait_for_function(f"() => tablewireRoom.version > {before}")
     page.wait_for_function(CP_MY_NEXT)
