@@ -15,6 +15,7 @@ at the top of the ``http`` block, so that nothing is written outside its directo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import shutil
 import signal
@@ -115,10 +116,20 @@ class SpawnedNginx:
         assert self.process is not None
         return self.process.pid
 
-    async def stop(self) -> None:
+    async def stop(self, within: float = 30.0) -> None:
+        """SIGTERM (nginx's fast shutdown); one still running ``within`` seconds later is
+        killed, and that is an error showing its log."""
         if self.process is not None and self.process.returncode is None:
             self.process.terminate()
-            await self.process.wait()
+            try:
+                async with asyncio.timeout(within):
+                    await self.process.wait()
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+                raise RuntimeError(
+                    f"nginx was still running {within:g} s after SIGTERM:\n" + "".join(self.log)
+                ) from None
         if self._drain is not None:
             await self._drain
 
@@ -163,8 +174,7 @@ async def compose_shape(
     ``tablewire-1`` …, ``settings`` on each, then ``each[i]`` on replica i, when
     given; replica i pinned to ``replica_cpus[i % len]``) and nginx from ``source``
     in front; stop them all (the replicas killed) and remove nginx's directory on the
-    way out."""
-    redis.start()
+    way out (each of them, whichever fails to stop)."""
     servers = [
         SpawnedServer(
             None,
@@ -183,13 +193,21 @@ async def compose_shape(
     port = free_port()
     conf = nginx_conf(source, binary, directory, port, [s.port for s in servers], one_address)
     nginx = SpawnedNginx(binary, conf, directory, nginx_cpus)
-    try:
+    async with contextlib.AsyncExitStack() as stack:  # undone last first: nginx first
+        stack.callback(shutil.rmtree, directory, ignore_errors=True)
+        stack.callback(redis.cleanup)
+        stack.push_async_callback(_killed, servers)
+        stack.push_async_callback(nginx.stop)
+        redis.start()
         await asyncio.gather(*(s.start() for s in servers))
         await nginx.start()
         url = f"http://127.0.0.1:{port}"
         yield Shape(url, f"ws://127.0.0.1:{port}", port, servers, redis, nginx)
-    finally:
-        await nginx.stop()
-        await asyncio.gather(*(s.stop(signal.SIGKILL) for s in servers))
-        redis.cleanup()
-        shutil.rmtree(directory, ignore_errors=True)
+
+
+async def _killed(servers: list[SpawnedServer]) -> None:
+    """Kill every replica (all of them, even when one fails to end; its error is raised)."""
+    ended = await asyncio.gather(*(s.stop(signal.SIGKILL) for s in servers), return_exceptions=True)
+    for error in ended:
+        if isinstance(error, BaseException):
+            raise error

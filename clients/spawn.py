@@ -19,7 +19,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,18 +207,46 @@ class SpawnedRedis:
         self.command = [*pin, "redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
         self.command += ["--dir", self.dir, "--logfile", "", *extra]
         self.process: subprocess.Popen[str] | None = None
+        self.output: deque[str] = deque(maxlen=200)
+        """Its last lines of output (for the error when it fails to start or stop)."""
+        self._reader: threading.Thread | None = None
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self) -> None:
-        self.process = subprocess.Popen(self.command, stdout=subprocess.PIPE, text=True)
-        assert self.process.stdout is not None
-        for line in self.process.stdout:  # until the server says it is ready
+    def start(self, within: float = 60.0) -> None:
+        """Start it; return once it says it is ready. Its output is read all along (a
+        full pipe would stall it) and its last lines kept in :attr:`output`; one that
+        is not ready ``within`` seconds is killed, and that is an error."""
+        self.process = subprocess.Popen(
+            self.command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        ready = threading.Event()
+        self._reader = threading.Thread(
+            target=self._read, args=(self.process, ready), daemon=True, name="redis-output"
+        )
+        self._reader.start()
+        if ready.wait(within) and self.process.poll() is None:
+            return
+        self.process.kill()
+        self.process.wait()
+        self._reader.join()
+        self.process = None
+        tail = "".join(self.output)
+        raise RuntimeError(
+            f"redis-server was not ready within {within:g} s: {self.command}\n{tail}"
+        )
+
+    def _read(self, process: subprocess.Popen[str], ready: threading.Event) -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            self.output.append(line)
             if "Ready to accept connections" in line:
-                return
-        raise RuntimeError(f"redis-server did not start: {self.command}")
+                ready.set()
+        if not ready.is_set():  # it ended before it was ready: no need to wait longer
+            self.output.append(f"(redis-server ended with status {process.wait()})\n")
+            ready.set()
 
     def pause(self) -> None:
         """SIGSTOP: the server keeps its connections open and answers nothing (a hung
@@ -229,20 +259,35 @@ class SpawnedRedis:
         assert self.process is not None
         self.process.send_signal(signal.SIGCONT)
 
-    def stop(self, sig: int = signal.SIGTERM) -> None:
+    def stop(self, sig: int = signal.SIGTERM, within: float = 30.0) -> None:
         """Send ``sig`` (SIGKILL for a crash: only what the AOF has on disk is kept) and
-        wait for the end; a paused server is resumed so that it can end. :meth:`start`
-        starts it again on the same port and directory."""
-        if self.process is not None:
-            self.process.send_signal(sig)
-            self.process.send_signal(signal.SIGCONT)
-            self.process.wait()
-            self.process = None
+        wait for the end; a paused server is resumed so that it can end. One still
+        running ``within`` seconds later is killed, and that is an error showing its last
+        lines. :meth:`start` starts it again on the same port and directory."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        process.send_signal(sig)
+        process.send_signal(signal.SIGCONT)
+        try:
+            process.wait(within)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            raise RuntimeError(
+                f"redis-server was still running {within:g} s after signal {sig}:\n"
+                + "".join(self.output)
+            ) from None
+        finally:
+            if self._reader is not None:
+                self._reader.join()
 
     def cleanup(self) -> None:
         """Stop it and remove its directory."""
-        self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 class SpawnedCluster:
@@ -360,8 +405,10 @@ class SpawnedCluster:
         return False
 
     def cleanup(self) -> None:
-        for node in self.nodes:
-            node.cleanup()
+        """Clean every node up, even after one fails to stop (the first error is raised)."""
+        with contextlib.ExitStack() as stack:
+            for node in self.nodes:
+                stack.callback(node.cleanup)
 
 
 @dataclass

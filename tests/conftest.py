@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import faulthandler
 import os
 import shutil
+import signal
 import socket
 import tempfile
+import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, replace
@@ -48,6 +51,59 @@ def pytest_configure(config: pytest.Config) -> None:
             "`make test` rebuilds it (or `make pure`, then the source runs)",
             returncode=4,
         )
+    # The terminal's stderr, kept before a test's output is captured (fd 2 is then a
+    # temporary file, lost when the run ends there): where a hung test's stacks go.
+    config.stash[TERMINAL] = os.fdopen(os.dup(2), "w")
+
+
+TERMINAL = pytest.StashKey[Any]()
+HUNG_AFTER = 120
+"""Seconds past a test's ``timeout`` after which, still running, it ends the run."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """A test still running (setup and teardown included) ``HUNG_AFTER`` seconds past its
+    ``timeout`` ends the run, every thread's stack printed. pytest-timeout's signal fails
+    a test once, and pytest cancels faulthandler's timer on a failure; a hang left behind
+    (a teardown waiting on a process or a thread) would otherwise hold CI to its own
+    limit with nothing printed."""
+    marked = item.get_closest_marker("timeout")
+    limit = float(marked.args[0] if marked and marked.args else item.config.getini("timeout") or 0)
+    if not limit:
+        yield
+        return
+    watchdog = threading.Timer(limit + HUNG_AFTER, _hung, (item, limit + HUNG_AFTER))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        yield
+    finally:
+        watchdog.cancel()
+
+
+def _hung(item: pytest.Item, after: float) -> None:
+    """End the run: ``item`` still runs ``after`` seconds in (its children are killed)."""
+    terminal = item.config.stash[TERMINAL]
+    terminal.write(f"\n{item.nodeid} still running {after:g} s after it began; the run ends\n")
+    terminal.flush()
+    faulthandler.dump_traceback(terminal, all_threads=True)
+    for child in _children():
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGKILL)
+    os._exit(3)
+
+
+def _children() -> list[int]:
+    """This process's child processes (the servers, Redis and nginx a test started)."""
+    mine = str(os.getpid())
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if fields[1] == mine:
+                found.append(int(stat.parent.name))
+    return found
 
 
 @pytest.fixture(autouse=True)
