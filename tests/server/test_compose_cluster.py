@@ -13,11 +13,13 @@ metrics port are free local ones, and the proxy they trust is 127.0.0.1.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import shutil
 import signal
 import subprocess
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -123,6 +125,21 @@ class ProfileRedis:
         self.cluster.cleanup()
 
 
+@contextlib.contextmanager
+def said_on_failure(shape: Shape, redis: ProfileRedis) -> Iterator[None]:
+    """On a failure, the last lines of every process, on stderr (shown with the failure:
+    CI's output may be all there is to go by)."""
+    try:
+        yield
+    except BaseException:
+        parts = [(f"replica {n + 1}", r.log[-40:]) for n, r in enumerate(shape.replicas)]
+        parts += [(f"redis :{node.port}", list(node.output)[-20:]) for node in redis.cluster.nodes]
+        parts.append(("nginx", shape.nginx.log[-20:]))
+        for name, lines in parts:
+            sys.stderr.write(f"--- {name}, last lines\n{''.join(lines)}")
+        raise
+
+
 @pytest.fixture
 async def profile() -> AsyncIterator[tuple[Shape, ProfileRedis]]:
     binary = nginx()
@@ -144,28 +161,34 @@ async def test_the_cluster_profile_plays_through_nginx_and_survives_a_master_kil
     profile: tuple[Shape, ProfileRedis],
 ) -> None:
     shape, redis = profile
-    assert "[OK] All 16384 slots covered" in redis.created[0]
-    again = redis.create()  # a restarted profile: the nodes know each other already
-    assert again == "", "the second create step creates nothing (and prints nothing)"
+    with said_on_failure(shape, redis):
+        assert "[OK] All 16384 slots covered" in redis.created[0]
+        again = redis.create()  # a restarted profile: the nodes know each other already
+        assert again == "", "the second create step creates nothing (and prints nothing)"
 
-    summary = await bots.run(shape.url, "sintra", 2, 4, check=True, time_limit=120, bot="random")
-    assert summary.ok and summary.games_finished == 2, summary.failures
+        summary = await bots.run(
+            shape.url, "sintra", 2, 4, check=True, time_limit=120, bot="random"
+        )
+        assert summary.ok and summary.games_finished == 2, summary.failures
 
-    tables, _, plays = await relay_games([shape], ROOMS)
-    games = asyncio.gather(*plays)
-    store = RedisStore.connect(redis.url)
-    first = store.key(tables[0][0])
-    await store.close()
-    dying = redis.cluster.master_of(first)
-    async with asyncio.timeout(120):
-        await tables[0][1][0].wait_version(40)
-    dying.stop(signal.SIGKILL)
-    promoted = await asyncio.to_thread(redis.cluster.wait_failover, first, dying)
-    await asyncio.to_thread(dying.start)  # restart: unless-stopped
-    async with asyncio.timeout(240):
-        await games
-    assert redis.cluster.master_of(first) is promoted, "the replica kept the slot"
-    await assert_games_finished_with_every_ack(redis.url, tables)
+        tables, _, plays = await relay_games([shape], ROOMS)
+        games = asyncio.gather(*plays)
+        try:
+            store = RedisStore.connect(redis.url)
+            first = store.key(tables[0][0])
+            await store.close()
+            dying = redis.cluster.master_of(first)
+            async with asyncio.timeout(120):
+                await tables[0][1][0].wait_version(40)
+            dying.stop(signal.SIGKILL)
+            promoted = await asyncio.to_thread(redis.cluster.wait_failover, first, dying)
+            await asyncio.to_thread(dying.start)  # restart: unless-stopped
+            async with asyncio.timeout(240):
+                await games
+            assert redis.cluster.master_of(first) is promoted, "the replica kept the slot"
+        finally:
+            games.cancel()  # a failure leaves no client playing on
+        await assert_games_finished_with_every_ack(redis.url, tables)
 
 
 def test_the_node_list_is_the_only_address_the_create_step_names() -> None:
