@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from clients.spawn import SpawnedServer, free_port
+from clients.spawn import SpawnedServer, ended, free_port
 
 UPSTREAM = re.compile(r"^ *server tablewire-\d:8000\b.*\n", re.MULTILINE)
 LISTEN = "listen 80;"
@@ -119,17 +119,10 @@ class SpawnedNginx:
     async def stop(self, within: float = 30.0) -> None:
         """SIGTERM (nginx's fast shutdown); one still running ``within`` seconds later is
         killed, and that is an error showing its log."""
-        if self.process is not None and self.process.returncode is None:
-            self.process.terminate()
-            try:
-                async with asyncio.timeout(within):
-                    await self.process.wait()
-            except TimeoutError:
-                self.process.kill()
-                await self.process.wait()
-                raise RuntimeError(
-                    f"nginx was still running {within:g} s after SIGTERM:\n" + "".join(self.log)
-                ) from None
+        if not await ended(self.process, signal.SIGTERM, within):
+            raise RuntimeError(
+                f"nginx was still running {within:g} s after SIGTERM:\n" + "".join(self.log)
+            )
         if self._drain is not None:
             await self._drain
 

@@ -156,22 +156,31 @@ class SpawnedServer:
         """Send ``sig`` (SIGKILL for a crash) and wait for the process to end. One still
         running ``within`` seconds later is killed, and that is an error showing its log
         (a server ends itself 10 s after its ``shutdown_timeout``: server/serve.py)."""
-        if self.process is not None and self.process.returncode is None:
-            self.process.send_signal(sig)
-            try:
-                async with asyncio.timeout(within):
-                    await self.process.wait()
-            except TimeoutError:
-                self.process.kill()
-                await self.process.wait()
-                if self._drain is not None:
-                    await self._drain
-                raise RuntimeError(
-                    f"tablewire serve was still running {within:g} s after signal {sig}:\n"
-                    + "".join(self.log[-40:])
-                ) from None
+        if not await ended(self.process, sig, within):
+            if self._drain is not None:
+                await self._drain
+            raise RuntimeError(
+                f"tablewire serve was still running {within:g} s after signal {sig}:\n"
+                + "".join(self.log[-40:])
+            )
         if self._drain is not None:
             await self._drain
+
+
+async def ended(process: asyncio.subprocess.Process | None, sig: int, within: float) -> bool:
+    """Send ``sig`` to ``process`` (if started and running) and wait for its end: whether
+    it ended within ``within`` seconds (if not, it is killed)."""
+    if process is None or process.returncode is not None:
+        return True
+    process.send_signal(sig)
+    try:
+        async with asyncio.timeout(within):
+            await process.wait()
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        return False
+    return True
 
 
 def bus_free_port() -> int:
