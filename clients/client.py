@@ -39,6 +39,7 @@ from clients.retry import (
     OnWait,
     Patience,
     Wait,
+    closed_before_welcome,
     frame_refusal,
     http_reason,
     http_refusal,
@@ -394,9 +395,7 @@ class RoomClient:
         try:
             got = self.session.receive(await self._ws.recv(decode=False))
         except ConnectionClosed as exc:
-            raise ServerError(
-                {"code": "closed", "message": f"closed before welcome: {exc}"}
-            ) from None
+            raise ServerError(closed_before_welcome(exc)) from None
         if got.kind != "welcome":
             await self._ws.close()
             raise ServerError(got.frame)

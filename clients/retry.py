@@ -52,7 +52,8 @@ RECONNECTABLE = frozenset(
 )
 """Codes of fatal connection errors a client survives by reconnecting, as
 docs/protocol.md §2 (How a connection ends) says (``closed``: the client's own, a
-connection closed before ``welcome``); the others are final (``room_closed``: the room is
+connection closed before ``welcome`` with no close code of :data:`PROTOCOL_CLOSES`:
+:func:`closed_before_welcome`); the others are final (``room_closed``: the room is
 over; ``no_such_room``, ``bad_token``, a bad frame: the same hello would fail again)."""
 PROTOCOL_CLOSES = {1002: "protocol error", 1007: "invalid payload", 1009: "message too big"}
 """WebSocket close codes that end a connection for good (docs/protocol.md §2): the frames
@@ -137,6 +138,18 @@ def protocol_close(lost: BaseException) -> str | None:
     if close is None or close.code not in PROTOCOL_CLOSES:
         return None
     return f"WebSocket close code {close.code} ({PROTOCOL_CLOSES[close.code]})"
+
+
+def closed_before_welcome(lost: ConnectionClosed) -> dict[str, Any]:
+    """The error of a connection closed before ``welcome``: with a close code of
+    :data:`PROTOCOL_CLOSES`, a fatal ``protocol_error`` (final: the same hello would be
+    refused again, a reconnect's as much as a first connection's); otherwise ``closed``,
+    a code to retry (:data:`RECONNECTABLE`)."""
+    said = protocol_close(lost)
+    if said is not None:
+        message = f"the server ended the connection before welcome with the {said}"
+        return {"code": "protocol_error", "message": message, "fatal": True}
+    return {"code": "closed", "message": f"closed before welcome: {lost}"}
 
 
 def reconnect_pause(frame: dict[str, Any]) -> float:

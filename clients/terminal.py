@@ -25,8 +25,8 @@ protocol says to retry (:data:`~clients.retry.RECONNECTABLE`), the client says s
 reconnects with backoff using its token and the last version held, and goes on; it gives up after
 ``reconnect_for`` seconds with :class:`~clients.client.Unreachable`. A room the
 server closes (``room_closed``) is over: no reconnect, :class:`RoomClosed`; so is a
-connection closed as a protocol error (:data:`~clients.retry.PROTOCOL_CLOSES`):
-a ``protocol_error``.
+connection closed as a protocol error (:data:`~clients.retry.PROTOCOL_CLOSES`), a
+reconnect's handshake too: a ``protocol_error``.
 
 **Leaving.** Standard input is read without a thread
 (:class:`~clients.keyboard.StdinKeyboard`), so Ctrl-C leaves at once, as does

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest
+from handshakes import RefusedHandshakes
 
 from clients import bots
 from clients.bots import Summary, play_seat
@@ -121,3 +122,21 @@ async def test_a_connection_closed_as_a_protocol_error_ends_the_seat(close_code:
     assert (bot.summary.errors, bot.summary.reconnects) == (1, 0)
     ended = "seat 1: the server ended its connection: protocol_error: WebSocket close code"
     assert bot.summary.failures[0].startswith(f"{ended} {close_code}"), bot.summary.failures
+
+
+@pytest.mark.parametrize("close_code", [1002, 1007, 1009])
+async def test_a_reconnect_closed_as_a_protocol_error_before_welcome_ends_the_seat(
+    close_code: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refusing = RefusedHandshakes(monkeypatch, close_code)
+    async with _bot_playing() as bot:
+        refusing.start()
+        for conn in list(bot.room.conns):
+            conn.close("too_slow", "the server ended this connection")  # a code to retry
+        assert not await refusing.retried_or(bot.playing), bot.summary
+        assert await bot.playing is False
+    assert refusing.refused == 1
+    assert (bot.summary.errors, bot.summary.reconnects) == (1, 1), bot.summary
+    ended = "seat 1: the server ended its connection: protocol_error: "
+    assert bot.summary.failures[0].startswith(ended), bot.summary.failures
+    assert f"WebSocket close code {close_code}" in bot.summary.failures[0]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 from cli_runs import one_line, run
+from handshakes import RefusedHandshakes
 from rich.console import Console
 
 from clients import terminal
@@ -143,6 +144,27 @@ async def test_a_connection_closed_as_a_protocol_error_is_final(close_code: int)
             await watched.watching
     assert ended.value.code == "protocol_error"
     assert "Lost the server" not in watched.printed.getvalue()
+    status, line = explain(ended.value, watched.server.url)
+    assert status == Status.REFUSED
+    assert f"close code {close_code}" in line and "(protocol_error)" in line, line
+
+
+@pytest.mark.parametrize("close_code", [1002, 1007, 1009])
+async def test_a_reconnect_closed_as_a_protocol_error_before_welcome_is_final(
+    close_code: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reconnect's handshake the server closes with 1002, 1007 or 1009 ends the command
+    as the same close after ``welcome`` does: the same hello would be refused again."""
+    refusing = RefusedHandshakes(monkeypatch, close_code)
+    async with _spectating() as watched:
+        refusing.start()
+        for conn in list(watched.room.conns):
+            conn.close("too_slow", "the server ended this connection")  # a code to retry
+        assert not await refusing.retried_or(watched.watching), watched.printed.getvalue()
+        with pytest.raises(ServerError) as ended:
+            await watched.watching
+    assert refusing.refused == 1
+    assert ended.value.code == "protocol_error"
     status, line = explain(ended.value, watched.server.url)
     assert status == Status.REFUSED
     assert f"close code {close_code}" in line and "(protocol_error)" in line, line
