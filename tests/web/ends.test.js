@@ -62,6 +62,35 @@ describe("the fatal errors of docs/protocol.md §2 (How a connection ends)", () 
     }
   });
 
+  test("a reconnect whose handshake is closed so (before welcome) ends too: no reconnect again", async () => {
+    for (const code of [1002, 1007, 1009]) {
+      let reopened;
+      const second = new Promise((resolve) => { reopened = resolve; });
+      const sockets = [];
+      class Counted extends SilentSocket {
+        constructor(url) {
+          super(url);
+          sockets.push(this);
+          if (sockets.length === 2) reopened(this);
+        }
+      }
+      const conn = new RoomConnection("r", {
+        base: "http://tablewire.test", WebSocket: Counted, heartbeat: 0, backoff: { first: 1, max: 1 },
+      });
+      conn.connect().catch(() => {});
+      conn.handle({ t: "welcome", protocol: 2, room: "r", engine: "e", seat: null, version: 0, keys: [] });
+      conn.handle({ t: "snapshot", v: 0, doc: {} });
+      sockets[0].onclose({ code: 1006 }); // lost: it reconnects
+      assert.equal(conn.state, "reconnecting");
+      (await second).onclose({ code }); // the reconnect's handshake, refused before welcome
+      assert.equal(conn.state, "closed", String(code));
+      assert.equal(conn.lastError.code, "protocol_error", String(code));
+      assert.equal(conn.timers.size, 0, `no reconnect is due after ${code}`);
+      assert.equal(sockets.length, 2);
+      conn.close();
+    }
+  });
+
   test("after the others it reconnects", () => {
     const retried = [
       "hello_timeout", "too_many_connections", "store_unavailable", "too_slow", "rate_limited",
