@@ -269,13 +269,16 @@ class SocketConnection:
         :data:`FREE_LEGAL_SAVED`. A client asking after every patch (or every frame)
         never waits, even when several patches reach it together and its requests all
         find the room at the latest version; asking again and again at one version
-        is limited."""
+        is limited. A free ``legal`` is served: it ends a run of refusals (strikes) as
+        any request the limits let through does."""
         if version != self._legal_at:
             moved = max(version - self._legal_at, 1) if self._legal_at >= 0 else 1
             self._legal_free = min(self._legal_free + moved * FREE_LEGAL, FREE_LEGAL_SAVED)
             self._legal_at = version
         if self._legal_free:
             self._legal_free -= 1
+            if self.limits is not None:
+                self.limits.strikes = 0
             return True
         return False
 
