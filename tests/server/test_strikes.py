@@ -44,12 +44,14 @@ async def _seated(server: Running) -> ClientConnection:
     return ws
 
 
-async def _answers(ws: ClientConnection, count: int) -> list[dict[str, Any]]:
-    """The next ``count`` answers (patches and chat lines aside)."""
+async def _answers(
+    ws: ClientConnection, count: int, also: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
+    """The next ``count`` answers (patches aside; chat lines too, unless ``also``)."""
     frames: list[dict[str, Any]] = []
     while len(frames) < count:
         frame = decode(await ws.recv(decode=False))
-        if isinstance(frame, dict) and frame["t"] in ("pong", "error", "legal"):
+        if isinstance(frame, dict) and frame["t"] in ("pong", "error", "legal", *also):
             frames.append(frame)
     return frames
 
@@ -80,4 +82,32 @@ async def test_a_free_legal_that_is_served_sets_the_count_back_to_0(server: Runn
     ]
     await ws.send(encode({"t": "ping", "data": 5}))  # refused: the third in a row
     assert _told(await _answers(ws, 1)) == [("error", "rate_limited", True)]
+    await ws.close()
+
+
+async def test_chat_lines_count_and_end_a_run_like_every_rate_limited_kind(
+    server: Running,
+) -> None:
+    ws = await _seated(server)
+    for frame in [
+        {"t": "ping", "data": 0},  # served: the burst
+        {"t": "ping", "data": 1},  # refused: 1 in a row
+        {"t": "ping", "data": 2},  # refused: 2
+        {"t": "say", "text": "a"},  # served: back to 0
+        {"t": "say", "text": "b"},  # refused: 1
+        {"t": "ping", "data": 3},  # refused: 2
+        {"t": "say", "text": "c"},  # refused: the third in a row
+    ]:
+        await ws.send(encode(frame))
+    refused = ("error", "rate_limited", False)
+    told = _told(await _answers(ws, 7, also=("chat",)))
+    assert told == [
+        ("pong", None, None),
+        refused,
+        refused,
+        ("chat", None, None),
+        refused,
+        refused,
+        ("error", "rate_limited", True),
+    ]
     await ws.close()
