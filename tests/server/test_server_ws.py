@@ -255,6 +255,26 @@ async def test_a_client_too_far_behind_gets_a_snapshot(server: Running, settings
     assert version(server, room_id) - 2 > settings.history
 
 
+async def test_patches_are_kept_in_the_protocols_the_view_has_spoken(
+    server: Running, table: tuple[str, list[Raw]]
+) -> None:
+    """A connection coming back with ``since`` gets the patches in a protocol that the
+    view's connections have spoken on this process, and a snapshot in another (7)."""
+    room_id, seats = table  # both seats speak protocol 1
+    me = seats[turn(server, room_id)]
+    await me.send({"t": "legal"})
+    action = (await me.recv())["actions"][0]
+    await me.send({"t": "intent", "id": 1, "action": action})
+    await me.recv_until("ack")
+    since = version(server, room_id) - 1
+    for protocol, first in [(1, "patch"), (2, "snapshot")]:
+        late = await Raw.open(server, room_id)
+        await late.join(None, since=since, protocol=protocol)
+        frame = await late.recv()
+        assert (frame["t"] if isinstance(frame, dict) else "patch") == first, (protocol, frame)
+        await late.ws.close()
+
+
 async def test_resync_on_request_sends_a_snapshot(table: tuple[str, list[Raw]]) -> None:
     _, (a, _) = table
     await a.send({"t": "resync", "since": None})
