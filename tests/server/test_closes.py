@@ -147,6 +147,7 @@ async def test_too_slow_client_closed_protocol_error_and_shutdown_are_counted_an
             while True:
                 await oversized.recv()
     assert refused.value.rcvd is not None and refused.value.rcvd.code == 1009
+    assert "exceeds limit" in refused.value.rcvd.reason  # the WebSocket layer's words
     await until(spawned.url, lambda s: s[closes(Ending.PROTOCOL_ERROR)] == 1)
 
     staying = await connect(url)
@@ -157,6 +158,7 @@ async def test_too_slow_client_closed_protocol_error_and_shutdown_are_counted_an
         while True:
             await staying.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+    assert closed.value.rcvd.reason == "", "no words: the close code says it (§2)"
 
     (too_slow,) = closed_for(spawned, Ending.TOO_SLOW)
     assert (too_slow["room"], too_slow["code"], too_slow["error"]) == (room_id, 1008, "too_slow")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from clients.client import LobbyClient
 from conftest import Running
@@ -82,7 +83,10 @@ async def test_a_free_legal_that_is_served_sets_the_count_back_to_0(server: Runn
     ]
     await ws.send(encode({"t": "ping", "data": 5}))  # refused: the third in a row
     assert _told(await _answers(ws, 1)) == [("error", "rate_limited", True)]
-    await ws.close()
+    with pytest.raises(ConnectionClosed) as closed:
+        await ws.recv()
+    assert closed.value.rcvd is not None
+    assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1008, "")  # the frame says why
 
 
 async def test_chat_lines_count_and_end_a_run_like_every_rate_limited_kind(
