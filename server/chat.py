@@ -13,6 +13,10 @@ record of the game).
 for players or is over; while it is being played, only in a room whose option
 ``spectator_chat`` is on (off by default): spectators, who may see what a player
 cannot, do not talk to the players during their game unless the room allows it.
+
+**How fast.** Each connection and each address has its own rate (``chat_rate``,
+:mod:`server.limits`); the room has one for everyone in it together (:class:`Pace`), so
+that many connections from many addresses cannot flood one room's chat.
 """
 
 from __future__ import annotations
@@ -25,8 +29,14 @@ from typing import Any
 import icu
 
 from engines.bots import KINDS
+from protocol import messages
+from protocol.codec import encode
 from protocol.errors import Code, ProtocolError
-from server.errors import ApiError
+from protocol.session import refusal as refusal_frame
+from server import metrics
+from server.errors import ApiError, retry_delay
+from server.limits import TokenBucket
+from server.settings import Settings
 from server.store import RoomRecord
 
 HISTORY = 50
@@ -131,3 +141,46 @@ def line(record: RoomRecord, seat: int | None, text: str, at: float) -> Line:
     """The line ``seat`` says, named by the seat's player."""
     name = SPECTATOR if seat is None else seat_name(record.names, seat)
     return {"seat": seat, "name": name, "text": text, "at": at}
+
+
+class Pace:
+    """The chat lines one room takes, from everyone in it together: ``room_chat_burst``
+    at once, then ``room_chat_rate`` a second (0: no limit). Lines said in the room on
+    other processes count too (:meth:`heard`), so the rate holds for the room, not for
+    each process (a line each process took at the same moment aside)."""
+
+    __slots__ = ("bucket",)
+
+    def __init__(self, settings: Settings, now: float) -> None:
+        rate, burst = settings.room_chat_rate, max(1.0, settings.room_chat_burst)
+        self.bucket = TokenBucket(rate, burst, now) if rate > 0 else None
+
+    def refusal(self, now: float) -> bytes | None:
+        """The ``rate_limited`` error for a line said here now, or None (the line taken)."""
+        bucket = self.bucket
+        if bucket is None or bucket.take(now):
+            return None
+        wait = retry_delay(bucket.wait(now))
+        metrics.ERRORS.labels(Code.RATE_LIMITED).inc()
+        metrics.RATE_LIMITED.labels("room_chat").inc()
+        message = f"too many lines in this room's chat from everyone; retry in {wait:g} s"
+        return encode(messages.error(Code.RATE_LIMITED, message, of="say", retry_after=wait))
+
+    def heard(self, now: float) -> None:
+        """A line said in the room on another process: it uses up the room's rate here too
+        (the debt, at most a burst, delays the lines said here)."""
+        bucket = self.bucket
+        if bucket is not None:
+            bucket.spend(now, 1.0)
+            bucket.tokens = max(bucket.tokens, -bucket.burst)
+
+
+def refused(record: RoomRecord, seat: int | None, pace: Pace, now: float) -> bytes | None:
+    """The ``error`` frame refusing a line ``seat`` (None: a spectator) says now (who may
+    not chat now: :func:`refusal`; the room's chat too busy: :class:`Pace`), counted; or
+    None, the line taken."""
+    why = refusal(record, seat)
+    if why is not None:
+        metrics.ERRORS.labels(why.code).inc()
+        return refusal_frame(why)
+    return pace.refusal(now)

@@ -255,6 +255,7 @@ class RedisHub:
         room, if it has the room loaded."""
         room = self.rooms.get(message["room"])
         if message["node"] != self.node and room is not None:
+            room.chat_pace.heard(room.clock())  # the room's chat rate counts it here too
             room.hear(message["line"])
 
     async def _request(self, room: Room, request: dict[str, Any]) -> dict[str, Any]:

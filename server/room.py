@@ -66,7 +66,6 @@ from protocol import compact, messages
 from protocol.codec import encode
 from protocol.errors import Code
 from protocol.messages import Intent, IntentId
-from protocol.session import refusal
 from server import chat, ids, metrics
 from server import room_commands as commands
 from server.errors import ApiError
@@ -141,6 +140,7 @@ class Room:
         """The frames of every view group (:mod:`server.room_frames`)."""
         self.chat: deque[chat.Line] = deque(maxlen=chat.HISTORY)
         """The recent chat lines, oldest first (:mod:`server.chat`)."""
+        self.chat_pace = chat.Pace(settings, clock())
         self._seen: dict[int, OrderedDict[IntentId, int]] = {}
         self._wakeup: tuple[float, Handle] | None = None
         self._ticking = False
@@ -239,10 +239,9 @@ class Room:
     def say(self, conn: Connection, text: str) -> None:
         """``conn``'s chat line, to everyone in the room (on every process), or an
         ``error`` to ``conn`` alone. Neither the game nor the version changes."""
-        refused = chat.refusal(self.record, conn.seat)
+        refused = chat.refused(self.record, conn.seat, self.chat_pace, self.clock())
         if refused is not None:
-            metrics.ERRORS.labels(refused.code).inc()
-            conn.send(refusal(refused))
+            conn.send(refused)
             return
         said = chat.line(self.record, conn.seat, text, self.clock())
         self.hear(said)

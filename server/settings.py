@@ -149,6 +149,11 @@ class Settings:
     """Chat lines (``say``) per second per connection (``chat_burst`` deep): with the
     defaults, 5 lines at once, then one every 5 s."""
     chat_burst: int = 5
+    room_chat_rate: float = 2.0
+    """Chat lines per second one room takes from everyone in it together
+    (``room_chat_burst`` deep), lines said on other processes counted too: however many
+    connections and addresses talk, a room's chat moves no faster; 0: no limit."""
+    room_chat_burst: int = 20
     address_factor: float = 20.0
     """Every client address shares buckets this many times a connection's rate and
     depth for intents, queries, pings and chat lines; 0 turns the per-address limits
@@ -278,6 +283,7 @@ AT_LEAST_ONE = frozenset(
         "query_burst",
         "ping_burst",
         "chat_burst",
+        "room_chat_burst",
         "http_burst",
         "connect_burst",
         "room_burst",

@@ -124,7 +124,10 @@ async def test_spectators_chat_before_the_game_and_during_it_where_the_room_allo
 
 
 async def test_who_joins_gets_the_recent_lines_after_the_state(settings: Settings) -> None:
-    async with running(replace(settings, chat_rate=0)) as server, asyncio.timeout(GUARD):
+    async with (
+        running(replace(settings, chat_rate=0, room_chat_rate=0)) as server,
+        asyncio.timeout(GUARD),
+    ):
         room_id, tokens = await new_room(server, seats=2)
         async with Raw.joined(server, room_id, tokens[0]) as ana:
             for n in range(HISTORY + 5):
@@ -169,3 +172,55 @@ async def test_a_line_reaches_the_rooms_connections_on_another_process(
         async with Raw.joined(b, room_id) as late:
             frame = await next_chat(late)
         assert frame["history"] is True and texts(frame) == ["from b", "from a"]
+
+
+async def test_a_room_takes_no_more_lines_than_its_chat_rate_from_everyone_together(
+    settings: Settings,
+) -> None:
+    """Many connections, each within its own rate and from addresses of their own, still
+    say no more in one room than ``room_chat_burst`` lines at once (then
+    ``room_chat_rate`` a second): the next line is refused as ``rate_limited`` with
+    ``retry_after``, reaches nobody and is not kept."""
+    paced = replace(settings, room_chat_rate=0.001, room_chat_burst=3, address_factor=0)
+    async with running(paced) as server, asyncio.timeout(GUARD), AsyncExitStack() as stack:
+        waiting, _ = await new_room(server, seats=2, fill=1)
+        watchers = [await stack.enter_async_context(Raw.joined(server, waiting)) for _ in range(4)]
+        room = server.lobby.room(waiting)
+        assert room is not None
+        for n, speaker in enumerate(watchers[:3]):
+            await speaker.send({"t": "say", "text": f"line {n}"})
+            for raw in watchers:
+                assert texts(await next_chat(raw)) == [f"line {n}"]
+        before = (list(room.chat), room.version)
+        await watchers[3].send({"t": "say", "text": "one too many"})
+        frame = await watchers[3].recv()
+        assert (frame["t"], frame["code"], frame["of"]) == ("error", "rate_limited", "say")
+        assert frame["retry_after"] > 0 and not frame["fatal"]
+        assert (list(room.chat), room.version) == before
+        await watchers[0].send({"t": "ping", "data": 1})
+        assert (await watchers[0].recv())["t"] == "pong", "the refused line reached nobody"
+
+
+@pytest.mark.usefixtures("redis_url")
+async def test_lines_said_on_another_process_count_against_the_rooms_chat_rate(
+    redis_url: str, prefix: str, settings: Settings
+) -> None:
+    """The room's chat rate holds across processes: lines said on ``a`` use up what ``b``
+    takes."""
+    shared = replace(
+        settings, redis_url=redis_url, redis_prefix=prefix, room_chat_rate=0.001, room_chat_burst=2
+    )
+    async with (
+        running(replace(shared, node="a")) as a,
+        running(replace(shared, node="b")) as b,
+        asyncio.timeout(GUARD),
+        AsyncExitStack() as stack,
+    ):
+        room_id, tokens = await new_room(a, seats=2)
+        ana = await stack.enter_async_context(Raw.joined(a, room_id, tokens[0]))
+        bo = await stack.enter_async_context(Raw.joined(b, room_id, tokens[1]))
+        for n in range(2):
+            await ana.send({"t": "say", "text": f"from a {n}"})
+            for raw in (ana, bo):
+                assert texts(await next_chat(raw)) == [f"from a {n}"]
+        assert await refused(bo, "from b") == "rate_limited"
