@@ -33,6 +33,7 @@ from protocol import messages
 from protocol.codec import encode
 from protocol.errors import Code, ProtocolError
 from protocol.session import refusal as refusal_frame
+from protocol.text import BLANK
 from server import metrics
 from server.errors import ApiError, retry_delay
 from server.limits import TokenBucket
@@ -51,15 +52,30 @@ _SPOOF = icu.SpoofChecker()
 """ICU's implementation of Unicode TR39 (security mechanisms): its confusable skeleton."""
 
 
+_UNSEEN = icu.UnicodeSet("[:Default_Ignorable_Code_Point:]")
+"""Characters that draw nothing (variation selectors, the combining grapheme joiner, the
+Hangul fillers, ...): a name may hold some (text.py), but they tell no name apart."""
+
+
+def _shown(text: str) -> str:
+    """``text`` as a page shows it: without the characters that draw nothing, a blank
+    (:data:`~protocol.text.BLANK`) as a space, and each run of spaces as one (HTML draws
+    ``ana  bo`` as ``ana bo``)."""
+    kept = "".join(" " if c in BLANK else c for c in text if not _UNSEEN.contains(c))
+    return " ".join(kept.split())
+
+
 @functools.lru_cache(maxsize=4096)  # quick play checks a name against a hundred rooms
 def look_alikes(name: str) -> frozenset[str]:
     """What names that read or look alike share: the TR39 confusable skeleton of the
-    name in NFKC, as written and case folded. ``Ana``, ``ANA`` and ``Ａｎａ`` read alike;
+    name in NFKC, as written and case folded, as shown (:func:`_shown`: what draws
+    nothing left out, spaces run together). ``Ana``, ``ANA`` and ``Ａｎａ`` read alike;
     Latin ``ana`` and ``аna`` with a Cyrillic ``а``, ``Bill`` and ``BiII``, ``ANA`` and
-    ``ана`` look alike. Two names are alike when these sets meet; a name of one script
-    alone (``José``, ``Анна``, ``李雷``) stays itself."""
-    written = unicodedata.normalize("NFKC", name)
-    return frozenset(_SPOOF.getSkeleton(0, form) for form in (written, written.casefold()))
+    ``ана``, ``ana`` and ``ana`` with a variation selector, ``ana bo`` and ``ana  bo``
+    look alike. Two names are alike when these sets meet; a name of one script alone
+    (``José``, ``Анна``, ``李雷``) stays itself."""
+    written = _shown(unicodedata.normalize("NFKC", name))
+    return frozenset(_shown(_SPOOF.getSkeleton(0, form)) for form in (written, written.casefold()))
 
 
 def seat_name(names: Sequence[str | None], seat: int) -> str:

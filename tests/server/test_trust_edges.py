@@ -286,6 +286,35 @@ async def test_a_name_that_only_looks_like_another_players_is_refused(
     assert (await lobby.details(created["id"]))["names"] == [first, None, None]
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("ana", "ana\ufe0f"),  # a variation selector: nothing to see
+        ("ana", "an\u034fa"),  # the combining grapheme joiner
+        ("ana", "ana\u180b"),  # a Mongolian variation selector
+        ("ana", "ana\u17b4"),  # a Khmer inherent vowel, never drawn
+        ("ana", "ana\u3164"),  # a Hangul filler after the name
+        ("ana", "ana\u2800"),  # the braille blank
+        ("ana bo", "ana  bo"),  # two spaces: a page shows one
+        ("ana bo", "ana\u2002\u2002bo"),  # two en spaces
+        (None, "player  2"),  # seat 1, free: "player 2"
+        (None, "greedy  bot 3"),  # what a bot in seat 2 would be called
+    ],
+)
+async def test_a_name_with_what_does_not_show_is_another_players_name(
+    lobby: Lobby, first: str | None, second: str
+) -> None:
+    """Characters that draw nothing, or spaces a page draws as one, make a name that
+    shows as another player's (or a bot's): refused as that name, nothing taken."""
+    created = await lobby.create({"engine": "sintra", "seats": 3})
+    if first is not None:
+        await lobby.reserve(created["id"], {"name": first})
+    with pytest.raises(ApiError) as caught:
+        await lobby.reserve(created["id"], {"name": second})
+    assert (caught.value.status, caught.value.code) == (409, "name_taken")
+    assert (await lobby.details(created["id"]))["names"] == [first, None, None]
+
+
 async def test_names_of_any_script_are_fine_beside_each_other(lobby: Lobby) -> None:
     """Accents, other scripts, and names that differ only by an accent are names."""
     for names in (
