@@ -174,7 +174,13 @@ class SocketConnection:
             self.cutoff.reschedule(asyncio.get_running_loop().time() + self.settings.close_timeout)
 
     def error(self, exc: ProtocolError) -> None:
-        """Answer a refused frame without closing (see :func:`refusal`)."""
+        """Answer a refused frame without closing (see :func:`refusal`), within the rate
+        of refused frames (``refused_rate``; past it, ``rate_limited``)."""
+        limits = self.limits
+        if limits is not None and not limits.charge(Kind.REFUSED):
+            intent = None if exc.intent_id is None else Intent(exc.intent_id, {})
+            self.over(Kind.REFUSED, intent, exc.of)
+            return
         ERRORS.labels(exc.code).inc()
         self.send(refusal(exc))
 
@@ -288,10 +294,18 @@ class SocketConnection:
         limits = self.limits
         if limits is None or limits.allow(kind):
             return False
+        self.over(kind, intent, of)
+        return True
+
+    def over(self, kind: Kind, intent: Intent | None, of: str | None) -> None:
+        """Refuse a frame of ``kind`` over its rate (a strike counted already): a
+        ``rate_limited`` answer, or the close once the refusals persist."""
+        limits = self.limits
+        assert limits is not None
         RATE_LIMITED.labels(kind).inc()
         if limits.exhausted:
             self.close(Code.RATE_LIMITED, "too many frames over the rate limit; slow down")
-            return True
+            return
         wait = retry_delay(limits.wait(kind))
         message = f"too many {kind} frames; retry in {wait:g} s"
         if intent is not None:
@@ -301,7 +315,6 @@ class SocketConnection:
         else:
             ERRORS.labels(Code.RATE_LIMITED).inc()
             self.send(encode(messages.error(Code.RATE_LIMITED, message, of=of, retry_after=wait)))
-        return True
 
 
 def dispatch(conn: Connection, room: Room, message: ClientMessage) -> None:

@@ -12,8 +12,8 @@ here starts a task or a timer.
   refilled completely is the same as a new one, so idle keys are dropped and
   the table stays as small as the set of recently active clients.
 * :class:`FrameLimits`: what a WebSocket connection may send after ``hello``:
-  intents, queries (``legal``, ``resync``), pings and chat lines, each limited per
-  connection and per client address.
+  intents, queries (``legal``, ``resync``), pings, chat lines and frames refused as
+  bad, each limited per connection and per client address.
 * :class:`Gate`: the process's WebSocket connections, counted per process and
   refused above ``max_connections``; handshakes limited per address.
 * :class:`HttpLimits`: ASGI middleware for ``/api/`` requests: a rate per
@@ -125,6 +125,8 @@ class Kind(StrEnum):
     QUERY = "query"
     PING = "ping"
     CHAT = "chat"
+    REFUSED = "refused"
+    """Frames refused as bad (malformed, an unknown type, a bad field)."""
 
 
 class AddressLimits:
@@ -145,6 +147,7 @@ def _frame_rates(settings: Settings) -> dict[Kind, tuple[float, float]]:
         Kind.QUERY: (settings.query_rate, settings.query_burst),
         Kind.PING: (settings.ping_rate, settings.ping_burst),
         Kind.CHAT: (settings.chat_rate, settings.chat_burst),
+        Kind.REFUSED: (settings.refused_rate, settings.refused_burst),
     }
 
 
@@ -193,6 +196,19 @@ class FrameLimits:
             addresses is None or addresses.frames[kind].take(self._address, now)
         ):
             self.strikes = 0
+            return True
+        self.strikes += 1
+        return False
+
+    def charge(self, kind: Kind) -> bool:
+        """Like :meth:`allow`, for a frame that is not served (refused as bad): one
+        within the rate does not set the strikes back to 0."""
+        now = self.clock()
+        mine = self._mine[kind]
+        addresses = self._addresses
+        if (mine is None or mine.take(now)) and (
+            addresses is None or addresses.frames[kind].take(self._address, now)
+        ):
             return True
         self.strikes += 1
         return False

@@ -154,10 +154,15 @@ class Settings:
     (``room_chat_burst`` deep), lines said on other processes counted too: however many
     connections and addresses talk, a room's chat moves no faster; 0: no limit."""
     room_chat_burst: int = 20
+    refused_rate: float = 5.0
+    """Frames refused as bad after ``hello`` (not msgpack, an unknown type, a bad field,
+    too large) per second one connection may send (``refused_burst`` deep): each is
+    answered with its error; past the rate, ``rate_limited``, a strike like any."""
+    refused_burst: int = 20
     address_factor: float = 20.0
     """Every client address shares buckets this many times a connection's rate and
-    depth for intents, queries, pings and chat lines; 0 turns the per-address limits
-    off."""
+    depth for intents, queries, pings, chat lines and refused frames; 0 turns the
+    per-address limits off."""
     rate_strikes: int = 20
     """Frames refused as ``rate_limited`` in a row after which the connection is closed."""
     http_rate: float = 50.0
@@ -284,6 +289,7 @@ AT_LEAST_ONE = frozenset(
         "ping_burst",
         "chat_burst",
         "room_chat_burst",
+        "refused_burst",
         "http_burst",
         "connect_burst",
         "room_burst",
