@@ -375,6 +375,8 @@ async def serve(
     loading = gate is not None and load_test(address, lobby.benchmark(room_id), gate.load_testers)
     refusal = gate.admit(address, loading) if gate is not None else None
     admitted = gate is not None and refusal is None
+    if reader is not None:
+        reader.bound_frames(settings.ws_frame_rate, settings.ws_frame_burst)
     await ws.accept()
     if transport is not None:
         set_send_buffer(transport, settings.socket_send_buffer)

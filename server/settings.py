@@ -159,6 +159,12 @@ class Settings:
     too large) per second one connection may send (``refused_burst`` deep): each is
     answered with its error; past the rate, ``rate_limited``, a strike like any."""
     refused_burst: int = 20
+    ws_frame_rate: float = 10.0
+    """WebSocket frames that are no whole message (continuation frames, a fragmented
+    message's first, pings, pongs) per second one connection may send (``ws_frame_burst``
+    deep): each costs a parse, and none is a message the other limits count; past it the
+    connection is closed (1008); 0: no limit."""
+    ws_frame_burst: int = 100
     address_factor: float = 20.0
     """Every client address shares buckets this many times a connection's rate and
     depth for intents, queries, pings, chat lines and refused frames; 0 turns the
@@ -290,6 +296,7 @@ AT_LEAST_ONE = frozenset(
         "chat_burst",
         "room_chat_burst",
         "refused_burst",
+        "ws_frame_burst",
         "http_burst",
         "connect_burst",
         "room_burst",

@@ -44,9 +44,11 @@ from typing import Any, ClassVar, Protocol, cast
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Frame
 from websockets.protocol import OPEN
 
 from server.frames import whole_frames
+from server.limits import TokenBucket
 from server.logs import fields
 from server.metrics import ABORTS, HTTP_CUTOFFS, Cutoff, Ending
 from server.settings import Settings
@@ -57,6 +59,8 @@ KEEPALIVE_CLOSE = 1011
 """The close code of a connection that did not answer a keepalive ping in time."""
 INVALID_DATA = 1007
 """The close code of a text message that is not UTF-8."""
+POLICY_VIOLATION = 1008
+"""The close code of a connection that sends too many frames that are no whole message."""
 
 
 def _response(status: bytes) -> bytes:
@@ -246,6 +250,9 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
         """Whether :meth:`_take_frames` can read this websockets version's parser state."""
         self.ended: tuple[Ending, int] | None = None
         """Why and with which close code this layer ended the connection, if it did."""
+        self._spare: TokenBucket | None = None
+        """The frames that are no whole message this connection may still send
+        (:meth:`bound_frames`)."""
 
     def listen(self, sink: Callable[[bytes], None]) -> bool:
         """Deliver binary messages to ``sink`` from now on. False (and nothing changes)
@@ -267,6 +274,47 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
             self.read_paused = False
             self.transport.resume_reading()
         return True
+
+    def bound_frames(self, rate: float, burst: int) -> None:
+        """Close the connection (1008; :attr:`ended` ``rate_limited``) once it sends frames
+        that are no whole message (continuation frames, a fragmented message's first,
+        pings, pongs) faster than ``rate`` a second after ``burst`` (``rate`` 0: no
+        bound). Each costs a parse (a ping a pong too) and is no message the limits of
+        :mod:`server.connection` count: a message in a thousand one-byte fragments, or a
+        ping flood, would take the loop for free."""
+        self._spare = TokenBucket(rate, max(1.0, burst), self.loop.time()) if rate > 0 else None
+
+    def _spent(self) -> bool:
+        """Count one frame that is no whole message: True, and the connection closing,
+        past the bound."""
+        spare = self._spare
+        if spare is None or self.close_sent or spare.take(self.loop.time()):
+            return False
+        self.frames = []
+        self.conn.send_close(POLICY_VIOLATION, "too many fragments or control frames")
+        self.handle_parser_exception()
+        self.ended = (Ending.RATE_LIMITED, POLICY_VIOLATION)
+        return True
+
+    def handle_cont(self, event: Frame) -> None:
+        if not self._spent():
+            super().handle_cont(event)
+
+    def handle_text(self, event: Frame) -> None:
+        if event.fin or not self._spent():
+            super().handle_text(event)
+
+    def handle_bytes(self, event: Frame) -> None:
+        if event.fin or not self._spent():
+            super().handle_bytes(event)
+
+    def handle_ping(self) -> None:
+        if not self._spent():
+            super().handle_ping()
+
+    def handle_pong(self, event: Frame) -> None:
+        if not self._spent():
+            super().handle_pong(event)
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
