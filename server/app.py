@@ -144,9 +144,12 @@ def _repeatable(request: Request) -> bool:
 
 
 def _local_peer(scope: Scope) -> bool:
-    """Whether the TCP peer (not a forwarded address) is on this machine."""
+    """Whether the TCP peer and the client are on this machine: a forwarded address is
+    not believed for it (the peer must be local), and a reverse proxy on this machine
+    forwarding a client elsewhere is not local either (the client must be too)."""
     try:
-        return ipaddress.ip_address(scope.get(PEER, "")).is_loopback
+        addresses = (scope.get(PEER, ""), client_address(scope))
+        return all(ipaddress.ip_address(address).is_loopback for address in addresses)
     except ValueError:
         return False
 

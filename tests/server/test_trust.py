@@ -216,6 +216,19 @@ def test_metrics_are_served_on_the_public_port_to_this_machine_only_and_limited(
     assert codes == [200] * 5 + [429] * 2
 
 
+def test_metrics_are_not_served_through_a_proxy_on_this_machine() -> None:
+    """A reverse proxy on this machine (what the default trusted_proxies, 127.0.0.1,
+    trusts) forwards the world's requests from loopback: one it forwards for a client
+    elsewhere gets 404, as that client would asking directly."""
+    app = create_app(Settings())
+    with TestClient(app, base_url="http://localhost", client=("127.0.0.1", 1)) as client:
+        forwarded = client.get("/metrics", headers={"x-forwarded-for": "203.0.113.9"})
+        local = client.get("/metrics", headers={"x-forwarded-for": "127.0.0.1"})
+        direct = client.get("/metrics")
+    assert forwarded.status_code == 404 and forwarded.json()["error"]["code"] == "not_found"
+    assert (local.status_code, direct.status_code) == (200, 200)
+
+
 async def test_the_metrics_listener_serves_metrics_and_nothing_else() -> None:
     port = free_port()
     spawned = await SpawnedServer(metrics_port=port).start()
