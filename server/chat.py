@@ -36,7 +36,6 @@ from protocol.session import refusal as refusal_frame
 from protocol.text import BLANK
 from server import metrics
 from server.errors import ApiError, retry_delay
-from server.limits import TokenBucket
 from server.settings import Settings
 from server.store import RoomRecord
 
@@ -161,22 +160,34 @@ def line(record: RoomRecord, seat: int | None, text: str, at: float) -> Line:
 
 class Pace:
     """The chat lines one room takes, from everyone in it together: ``room_chat_burst``
-    at once, then ``room_chat_rate`` a second (0: no limit). Lines said in the room on
-    other processes count too (:meth:`heard`), so the rate holds for the room, not for
-    each process (a line each process took at the same moment aside)."""
+    at once, then ``room_chat_rate`` a second (0: no limit). Spectators' lines leave
+    half the burst (rounded down) to the players: a crowd of spectators (many addresses) cannot
+    silence them. Lines said in the room on other processes count too (:meth:`heard`),
+    so the rate holds for the room, not for each process (a line each process took at
+    the same moment aside)."""
 
-    __slots__ = ("bucket",)
+    __slots__ = ("burst", "rate", "stamp", "tokens")
 
     def __init__(self, settings: Settings, now: float) -> None:
-        rate, burst = settings.room_chat_rate, max(1.0, settings.room_chat_burst)
-        self.bucket = TokenBucket(rate, burst, now) if rate > 0 else None
+        self.rate = settings.room_chat_rate
+        self.burst = self.tokens = max(1.0, settings.room_chat_burst)
+        self.stamp = now
 
-    def refusal(self, now: float) -> bytes | None:
-        """The ``rate_limited`` error for a line said here now, or None (the line taken)."""
-        bucket = self.bucket
-        if bucket is None or bucket.take(now):
+    def _fill(self, now: float) -> None:
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+
+    def refusal(self, now: float, seat: int | None) -> bytes | None:
+        """The ``rate_limited`` error for a line ``seat`` (None: a spectator) says here
+        now, or None (the line taken)."""
+        if self.rate <= 0:
             return None
-        wait = retry_delay(bucket.wait(now))
+        self._fill(now)
+        need = 1.0 if seat is not None else 1.0 + self.burst // 2
+        if self.tokens >= need:
+            self.tokens -= 1.0
+            return None
+        wait = retry_delay((need - self.tokens) / self.rate)
         metrics.ERRORS.labels(Code.RATE_LIMITED).inc()
         metrics.RATE_LIMITED.labels("room_chat").inc()
         message = f"too many lines in this room's chat from everyone; retry in {wait:g} s"
@@ -185,10 +196,9 @@ class Pace:
     def heard(self, now: float) -> None:
         """A line said in the room on another process: it uses up the room's rate here too
         (the debt, at most a burst, delays the lines said here)."""
-        bucket = self.bucket
-        if bucket is not None:
-            bucket.spend(now, 1.0)
-            bucket.tokens = max(bucket.tokens, -bucket.burst)
+        if self.rate > 0:
+            self._fill(now)
+            self.tokens = max(self.tokens - 1.0, -self.burst)
 
 
 def refused(record: RoomRecord, seat: int | None, pace: Pace, now: float) -> bytes | None:
@@ -199,4 +209,4 @@ def refused(record: RoomRecord, seat: int | None, pace: Pace, now: float) -> byt
     if why is not None:
         metrics.ERRORS.labels(why.code).inc()
         return refusal_frame(why)
-    return pace.refusal(now)
+    return pace.refusal(now, seat)

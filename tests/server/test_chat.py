@@ -15,7 +15,7 @@ from wire import Raw, new_room
 
 from clients.client import LobbyClient
 from conftest import Running, running
-from server.chat import HISTORY
+from server.chat import HISTORY, Pace
 from server.room import Room
 from server.settings import Settings
 
@@ -178,10 +178,10 @@ async def test_a_room_takes_no_more_lines_than_its_chat_rate_from_everyone_toget
     settings: Settings,
 ) -> None:
     """Many connections, each within its own rate and from addresses of their own, still
-    say no more in one room than ``room_chat_burst`` lines at once (then
-    ``room_chat_rate`` a second): the next line is refused as ``rate_limited`` with
-    ``retry_after``, reaches nobody and is not kept."""
-    paced = replace(settings, room_chat_rate=0.001, room_chat_burst=3, address_factor=0)
+    say no more in one room than its chat rate lets them (spectators: half of
+    ``room_chat_burst`` at once, then ``room_chat_rate`` a second): the next line is
+    refused as ``rate_limited`` with ``retry_after``, reaches nobody and is not kept."""
+    paced = replace(settings, room_chat_rate=0.001, room_chat_burst=6, address_factor=0)
     async with running(paced) as server, asyncio.timeout(GUARD), AsyncExitStack() as stack:
         waiting, _ = await new_room(server, seats=2, fill=1)
         watchers = [await stack.enter_async_context(Raw.joined(server, waiting)) for _ in range(4)]
@@ -224,3 +224,34 @@ async def test_lines_said_on_another_process_count_against_the_rooms_chat_rate(
             for raw in (ana, bo):
                 assert texts(await next_chat(raw)) == [f"from a {n}"]
         assert await refused(bo, "from b") == "rate_limited"
+
+
+async def test_spectators_saying_all_they_may_leave_the_players_half_the_rooms_chat(
+    settings: Settings,
+) -> None:
+    """Spectators together take a room's chat down to half its burst at most, so that a
+    crowd of them (many addresses) cannot silence the players: their next line is
+    refused, a player's is still taken."""
+    paced = replace(settings, room_chat_rate=0.001, room_chat_burst=4, address_factor=0)
+    async with running(paced) as server, asyncio.timeout(GUARD), AsyncExitStack() as stack:
+        room_id, tokens = await new_room(server, seats=2, fill=1)
+        ana = await stack.enter_async_context(Raw.joined(server, room_id, tokens[0]))
+        watchers = [await stack.enter_async_context(Raw.joined(server, room_id)) for _ in range(3)]
+        for n, speaker in enumerate(watchers[:2]):
+            await speaker.send({"t": "say", "text": f"crowd {n}"})
+            for raw in (ana, watchers[2]):
+                assert texts(await next_chat(raw)) == [f"crowd {n}"]
+        assert await refused(watchers[2], "crowd 2") == "rate_limited"
+        for n in range(2):
+            await ana.send({"t": "say", "text": f"ana {n}"})
+            assert texts(await next_chat(ana)) == [f"ana {n}"]
+        assert await refused(ana, "ana 2") == "rate_limited"
+
+
+@pytest.mark.parametrize("burst", [1, 2, 3, 20])
+def test_a_spectator_may_always_say_a_line_to_a_quiet_room(burst: int) -> None:
+    """Whatever the burst (1 too), the half kept for the players leaves a quiet room a
+    line for a spectator: half the burst is rounded down."""
+    pace = Pace(Settings(room_chat_rate=0.001, room_chat_burst=burst), now=0.0)
+    assert pace.refusal(0.0, None) is None
+    assert sum(pace.refusal(0.0, None) is None for _ in range(burst)) == burst - burst // 2 - 1
