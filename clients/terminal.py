@@ -11,8 +11,9 @@ in columns; otherwise it groups them by their first choice step (labels split
 steps with :data:`engines.base.STEP`) and the player narrows step by step,
 with pages as a last resort. A move too long for one line wraps under its
 number, so its effect and price are never cut. Words narrow the list to the
-moves that contain them; ``?`` shows the keys and the game's legend
-(:func:`clients.render.legend`), a screenful at a time.
+moves that contain them; ``?`` shows the keys, the game's legend
+(:func:`clients.render.legend`) and the address of its rules on the server
+(:func:`rules_line`), a screenful at a time.
 
 **Chat.** ``/say TEXT`` sends a chat line, at the move prompt and, at a terminal,
 while the others play (answers piped in are kept for the player's turns); a
@@ -47,11 +48,11 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from clients.addresses import ws_url
+from clients.addresses import shown, ws_url
 from clients.chooser import Chooser
 from clients.client import LobbyClient, RoomClient, ServerError, Unreachable
 from clients.keyboard import Keyboard, StdinKeyboard
-from clients.render import as_printed, legend_of
+from clients.render import as_printed, legend_of, title
 from clients.retry import RECONNECTABLE, WaitNotices, protocol_close, reconnect_pause
 from clients.screen import Screen, result_table
 from clients.seating import SeatRequest, come_back, seat_bots, server_option, take_seat
@@ -164,6 +165,14 @@ async def _say(session: Session, typed: str) -> str:
     return ""
 
 
+def rules_line(server: str, engine: str) -> Text:
+    """Where a player at the terminal reads how to play: the server's rules page
+    (``GET /rules/<engine>``, docs/web.md), its address without a login's credentials."""
+    return Text(
+        clean(f"How to play {title(engine)}: {shown(server)}/rules/{engine} (in a browser)")
+    )
+
+
 async def _help(session: Session, version: int) -> None:
     """Print the keys and the game's legend, a screenful at a time; return once the
     player has read the last page, or typed ``b``."""
@@ -172,6 +181,7 @@ async def _help(session: Session, version: int) -> None:
     legend = legend_of(session.screen.engine)
     if legend is not None:
         parts.append(legend())
+    parts.append(rules_line(session.server, session.screen.engine))
     lines = console.render_lines(Group(*parts), pad=False)
     per_page = max(1, console.height - 1)
     pages = math.ceil(len(lines) / per_page)

@@ -23,7 +23,7 @@ from clients.commands import create_room, local_games
 from clients.keyboard import StdinKeyboard
 from clients.screen import Screen, result_table
 from clients.seating import SeatRequest, seat_bots, take_seat
-from engines import ENGINES
+from engines import ENGINES, GAMES
 from engines.base import STEP
 from server.fold import ABANDONED, MOVE_LIMIT
 from support import recorded, stepped
@@ -308,7 +308,7 @@ async def test_a_connection_lost_at_the_prompt_is_told_on_a_line_of_its_own() ->
 
 @pytest.mark.parametrize("engine", [e for e in sorted(ENGINES) if render.legend_of(e)])
 async def test_the_help_is_shown_a_screenful_at_a_time_at_80x24(engine: str) -> None:
-    from clients.terminal import HELP, Session, _help
+    from clients.terminal import HELP, Session, _help, rules_line
 
     room = ChangingRoom(["a move"])
     console, out = recorded()
@@ -324,12 +324,34 @@ async def test_the_help_is_shown_a_screenful_at_a_time_at_80x24(engine: str) -> 
     whole, whole_out = recorded(80, 1000)
     legend = render.legend_of(engine)
     assert legend is not None
-    whole.print(Text(HELP), legend())
+    whole.print(Text(HELP), legend(), rules_line("http://x", engine))
     expected = whole_out.getvalue().splitlines()
     printed = [line for page in screens for line in page.splitlines()]
     assert [line.rstrip() for line in printed if line] == [
         line.rstrip() for line in expected if line
     ]
+
+
+@pytest.mark.parametrize("engine", sorted(GAMES))
+async def test_the_help_says_where_the_rules_of_the_game_are(engine: str) -> None:
+    """A player at the terminal finds how to play from ``?``: the server's rules page,
+    named without the credentials of a proxy's login."""
+    from clients.terminal import Session, _help
+
+    room = ChangingRoom(["a move"])
+    console, out = recorded(200, 1000)
+    session = Session(
+        "http://ana:secret@play.example:8000",
+        room,  # type: ignore[arg-type]
+        Screen(console, engine, 0, "r"),
+        Script(room, [""] * 9),  # type: ignore[arg-type]
+        60.0,
+    )
+    await _help(session, room.version)
+    shown = " ".join(out.getvalue().split())
+    title = ENGINES[engine].title
+    assert f"How to play {title}: http://play.example:8000/rules/{engine}" in shown
+    assert "secret" not in shown
 
 
 def test_a_game_that_ended_without_a_ranking_says_why() -> None:
