@@ -375,7 +375,7 @@ class Lobby:
         of ``limit`` (at most and by default ``list_limit``) after the cursor ``after``.
         Returns the page and the cursor of the next one (None: this is the last)."""
         if engine is not None and engine not in ENGINES:
-            raise requests.unknown_engine()
+            raise requests.unknown_engine(engine)
         if status is not None and status not in STATUSES:
             raise ApiError(400, "bad_status", f"status must be one of {list(STATUSES)}")
         size = requests.page_size(limit, self.settings.list_limit)

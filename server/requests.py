@@ -6,6 +6,7 @@ so that a bad request changes nothing.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import Any
 
@@ -74,16 +75,29 @@ def engines_of(kind: str | None) -> list[Engine]:
     return [e for e in ENGINES.values() if kind == "all" or e.kind == kind]
 
 
-def unknown_engine() -> ApiError:
-    """Refuse an engine id, naming the games (benchmark engines are accepted, not offered)."""
-    return ApiError(400, "unknown_engine", f"engine must be one of {sorted(GAMES)}")
+ASKED_SHOWN = 40
+"""The longest unknown engine id an error repeats (a longer one is not a typo)."""
+
+
+def unknown_engine(asked: object = None) -> ApiError:
+    """Refuse an engine id, naming the games (benchmark engines are accepted, not offered)
+    and the one ``asked`` looks like, if any: a typo (``sintr``, ``SINTRA``) is told
+    the game meant."""
+    games = f"the games are {', '.join(sorted(GAMES))}"
+    if not isinstance(asked, str):
+        return ApiError(400, "unknown_engine", f"engine must name a game; {games}")
+    if len(asked) > ASKED_SHOWN:
+        return ApiError(400, "unknown_engine", f"no game of that name; {games}")
+    near = difflib.get_close_matches(asked.lower().replace("_", "-"), sorted(GAMES), n=1)
+    meant = f" (did you mean {near[0]}?)" if near else ""
+    return ApiError(400, "unknown_engine", f"no game {asked!r}{meant}; {games}")
 
 
 def requested_engine(body: Mapping[str, Any]) -> Engine:
     """The ``engine`` field: an engine's id."""
     engine_id = body.get("engine")
     if not isinstance(engine_id, str) or engine_id not in ENGINES:
-        raise unknown_engine()
+        raise unknown_engine(engine_id)
     return ENGINES[engine_id]
 
 

@@ -104,3 +104,36 @@ async def test_a_field_given_as_null_counts_as_absent(
         answers.append(await shown(http, await http.post(path, json=body)))
     absent, null = answers
     assert null == absent
+
+
+@pytest.mark.parametrize(
+    ("asked", "meant"),
+    [("sintr", "sintra"), ("SINTRA", "sintra"), ("crystal_palace", "crystal-palace")],
+)
+async def test_a_misspelt_game_is_refused_with_the_game_meant(
+    http: httpx.AsyncClient, asked: str, meant: str
+) -> None:
+    """A newcomer's typo (``--game sintr``) is told which game it looks like, and the
+    games there are, in words (no Python list)."""
+    for answer in (
+        await http.post("/api/rooms", json={"engine": asked}),
+        await http.post("/api/quickplay", json={"engine": asked}),
+        await http.get("/api/rooms", params={"engine": asked}),
+    ):
+        assert (answer.status_code, error_code(answer)) == (400, "unknown_engine")
+        message = answer.json()["error"]["message"]
+        assert f"no game {asked!r} (did you mean {meant}?)" in message
+        assert "the games are chartered, crystal-palace, sintra" in message
+        assert "[" not in message
+    assert (await http.get("/api/rooms")).json() == []
+
+
+async def test_an_unknown_game_far_from_any_is_refused_naming_the_games(
+    http: httpx.AsyncClient,
+) -> None:
+    for body in ({"engine": "chess"}, {"engine": "x" * 5000}, {}, {"engine": 7}):
+        answer = await http.post("/api/rooms", json=body)
+        assert (answer.status_code, error_code(answer)) == (400, "unknown_engine")
+        message = answer.json()["error"]["message"]
+        assert "did you mean" not in message and "x" * 100 not in message
+        assert message.endswith("the games are chartered, crystal-palace, sintra")
