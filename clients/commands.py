@@ -502,8 +502,8 @@ def run(args: argparse.Namespace, default_server: str) -> int:
         return Status.FAILED
     try:
         check_args(args)
-        if not getattr(args, "server_given", True):
-            args.server = _local_server(args.server)
+        if not getattr(args, "server_given", True) and not getattr(args, "spawn", False):
+            args.server = _local_server(args.server)  # (--spawn loads the one it starts)
         if args.command == "loadtest":  # uvloop: the generator's speed
             return uvloop.run(_interruptible(_command(args, default_server)))
         return asyncio.run(_interruptible(_command(args, default_server)))
