@@ -97,6 +97,7 @@ class SpawnedServer:
             "--port",
             str(self.port),
             env=env,
+            stdout=asyncio.subprocess.DEVNULL,  # its "open … in a browser" is not ours to print
             stderr=asyncio.subprocess.PIPE,
             limit=LOG_LINE,
         )

@@ -34,3 +34,12 @@ async def test_spawn_needs_no_server_when_others_run_here(runtime_dir: Path) -> 
     assert code == Status.OK, err
     assert "--server" not in err and "using the server" not in err
     assert json.loads(out.splitlines()[-1])["games_finished"] == 1
+
+
+async def test_spawn_prints_its_one_json_line_and_nothing_else(runtime_dir: Path) -> None:
+    """The spawned server's own greeting (`tablewire is serving: open … in a browser`)
+    is not the load test's: standard output is the one JSON line, for `| jq` or a file."""
+    code, out, _ = await run(*SPAWN)
+    assert code == Status.OK
+    assert len(out.splitlines()) == 1, out
+    assert json.loads(out)["games_finished"] == 1
