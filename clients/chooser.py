@@ -41,6 +41,10 @@ class View:
     pages: int
 
 
+SMALL_WORDS = frozenset({"a", "an", "the", "of", "to", "in", "on", "at", "for", "and", "it"})
+"""Words too small to make an example of narrowing (:meth:`Chooser.example`)."""
+
+
 class Chooser:
     """Picks one of ``labels`` by number, by narrowing step by step, or by words.
 
@@ -68,6 +72,17 @@ class Chooser:
             for i, steps in enumerate(self.steps)
             if steps[:depth] == prefix and all(w in self.labels[i].lower() for w in words)
         ]
+
+    def example(self) -> str | None:
+        """Words that narrow the list as it is now, for the help: the first two words of
+        the last step of its last move, small words left out (``strip 8``, ``take loan``);
+        None for no move."""
+        shown = self._matching(self.words)
+        if not shown:
+            return None
+        words = [w.strip(".,:;()") for w in self.steps[shown[-1]][-1].lower().split()]
+        words = [w for w in words if w and w not in SMALL_WORDS][:2]
+        return " ".join(words) if words and self._matching(words) else None
 
     def view(self, width: int, rows: int) -> View:
         """Lay out the current level in ``rows`` lines of ``width`` columns (header included)."""

@@ -81,12 +81,20 @@ class RoomClosed(Exception):
 HELP = """\
 Keys at the move prompt:
   a number      plays that move, or opens that group of moves
-  words         keep only the moves containing all of them (for example: red 3)
+  words         keep only the moves containing all of them{example}
   b             back: undo the last group opened or the words typed
   n, p          next and previous page, when the list has pages
   ?             this help and the key to the board
   /say TEXT     a line to everyone in the room (also while the others play)
   Ctrl-C/Ctrl-D leave; the command to come back is printed"""
+"""The keys; ``{example}`` is where :func:`keys_help` puts words that narrow the list."""
+
+
+def keys_help(chooser: Chooser | None) -> str:
+    """The keys at the move prompt, with an example of words taken from ``chooser``'s
+    moves (:meth:`~clients.chooser.Chooser.example`), so typing it narrows the list."""
+    example = chooser.example() if chooser is not None else None
+    return HELP.format(example=f"\n{'':16}(for example: {example})" if example else "")
 
 
 # -- following a room -----------------------------------------------------------------
@@ -173,11 +181,12 @@ def rules_line(server: str, engine: str) -> Text:
     )
 
 
-async def _help(session: Session, version: int) -> None:
-    """Print the keys and the game's legend, a screenful at a time; return once the
-    player has read the last page, or typed ``b``."""
+async def _help(session: Session, version: int, chooser: Chooser | None = None) -> None:
+    """Print the keys (an example of words from ``chooser``'s moves) and the game's
+    legend, a screenful at a time; return once the player has read the last page, or
+    typed ``b``."""
     console = session.console
-    parts: list[RenderableType] = [Text(HELP)]
+    parts: list[RenderableType] = [Text(keys_help(chooser))]
     legend = legend_of(session.screen.engine)
     if legend is not None:
         parts.append(legend())
@@ -224,7 +233,7 @@ async def _ask(session: Session, chooser: Chooser, version: int, notice: str) ->
             notice = await _say(session, typed)
             continue
         if typed.strip() == "?":
-            await _help(session, version)
+            await _help(session, version, chooser)
             notice = ""
             continue
         picked = chooser.answer(typed)

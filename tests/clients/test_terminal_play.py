@@ -308,7 +308,7 @@ async def test_a_connection_lost_at_the_prompt_is_told_on_a_line_of_its_own() ->
 
 @pytest.mark.parametrize("engine", [e for e in sorted(ENGINES) if render.legend_of(e)])
 async def test_the_help_is_shown_a_screenful_at_a_time_at_80x24(engine: str) -> None:
-    from clients.terminal import HELP, Session, _help, rules_line
+    from clients.terminal import Session, _help, keys_help, rules_line
 
     room = ChangingRoom(["a move"])
     console, out = recorded()
@@ -324,12 +324,38 @@ async def test_the_help_is_shown_a_screenful_at_a_time_at_80x24(engine: str) -> 
     whole, whole_out = recorded(80, 1000)
     legend = render.legend_of(engine)
     assert legend is not None
-    whole.print(Text(HELP), legend(), rules_line("http://x", engine))
+    whole.print(Text(keys_help(None)), legend(), rules_line("http://x", engine))
     expected = whole_out.getvalue().splitlines()
     printed = [line for page in screens for line in page.splitlines()]
     assert [line.rstrip() for line in printed if line] == [
         line.rstrip() for line in expected if line
     ]
+
+
+@pytest.mark.parametrize("engine", sorted(GAMES))
+async def test_the_helps_example_of_words_narrows_the_moves_of_the_game(engine: str) -> None:
+    """``?`` shows words to type as an example taken from the moves on the list, so
+    that typing them narrows it, in every game (a fixed ``red 3`` matched none)."""
+    from clients.chooser import Chooser
+    from clients.terminal import Session, _help, keys_help
+
+    game = ENGINES[engine]
+    state = game.setup(game.min_players, {}, 1)
+    seat = min(game.to_act(state))
+    labels = [game.describe(state, seat, a) for a in game.legal_actions(state, seat)]
+    chooser = Chooser(labels)
+    chooser.view(80, 12)
+    room = ChangingRoom(labels)
+    console, out = recorded(200, 1000)
+    session = Session(
+        "http://x", room, Screen(console, engine, 0, "r"), Script(room, [""] * 9), 60.0
+    )  # type: ignore[arg-type]
+    await _help(session, room.version, chooser)
+    example = re.search(r"\(for example: ([^)]+)\)", out.getvalue())
+    assert example is not None, out.getvalue()
+    assert chooser.answer(example.group(1)) is None, f"{example.group(1)!r} narrows nothing"
+    assert chooser.words == example.group(1).split()
+    assert all(len(line) <= 80 for line in keys_help(chooser).splitlines()), "no wrap at 80"
 
 
 @pytest.mark.parametrize("engine", sorted(GAMES))
