@@ -260,8 +260,9 @@ def _parser() -> argparse.ArgumentParser:
     games = client_command(
         "games",
         help_text="list the games: players, options, their values and defaults",
-        description="List the games the server offers, with their player counts and options. "
-        "If the server cannot be reached, the games this copy of tablewire knows are listed.",
+        description="List the games the server offers, with their player counts, the "
+        "address of their rules (a page to open in a browser) and their options. If the "
+        "server cannot be reached, the games this copy of tablewire knows are listed.",
     )
     games.add_argument("--json", action="store_true", help="print the server's JSON")
 

@@ -14,6 +14,7 @@ import asyncio
 import errno
 import json
 import os
+import re
 import signal
 import socket
 import sys
@@ -102,9 +103,15 @@ def _described(meaning: str, width: int) -> list[Text]:
     return [Text("      " + line, style="dim") for line in wrapped]
 
 
-def games_text(games: list[dict[str, Any]], width: int = 80) -> Group:
-    """Every game with its players and options (choices, default, what each does), in
-    the server's words without control and format characters (escape sequences)."""
+RULES_PATH = re.compile(r"/[A-Za-z0-9._~/-]{1,200}")
+"""A rules page's path as ``GET /api/games`` gives it (``web.rules``), to print after
+the server's address; anything else is not printed."""
+
+
+def games_text(games: list[dict[str, Any]], width: int = 80, server: str = "") -> Group:
+    """Every game with its players, where its rules are on ``server`` (if given and
+    the server says) and its options (choices, default, what each does), in the
+    server's words without control and format characters (escape sequences)."""
     lines: list[RenderableType] = []
     for game in filter(_offered, games):
         head = Text(clean(str(game["id"])), style="bold")
@@ -115,6 +122,10 @@ def games_text(games: list[dict[str, Any]], width: int = 80) -> Group:
             )
         )
         lines.append(head)
+        web = game.get("web")
+        rules = web.get("rules") if isinstance(web, dict) else None
+        if server and isinstance(rules, str) and RULES_PATH.fullmatch(rules):
+            lines.append(Text(f"  how to play: {shown(server)}{rules}"))
         for name, spec in game["options"].items():
             choices = "|".join(json.dumps(c).strip('"') for c in spec["choices"])
             default = json.dumps(spec["default"]).strip('"')
@@ -131,11 +142,12 @@ def games_text(games: list[dict[str, Any]], width: int = 80) -> Group:
 
 
 async def _games(args: argparse.Namespace) -> int:
+    server = args.server
     try:
         async with LobbyClient(args.server) as lobby:
             games = await lobby.games()
     except Unreachable as exc:
-        games = local_games()
+        games, server = local_games(), ""
         print(
             f"tablewire: {shown(exc.url)} cannot be reached ({exc.reason}): "
             "listing the games this copy of tablewire knows.",
@@ -145,7 +157,7 @@ async def _games(args: argparse.Namespace) -> int:
         print(json.dumps(games))
     else:
         console = Console()
-        console.print(games_text(games, console.width))
+        console.print(games_text(games, console.width, server))
     return Status.OK
 
 

@@ -297,6 +297,18 @@ async def test_games_lists_players_options_and_defaults_even_without_a_server(
     assert "this copy of tablewire knows" in err
 
 
+async def test_games_says_where_each_games_rules_are(server_at: str) -> None:
+    """`tablewire games` is where a newcomer asks how a game is played: each game names
+    its rules page on the server (none when the server cannot be reached)."""
+    code, out, _ = await run("games", "--server", server_at)
+    assert code == 0
+    url = "http://" + server_at.removeprefix("http://")
+    for game in GAMES.values():
+        assert f"  how to play: {url}/rules/{game.id}\n" in out
+    code, out, _ = await run("games", "--server", f"127.0.0.1:{free_port()}")
+    assert code == 0 and "how to play" not in out
+
+
 def test_every_option_of_every_command_says_what_it_does() -> None:
     parser = _parser()
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
