@@ -13,6 +13,7 @@ there with :func:`markup_name`.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from rich.markup import escape
@@ -28,6 +29,17 @@ def clean(text: str) -> str:
 def safe_name(name: str) -> Text:
     """A player's name as a :class:`Text`: printed as typed, never read as markup."""
     return Text(clean(name))
+
+
+def short_name(name: str | None, seat: int, width: int) -> str:
+    """A seat's name in at most ``width`` letters for a narrow column: a server bot's
+    (``greedy bot 3``) as ``bot 3``, since every bot's name starts alike; another cut
+    to fit ends in ``…``; a free seat is ``seat N``."""
+    bot = re.fullmatch(r"\w+ bot (\d+)", name or "")
+    if bot and len(f"bot {bot.group(1)}") <= width:
+        return f"bot {bot.group(1)}"
+    text = name or f"seat {seat + 1}"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def markup_name(name: str) -> str:

@@ -21,6 +21,7 @@ from rich.text import Text
 
 from engines.chartered.board import components
 from engines.chartered.words import card_outcome, company_label, company_name
+from engines.render import short_name
 
 # Terminal colours of the nine companies (presentation only), by engine id.
 COMPANY_STYLES = {
@@ -38,8 +39,8 @@ WIDTH = 80
 CANAL = " ≈ "
 BRIDGE = "═══"
 NAME = 10
-"""Seat names are cut to this many characters in the seats' rows (the status line and
-the log have them whole)."""
+"""Seat names fit this many characters in the seats' rows (:func:`engines.render.short_name`:
+``bot 3``, a longer name cut with ``…``; the status line and the log have them whole)."""
 
 
 def _company(company: str, hq: bool = False) -> Text:
@@ -99,7 +100,7 @@ def _companies(doc: dict[str, Any], width: int) -> list[Text]:
 
 def _seat(doc: dict[str, Any], seat: int, viewer: int | None) -> Text:
     game = doc["game"]
-    name = (doc["seats"][seat] or f"seat {seat + 1}")[:NAME]
+    name = short_name(doc["seats"][seat], seat, NAME)
     text = Text(f"{seat + 1}")
     text.append("▶" if seat in doc["to_act"] else " ", style="bold")
     text.append(f"{name:<{NAME}}", style="bold underline" if seat == viewer else "bold")

@@ -64,6 +64,20 @@ def test_the_status_line_names_the_seat_to_act_in_full() -> None:
     assert status.endswith(f"· greedy bot {seat + 1}: to play"), "names cut to 10 look alike"
 
 
+def test_the_seat_rows_tell_bots_apart_and_mark_a_name_cut_short() -> None:
+    """Cut to 10 letters, "greedy bot 2" and "greedy bot 3" were both "greedy bot" in the
+    seats' rows: a bot is "bot N" there (as in Crystal Palace), a cut name ends in "…"."""
+    state = chartered.setup(3, {}, 1)
+    names = ["Cyrillus the Long", "greedy bot 2", "greedy bot 3"]
+    doc = {"status": "playing", "seats": names, "to_act": [0], "game": chartered.view(state, 0)}
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(render(doc, 0))
+    rows = "\n".join(line for line in out.getvalue().splitlines() if line[:1] in "123")
+    assert "2 bot 2 " in rows and "3 bot 3 " in rows, rows
+    assert "greedy bot" not in rows
+    assert "▶Cyrillus …" in rows
+
+
 def test_company_letters_and_colours_are_unique_and_the_legend_names_them() -> None:
     assert len({company_label(c) for c in company_ids()}) == len(company_ids())
     assert len({COMPANY_STYLES[c] for c in company_ids()}) == len(company_ids())
