@@ -167,7 +167,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="tablewire",
         description="tablewire: a real-time game server and its clients. Start a server with "
-        "`tablewire serve`; play against the computer with `tablewire play --bots 1`.",
+        "`tablewire serve`; play against the computer with `tablewire play --bots 1`. "
+        "`tablewire COMMAND --help` shows a command's options.",
         epilog=EXIT_STATUSES,
         formatter_class=_Formatter,
     )

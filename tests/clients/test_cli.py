@@ -325,6 +325,8 @@ def test_every_option_of_every_command_says_what_it_does() -> None:
     assert "{random,greedy}" in commands.choices["bots"].format_help()
     assert EXIT_STATUSES in parser.format_help()
     assert EXIT_STATUSES in commands.choices["serve"].format_help(), "serve's statuses too"
+    top = " ".join(parser.format_help().split())
+    assert "`tablewire COMMAND --help` shows a command's options" in top, "the way on"
 
 
 async def test_spectating_a_finished_room_prints_the_result_and_exits(server_at: str) -> None:
