@@ -250,8 +250,9 @@ def _parser() -> argparse.ArgumentParser:
             if on_server
             else f"default {local}"
         )
+        flags = [flag] if flag == "--bot-kind" else [flag, "--bot-kind"]  # one name everywhere
         sub.add_argument(
-            flag,
+            *flags,
             default=None if on_server else local,
             choices=BOT_KINDS,
             help="random bots play any legal move; greedy bots pick the move that looks best "

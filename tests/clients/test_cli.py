@@ -169,6 +169,14 @@ async def test_a_game_folder_whose_code_fails_is_one_line_and_the_help_still_sho
     assert code == 0 and "usage: tablewire" in out and err == ""
 
 
+@pytest.mark.parametrize("command", [["new"], ["play"], ["bots"], ["loadtest", "--game", "sintra"]])
+def test_every_command_that_makes_bots_takes_bot_kind(command: list[str]) -> None:
+    """`play --bot-kind greedy` as the README shows it, then `bots --bot-kind greedy`: the
+    same flag everywhere (bots and loadtest also take their short `--bot`)."""
+    args = _parser().parse_args([*command, "--bot-kind", "random"])
+    assert "random" in (getattr(args, "bot_kind", None), getattr(args, "bot", None))
+
+
 async def test_a_usage_error_names_the_command_and_its_help() -> None:
     for command in (["serve", "extra"], ["new", "--private", "extra"]):
         code, _, err = await run(*command)
