@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 from clients.addresses import server_url, shown
 from clients.exits import EXIT_STATUSES, Status, interrupted
 from engines import GAMES, GameFolderError, benchmark, check, default_game
+from engines.base import players_text
 from server.ids import ROOM_ID
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
@@ -131,7 +132,9 @@ def _room(text: str) -> str:
 
 
 def _games_line() -> str:
-    return ", ".join(f"{e.id} ({e.min_players}-{e.max_players} players)" for e in GAMES.values())
+    return ", ".join(
+        f"{e.id} ({players_text(e.min_players, e.max_players)})" for e in GAMES.values()
+    )
 
 
 class _Formatter(argparse.HelpFormatter):

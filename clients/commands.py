@@ -36,6 +36,7 @@ from clients.client import LobbyClient, LobbyError, ServerError, Unreachable
 from clients.exits import Status, interrupted
 from clients.retry import WaitNotices
 from engines import ENGINES, GAMES
+from engines.base import players_text
 from engines.render import clean
 from server import local
 from server.table import DEFAULTS as ROOM_OPTION_DEFAULTS
@@ -117,7 +118,7 @@ def games_text(games: list[dict[str, Any]], width: int = 80, server: str = "") -
         head = Text(clean(str(game["id"])), style="bold")
         head.append(
             clean(
-                f"  {game['title']}, {game['min_players']}-{game['max_players']} players "
+                f"  {game['title']}, {players_text(game['min_players'], game['max_players'])} "
                 f"(new rooms: {game['max_players']} seats)"
             )
         )
@@ -212,7 +213,7 @@ def seat_request(args: argparse.Namespace) -> seating.SeatRequest:
         raise Usage("--rematch needs the --room and --token of the finished game")
     engine = ENGINES.get(args.game)
     if args.bots and not args.room and engine is not None:
-        players = f"{engine.id} takes {engine.min_players}-{engine.max_players} players"
+        players = f"{engine.id} takes {players_text(engine.min_players, engine.max_players)}"
         you = f"you and {args.bots} bot{'s' if args.bots > 1 else ''} make {args.bots + 1}"
         if args.seats and not engine.min_players <= args.seats <= engine.max_players:
             raise Usage(f"{players}, not --seats {args.seats}")

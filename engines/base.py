@@ -185,6 +185,12 @@ def rank(scores: list[tuple[int, ...]]) -> list[int]:
     return [1 + sum(1 for other in scores if other > key) for key in scores]
 
 
+def players_text(low: int, high: int) -> str:
+    """How many players a game takes, in words: ``2-4 players``, or ``2 players`` for a
+    game of one size."""
+    return f"{low} players" if low == high else f"{low}-{high} players"
+
+
 def seat_name(names: Sequence[str], seat: Any) -> str:
     """A seat as a sentence names it: its player's name, or "seat N" (counted from 1)."""
     if isinstance(seat, int) and 0 <= seat < len(names) and names[seat]:

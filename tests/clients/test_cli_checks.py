@@ -334,3 +334,18 @@ async def test_a_host_name_with_a_space_or_a_control_character_is_a_usage_error(
     line = one_line(err)
     assert code == Status.USAGE and "may not hold spaces" in line, line
     assert "\x1b" not in err, "echoed without its escape sequence"
+
+
+async def test_a_game_of_one_size_is_said_in_words_not_as_a_range() -> None:
+    """A game for exactly 2 (Tiny Nim, from a game folder) was "2-2 players"."""
+    from support import ROOT
+
+    env = {"TABLEWIRE_GAMES": str(ROOT / "tests" / "tiny_game")}
+    code, out, _ = await run("games", "--server", f"127.0.0.1:{free_port()}", env=env)
+    assert code == 0 and "tiny-nim  Tiny Nim, 2 players (new rooms: 2 seats)" in out
+    code, out, _ = await run("new", "--help", env=env)
+    assert "tiny-nim (2 players)" in " ".join(out.split())
+    code, _, err = await run("play", "--game", "tiny-nim", "--bots", "2", env=env)
+    assert code == Status.USAGE
+    assert one_line(err) == "tablewire: tiny-nim takes 2 players: you and 2 bots make 3."
+    assert "2-2" not in out + err
