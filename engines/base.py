@@ -138,9 +138,15 @@ def resolve_options(engine: Engine, given: Mapping[str, Any] | None) -> dict[str
         value = given.get(name, spec["default"])
         # bool is an int subclass: compare types too, so True never passes for 1.
         if not any(type(value) is type(c) and value == c for c in spec["choices"]):
-            raise OptionError(f"option {name!r} must be one of {list(spec['choices'])}")
+            raise OptionError(f"option {name!r} must be one of {choices_text(spec['choices'])}")
         resolved[name] = value
     return resolved
+
+
+def choices_text(choices: Sequence[Any]) -> str:
+    """An option's values as they are typed (``--option name=value``, JSON): ``A, B``,
+    ``false, true``, never a Python list (``[False, True]`` is no value of either)."""
+    return ", ".join(c if isinstance(c, str) else json.dumps(c) for c in choices)
 
 
 def player_options(block: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

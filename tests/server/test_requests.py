@@ -137,3 +137,22 @@ async def test_an_unknown_game_far_from_any_is_refused_naming_the_games(
         message = answer.json()["error"]["message"]
         assert "did you mean" not in message and "x" * 100 not in message
         assert message.endswith("the games are chartered, crystal-palace, sintra")
+
+
+@pytest.mark.parametrize(
+    ("engine", "option", "given", "said"),
+    [
+        ("chartered", "events", "True", "false, true"),
+        ("chartered", "buffer", 5, "3, 2"),
+        ("sintra", "side", "C", "A, B"),
+    ],
+)
+async def test_a_bad_option_value_names_the_values_as_they_are_typed(
+    http: httpx.AsyncClient, engine: str, option: str, given: object, said: str
+) -> None:
+    """The values as `--option name=value` and JSON take them: "[False, True]" sent a
+    newcomer to type events=True, refused again."""
+    answer = await http.post("/api/rooms", json={"engine": engine, "options": {option: given}})
+    assert (answer.status_code, error_code(answer)) == (400, "bad_options")
+    assert answer.json()["error"]["message"] == f"option {option!r} must be one of {said}"
+    assert (await http.get("/api/rooms")).json() == []
