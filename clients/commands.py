@@ -68,6 +68,13 @@ HINTS = {
 }
 
 
+COMMAND_HINTS = {
+    ("bots", "room_full"): "watch it: `{watch}`",
+}
+""":data:`HINTS` a command says otherwise: ``bots`` without ``--room`` plays new rooms of
+bots to their end, so it is not told to leave out ``--room``."""
+
+
 def _on_stderr(line: str) -> None:
     print(clean(line), file=sys.stderr, flush=True)
 
@@ -383,10 +390,13 @@ OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 does): the user's disk, not a fault of tablewire."""
 
 
-def explain(exc: BaseException, server: str, watch: str | None = None) -> tuple[Status, str]:
+def explain(
+    exc: BaseException, server: str, watch: str | None = None, command: str = ""
+) -> tuple[Status, str]:
     """The exit status and the one line for a failure of a client command; the server
     named without its credentials (:func:`~clients.addresses.shown`). ``watch``: the
-    command that watches the room it named, for the hints that point at it."""
+    command that watches the room it named, for the hints that point at it; ``command``:
+    the one that failed (:data:`COMMAND_HINTS`)."""
     server = shown(server)
     if isinstance(exc, Usage):
         return Status.USAGE, f"{exc}."
@@ -407,7 +417,8 @@ def explain(exc: BaseException, server: str, watch: str | None = None) -> tuple[
     if isinstance(exc, LobbyError | ServerError):
         code = exc.code
         message = exc.message if isinstance(exc, LobbyError) else exc.frame.get("message", "")
-        hint = HINTS.get(code, "").format(watch=watch or "tablewire spectate --room=ID")
+        hint = COMMAND_HINTS.get((command, code), HINTS.get(code, ""))
+        hint = hint.format(watch=watch or "tablewire spectate --room=ID")
         line = f"the server refused: {message} ({code})" if code else f"the server refused: {exc}"
         return Status.REFUSED, f"{line}." + (f" {hint[0].upper()}{hint[1:]}." if hint else "")
     if isinstance(exc, InvalidStatus):
@@ -529,7 +540,7 @@ def run(args: argparse.Namespace, default_server: str) -> int:
         room = getattr(args, "room", None)
         first = args.server.split(",")[0]  # bots and loadtest may name several
         watch = seating.come_back(first, room, None, default_server) if room else None
-        status, line = explain(exc, args.server, watch)
+        status, line = explain(exc, args.server, watch, args.command)
         if debugging(os.environ):
             traceback.print_exc()
         print(f"tablewire: {clean(line)}", file=sys.stderr)

@@ -241,3 +241,19 @@ async def test_play_with_bots_and_a_name_refused_opens_no_room(
     assert status == Status.REFUSED and f"({code})" in one_line(err) and out == ""
     status, out, _ = await run("rooms", "--server", server_at)
     assert status == 0 and json.loads(out) == []
+
+
+async def test_bots_for_a_full_room_are_not_told_to_leave_out_the_room(server_at: str) -> None:
+    """`play --room` of a full room may leave out --room to be seated elsewhere; `bots`
+    without --room plays new rooms of bots to their end, not what was asked: it is told
+    the room is full and how to watch it."""
+    _, made, _ = await run("new", "--server", server_at, "--seats", "2", "--bots", "2")
+    room = json.loads(made)["id"]
+    code, _, err = await run("bots", "--server", server_at, f"--room={room}")
+    line = one_line(err)
+    assert code == Status.REFUSED and "room_full" in line
+    assert "Leave out --room" not in line
+    url = "http://" + server_at.removeprefix("http://")
+    assert line.endswith(f"Watch it: `tablewire spectate --server={url} --room={room}`.")
+    code, _, err = await run("play", "--server", server_at, f"--room={room}", stdin=b"")
+    assert code == Status.REFUSED and "Leave out --room" in one_line(err)
