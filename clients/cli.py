@@ -444,7 +444,11 @@ def _parser() -> argparse.ArgumentParser:
     bot_kind(load, "--bot", on_server=False, local="random")
     options(load)
     load.add_argument("--seed", type=int, default=0, help="first room's seed (default 0)")
-    load.add_argument("--spawn", action="store_true", help="start a server on 127.0.0.1")
+    load.add_argument(
+        "--spawn",
+        action="store_true",
+        help="start a server on 127.0.0.1 and load it (instead of a --server)",
+    )
     load.add_argument(
         "--store",
         choices=["memory", "redis"],
@@ -554,7 +558,8 @@ def _main(argv: Sequence[str] | None) -> int:
             f"{SERVER_ENV}: {shown(default_server)!r}: tablewire {args.command} talks to one "
             "server; several, comma-separated, are for bots and loadtest"
         )
-    args.server_given = args.server is not None or bool(os.environ.get(SERVER_ENV))
+    args.server_typed = args.server is not None  # --server on the command line
+    args.server_given = args.server_typed or bool(os.environ.get(SERVER_ENV))
     if args.server is None:
         args.server = default_server
     return run(args, default_server)

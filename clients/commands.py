@@ -279,6 +279,8 @@ def _check_loadtest(args: argparse.Namespace) -> None:
         raise Usage(f"{' and '.join(ignored)} do not apply to {mode}")
     if args.store is not None and not args.spawn:
         raise Usage("--store is the store of a spawned server: it applies only with --spawn")
+    if args.spawn and getattr(args, "server_typed", False):
+        raise Usage("--spawn loads the server it starts: leave out --server, or --spawn")
     if args.spawn and args.server_pid is not None:
         raise Usage("--server-pid is for a --server of your own: --spawn reads its own server")
     if args.server_pid is not None:

@@ -52,6 +52,7 @@ WRONG = [
     ["loadtest", "--game", "sintra", "--duration-s", "5"],
     ["loadtest", "--workload", "turn-relay", "--store", "redis"],
     ["loadtest", "--spawn", "--workload", "turn-relay", "--server-pid", "1"],
+    ["loadtest", "--spawn", "--game", "sintra", "--rooms", "1", "--players", "2"],  # --server
     ["loadtest", "--workload", "turn-relay", "--server-pid", "-1"],
     ["loadtest", "--workload", "turn-relay", "--server-pid", "0"],
     ["loadtest", "--workload", "turn-relay", "--server-pid", "999999999"],
