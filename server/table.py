@@ -157,7 +157,7 @@ def parse_clock(value: Any) -> Clock:
         raise _bad_clock('clock must be a string or a map with "kind": none, move or fischer')
     kind = value["kind"]
     if kind == "move":
-        return Clock("move", _seconds(value.get("seconds"), 5, 86400, "move seconds"))
+        return Clock("move", _seconds(value.get("seconds"), 5, 86400, "the time for a move"))
     if kind == "fischer":
         initial = _seconds(value.get("initial"), 10, 86400, "the initial budget")
         return Clock("fischer", initial, _seconds(value.get("increment"), 0, 3600, "the increment"))

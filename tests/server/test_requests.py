@@ -156,3 +156,12 @@ async def test_a_bad_option_value_names_the_values_as_they_are_typed(
     assert (answer.status_code, error_code(answer)) == (400, "bad_options")
     assert answer.json()["error"]["message"] == f"option {option!r} must be one of {said}"
     assert (await http.get("/api/rooms")).json() == []
+
+
+async def test_a_move_clock_out_of_range_says_so_in_plain_words(http: httpx.AsyncClient) -> None:
+    """`--option clock=move:3` was told "move seconds must be 5-86400 seconds"."""
+    answer = await http.post(
+        "/api/rooms", json={"engine": "sintra", "options": {"clock": "move:3"}}
+    )
+    assert (answer.status_code, error_code(answer)) == (400, "bad_clock")
+    assert answer.json()["error"]["message"] == "the time for a move must be 5-86400 seconds"
