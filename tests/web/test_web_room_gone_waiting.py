@@ -35,3 +35,6 @@ def test_a_waiting_room_removed_under_its_player_offers_no_bots(
     for gone in (".o-offer-bots", ".o-join", "#room-link", ".o-chat form"):
         expect(page.locator(gone)).to_have_count(0)
     expect(page.locator(".o-gone")).to_be_visible()
+    # One way out of it: the gone card's new game or lobby, not the banner's link too.
+    expect(page.get_by_role("link", name="Back to the lobby")).to_have_count(1)
+    expect(page.locator(".banner.bad a")).to_have_count(0)

@@ -404,7 +404,7 @@ function Room({ conn, held, notice }) {
       : null}
     ${notice ? html`<p class="banner">${notice}</p>` : null}
     ${error
-      ? html`<p class="banner bad" role="alert">${error}${state === "closed"
+      ? html`<p class="banner bad" role="alert">${error}${state === "closed" && !gone
           ? html` <a href="/">Back to the lobby</a>` : null}</p>`
       : null}
     ${doc
@@ -464,9 +464,11 @@ function Room({ conn, held, notice }) {
             </section>
           </aside>
         </div>`
-      : state === "closed"
-        ? html`<p class="card"><a href="/">Back to the lobby</a></p>`
-        : html`<p class="loading">Loading the room…</p>`}
+      : gone
+        ? html`<${Gone} roomId=${roomId} engine=${engine} title=${title} />`
+        : state === "closed"
+          ? (error ? null : html`<p class="card"><a href="/">Back to the lobby</a></p>`)
+          : html`<p class="loading">Loading the room…</p>`}
   `;
 }
 
