@@ -22,7 +22,8 @@ function kept(key) {
   }
 }
 
-/** The seat this browser holds in `roomId`: `{token, seat, name}`, or null. */
+/** The seat this browser holds in `roomId`: `{token, seat, name, engine}` (`engine`
+ * once the room's page has seen it), or null. */
 export function heldSeat(roomId) {
   return kept(SEAT_KEY + roomId);
 }
@@ -31,6 +32,15 @@ export function heldSeat(roomId) {
 export function holdSeat(reservation, name) {
   const { room, seat, token } = reservation;
   localStorage.setItem(SEAT_KEY + room, JSON.stringify({ token, seat, name: name || null }));
+}
+
+/** Note which game `roomId` is in this browser's seat there: once the room is gone, its
+ * page can still offer a new game of the same kind. */
+export function noteGame(roomId, engine) {
+  const held = heldSeat(roomId);
+  if (held && engine && held.engine !== engine) {
+    localStorage.setItem(SEAT_KEY + roomId, JSON.stringify({ ...held, engine }));
+  }
 }
 
 export function forgetSeat(roomId) {
@@ -83,6 +93,13 @@ export function saveName(name) {
 
 export function roomPath(roomId) {
   return `/rooms/${encodeURIComponent(roomId)}`;
+}
+
+/** A room's link to hand on: its page, naming its game (`?game=`) when known, so the
+ * link still offers that game once the room is gone. */
+export function roomLink(roomId, engine) {
+  const query = engine ? `?${new URLSearchParams({ game: engine })}` : "";
+  return `${globalThis.location.origin}${roomPath(roomId)}${query}`;
 }
 
 /** A seat's name in `doc`, or "seat N" (counted from 1) while it has none. */

@@ -2,7 +2,8 @@
 // rank, score and how it was scored (the board module's `resultDetails` when it has
 // one), and the way to the rematch: a player's keeps their seat, also in a rematch
 // another player opened first; a spectator may watch it. Once the room is gone (the
-// server closed it or no longer has it), none of that: a new game instead (`Gone`).
+// server closed it or no longer has it), none of that: a new game instead (`Gone`), as
+// on the page of a link to a room that does not exist (`NoRoom`).
 
 import {
   heldInvite,
@@ -20,6 +21,7 @@ import {
   savedName,
   seatName,
   shown,
+  useEffect,
   useState,
   words,
 } from "./common.js";
@@ -125,14 +127,12 @@ export function Result({ roomId, doc, result, mySeat, token, describe, gone }) {
   </section>`;
 }
 
-/** What a room the server closed or no longer has offers instead of actions on it: a
- * seat in another game of `engine` (quick play, under the name this browser played
- * under here, or last gave the lobby), and the lobby. */
-export function Gone({ roomId, engine, title }) {
+/** Quick play of `engine` for this browser, under the name it played under in `roomId`
+ * (else the one it last gave the lobby): `[play, busy, error]`; `play` goes to the seat. */
+function useQuickPlay(roomId, engine) {
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
-
-  async function again() {
+  async function play() {
     setBusy(true);
     setError(null);
     const name = heldSeat(roomId)?.name || savedName();
@@ -145,7 +145,14 @@ export function Gone({ roomId, engine, title }) {
       setBusy(false);
     }
   }
+  return [play, busy, error];
+}
 
+/** What a room the server closed or no longer has offers instead of actions on it: a
+ * seat in another game of `engine` (quick play, under the name this browser played
+ * under here, or last gave the lobby), and the lobby. */
+export function Gone({ roomId, engine, title }) {
+  const [again, busy, error] = useQuickPlay(roomId, engine);
   return html`<section class="card o-gone" aria-labelledby="gone-title">
     <h2 id="gone-title">This room is gone</h2>
     <p class="muted">Nothing more can be done in it.${engine
@@ -153,6 +160,28 @@ export function Gone({ roomId, engine, title }) {
     <p class="row actions">
       ${engine ? html`<button type="button" disabled=${busy} onClick=${again}>Play again</button>` : null}
       <a class="button secondary" href="/">Back to the lobby</a>
+    </p>
+    <p class="error" role="alert">${error || ""}</p>
+  </section>`;
+}
+
+/** A link to a room that does not exist (swept, or lost in a restart): a new game of
+ * `engine` when the link or this browser's seat there named it (and the server has that
+ * game), else the lobby. */
+export function NoRoom({ roomId, engine }) {
+  const [game, setGame] = useState(null);
+  const [play, busy, error] = useQuickPlay(roomId, game && game.id);
+  useEffect(() => {
+    if (engine) lobby.games().then((games) => setGame(games.find((g) => g.id === engine) || null), () => {});
+  }, [engine]);
+  return html`<section class="card o-no-room" aria-labelledby="no-room-title">
+    <h1 id="no-room-title">No such room</h1>
+    <p>Room ${roomId} does not exist: finished rooms are removed after a while, and rooms
+      nobody filled after an hour.${game
+        ? ` You can play a new game of ${game.title}: quick play seats you beside a player waiting if there is one.` : ""}</p>
+    <p class="row actions">
+      ${game ? html`<button type="button" disabled=${busy} onClick=${play}>Play ${game.title}</button>` : null}
+      <a class=${game ? "button secondary" : "button"} href="/">Back to the lobby</a>
     </p>
     <p class="error" role="alert">${error || ""}</p>
   </section>`;

@@ -9,7 +9,8 @@
 // The room's owner (this browser created it) gets the invitation link of a private room
 // and the bots; a player waiting alone in a quick play room is offered bots (bots.js); `?invite=SECRET` in the page's address is a private room's invitation.
 // Once the room is gone (`room_closed`, `no_such_room`) none of that is offered any more:
-// a new game or the lobby instead (result.js `Gone`).
+// a new game or the lobby instead (result.js `Gone`); a link to a room that does not
+// exist offers a new game of the game it names, or this browser's seat there (`NoRoom`).
 // The page's connection is `globalThis.tablewireRoom` (its `doc`, `version`...), for the
 // browser tests and for anyone curious in the developer console.
 
@@ -20,7 +21,7 @@ import { CopyLink } from "./copy.js";
 import { useConfirm } from "./confirm.js";
 import { useChangeHighlight } from "./highlight.js";
 import { FallbackBoard } from "./games/fallback.js";
-import { Gone, Result } from "./result.js";
+import { Gone, NoRoom, Result } from "./result.js";
 import { choiceWords, loadBoard } from "./games/index.js";
 import { StepHelp, useHelp } from "./help.js";
 import {
@@ -35,9 +36,11 @@ import {
   html,
   listed,
   lobby,
+  noteGame,
   problem,
   render,
   ownedRoom,
+  roomLink,
   roomPath,
   savedName,
   saveName,
@@ -297,6 +300,14 @@ function Room({ conn, held, notice }) {
     setWelcome(conn.welcome);
     if (conn.result) setResult(conn.result);
     lobby.games().then(setGames, () => {});
+    return () => offs.forEach((off) => off());
+  }, [conn]);
+
+  // Asked of the lobby once the server welcomed this page (the room exists): a link to a
+  // room that does not exist asks nothing more (NoRoom).
+  const joined = !!welcome;
+  useEffect(() => {
+    if (!joined) return;
     lobby.room(roomId).then(setInfo, () => {});
     // What was told before this page opened (a reload, a late spectator, a finished
     // room) comes from the record; what arrives live after the record's version stays.
@@ -306,8 +317,7 @@ function Room({ conn, held, notice }) {
       ].slice(-LOG_SIZE)),
       () => {},
     );
-    return () => offs.forEach((off) => off());
-  }, [conn]);
+  }, [conn, joined]);
 
   const mySeat = welcome ? welcome.seat : null;
   const myTurn = !!doc && doc.status === "playing" && state !== "closed" && mySeat !== null && doc.to_act.includes(mySeat);
@@ -367,7 +377,8 @@ function Room({ conn, held, notice }) {
   const { Board, note, describe } = useBoard(engine);
   const help = useHelp(engine);
   const rules = game && game.web && game.web.rules;
-  const link = `${globalThis.location.origin}${roomPath(roomId)}`;
+  useEffect(() => noteGame(roomId, engine), [engine]);
+  const link = roomLink(roomId, engine);
   const owned = ownedRoom(roomId);
   const bots = info ? botsCredential(info) : null;
   const open = doc && doc.status === "waiting" && doc.seats.includes(null);
@@ -472,15 +483,6 @@ function Room({ conn, held, notice }) {
   `;
 }
 
-function NoRoom() {
-  return html`<section class="card">
-    <h1>No such room</h1>
-    <p>Room ${roomId} does not exist: finished rooms are removed after a while, and rooms
-      nobody filled after an hour.</p>
-    <p><a class="button" href="/">Back to the lobby</a></p>
-  </section>`;
-}
-
 /** Render at once (the page shows "connecting" while the server is away), then join. */
 function start() {
   const app = document.getElementById("app");
@@ -492,7 +494,8 @@ function start() {
   render(html`<${Room} key="seat" conn=${conn} held=${held} />`, app);
   conn.connect().catch((error) => {
     if (error.code === "no_such_room") {
-      render(html`<${NoRoom} />`, app);
+      const named = new URLSearchParams(globalThis.location.search).get("game");
+      render(html`<${NoRoom} roomId=${roomId} engine=${named || (held && held.engine) || null} />`, app);
     } else if (held && error.code === "bad_token") {
       forgetSeat(roomId);
       const watcher = new RoomConnection(roomId);
