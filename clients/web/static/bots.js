@@ -5,7 +5,7 @@
 // server lets only a player seated alone there do it: docs/protocol.md §9). The wait is
 // `?bots_after=SECONDS` in the page's address when given (a demo, a test).
 
-import { html, lobby, problem, useEffect, useState } from "./common.js";
+import { html, lobby, problemSentence, useEffect, useState } from "./common.js";
 
 /** Seconds a lone quick play player waits before bots are offered. */
 const BOTS_AFTER = 20;
@@ -45,7 +45,7 @@ export function OfferBots({ roomId, doc, mySeat, credential, game }) {
     try {
       await lobby.addBots(roomId, { kind: game ? game.bots[0].kind : undefined, ...credential });
     } catch (e) {
-      setError(problem(e));
+      setError(problemSentence(e));
       setBusy(false);
     }
   }
@@ -70,7 +70,7 @@ export function FillWithBots({ roomId, credential, game }) {
     try {
       await lobby.addBots(roomId, { kind, ...credential });
     } catch (e) {
-      setError(problem(e));
+      setError(problemSentence(e));
     }
     setBusy(false);
   }

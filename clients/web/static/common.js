@@ -198,12 +198,18 @@ export function sentence(words) {
 // What browsers' fetch() rejects with when no answer came at all (Chromium, Firefox, Safari).
 const UNREACHED = /failed to fetch|networkerror|load failed/i;
 
-/** The message of an error for a person (a LobbyError or ServerError carries a code). */
+/** The message of an error for a person (a LobbyError or ServerError carries a code):
+ * the server's own words, never its status and code ("409 name_taken: ..."). */
 export function problem(error) {
   const said = error && SAID[error.code];
   if (said) return said(error);
   if (error instanceof TypeError && UNREACHED.test(error.message)) {
     return "cannot reach the server: check your connection and try again (the server may be restarting)";
+  }
+  if (error && typeof error.code === "string") {
+    // A LobbyError's `reason`, a ServerError's message (its code when the server sent none).
+    const reason = typeof error.reason === "string" ? error.reason : error.message;
+    return reason && reason !== error.code ? reason : `the server refused it (${words(error.code)})`;
   }
   return error && error.message ? error.message : String(error);
 }

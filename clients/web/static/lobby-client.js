@@ -76,13 +76,15 @@ export function nextWait(what, refusal, tally, patience) {
   return { what, code: refusal.code, seconds: refusal.seconds, attempt: tally.tries };
 }
 
-/** The lobby refused a request; `code` is the API's stable error code (§8), `retryAfter`
- * the seconds after which the same request may succeed when the server says (or null). */
+/** The lobby refused a request; `code` is the API's stable error code (§8), `reason` the
+ * server's words for a person ("" when it sent none), `retryAfter` the seconds after
+ * which the same request may succeed when the server says (or null). */
 export class LobbyError extends Error {
   constructor(status, code, message, retryAfter = null) {
     super(`${status} ${code}: ${message}`);
     this.status = status;
     this.code = code;
+    this.reason = message || "";
     this.retryAfter = retryAfter;
   }
 }

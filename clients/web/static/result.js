@@ -15,7 +15,6 @@ import {
   listed,
   lobby,
   ownedRoom,
-  problem,
   problemSentence,
   roomPath,
   savedName,
@@ -85,7 +84,7 @@ export function Result({ roomId, doc, result, mySeat, token, describe, gone }) {
       setLost(e.code === "seat_taken");
       setError(e.code === "seat_taken"
         ? "Your seat in the rematch is taken already: its hold for you has ended. You can still watch it."
-        : problem(e));
+        : problemSentence(e));
       setBusy(false);
     }
   }

@@ -38,6 +38,7 @@ import {
   lobby,
   noteGame,
   problem,
+  problemSentence,
   render,
   ownedRoom,
   roomLink,
@@ -192,7 +193,7 @@ function TakeSeat({ doc, info, game, seedChosen }) {
       holdSeat(await lobby.reserve(roomId, { name, invite, ownerToken: owned && owned.ownerToken }), name);
       globalThis.location.reload();
     } catch (e) {
-      setError(problem(e));
+      setError(problemSentence(e));
     }
   }
   const free = doc.seats.filter((n) => n === null).length;
