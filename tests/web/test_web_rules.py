@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from browser import DESKTOP, PHONE, Served, Watched
+from playwright.sync_api import expect
 
 import engines
 
@@ -74,6 +75,19 @@ def test_the_room_links_the_rules_and_helps_with_the_step(
     rules.wait_for_load_state()
     assert rules.url == f"{served.url}/rules/{engine}"
     rules.wait_for_function(DRAWN, timeout=15_000)
+
+
+def test_the_replay_links_the_rules(served: Served, open_page: Callable[..., Watched]) -> None:
+    """Someone replaying a game can read how it is played, from the replay itself."""
+    reservation = served.room_with_bots("chartered", seats=2, bots=1)
+    page = open_page(PHONE).page
+    page.goto(f"{served.url}/rooms/{reservation['room']}/replay")
+    rules = page.locator(".room-head").get_by_role("link", name="How to play")
+    expect(rules).to_have_attribute("href", "/rules/chartered")
+    with page.context.expect_page() as opened:
+        rules.click()
+    opened.value.wait_for_load_state()
+    assert opened.value.url == f"{served.url}/rules/chartered"
 
 
 # The ids the page holds more than once, and the labels (aria-labelledby) naming no id.

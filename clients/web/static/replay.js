@@ -4,7 +4,8 @@
 // each move; the game's own board draws the one chosen, read-only. First, previous,
 // next, last, a slider and the keyboard (Home, ←, →, End) step; `#move=N` in the
 // address opens move N and is the link to it; "Export" saves the record as a file that
-// /replay opens again, without the server knowing the room.
+// /replay opens again, without the server knowing the room. The header links the game's
+// how-to-play page.
 
 import { FallbackBoard } from "./games/fallback.js";
 import { loadBoard } from "./games/index.js";
@@ -28,6 +29,18 @@ function useBoardOf(engine) {
     );
   }, [engine]);
   return Board;
+}
+
+/** The link to the how-to-play page of `engine`, once the server named it (or null). */
+function useRulesOf(engine) {
+  const [rules, setRules] = useState(null);
+  useEffect(() => {
+    lobby.games().then((games) => {
+      const game = games.find((g) => g.id === engine);
+      setRules((game && game.web && game.web.rules) || null);
+    }, () => {});
+  }, [engine]);
+  return rules;
 }
 
 function seatWords(record, seat) {
@@ -60,6 +73,7 @@ function Viewer({ record }) {
   const count = record.views.length - 1;
   const [step, setStep] = useState(() => moveInAddress(count));
   const Board = useBoardOf(record.engine);
+  const rules = useRulesOf(record.engine);
   const drawn = useRef(null);
   const single = useRef(false);
   const shown = useRef(step);
@@ -98,7 +112,8 @@ function Viewer({ record }) {
   return html`
     <header class="room-head">
       <div>
-        <p><a href="/">← lobby</a>${roomId ? html` · <a href=${`/rooms/${roomId}`}>the room</a>` : null}</p>
+        <p><a href="/">← lobby</a>${roomId ? html` · <a href=${`/rooms/${roomId}`}>the room</a>` : null}${rules
+          ? html` · <a href=${rules} target="_blank" rel="noopener">How to play</a>` : null}</p>
         <h1>${record.title}: replay</h1>
         <p class="muted">${record.players.map((p, s) => seatWords(record, s)).join(", ")}${over ? "" : " · still being played: the replay stops at the last move so far"}</p>
       </div>
