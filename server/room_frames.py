@@ -30,12 +30,13 @@ _COMPACTORS: Final[dict[bytes, compact.Compactor]] = {}
 """Key tables by the room's shape (:attr:`Room.keys`): rooms of one shape share one."""
 
 _TOLD: Final = {
-    "expelled": "{who} timed out too often: a bot plays the seat for the rest of the game",
-    "abandoned": "the game is abandoned: every player left",
-    "rematch": "a rematch is open: room {room}",
-    "move_limit": "the game stops: it reached the server's limit of moves, with no ranking",
+    "expelled": "{who} timed out too often: a bot plays the seat for the rest of the game.",
+    "abandoned": "The game is abandoned: every player left.",
+    "rematch": "A rematch is open: room {room}.",
+    "move_limit": "The game stops: it reached the server's limit of moves, with no ranking.",
 }
-"""Sentences of the room's own events (the engines narrate the game's)."""
+"""Sentences of the room's own events (the engines narrate the game's), written as the
+engines write theirs: a capital (or a player's name) first, a full stop last."""
 
 
 def narrate(engine: Engine, names: list[str], events: list[Event]) -> list[Event]:
@@ -44,9 +45,9 @@ def narrate(engine: Engine, names: list[str], events: list[Event]) -> list[Event
     for event in events:
         kind = event.get("type")
         if kind == "seat":
-            text = f"{names[event['seat']]} takes seat {event['seat'] + 1}"
+            text = f"{names[event['seat']]} takes seat {event['seat'] + 1}."
         elif kind == "start":
-            text = "the game starts"
+            text = "The game starts."
         elif kind in _TOLD:
             text = _TOLD[kind].format(
                 who=names[event["seat"]] if "seat" in event else "", room=event.get("room")

@@ -58,7 +58,7 @@ async def test_a_game_against_a_bot_is_recorded_move_by_move_and_replays(
         "the record's log ends with every sentence the player was told live"
     )
     bot = record["players"][1]["name"]
-    assert log[:3] == [f"{bot} takes seat 2", f"{name} takes seat 1", "the game starts"]
+    assert log[:3] == [f"{bot} takes seat 2.", f"{name} takes seat 1.", "The game starts."]
     moves = record["moves"]
     assert [move["n"] for move in moves] == list(range(1, len(moves) + 1))
     assert {move.get("by") for move in moves} == {None, "bot"}

@@ -64,7 +64,7 @@ def test_a_reload_and_a_late_spectator_see_the_whole_game_log(
     player.open_room(room)
     play_to_end(player, random.Random(2))
     told = [line["text"] for line in served.api("GET", f"/api/rooms/{room}/record")["log"]]
-    assert told[1:3] == ["Ana takes seat 1", "the game starts"] and len(told) > 10
+    assert told[1:3] == ["Ana takes seat 1.", "The game starts."] and len(told) > 10
     late = open_page(PHONE)
     late.open_room(room)
     player.page.reload()
