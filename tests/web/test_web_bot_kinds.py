@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from browser import Served, Watched
+from browser import PHONE, Served, Watched
+from playwright.sync_api import expect
 
 
 def test_the_lobby_offers_each_games_kinds_and_a_small_table_of_strong_bots(
@@ -30,3 +31,23 @@ def test_the_lobby_offers_each_games_kinds_and_a_small_table_of_strong_bots(
     seats = len(room["bots"])
     assert 2 <= seats <= 4
     assert room["bots"] == [None] + [first["bots"][0]["kind"]] * (seats - 1)
+
+
+def test_a_phone_shows_the_chosen_bots_strength_in_full(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """On a phone a closed select shows the start of its choice only ("greedy — builds for
+    the biggest payo"): the strength of the bots chosen is also said in full under it."""
+    page = open_page(PHONE).page
+    page.goto(served.url + "/")
+    for game in served.api("GET", "/api/games"):
+        hint = page.locator(f"#{game['id']}-botkind-hint")
+        expect(hint).to_have_text(game["bots"][0]["strength"])
+        expect(hint).to_be_visible()
+        box = hint.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= PHONE["width"], box
+        assert page.locator(f"#{game['id']}-botkind").get_attribute("aria-describedby") == (
+            f"{game['id']}-botkind-hint"
+        )
+        page.select_option(f"#{game['id']}-botkind", game["bots"][-1]["kind"])
+        expect(hint).to_have_text(game["bots"][-1]["strength"])

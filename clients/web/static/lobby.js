@@ -87,6 +87,8 @@ function GameCard({ game, name }) {
   const small = Math.min(game.max_players, Math.max(game.min_players, 2));
   const [seats, setSeats] = useState(small);
   const [bots, setBots] = useState(small - 1);
+  // The bots' strength is also said in full under their select: a closed select shows
+  // only the start of its choice on a phone.
   const [botKind, setBotKind] = useState(game.bots[0].kind);
   const [clock, setClock] = useState("none");
   const [hidden, setHidden] = useState(false);
@@ -183,10 +185,12 @@ function GameCard({ game, name }) {
         <div>
           <label for=${id("botkind")}>bot strength</label>
           <select id=${id("botkind")} value=${botKind} disabled=${bots === 0}
-            onChange=${(e) => setBotKind(e.currentTarget.value)}>
+            aria-describedby=${id("botkind-hint")} onChange=${(e) => setBotKind(e.currentTarget.value)}>
             ${game.bots.map((b, i) => html`<option value=${b.kind}>
               ${b.kind} — ${b.strength}${i === 0 ? " (default)" : ""}</option>`)}
           </select>
+          <span class="hint" id=${id("botkind-hint")}>${
+            (game.bots.find((b) => b.kind === botKind) || game.bots[0]).strength}</span>
         </div>
       </div>
       <div>
