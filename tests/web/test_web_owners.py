@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -79,6 +80,8 @@ def test_a_private_room_seats_only_those_who_open_its_invitation(
     owner, stranger, guessing, invited = open_page(PHONE), open_page(), open_page(), open_page()
     room_id = create_in_lobby(owner, served, private=True)
     invitation = owner.page.locator("#invite-link")
+    # It names the game: once the room is gone, the link still offers a game of it.
+    expect(invitation).to_have_value(re.compile(r"\?invite=[^&]+&game=sintra$"))
     link = invitation.input_value()
     assert owner.no_horizontal_scroll()
     assert link.startswith(f"{served.url}/rooms/{room_id}?invite=")

@@ -212,9 +212,11 @@ function TakeSeat({ doc, info, game, seedChosen }) {
   </form>`;
 }
 
-/** The owner's invitation link of a private room, while it waits for players. */
-function Invitation({ invite }) {
-  const link = `${globalThis.location.origin}${roomPath(roomId)}?${new URLSearchParams({ invite })}`;
+/** The owner's invitation link of a private room, while it waits for players; it names
+ * the game (`game`) as the room link does. */
+function Invitation({ invite, engine }) {
+  const query = new URLSearchParams(engine ? { invite, game: engine } : { invite });
+  const link = `${globalThis.location.origin}${roomPath(roomId)}?${query}`;
   return html`<section class="card o-invite" aria-labelledby="invite-title">
     <h2 id="invite-title">Invite players</h2>
     <p class="muted">This room is private: only people who open this link can take a seat. Send it to the players you invite.</p>
@@ -460,7 +462,7 @@ function Room({ conn, held, notice }) {
             <${Seats} doc=${docShown} mySeat=${mySeat} now=${now} live=${state === "open"} />
             ${mySeat !== null && doc.status !== "finished" && !gone
               ? html`<${AttentionOptions} options=${attention} choose=${chooseAttention} />` : null}
-            ${owned && owned.invite && doc.status === "waiting" && !gone ? html`<${Invitation} invite=${owned.invite} />` : null}
+            ${owned && owned.invite && doc.status === "waiting" && !gone ? html`<${Invitation} invite=${owned.invite} engine=${engine} />` : null}
             ${mySeat === null && open && !gone
               ? html`<${TakeSeat} doc=${doc} info=${info} game=${game}
                   seedChosen=${!!((welcome && welcome.seed_chosen) || (info && info.seed_chosen))} />`
