@@ -86,3 +86,20 @@ def test_a_gone_room_offers_no_action_on_it_but_a_new_game(
     card.get_by_role("button", name="Play again").click()
     page.wait_for_url(lambda url: reservation["room"] not in url)
     expect(page.locator(".room-head")).to_contain_text("you are Ana")
+
+
+def test_a_spectator_of_a_gone_room_is_offered_the_game_not_to_play_again(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """Someone who only watched did not play: the gone card offers them the game by its
+    name ("Play Azul: ..."), not "Play again"."""
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    player, watcher = open_page(), open_page(PHONE)
+    player.sit(reservation)
+    watcher.open_room(reservation["room"])
+    play_to_end(player, random.Random(3))
+    watcher.page.wait_for_function("() => globalThis.tablewireRoom.state === 'closed'")
+    card = watcher.page.locator(".o-gone")
+    expect(card.get_by_role("button")).to_have_text("Play Azul: Stained Glass of Sintra")
+    expect(card).not_to_contain_text("again")
+    expect(player.page.locator(".o-gone").get_by_role("button")).to_have_text("Play again")

@@ -149,15 +149,19 @@ function useQuickPlay(roomId, engine) {
 
 /** What a room the server closed or no longer has offers instead of actions on it: a
  * seat in another game of `engine` (quick play, under the name this browser played
- * under here, or last gave the lobby), and the lobby. */
+ * under here, or last gave the lobby: "Play again" for its player, the game by its name
+ * for someone who watched), and the lobby. */
 export function Gone({ roomId, engine, title }) {
   const [again, busy, error] = useQuickPlay(roomId, engine);
+  const played = !!heldSeat(roomId);
+  const offer = played ? "Play again" : `Play ${title}`;
   return html`<section class="card o-gone" aria-labelledby="gone-title">
     <h2 id="gone-title">This room is gone</h2>
-    <p class="muted">Nothing more can be done in it.${engine
-      ? ` Play again for a seat in another game of ${title}, beside a player waiting if there is one.` : ""}</p>
+    <p class="muted">Nothing more can be done in it.${!engine ? "" : played
+      ? ` Play again for a seat in another game of ${title}, beside a player waiting if there is one.`
+      : ` You can play a game of ${title} yourself: quick play seats you beside a player waiting if there is one.`}</p>
     <p class="row actions">
-      ${engine ? html`<button type="button" disabled=${busy} onClick=${again}>Play again</button>` : null}
+      ${engine ? html`<button type="button" disabled=${busy} onClick=${again}>${offer}</button>` : null}
       <a class="button secondary" href="/">Back to the lobby</a>
     </p>
     <p class="error" role="alert">${error || ""}</p>
