@@ -1,6 +1,7 @@
 """The room's chat in Chromium against a real ``tablewire serve``: two players' pages
 and a spectator's; a line with markup shows as text; a spectator cannot write during
-the game (the room's default); "Mute chat" hides the lines and counts the new ones."""
+the game (the room's default); "Mute chat" hides the lines and counts the new ones; a
+right-to-left name is drawn before its right-to-left line."""
 
 from __future__ import annotations
 
@@ -87,3 +88,46 @@ def test_a_line_sent_with_the_send_button_leaves_the_focus_in_the_chat(
     page.keyboard.press("Enter")
     expect(page.locator(".o-chat .chat-lines li").last).to_contain_text("hello")
     expect(page.get_by_label("Your message")).to_be_focused()
+
+
+RTL_NAME = "أحمد"
+RTL_TEXT = "مرحبا بكم"
+
+LEFT_OF = """([name, text]) => {
+  const line = [...document.querySelectorAll(".o-chat .chat-lines li")].at(-1);
+  const where = (words) => {
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.data.indexOf(words);
+      if (at >= 0) {
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + words.length);
+        return range.getBoundingClientRect().left;
+      }
+    }
+    return null;
+  };
+  return [where(name), where(text)];
+}"""
+
+
+def test_a_right_to_left_name_stays_before_its_line(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """A name and a line both in a right-to-left script: on a left-to-right page the name
+    is still first (on the left), then the line; without isolation the browser's bidi
+    ordering ran them together and drew the line left of its speaker's name."""
+    room = served.api("POST", "/api/rooms", {"engine": "sintra", "seats": 2})
+    seats = [
+        served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": name})
+        for name in (RTL_NAME, "Bo")
+    ]
+    speaker, reader = open_page(), open_page()
+    speaker.sit(seats[0])
+    reader.sit(seats[1])
+    say(speaker.page, RTL_TEXT)
+    expect(reader.page.locator(".o-chat .chat-lines li").last).to_contain_text(RTL_TEXT)
+    name_at, text_at = reader.page.evaluate(LEFT_OF, [RTL_NAME, RTL_TEXT])
+    assert name_at is not None and text_at is not None
+    assert name_at < text_at, "the speaker's name comes first, on the left"

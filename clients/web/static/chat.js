@@ -1,6 +1,7 @@
 // The room's chat panel (docs/protocol.md §3, Chat): the recent lines, a line to say, and
 // why a line was refused. Lines and names are plain text: htm puts them in the page as
-// text nodes, so `<b>` shows as typed, never as markup. Spectators may chat before and
+// text nodes, so `<b>` shows as typed, never as markup; each name and each line is its
+// own bidi run (<bdi>), so a right-to-left name never swaps places with its line. Spectators may chat before and
 // after the game, and during it only in rooms whose option `spectator_chat` is on: the
 // field says so rather than let them type for nothing. "Mute chat" hides the lines (kept
 // in this browser); lines that arrive while it is on are counted as new. In a room that is
@@ -84,8 +85,8 @@ export function Chat({ conn, mySeat, status, spectatorChat, gone }) {
       ? html`<p class="muted">Chat is muted: its lines are hidden.</p>`
       : lines.length
         ? html`<ul class="log chat-lines" ref=${list} aria-live="polite">${lines.map((line) => html`<li>
-            <span class="muted">${clock(line.at)}</span> <strong>${line.name}${
-              line.seat !== null && line.seat === mySeat ? " (you)" : ""}</strong>: ${line.text}</li>`)}</ul>`
+            <span class="muted">${clock(line.at)}</span> <strong><bdi>${line.name}</bdi>${
+              line.seat !== null && line.seat === mySeat ? " (you)" : ""}</strong>: <bdi>${line.text}</bdi></li>`)}</ul>`
         : html`<p class="muted">No one has said anything yet.</p>`}
     ${gone
       ? html`<p class="muted">This room is gone: nobody reads its chat any more.</p>`
