@@ -12,6 +12,7 @@ documents each one.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, cast
@@ -169,6 +170,12 @@ _PARSERS: Final[dict[str, Callable[[dict[str, Any]], ClientMessage]]] = {
     "say": _say,
 }
 
+TYPES_SAID: Final = "hello, intent, legal, ping, resync or say"
+"""The types of :data:`_PARSERS`, as a refusal names them."""
+_KINDS: Final[dict[type, str]] = {list: "list", dict: "map", bytes: "binary string"}
+"""msgpack's words for a ``t`` shown by its kind (the others are shown as JSON writes
+them: ``7``, ``true``, ``"teleport"``)."""
+
 
 def parse(msg: dict[str, Any]) -> ClientMessage:
     """Turn a decoded frame into a client message, or raise ``ProtocolError``: the
@@ -177,8 +184,13 @@ def parse(msg: dict[str, Any]) -> ClientMessage:
     kind = msg.get("t")
     parser = _PARSERS.get(kind) if isinstance(kind, str) else None
     if parser is None:
-        shown = repr(kind) if isinstance(kind, SCALARS) else type(kind).__name__
-        raise ProtocolError(Code.UNKNOWN_TYPE, f"unknown message type {shown[:40]}")
+        if kind is None:
+            raise ProtocolError(Code.UNKNOWN_TYPE, f"a frame needs `t`, its type: {TYPES_SAID}")
+        named = _KINDS.get(type(kind))
+        shown = f"(a {named})" if named else json.dumps(kind)[:40]
+        raise ProtocolError(
+            Code.UNKNOWN_TYPE, f"unknown message type {shown}; the types are {TYPES_SAID}"
+        )
     try:
         return parser(msg)
     except ProtocolError as exc:

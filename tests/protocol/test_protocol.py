@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import compact
+from protocol import compact, messages
 from protocol.codec import MAX_DEPTH, decode, encode
 from protocol.diff import WHOLE_LIST, PatchError, apply_patch, diff, diff_python
 from protocol.errors import Code, ProtocolError
@@ -69,6 +69,32 @@ def code_of(frame: bytes, max_size: int = 1024) -> Code:
 )
 def test_malformed_frames_get_a_stable_code(frame: bytes, code: Code) -> None:
     assert code_of(frame) == code
+
+
+@pytest.mark.parametrize(
+    ("frame", "said"),
+    [
+        ({}, "a frame needs `t`, its type: hello, intent, legal, ping, resync or say"),
+        ({"t": None}, "a frame needs `t`, its type: hello, intent, legal, ping, resync or say"),
+        ({"t": "teleport"}, 'unknown message type "teleport"; the types are hello, intent,'),
+        ({"t": 7}, "unknown message type 7; the types are"),
+        ({"t": True}, "unknown message type true; the types are"),
+        ({"t": b"hello"}, "unknown message type (a binary string); the types are"),
+        ({"t": [1]}, "unknown message type (a list); the types are"),
+    ],
+)
+def test_a_frame_of_no_known_type_is_told_the_types(frame: dict[str, Any], said: str) -> None:
+    """The message names the types a client may send, in the protocol's words (never
+    Python's ``None`` or ``list``)."""
+    with pytest.raises(ProtocolError) as exc:
+        parse(frame)
+    assert exc.value.code == Code.UNKNOWN_TYPE
+    assert exc.value.message.startswith(said), exc.value.message
+
+
+def test_the_types_a_refusal_names_are_the_types_parsed() -> None:
+    *first, last = sorted(messages._PARSERS)
+    assert f"{', '.join(first)} or {last}" == messages.TYPES_SAID
 
 
 def test_deep_nesting_is_refused_not_crashing() -> None:
