@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import hypothesis  # noqa: F401  (see below)
+import hypothesis
 import pytest
 import uvicorn
 from browser import DESKTOP, Served, Watched, chromium_path, screenshots_dir
@@ -38,6 +38,10 @@ from server.transport import BoundedWebSocket
 # hypothesis is imported above, at collection: its pytest plugin otherwise imports it
 # at session end, and CPython 3.11.7 then intermittently fails in ast.parse with
 # "SystemError: AST constructor recursion depth mismatch" (CPython gh-106905).
+# No deadline: hypothesis fails an example slower than 200 ms by default, a wall-clock
+# assertion that a loaded machine breaks (a 1 ms diff took 310 ms beside other tests).
+hypothesis.settings.register_profile("tablewire", deadline=None)
+hypothesis.settings.load_profile("tablewire")
 
 
 def pytest_configure(config: pytest.Config) -> None:
