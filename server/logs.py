@@ -29,15 +29,47 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, default=str)
 
 
+PER_CONNECTION = (
+    '"WebSocket ',  # uvicorn: a handshake accepted, refused (403) or answered
+    "connection open",  # websockets, on the same logger
+    "connection closed",
+    "connection rejected",
+)
+"""The starts of uvicorn's and websockets' ``info`` lines (after the peer) about one
+WebSocket: one or two for every client that comes, however many."""
+
+
+class PerConnection(logging.Filter):
+    """uvicorn's lines about one connection or one request (``uvicorn.access``, and the
+    WebSocket handshake lines on ``uvicorn.error``) at ``debug``, not ``info``: the
+    server logs what it ends itself (docs/operations.md, "How connections end"), and a
+    busy server's log was otherwise mostly these."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.INFO:
+            return True
+        if record.name != "uvicorn.access":
+            message = record.getMessage()
+            if not any(word in message for word in PER_CONNECTION):
+                return True
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+
+
 def configure(level: str = "info") -> None:
-    """Send ``tablewire`` and uvicorn logs to stderr as JSON lines."""
+    """Send ``tablewire`` and uvicorn logs to stderr as JSON lines; uvicorn's lines about
+    one connection or request at ``debug`` (:class:`PerConnection`)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
+    quiet = PerConnection()
     for name in ("tablewire", "uvicorn", "uvicorn.error", "uvicorn.access"):
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
         logger.setLevel(level.upper())
         logger.propagate = False
+        if name.startswith("uvicorn."):  # (one filter, however often this is called)
+            others = [f for f in logger.filters if not isinstance(f, PerConnection)]
+            logger.filters[:] = [*others, quiet]
 
 
 def fields(**values: Any) -> dict[str, Any]:
