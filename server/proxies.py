@@ -17,7 +17,8 @@ must be one a client cannot choose:
   the server's names (``allowed_hosts``), or that has two, is refused before anything
   else sees it, so a page of another site that made its own name resolve to this server
   (DNS rebinding) cannot use it: HTTP 400 ``bad_host``, a WebSocket handshake
-  closed before it is accepted (HTTP 403).
+  closed before it is accepted (HTTP 403). The health probes (``/healthz``,
+  ``/readyz``) answer whatever their ``Host``.
 """
 
 from __future__ import annotations
@@ -178,8 +179,17 @@ def allowed_host_names(setting: str, bind_host: str) -> frozenset[str]:
     return frozenset(names)
 
 
+PROBES = frozenset({"/healthz", "/readyz"})
+"""Paths answered whatever their ``Host``: a health probe names the address it dials
+(Docker's ``127.0.0.1``, an orchestrator's the container's own address), not the
+site's name, and a probe refused takes a healthy process out of service. What they
+answer (whether the process and its store answer, its node name and room counts) is
+nothing a rebinding page could act on."""
+
+
 class HostPolicy:
-    """ASGI middleware refusing requests for a host that is not one of ``names``."""
+    """ASGI middleware refusing requests for a host that is not one of ``names`` (the
+    health probes, :data:`PROBES`, aside)."""
 
     def __init__(self, app: ASGIApp, names: frozenset[str]) -> None:
         self.app = app
@@ -188,6 +198,9 @@ class HostPolicy:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.any or scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "http" and scope.get("path") in PROBES:
             await self.app(scope, receive, send)
             return
         hosts = [

@@ -206,6 +206,21 @@ async def test_each_probe_after_an_answer_asks_the_store_afresh() -> None:
     assert [await readiness.check() for _ in range(3)] == [None, "down", None]
 
 
+@pytest.mark.parametrize("probe", ["http://127.0.0.1:8000", "http://10.1.2.3:8000"])
+async def test_health_probes_are_answered_whatever_host_they_name(probe: str) -> None:
+    """A probe names the address it dials (Docker's HEALTHCHECK 127.0.0.1, an
+    orchestrator's the container's own), not the site's name: with ``allowed_hosts``
+    naming the site, both probes got 400 ``bad_host``, and a healthy process was taken
+    out of service or restarted. The probes answer; everything else is still refused."""
+    app = create_app(Settings(allowed_hosts="example.com"))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=probe) as http:
+        assert (await http.get("/healthz")).status_code == 200
+        assert (await http.get("/readyz")).json()["store"] == "ok"
+        refused = await http.get("/api/games")
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == "bad_host"
+        assert (await http.get("/healthz/x")).status_code == 400
+
+
 # -- names ---------------------------------------------------------------------------------
 
 
