@@ -163,6 +163,12 @@ def _is_address(name: str) -> bool:
     return True
 
 
+def host_or_address(text: str) -> bool:
+    """Whether ``text`` is an IP address (IPv6 without brackets) or a DNS name: what a
+    server can be told to listen on, with no port, scheme, path or space in it."""
+    return bool(_HOST_NAME.fullmatch(text.lower())) or _is_address(text)
+
+
 def allowed_host_names(setting: str, bind_host: str) -> frozenset[str]:
     """``allowed_hosts`` as a set of names (``*`` among them: any); by default the
     address the server is bound to (unless it is every address) and the names of

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from server.origins import parse_origins
-from server.proxies import Networks, allowed_host_names
+from server.proxies import Networks, allowed_host_names, host_or_address
 
 
 @dataclass(frozen=True)
@@ -333,6 +333,12 @@ def _least(field: str) -> str | None:
     return None
 
 
+HOST = (
+    "an IP address or a host name, without a port or scheme "
+    "(0.0.0.0: every IPv4 address; ::, every IPv6 one, without brackets)"
+)
+"""What ``host`` and ``metrics_host`` take."""
+
 PORTS = {
     "port": "a port from 1 to 65535",
     "metrics_port": "a port from 1 to 65535 (or 0: no metrics listener)",
@@ -355,6 +361,9 @@ def validate(settings: Settings, names: dict[str, str] | None = None) -> None:
     for field in MORE_THAN_ZERO:
         if not getattr(settings, field) > 0:
             raise wrong(field, _least(field) or "")
+    for field in ("host", "metrics_host"):
+        if not host_or_address(getattr(settings, field)):
+            raise wrong(field, HOST)
     if not 1 <= settings.port <= 65535:
         raise wrong("port", PORTS["port"])
     if not 0 <= settings.metrics_port <= 65535:

@@ -132,11 +132,16 @@ async def test_a_large_rooms_limit_is_a_full_page_and_a_room_of_bots_is_watched(
 
 async def test_an_address_serve_cannot_listen_on_names_the_variable_it_came_from() -> None:
     """Set in the environment (a compose file's TABLEWIRE_HOST), not by a flag: the line
-    names the variable, and shows the value without its control characters."""
-    env = {"TABLEWIRE_HOST": "nosuch\x1b[31mhost.invalid", "TABLEWIRE_PORT": str(free_port())}
+    names the variable, and shows the value without its control characters (a name
+    with one is no host name: a wrong setting)."""
+    env = {"TABLEWIRE_HOST": "nosuchhost.invalid", "TABLEWIRE_PORT": str(free_port())}
     code, _, err = await run("serve", env=env)
     line = one_line(err)
     assert code == Status.UNREACHABLE and line.endswith("Check TABLEWIRE_HOST."), line
+    env["TABLEWIRE_HOST"] = "nosuch\x1b[31mhost.invalid"
+    code, _, err = await run("serve", env=env)
+    line = one_line(err)
+    assert code == Status.USAGE and line.startswith("tablewire serve: TABLEWIRE_HOST must"), line
     assert "\x1b" not in line, repr(line)
     with socket.create_server(("127.0.0.1", 0)) as taken:
         env = {"TABLEWIRE_PORT": str(taken.getsockname()[1])}

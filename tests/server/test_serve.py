@@ -221,6 +221,11 @@ def _serve(*args: str, env: dict[str, str] | None = None, port: bool = True) -> 
         ("TABLEWIRE_MAX_ROOMS", "lots", "a whole number of 1 or more (up to 2147483647)"),
         ("TABLEWIRE_MAX_ROOMS", "-1", "a whole number of 1 or more (up to 2147483647)"),
         ("TABLEWIRE_TOKEN_TTL", "inf", "more than 0 (up to 2147483647)"),
+        ("TABLEWIRE_HOST", "0.0.0.0:8000", "an IP address or a host name, without a port"),
+        ("TABLEWIRE_HOST", "http://example.com", "an IP address or a host name, without a port"),
+        ("TABLEWIRE_HOST", "[::1]", "an IP address or a host name, without a port"),
+        ("TABLEWIRE_HOST", "", "an IP address or a host name, without a port"),
+        ("TABLEWIRE_METRICS_HOST", "10.0.0.5:9100", "an IP address or a host name"),
     ],
 )
 def test_a_wrong_setting_is_one_line_naming_it_and_status_2(
@@ -241,6 +246,7 @@ def test_a_wrong_setting_is_one_line_naming_it_and_status_2(
         ("--redis-url", "redis://127.0.0.1:99999/0", "the port must be a number from 1 to 65535"),
         ("--redis-url", "redis://", "the host is missing"),
         ("--redis-url", "redis://127.0.0.1:9/notadb", "the database must be a number"),
+        ("--host", "localhost:8000", "an IP address or a host name, without a port"),
     ],
 )
 def test_a_wrong_flag_of_serve_is_one_line_naming_it_and_status_2(
