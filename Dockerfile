@@ -27,6 +27,7 @@ USER tablewire
 ENV TABLEWIRE_HOST=0.0.0.0 \
     TABLEWIRE_PORT=8000
 EXPOSE 8000
+# /healthz on the address and port TABLEWIRE_HOST and TABLEWIRE_PORT give (server/probe.py).
 HEALTHCHECK --interval=10s --timeout=3s \
-  CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz')"
+  CMD python -m server.probe
 CMD ["tablewire", "serve"]

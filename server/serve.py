@@ -17,6 +17,7 @@ import uvicorn
 
 from server import local, logs, native
 from server.app import create_app
+from server.probe import local_url
 from server.settings import Settings, shown_url, unknown_variables
 from server.store import StoreUnavailable
 from server.transport import BoundedWebSocket, guarded
@@ -207,18 +208,6 @@ def run(settings: Settings) -> int:
     finally:
         local.withdraw()
     return 0
-
-
-def local_url(settings: Settings) -> str:
-    """The address a client on this machine reaches the server at."""
-    host = settings.host
-    if host in ("0.0.0.0", ""):
-        host = "127.0.0.1"  # every address: this machine's is one of them
-    elif host == "::":
-        host = "::1"  # every IPv6 address (only: asyncio binds it IPv6-only)
-    if ":" in host:
-        host = f"[{host}]"
-    return f"http://{host}:{settings.port}"
 
 
 def where_to_open(settings: Settings) -> str:
