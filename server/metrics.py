@@ -65,7 +65,7 @@ ERRORS: Final = Counter(
 )
 RATE_LIMITED: Final = Counter(
     "tablewire_rate_limited",
-    "Client frames and requests refused as rate_limited, by kind",
+    "Client frames refused as rate_limited, by kind (intent, query, ping, chat)",
     ["kind"],
     registry=None,
 )
@@ -209,7 +209,7 @@ LEASES: Final = Counter(
 )
 LOOP_LAG: Final = Histogram(
     "tablewire_event_loop_lag_seconds",
-    "How late the event loop ran a timer (sampled every lag_interval)",
+    "How late the event loop ran a 0.5 s timer (sampled every 0.5 s)",
     buckets=LATENCY_BUCKETS,
     registry=None,
 )

@@ -49,7 +49,7 @@ class LiveCollector(Collector):
     def collect(self) -> Iterable[Metric]:
         rooms = GaugeMetricFamily(
             "tablewire_rooms",
-            "Rooms loaded in this process, by engine and status",
+            "Rooms loaded in this process, by engine, status and owned (yes: this process owns it)",
             labels=["engine", "status", "owned"],
         )
         tally = Tally(

@@ -7,15 +7,20 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 from clients.client import LobbyClient, RoomClient
 from clients.spawn import SpawnedServer, free_port
+from server.app import create_app
+from server.settings import Settings
 from support import ROOT
 
 BIN = Path(sys.executable).parent
@@ -91,3 +96,51 @@ async def test_the_images_health_check_asks_the_port_the_server_listens_on() -> 
         "sh", "-c", _healthcheck(), env=env, stderr=subprocess.DEVNULL
     )
     assert await unhealthy.wait() != 0
+
+
+# -- /metrics against docs/operations.md's table --------------------------------------------
+
+
+def _documented_metrics() -> dict[str, tuple[str, list[str]]]:
+    """docs/operations.md's metrics table: each metric's name (a counter's without
+    ``_total``, as the exposition's families go), type and labels."""
+    text = (ROOT / "docs" / "operations.md").read_text()
+    table: dict[str, tuple[str, list[str]]] = {}
+    for row in re.findall(r"^\| (`tablewire_.*?) \| (.*?) \|", text, re.MULTILINE):
+        names = re.findall(r"`(tablewire_\w+)(?:\{([\w,]*)\})?`", row[0])
+        kinds = [kind.strip() for kind in row[1].split(",")]
+        for i, (name, labels) in enumerate(names):
+            kind = kinds[min(i, len(kinds) - 1)]
+            table[name.removesuffix("_total")] = (kind, labels.split(",") if labels else [])
+    return table
+
+
+async def test_metrics_are_named_typed_labelled_and_described_as_the_docs_say() -> None:
+    """The help texts said what the docs do not: ``tablewire_rate_limited_total``
+    counted "client frames and requests" (a lobby request refused is not counted), the
+    loop lag was "sampled every lag_interval" (no such setting: every 0.5 s), and
+    ``tablewire_rooms`` was "by engine and status" (and ``owned``)."""
+    app = create_app(Settings())
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
+        assert (await http.post("/api/rooms", json={"engine": "sintra"})).status_code == 201
+        page = (await http.get("/metrics")).text
+    families = {family.name: family for family in text_string_to_metric_families(page)}
+    documented = _documented_metrics()
+    assert len(documented) == 21, documented
+    for name, (kind, labels) in documented.items():
+        family = families[name]
+        assert family.type == kind, name
+        for sample in family.samples:
+            assert set(sample.labels) - {"le"} == set(labels), (name, sample)
+    kinds = ("intent", "query", "ping", "chat")
+    assert all(kind in families["tablewire_rate_limited"].documentation for kind in kinds)
+    assert "request" not in families["tablewire_rate_limited"].documentation
+    assert "0.5 s" in families["tablewire_event_loop_lag_seconds"].documentation
+    assert "owned" in families["tablewire_rooms"].documentation
+    settings = {field.name for field in fields(Settings)}
+    for family in families.values():  # a setting a help text names is one
+        for word in re.findall(
+            r"\b[a-z]+_(?:interval|timeout|buffer|rate|ttl)\b", family.documentation
+        ):
+            assert word in settings, (family.name, word)
