@@ -26,7 +26,7 @@ from websockets.exceptions import InvalidStatus
 from clients import bots
 from clients.client import LobbyClient, RoomClient, Unreachable
 from clients.compose import Shape, compose_shape, nginx_conf
-from clients.spawn import free_port
+from clients.spawn import SpawnedRedis, free_port
 from conftest import nginx, redis_server
 from protocol.codec import decode, encode
 from server.store.redis import RedisStore
@@ -247,3 +247,27 @@ async def test_with_every_replica_down_nginx_answers_in_the_lobbys_form(shape: S
     async with LobbyClient(shape.url) as lobby:
         with pytest.raises(Unreachable, match="502"):
             await lobby.games()
+
+
+async def test_while_redis_is_away_nginx_passes_the_replicas_answers_and_marks_none_down(
+    shape: Shape,
+) -> None:
+    """A replica's own 503 (``store_unavailable`` while Redis restarts) counted in nginx as
+    a failed replica (``proxy_next_upstream … http_503`` with ``max_fails=1``): after one
+    such answer from each, nginx answered every request itself for ``fail_timeout`` (5 s),
+    502 ``server_unavailable``, health checks and WebSocket joins too, which the clients
+    take for no server at all (exit status 3): a Redis restart ended players' commands.
+    The replicas' answers now pass as they are (503 with ``Retry-After``: clients wait)."""
+    assert isinstance(shape.redis, SpawnedRedis)
+    shape.redis.stop()
+    try:
+        async with httpx.AsyncClient(base_url=shape.url) as client:
+            answers = [await client.get("/api/rooms") for _ in range(6)]
+            health = await client.get("/healthz")
+    finally:
+        shape.redis.start()
+    assert [answer.status_code for answer in answers] == [503] * 6
+    assert {answer.json()["error"]["code"] for answer in answers} == {"store_unavailable"}
+    assert health.status_code == 200 and health.json()["ok"]
+    async with LobbyClient(shape.url) as lobby:
+        assert await lobby.create_room("sintra", seats=2), "Redis back: served at once"
