@@ -30,7 +30,7 @@ exit status:
        be written (a reader that left, as `| head`; a full disk); or an
        unexpected error
   2    the command line (or, for serve, a TABLEWIRE_* setting) is wrong; serve:
-       also a Redis that refuses --redis-url's database
+       also a Redis that refuses --redis-url's database or password
   3    the server cannot be reached (not running, unknown host, no answer,
        a proxy's 502 or 504, or gone too long during a game); serve: its
        address cannot be listened on, or its Redis cannot be reached (or is

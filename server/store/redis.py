@@ -130,17 +130,22 @@ class RedisRefused(ValueError):
 def detect(url: str, timeout: float = 2.0) -> bool:
     """Whether ``url`` names a node of a Redis Cluster (``INFO cluster``:
     ``cluster_enabled:1``); :class:`StoreUnavailable` if it cannot be reached (or is not
-    Redis), :class:`RedisRefused` if it refuses the URL. Blocking: called once, before the
+    Redis), :class:`RedisRefused` if it refuses the URL (its database, or its password
+    missing or wrong). Blocking: called once, before the
     server serves."""
     client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
     try:
-        with _unavailable():
-            info: Any = client.info("cluster")
+        info: Any = client.info("cluster")
     except redis_errors.InvalidResponse as exc:  # something answers, not in Redis's protocol
         shown = shown_url(url)
         raise StoreUnavailable(f"{shown} answers, but is not a Redis server ({exc})") from exc
     except redis_errors.ResponseError as exc:  # Redis refuses the URL: "DB index is out of range"
         raise RedisRefused(f"the Redis at {shown_url(url)} refuses it: {exc}") from exc
+    except redis_errors.AuthenticationError as exc:  # (a ConnectionError, but Redis answered)
+        reason = f"refuses it (a password missing or wrong): {exc}"
+        raise RedisRefused(f"the Redis at {shown_url(url)} {reason}") from exc
+    except REDIS_DOWN as exc:
+        raise StoreUnavailable(why(exc)) from exc
     finally:
         client.close()
     return bool(info.get("cluster_enabled"))

@@ -21,7 +21,7 @@ import uvicorn
 
 from clients.client import LobbyClient
 from clients.spawn import TABLEWIRE, SpawnedServer, free_port
-from conftest import listening_socket
+from conftest import listening_socket, redis_server
 from engines.turn_relay.engine import client_move
 from protocol.messages import Intent
 from server.app import create_app
@@ -271,6 +271,23 @@ def test_a_redis_database_out_of_range_is_one_line_and_status_2(redis_url: str) 
     url = urlsplit(redis_url)._replace(path="/99").geturl()
     code, line = _serve("--redis-url", url)
     assert code == 2 and url in line and "DB index is out of range" in line, line
+
+
+def test_a_redis_that_refuses_the_urls_credentials_is_one_line_and_status_2() -> None:
+    """A Redis that wants a password the URL lacks, or that refuses the URL's: the URL is
+    wrong (status 2, as a database out of range), not Redis unreachable, which it was
+    (status 3, "cannot reach Redis at ...: HELLO must be called with the client already
+    authenticated ...")."""
+    server = redis_server("--save", "", "--appendonly", "no", "--requirepass", "sekret")
+    server.start()
+    try:
+        where = urlsplit(server.url)
+        for url in (server.url, where._replace(netloc=f":hunter2@{where.netloc}").geturl()):
+            code, line = _serve("--redis-url", url)
+            assert code == 2 and "refuses it" in line and "cannot reach" not in line, line
+            assert "hunter2" not in line, "no password shown"
+    finally:
+        server.cleanup()
 
 
 def test_a_redis_password_is_never_shown(redis_url: str) -> None:
