@@ -4,6 +4,7 @@ per connection or per request), and the image's health check ("Health and readin
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -144,3 +145,25 @@ async def test_metrics_are_named_typed_labelled_and_described_as_the_docs_say() 
             r"\b[a-z]+_(?:interval|timeout|buffer|rate|ttl)\b", family.documentation
         ):
             assert word in settings, (family.name, word)
+
+
+def test_every_flag_of_serve_is_a_setting_the_docs_name_as_a_flag() -> None:
+    """docs/operations.md said ``tablewire serve`` takes ``--host``, ``--port`` and
+    ``--log-level``; it takes ``--redis-url`` and ``--allowed-origins`` too (which win
+    over their variables, as the others do)."""
+    from clients.cli import _parser
+
+    commands = next(
+        action for action in _parser()._actions if isinstance(action, argparse._SubParsersAction)
+    )
+    flags = [
+        option
+        for action in commands.choices["serve"]._actions
+        for option in action.option_strings
+        if option.startswith("--") and option != "--help"
+    ]
+    settings = {field.name for field in fields(Settings)}
+    opening = (ROOT / "docs" / "operations.md").read_text().split("\n\n")[1]
+    for flag in flags:
+        assert flag[2:].replace("-", "_") in settings, flag
+        assert f"`{flag}`" in opening, flag
