@@ -323,6 +323,28 @@ MORE_THAN_ZERO = frozenset(
 once: they must be more than 0."""
 
 
+RATES = frozenset(
+    {
+        "presence_rate",
+        "intent_rate",
+        "query_rate",
+        "ping_rate",
+        "chat_rate",
+        "http_rate",
+        "connect_rate",
+        "room_rate",
+        "address_factor",
+    }
+)
+"""Rates (and the factor of the rates per address) whose 0 means "no limit": any other
+value is at least :data:`LEAST_RATE`."""
+
+LEAST_RATE = 1 / MOST
+"""The least rate: one in :data:`MOST` seconds. A smaller one's wait (1 / rate) is more
+than any timer or ``Retry-After`` holds, infinite below about 1e-308: the first request
+it refused was a 500."""
+
+
 def _least(field: str) -> str | None:
     """What a setting of :data:`AT_LEAST_ONE` or :data:`MORE_THAN_ZERO` takes (None for
     the others), said alike for a value that is no number and for one too small."""
@@ -330,6 +352,8 @@ def _least(field: str) -> str | None:
         return f"a whole number of 1 or more (up to {MOST})"
     if field in MORE_THAN_ZERO:
         return f"a number of seconds more than 0 (up to {MOST})"
+    if field in RATES:
+        return f"0 (no limit) or a number of at least {LEAST_RATE:.3g} (up to {MOST})"
     return None
 
 
@@ -360,6 +384,9 @@ def validate(settings: Settings, names: dict[str, str] | None = None) -> None:
             raise wrong(field, _least(field) or "")
     for field in MORE_THAN_ZERO:
         if not getattr(settings, field) > 0:
+            raise wrong(field, _least(field) or "")
+    for field in RATES:
+        if 0 < getattr(settings, field) < LEAST_RATE:
             raise wrong(field, _least(field) or "")
     for field in ("host", "metrics_host"):
         if not host_or_address(getattr(settings, field)):

@@ -221,6 +221,10 @@ def _serve(*args: str, env: dict[str, str] | None = None, port: bool = True) -> 
         ("TABLEWIRE_MAX_ROOMS", "lots", "a whole number of 1 or more (up to 2147483647)"),
         ("TABLEWIRE_MAX_ROOMS", "-1", "a whole number of 1 or more (up to 2147483647)"),
         ("TABLEWIRE_TOKEN_TTL", "inf", "more than 0 (up to 2147483647)"),
+        # A rate whose wait no timer holds (1 / rate is infinite): a 500 at the first refusal
+        ("TABLEWIRE_ROOM_RATE", "1e-320", "0 (no limit) or a number of at least 4.66e-10"),
+        ("TABLEWIRE_INTENT_RATE", "1e-12", "0 (no limit) or a number of at least 4.66e-10"),
+        ("TABLEWIRE_ADDRESS_FACTOR", "1e-320", "0 (no limit) or a number of at least 4.66e-10"),
         ("TABLEWIRE_HOST", "0.0.0.0:8000", "an IP address or a host name, without a port"),
         ("TABLEWIRE_HOST", "http://example.com", "an IP address or a host name, without a port"),
         ("TABLEWIRE_HOST", "[::1]", "an IP address or a host name, without a port"),
