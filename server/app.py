@@ -41,7 +41,7 @@ from server import connection, metrics, scrape, web
 from server.errors import UNAVAILABLE, UNAVAILABLE_RETRY, ApiError
 from server.limits import Gate, HttpLimits, charge, client_address
 from server.lobby import Lobby
-from server.logs import fields
+from server.logs import Throttled, fields
 from server.origins import OriginPolicy, parse_origins
 from server.proxies import PEER, ClientAddress, HostPolicy, allowed_host_names, trusted_proxies
 from server.requests import engine_info, engines_of, idempotency_key, present
@@ -342,9 +342,13 @@ def create_app(
             exc = ApiError(exc.status, exc.code, exc.message, retry_after=UNAVAILABLE_RETRY)
         return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
 
+    store_warnings = Throttled()
+
     async def store_error(request: Request, exc: Exception) -> Response:
         metrics.STORE_ERRORS.labels("lobby").inc()
-        log.warning("store unavailable", extra=fields(path=request.url.path, error=str(exc)))
+        if (more := store_warnings.due()) is not None:
+            said = fields(path=request.url.path, error=str(exc), **({"more": more} if more else {}))
+            log.warning("store unavailable", extra=said)
         why = f"the room store is unavailable: {exc}"
         return await api_error(request, ApiError(503, Code.STORE_UNAVAILABLE, why))
 

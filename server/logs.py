@@ -9,8 +9,36 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import sys
+import time
 from typing import Any
+
+EVERY = 10.0
+"""Seconds between two lines of one :class:`Throttled` warning."""
+
+clock = time.monotonic
+"""What :class:`Throttled` reads the time from (looked up at each call: tests set it)."""
+
+
+class Throttled:
+    """A warning every request of an outage would repeat (``store unavailable`` while
+    Redis is away, as its clients retry every 0.5 s): logged at once, then at most once
+    every :data:`EVERY` seconds, the next line saying how many it stands for."""
+
+    def __init__(self) -> None:
+        self.next = -math.inf
+        self.held = 0
+
+    def due(self) -> int | None:
+        """None while this warning is held; else how many were held since the last."""
+        now = clock()
+        if now < self.next:
+            self.held += 1
+            return None
+        self.next = now + EVERY
+        more, self.held = self.held, 0
+        return more
 
 
 class JsonFormatter(logging.Formatter):

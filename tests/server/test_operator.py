@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import re
 import subprocess
@@ -16,12 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from clients.client import LobbyClient, RoomClient
 from clients.spawn import SpawnedServer, free_port
+from server import logs
 from server.app import create_app
 from server.settings import Settings
+from server.store import MemoryStore, StoreUnavailable
 from support import ROOT
 
 BIN = Path(sys.executable).parent
@@ -167,3 +171,31 @@ def test_every_flag_of_serve_is_a_setting_the_docs_name_as_a_flag() -> None:
     for flag in flags:
         assert flag[2:].replace("-", "_") in settings, flag
         assert f"`{flag}`" in opening, flag
+
+
+class DownStore(MemoryStore):
+    """The memory store, as a Redis that went away: every lobby listing fails."""
+
+    async def page(self, *args: Any, **kwargs: Any) -> Any:
+        raise StoreUnavailable("redis: Connection refused")
+
+
+async def test_a_store_outage_is_logged_once_a_while_not_once_a_request(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While Redis was away every lobby request refused with ``store_unavailable`` logged
+    a warning: 145 in 5 s for 20 rooms of bots, thousands a second for a busy server,
+    as its clients retry every 0.5 s. The first is logged; the next ones within
+    ``logs.EVERY`` are counted, and the first after says how many it stands for."""
+    times = iter([100.0] * 50 + [100.0 + logs.EVERY])
+    monkeypatch.setattr(logs, "clock", lambda: next(times))
+    app = create_app(Settings(http_rate=0), DownStore())
+    transport = httpx.ASGITransport(app=app)
+    with caplog.at_level(logging.WARNING, logger="tablewire"):
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
+            for _ in range(51):
+                assert (await http.get("/api/rooms")).status_code == 503
+    lines = [r for r in caplog.records if r.getMessage() == "store unavailable"]
+    assert len(lines) == 2, [r.__dict__.get("fields") for r in lines]
+    assert lines[0].__dict__["fields"].get("more", 0) == 0
+    assert lines[1].__dict__["fields"]["more"] == 49, "the 49 not logged, counted"
