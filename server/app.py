@@ -38,6 +38,7 @@ from starlette.websockets import WebSocket
 import engines
 from protocol.errors import Code
 from server import connection, metrics, scrape, web
+from server.durability import warn_without_replica
 from server.errors import UNAVAILABLE, UNAVAILABLE_RETRY, ApiError
 from server.limits import Gate, HttpLimits, charge, client_address
 from server.lobby import Lobby
@@ -377,6 +378,8 @@ def create_app(
             await hub.start()
             with contextlib.suppress(StoreUnavailable):
                 await lobby.adopt()  # before serving: rooms left by stopped processes run again
+        if redis is not None:
+            await warn_without_replica(redis)
         tasks = [
             asyncio.create_task(sweep_forever()),
             asyncio.create_task(metrics.watch_loop_lag()),

@@ -12,7 +12,7 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from clients.client import LobbyClient, RoomClient
 from clients.spawn import SpawnedServer, free_port
+from conftest import running
 from server import logs
 from server.app import create_app
 from server.settings import Settings
@@ -199,3 +200,20 @@ async def test_a_store_outage_is_logged_once_a_while_not_once_a_request(
     assert len(lines) == 2, [r.__dict__.get("fields") for r in lines]
     assert lines[0].__dict__["fields"].get("more", 0) == 0
     assert lines[1].__dict__["fields"]["more"] == 49, "the 49 not logged, counted"
+
+
+async def test_replica_durability_on_a_redis_without_replica_is_warned_of_at_start(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``redis_durability=replica`` on a Redis with no replica online refuses every seat and
+    move (``store_unavailable``: no replica confirmed), and the server started without a
+    word, ready by ``/readyz``: the first sign was the players' refusals."""
+    settings = Settings(redis_url=redis_url, redis_durability="replica", redis_prefix="tw-dur")
+    with caplog.at_level(logging.INFO, logger="tablewire"):
+        async with running(settings):
+            pass
+        async with running(replace(settings, redis_durability="master")):
+            pass
+    warned = [r for r in caplog.records if "no replica" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].levelno == logging.WARNING, warned
+    assert "redis_durability" in warned[0].getMessage()
