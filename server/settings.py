@@ -114,7 +114,8 @@ class Settings:
     # -- limits (docs/operations.md lists them all in one table) --------------
     max_connections: int = 10_000
     """WebSocket connections one process serves; more are refused with
-    ``too_many_connections``. Also uvicorn's ``limit_concurrency`` (HTTP 503 above it)."""
+    ``too_many_connections``. Also uvicorn's ``limit_concurrency`` (HTTP 503 above it;
+    never to the health probes)."""
     address_connections: int = 256
     """WebSocket connections one client address may hold open at once (benchmark rooms
     from the server's own machine aside); more are refused with ``too_many_connections``,

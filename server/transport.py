@@ -51,6 +51,7 @@ from server.frames import whole_frames
 from server.limits import TokenBucket
 from server.logs import fields
 from server.metrics import ABORTS, HTTP_CUTOFFS, Cutoff, Ending
+from server.proxies import PROBES
 from server.settings import Settings
 
 log = logging.getLogger("tablewire.transport")
@@ -128,7 +129,17 @@ class GuardedHttp(HttpToolsProtocol):
         self._header_bytes = None
         self._note = {}
         cast(dict[str, Any], self.scope)[CUT_OFF] = self._note  # before the app sees it
-        super().on_headers_complete()
+        if self.url.partition(b"?")[0].decode("latin-1") in PROBES:
+            # Never refused by uvicorn's limit_concurrency (max_connections): a process
+            # that holds all its sockets is full, not ill (a liveness probe told 503
+            # would have it restarted, its players dropped).
+            limit, self.limit_concurrency = self.limit_concurrency, None
+            try:
+                super().on_headers_complete()
+            finally:
+                self.limit_concurrency = limit
+        else:
+            super().on_headers_complete()
         if not (self.parser.should_upgrade() and self._should_upgrade()):
             self._arm(self.settings.body_timeout, self._body_timed_out)
 

@@ -217,3 +217,26 @@ async def test_replica_durability_on_a_redis_without_replica_is_warned_of_at_sta
     warned = [r for r in caplog.records if "no replica" in r.getMessage()]
     assert len(warned) == 1 and warned[0].levelno == logging.WARNING, warned
     assert "redis_durability" in warned[0].getMessage()
+
+
+async def test_a_server_at_max_connections_still_answers_its_health_probes() -> None:
+    """``max_connections`` is uvicorn's ``limit_concurrency`` too: a process holding its
+    10,000 WebSockets answered every HTTP request 503, its health probes among them, so an
+    orchestrator's liveness check restarted a full, healthy process and dropped its
+    players. The probes answer; the lobby still gets 503 above the cap."""
+    server = await SpawnedServer(max_connections=3).start()
+    spectators: list[RoomClient] = []
+    try:
+        async with LobbyClient(server.url) as lobby:
+            room_id = (await lobby.create_room("sintra", seats=2))["id"]
+        for _ in range(3):
+            spectators.append(RoomClient(server.ws, room_id))
+            await spectators[-1].connect()
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            assert (await http.get("/api/games")).status_code == 503, "the cap holds"
+            assert (await http.get("/healthz")).status_code == 200
+            assert (await http.get("/readyz?full=1")).json()["store"] == "ok"
+    finally:
+        for spectator in spectators:
+            await spectator.close()
+        await server.stop(within=30)
