@@ -67,13 +67,29 @@ PER_CONNECTION = (
 WebSocket: one or two for every client that comes, however many."""
 
 
+AT_THE_CAP = "Exceeded concurrency limit."
+"""uvicorn's warning for every request it refuses at ``limit_concurrency``
+(``max_connections``)."""
+
+
 class PerConnection(logging.Filter):
     """uvicorn's lines about one connection or one request (``uvicorn.access``, and the
     WebSocket handshake lines on ``uvicorn.error``) at ``debug``, not ``info``: the
     server logs what it ends itself (docs/operations.md, "How connections end"), and a
-    busy server's log was otherwise mostly these."""
+    busy server's log was otherwise mostly these. Its warning for each request refused
+    at ``max_connections`` is :class:`Throttled`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.at_the_cap = Throttled()
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.WARNING and record.getMessage() == AT_THE_CAP:
+            if (more := self.at_the_cap.due()) is None:
+                return False
+            if more:
+                record.fields = {**getattr(record, "fields", {}), "more": more}
+            return True
         if record.levelno != logging.INFO:
             return True
         if record.name != "uvicorn.access":

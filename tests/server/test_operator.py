@@ -240,3 +240,23 @@ async def test_a_server_at_max_connections_still_answers_its_health_probes() -> 
         for spectator in spectators:
             await spectator.close()
         await server.stop(within=30)
+
+
+def test_uvicorns_refusals_at_the_cap_are_logged_once_a_while(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """At ``max_connections`` uvicorn logs ``Exceeded concurrency limit.`` (a warning) for
+    every request it refuses: a full server's clients retrying filled its log. The first
+    is logged, then one every ``logs.EVERY`` with ``more``, as ``store unavailable``."""
+    times = iter([100.0] * 30 + [100.0 + logs.EVERY])
+    monkeypatch.setattr(logs, "clock", lambda: next(times))
+    logs.configure("info")
+    try:
+        for _ in range(31):
+            logging.getLogger("uvicorn.error").warning("Exceeded concurrency limit.")
+    finally:
+        for name in ("tablewire", "uvicorn", "uvicorn.error", "uvicorn.access"):
+            logging.getLogger(name).handlers.clear()
+            logging.getLogger(name).propagate = True
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    assert [line.get("more", 0) for line in lines] == [0, 29], lines
