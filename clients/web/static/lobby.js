@@ -244,7 +244,7 @@ function RoomRow({ room, title, name }) {
   return html`<tr>
     <td><a href=${roomPath(room.id)}>${title}</a><br /><span class="muted">room ${room.id}</span></td>
     <td><span class=${`badge ${room.status}`}>${room.status}</span></td>
-    <td>${room.seats - free} of ${room.seats} seats taken<br /><span class="muted">${names}</span></td>
+    <td>${room.seats - free} of ${room.seats} seats taken<br /><span class="muted names">${names}</span></td>
     <td><div class="row">
       ${mine
         ? html`<a class="button" href=${roomPath(room.id)}>Back to your seat</a>`

@@ -1,0 +1,49 @@
+"""The lobby's list of rooms in Chromium, as a visitor reads it: every name in full at a
+phone's width and a desktop's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from browser import DESKTOP, PHONE, Served, Watched
+
+# As wide as a name gets: 32 of the widest letter, no space, no hyphen.
+LONG = "W" * 32
+# The list's headings (shown on a desktop only) and status badges whose text takes more
+# than one line.
+BROKEN_WORDS = """() => [...document.querySelectorAll(".rooms th, .rooms .badge")]
+  .filter((part) => part.closest("thead") === null
+    || part.closest("thead").getBoundingClientRect().width > 1)
+  .filter((part) => {
+    const range = document.createRange();
+    range.selectNodeContents(part);
+    return part.textContent.trim() && range.getClientRects().length > 1;
+  })
+  .map((part) => part.textContent)"""
+
+
+def test_the_longest_name_wraps_in_the_list_of_rooms(
+    served: Served, open_page: Callable[..., Watched], shots: Path
+) -> None:
+    """The list's card once scrolled sideways on a phone, the name cut at its edge: a
+    visitor read "WWWW…" without the rest of the name or the seats after it."""
+    room = served.api("POST", "/api/rooms", {"engine": "chartered", "seats": 3})
+    served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": LONG})
+    served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "<b>Bea</b>"})
+    watched = open_page(PHONE)
+    page = watched.page
+    page.goto(served.url + "/")
+    row = page.locator("table.rooms tr", has_text=f"room {room['id']}")
+    row.wait_for()
+    for size, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
+        page.set_viewport_size(viewport)
+        watched.shoot(shots, f"lobby-long-name-{size}")
+        assert f"{LONG}, <b>Bea</b>, free seat" in row.inner_text()
+        card = page.locator(".card:has(table.rooms)")
+        fits = card.evaluate("(card) => card.scrollWidth <= card.clientWidth")
+        assert fits, f"the list of rooms scrolls sideways on a {size}"
+        assert watched.no_horizontal_scroll(), size
+        # Only a name breaks where it must: a status and the headings stay whole words.
+        broken = page.evaluate(BROKEN_WORDS)
+        assert not broken, (size, broken)
