@@ -170,6 +170,8 @@ const SAID = {
       error.retryAfter ? ` (about ${Math.ceil(error.retryAfter)} s)` : ""}: try again later.`,
   room_full: () => "Every seat of this room is taken.",
   game_over: () => "This game is over.",
+  record_trimmed: () =>
+    "This game was too long to replay: the server no longer keeps its first moves.",
   no_such_room: () =>
     "This room does not exist (any more): finished rooms are removed after a while, and rooms nobody filled after an hour.",
   // A move refused (a `reject`): the protocol's codes, and the engines' most general ones.

@@ -1,0 +1,54 @@
+"""The game viewer for a game longer than the memory store keeps: its first moves are
+gone from the log (`memory_log`), so it cannot be replayed, and the page says so in
+words. This module's server keeps 10 entries before a snapshot taken every 10."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from browser import PHONE, Served, Watched
+from playwright.sync_api import expect
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Served]:
+    server = Served(env={"TABLEWIRE_MEMORY_LOG": "10", "TABLEWIRE_SNAPSHOT_EVERY": "10"}).start()
+    yield server
+    server.stop()
+
+
+def test_a_game_too_long_to_replay_says_so_in_words(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """A viewer once read "410 record_trimmed: the log of room … starts at version 61"."""
+    room = served.api(
+        "POST",
+        "/api/rooms",
+        {
+            "engine": "sintra",
+            "seats": 2,
+            "options": {"bot_delay": 0},
+            "bots": {"seats": [0, 1], "kind": "random"},
+        },
+    )
+    watched = open_page(PHONE)
+    page = watched.page
+    # The room page reads the record too (its game log), and is refused the same way.
+    with page.expect_response(lambda answer: answer.url.endswith("/record")):
+        watched.open_room(room["id"])
+    page.wait_for_selector(".o-result", timeout=60_000)
+    watched.errors.clear()
+    page.goto(f"{served.url}/rooms/{room['id']}/replay")
+    said = page.locator("section.card")
+    expect(said.get_by_role("heading")).to_have_text("No game to show")
+    text = said.inner_text()
+    assert "too long to replay" in text, text
+    assert "record_trimmed" not in text and "410" not in text, text
+    expect(said.get_by_role("link", name="Back to the lobby")).to_be_visible()
+    # Chromium itself logs the refused request; the page handled it.
+    assert watched.errors == [
+        "console: Failed to load resource: the server responded with a status of 410 "
+        f"(Gone) ({served.url}/api/rooms/{room['id']}/record?views=1)"
+    ]
+    watched.errors.clear()
