@@ -13,7 +13,6 @@ import {
   html,
   lobby,
   playersText,
-  problem,
   problemSentence,
   render,
   roomPath,
@@ -269,10 +268,22 @@ function Lobby() {
   const [stale, setStale] = useState(false);
 
   useEffect(() => {
-    lobby.games().then(setGames, (e) => setError(problem(e)));
     let stopped = false;
+    // The games, read until they are: a page opened while the server restarted shows
+    // them with its next look at the rooms, not "Loading the games…" for good.
+    let read = false;
+    async function readGames() {
+      try {
+        setGames(await lobby.games());
+        read = true;
+        setError(null);
+      } catch (e) {
+        setError(problemSentence(e));
+      }
+    }
     async function poll() {
       if (stopped) return;
+      if (!read) await readGames();
       if (!document.hidden) {
         try {
           setRooms(await lobby.rooms());
