@@ -28,6 +28,15 @@ import { choiceWords } from "./games/index.js";
 const POLL_MS = 3000;
 const CLOCKS = ["none", "move:30", "move:60", "fischer:300+5", "fischer:900+10"];
 
+/** The rooms to list: every room waiting for players (one page of them), then the newest
+ * of the others. One page of all rooms, newest first, would leave out a room waiting
+ * behind a page of newer games, and its seats with it. */
+async function publicRooms() {
+  const [waiting, newest] = await Promise.all([lobby.rooms({ status: "waiting" }), lobby.rooms()]);
+  const seen = new Set(waiting.map((room) => room.id));
+  return [...waiting, ...newest.filter((room) => !seen.has(room.id))];
+}
+
 function go(roomId) {
   globalThis.location.assign(roomPath(roomId));
 }
@@ -286,7 +295,7 @@ function Lobby() {
       if (!read) await readGames();
       if (!document.hidden) {
         try {
-          setRooms(await lobby.rooms());
+          setRooms(await publicRooms());
           setStale(false);
         } catch {
           setStale(true);
