@@ -104,6 +104,7 @@ def test_a_file_that_is_not_a_record_is_refused_in_words(
     watched = open_page()
     watched.page.goto(f"{served.url}/replay")
     for content, said in (
+        ('{"engine": "sintra", "moves": [], "views": []}', "not a tablewire game record"),
         ("{not json", "it is not JSON"),
         ('{"moves": 1}', "not a tablewire game record"),
     ):
@@ -202,3 +203,24 @@ def test_a_step_button_that_goes_out_of_use_leaves_the_focus_on_the_slider(
     expect(page.locator("#replay-slider")).to_be_focused()
     page.keyboard.press("ArrowRight")
     expect(page.locator("#step-title")).to_have_text(re.compile("^Move 1 of "))
+
+
+def test_the_replay_of_a_room_still_waiting_for_players_says_so(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """A room waiting for players has no game yet (its record holds no view): its replay
+    was a blank page, an exception in the console."""
+    room = served.api("POST", "/api/rooms", {"engine": "sintra", "seats": 2})
+    served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "Ana"})
+    watched = open_page(PHONE)
+    page = watched.page
+    page.goto(f"{served.url}/rooms/{room['id']}/replay")
+    said = page.locator("section.card")
+    expect(said.get_by_role("heading")).to_have_text("No game to show")
+    expect(said).to_contain_text(
+        "The game has not started yet: it starts once every seat is taken."
+    )
+    expect(said.get_by_role("link", name="Go to the room")).to_have_attribute(
+        "href", f"/rooms/{room['id']}"
+    )
+    expect(said.get_by_role("link", name="Back to the lobby")).to_be_visible()

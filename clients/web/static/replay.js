@@ -159,7 +159,7 @@ function OpenFile() {
     input.value = ""; // the same file chosen again (fixed meanwhile) is read again
     try {
       const record = JSON.parse(await file.text());
-      if (!record || !Array.isArray(record.views) || !Array.isArray(record.moves) || !record.engine) {
+      if (!record || !Array.isArray(record.views) || !record.views.length || !Array.isArray(record.moves) || !record.engine) {
         throw new Error("this file is not a tablewire game record (export one from a replay)");
       }
       render(html`<${Viewer} record=${record} />`, document.getElementById("app"));
@@ -184,10 +184,14 @@ function start() {
     render(html`<${OpenFile} />`, app);
     return;
   }
+  const nothing = (said, room = null) => render(html`<section class="card"><h1>No game to show</h1>
+    <p>${said}</p><p>${room ? html`<a href=${`/rooms/${room}`}>Go to the room</a> · ` : null}<a href="/">Back to the lobby</a></p></section>`, app);
   lobby.record(roomId, { views: true }).then(
-    (record) => render(html`<${Viewer} record=${record} />`, app),
-    (error) => render(html`<section class="card"><h1>No game to show</h1>
-      <p>${problem(error)}</p><p><a href="/">Back to the lobby</a></p></section>`, app),
+    // A room waiting for players has no game yet: its record holds no view.
+    (record) => (record.views.length
+      ? render(html`<${Viewer} record=${record} />`, app)
+      : nothing(problem({ code: "not_started" }), roomId)),
+    (error) => nothing(problem(error)),
   );
 }
 
