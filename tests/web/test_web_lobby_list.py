@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from browser import DESKTOP, PHONE, Served, Watched
+from playwright.sync_api import expect
 
 # As wide as a name gets: 32 of the widest letter, no space, no hyphen.
 LONG = "W" * 32
@@ -47,3 +48,47 @@ def test_the_longest_name_wraps_in_the_list_of_rooms(
         # Only a name breaks where it must: a status and the headings stay whole words.
         broken = page.evaluate(BROKEN_WORDS)
         assert not broken, (size, broken)
+
+
+# Plays this page's seat to the end of the game, its first legal move each turn.
+PLAY_TO_THE_END = """async () => {
+  const room = globalThis.tablewireRoom;
+  while (room.doc.status !== "finished") {
+    if (room.myTurn) {
+      const moves = await room.legal();
+      if (moves.length) await room.send(moves[0].action);
+    } else {
+      await new Promise((done) => { const off = room.on("doc", () => { off(); done(); }); });
+    }
+  }
+}"""
+
+
+def test_a_seat_kept_for_a_former_player_is_not_offered_in_the_list(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """A rematch keeps the seats of the last game's players for a while: the list said
+    "free seat" and offered "Take a seat", which a visitor pressed to be refused
+    (seat_held). It now says whom the seat is kept for, and offers no seat."""
+    room = served.api(
+        "POST",
+        "/api/rooms",
+        {"engine": "sintra", "seats": 2, "options": {"bot_delay": 0, "grace": 0}},
+    )
+    ana = served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "Ana"})
+    served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "Bea"})
+    player = open_page()
+    player.hold_seat(ana)
+    player.open_room(room["id"])  # Bea never comes: a bot plays her seat
+    player.page.evaluate(PLAY_TO_THE_END)
+    player.page.get_by_role("button", name="Rematch").click()
+    player.page.wait_for_url(lambda url: room["id"] not in url)
+    rematch = player.page.url.rsplit("/", 1)[1]
+
+    visitor = open_page(PHONE)
+    page = visitor.page
+    page.goto(served.url + "/")
+    row = page.locator("table.rooms tr", has_text=f"room {rematch}")
+    expect(row).to_contain_text("Ana, kept for Bea")
+    expect(row.get_by_role("button", name="Take a seat")).to_have_count(0)
+    expect(row.get_by_role("link", name=f"Watch room {rematch}")).to_be_visible()

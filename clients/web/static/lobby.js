@@ -218,8 +218,16 @@ function GameCard({ game, name }) {
   </section>`;
 }
 
+/** Whether seat `seat` of `room` is free but kept, for a while, for the player who had it
+ * in the last game (a rematch's `held` seats): a visitor's request for it is refused. */
+function kept(room, seat) {
+  return room.names[seat] === null && !!(room.held && room.held[seat])
+    && room.held_until * 1000 > Date.now();
+}
+
 function RoomRow({ room, title, name }) {
   const free = room.names.filter((n) => n === null).length;
+  const open = room.names.filter((n, seat) => n === null && !kept(room, seat)).length;
   const mine = heldSeat(room.id);
   const bots = botsCredential(room);
   const waiting = room.status === "waiting";
@@ -248,7 +256,9 @@ function RoomRow({ room, title, name }) {
     }
   }
 
-  const names = room.names.map((n) => n ?? "free seat").join(", ");
+  const names = room.names.map((n, seat) => n
+    ?? (kept(room, seat) ? `kept for ${(room.held_names && room.held_names[seat]) || `player ${seat + 1}`}` : "free seat"))
+    .join(", ");
   return html`<tr>
     <td><a href=${roomPath(room.id)}>${title}</a><br /><span class="muted">room ${room.id}</span></td>
     <td><span class=${`badge ${room.status}`}>${room.status}</span></td>
@@ -256,7 +266,7 @@ function RoomRow({ room, title, name }) {
     <td><div class="row">
       ${mine
         ? html`<a class="button" href=${roomPath(room.id)}>Back to your seat</a>`
-        : waiting && free > 0
+        : waiting && open > 0
           ? html`<button type="button" onClick=${sit}>Take a seat</button>`
           : null}
       ${bots && waiting && free > 0
