@@ -212,8 +212,9 @@ function GameCard({ game, name }) {
       <div class="row actions">
         <button type="submit" disabled=${busy}>Create room</button>
         <button type="button" class="secondary" disabled=${busy}
-          onClick=${() => act("quick")}>Quick play</button>
+          aria-describedby=${id("quick-hint")} onClick=${() => act("quick")}>Quick play</button>
       </div>
+      <span class="hint" id=${id("quick-hint")}>Quick play: a seat beside players waiting for this game, else a new public room; of the choices above, only the number of players counts</span>
     </form>
   </section>`;
 }
