@@ -224,3 +224,32 @@ def test_the_replay_of_a_room_still_waiting_for_players_says_so(
         "href", f"/rooms/{room['id']}"
     )
     expect(said.get_by_role("link", name="Back to the lobby")).to_be_visible()
+
+
+def test_the_browsers_own_shortcuts_are_left_to_the_browser(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """Alt+← is the browser's Back: the viewer took it (and Alt+→, Ctrl+Home...) for a
+    step of its own and cancelled it, so a keyboard user could not leave the replay the
+    way they leave any page. A key with Alt, Ctrl or Meta now steps nothing."""
+    room_id = bots_room(served, "sintra")
+    watched = open_page()
+    page = watched.page
+    watched.open_room(room_id)
+    page.wait_for_selector(".o-result", timeout=60_000)
+    page.goto(f"{served.url}/rooms/{room_id}/replay#move=3")
+    heading = page.locator("#step-title")
+    expect(heading).to_have_text(re.compile("^Move 3 of "))
+    page.evaluate(
+        """() => document.addEventListener("keydown", (event) => {
+          globalThis.cancelled = [...(globalThis.cancelled || []), event.defaultPrevented];
+        })"""
+    )
+    for keys in ("Alt+ArrowLeft", "Alt+ArrowRight", "Control+Home", "Meta+ArrowLeft"):
+        page.keyboard.press(keys)
+    page.keyboard.press("ArrowRight")  # the viewer's own step, after them
+    expect(heading).to_have_text(re.compile("^Move 4 of "))
+    # Each press's last keydown (the arrow or Home, after its modifier's own) was the
+    # browser's: none cancelled; the plain → was the viewer's.
+    cancelled = page.evaluate("() => globalThis.cancelled")
+    assert cancelled[-1] is True and not any(cancelled[:-1]), cancelled

@@ -2,10 +2,10 @@
 // record file exported from it. The record (`GET /api/rooms/{id}/record?views=1`,
 // docs/protocol.md section 9) holds the spectator's document at the start and after
 // each move; the game's own board draws the one chosen, read-only. First, previous,
-// next, last, a slider and the keyboard (Home, ←, →, End) step; `#move=N` in the
-// address opens move N and is the link to it; "Export" saves the record as a file that
-// /replay opens again, without the server knowing the room. The header links the game's
-// how-to-play page.
+// next, last, a slider and the keyboard (Home, ←, →, End; with Alt, Ctrl or Meta they
+// are the browser's) step; `#move=N` in the address opens move N and is the link to it;
+// "Export" saves the record as a file that /replay opens again, without the server
+// knowing the room.
 
 import { FallbackBoard } from "./games/fallback.js";
 import { loadBoard } from "./games/index.js";
@@ -95,6 +95,7 @@ function Viewer({ record }) {
     const keys = { Home: () => go(0), End: () => go(count), ArrowLeft: () => by(-1), ArrowRight: () => by(1) };
     const onKey = (event) => {
       if (event.target instanceof HTMLInputElement) return; // the slider steps by itself
+      if (event.altKey || event.ctrlKey || event.metaKey) return; // the browser's (Alt+← is Back)
       const act = keys[event.key];
       if (act) { event.preventDefault(); act(); }
     };
