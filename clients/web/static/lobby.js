@@ -100,6 +100,7 @@ function GameCard({ game, name }) {
   const [botKind, setBotKind] = useState(game.bots[0].kind);
   const [clock, setClock] = useState("none");
   const [hidden, setHidden] = useState(false);
+  const [spectatorChat, setSpectatorChat] = useState(false);
   const [busy, setBusy] = useState(false);
   // Why this card's last action failed: said on the card, brought into view (on a phone
   // the page's own line is screens above the lower cards).
@@ -131,6 +132,7 @@ function GameCard({ game, name }) {
       } else {
         const body = { engine: game.id, seats, options: { ...options } };
         if (clock !== "none") body.options.clock = clock;
+        if (spectatorChat) body.options.spectator_chat = true;
         if (bots > 0) {
           const botSeats = [];
           for (let s = seats - bots; s < seats; s += 1) botSeats.push(s);
@@ -208,6 +210,14 @@ function GameCard({ game, name }) {
           Private room (invitation only)
         </label>
         <span class="hint" id=${id("private-hint")}>not listed; a seat needs the link you share</span>
+      </div>
+      <div>
+        <label class="inline" for=${id("spectator-chat")}>
+          <input id=${id("spectator-chat")} type="checkbox" checked=${spectatorChat}
+            aria-describedby=${id("spectator-chat-hint")} onChange=${(e) => setSpectatorChat(e.currentTarget.checked)} />
+          Spectators may chat during the game
+        </label>
+        <span class="hint" id=${id("spectator-chat-hint")}>else only before and after it: a spectator may know what a player does not (a friend looking over a shoulder)</span>
       </div>
       <div class="row actions">
         <button type="submit" disabled=${busy}>Create room</button>
