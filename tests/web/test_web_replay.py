@@ -253,3 +253,24 @@ def test_the_browsers_own_shortcuts_are_left_to_the_browser(
     # browser's: none cancelled; the plain → was the viewer's.
     cancelled = page.evaluate("() => globalThis.cancelled")
     assert cancelled[-1] is True and not any(cancelled[:-1]), cancelled
+
+
+def test_a_link_to_another_move_of_the_same_replay_opens_that_move(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """A link to move N followed on the replay already open (another's link pasted in the
+    address bar, a link in the page) only changed the address: the viewer stayed where
+    it was, under an address naming another move."""
+    room_id = bots_room(served, "sintra")
+    watched = open_page()
+    page = watched.page
+    watched.open_room(room_id)
+    page.wait_for_selector(".o-result", timeout=60_000)
+    page.goto(f"{served.url}/rooms/{room_id}/replay#move=3")
+    heading = page.locator("#step-title")
+    expect(heading).to_have_text(re.compile("^Move 3 of "))
+    page.goto(f"{served.url}/rooms/{room_id}/replay#move=7")
+    expect(heading).to_have_text(re.compile("^Move 7 of "))
+    expect(page).to_have_url(re.compile("#move=7$"))
+    page.keyboard.press("ArrowRight")
+    expect(heading).to_have_text(re.compile("^Move 8 of "))

@@ -102,6 +102,14 @@ function Viewer({ record }) {
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
   }, [count]);
+  // A link to another move of this replay, followed here, changes only the address.
+  useEffect(() => {
+    const follow = () => {
+      if (/^#move=\d+$/.test(globalThis.location.hash)) setStep(moveInAddress(count));
+    };
+    globalThis.addEventListener("hashchange", follow);
+    return () => globalThis.removeEventListener("hashchange", follow);
+  }, [count]);
   useEffect(() => {
     if (roomId) globalThis.history.replaceState(null, "", `#move=${step}`);
     document.title = `${record.title} · move ${step} of ${count} · tablewire`;
