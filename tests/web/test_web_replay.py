@@ -274,3 +274,26 @@ def test_a_link_to_another_move_of_the_same_replay_opens_that_move(
     expect(page).to_have_url(re.compile("#move=7$"))
     page.keyboard.press("ArrowRight")
     expect(heading).to_have_text(re.compile("^Move 8 of "))
+
+
+@pytest.mark.parametrize("engine", sorted(GAMES))
+def test_the_last_move_of_a_finished_game_says_who_won(
+    open_page: Callable[..., Watched], served: Served, engine: str
+) -> None:
+    """The viewer's last move told the final scores at most (Crystal Palace's: only the
+    exhibition's points; Sintra's: a tie broken elsewhere), never who won: a viewer
+    could not learn the result from a replay. The last move now says it, as the room's
+    result does to a spectator; the moves before it do not."""
+    room_id = bots_room(served, engine)
+    watched = open_page(PHONE)
+    page = watched.page
+    watched.open_room(room_id)
+    page.wait_for_selector(".o-result", timeout=60_000)
+    won = page.locator(".o-result p strong").first.inner_text()
+    assert won.endswith(("wins.", "share the win.")), won
+    page.goto(f"{served.url}/rooms/{room_id}/replay")
+    said = page.locator(".o-replay .o-replay-result")
+    expect(said).to_have_text(f"The result: {won}")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#step-title")).not_to_have_text(re.compile(r"^Move (\d+) of \1$"))
+    expect(said).to_have_count(0)

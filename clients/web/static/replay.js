@@ -11,6 +11,7 @@ import { FallbackBoard } from "./games/fallback.js";
 import { loadBoard } from "./games/index.js";
 import { html, lobby, problem, render, useEffect, useKeptFocus, useLayoutEffect, useRef, useState } from "./common.js";
 import { useChangeHighlight } from "./highlight.js";
+import { headline } from "./result.js";
 
 const roomId = (globalThis.location.pathname.match(/^\/rooms\/([^/]+)\/replay$/) || [])[1] || null;
 const NOTHING = () => Promise.resolve();
@@ -132,6 +133,8 @@ function Viewer({ record }) {
         <section class="card o-replay" aria-labelledby="step-title" ref=${controls}>
           <h2 id="step-title">Move ${step} of ${count}</h2>
           <p class="o-last-move" aria-live="polite">${moveWords(record, step)}</p>
+          ${over && step === count && record.result && record.result.winners && record.result.winners.length
+            ? html`<p class="o-replay-result"><strong>The result: ${headline(doc, record.result, null)}</strong></p>` : null}
           ${move && move.text.length && move.label
             ? html`<p class="muted">The move as ${seatWords(record, move.seat)} chose it: “${move.label}”.</p>` : null}
           <p class="row replay-controls">

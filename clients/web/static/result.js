@@ -42,8 +42,9 @@ function ordinal(n) {
   return `${n}${suffix}`;
 }
 
-/** The result's first line: who won, and for a seat's page where it finished. */
-function headline(doc, result, mySeat) {
+/** The result's first line: who won, and for a seat's page where it finished (`mySeat`
+ * null: a spectator's, a replay's). */
+export function headline(doc, result, mySeat) {
   const others = result.winners.filter((s) => s !== mySeat).map((s) => seatName(doc, s));
   if (mySeat !== null && result.winners.includes(mySeat)) {
     return others.length ? `You share the win with ${listed(others)}: well played!` : "You won: well played!";
