@@ -40,7 +40,7 @@ def test_the_longest_name_wraps_in_the_list_of_rooms(
     for size, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
         page.set_viewport_size(viewport)
         watched.shoot(shots, f"lobby-long-name-{size}")
-        assert f"{LONG}, <b>Bea</b>, free seat" in row.inner_text()
+        assert f"{LONG} (away), <b>Bea</b> (away), free seat" in row.inner_text()
         card = page.locator(".card:has(table.rooms)")
         fits = card.evaluate("(card) => card.scrollWidth <= card.clientWidth")
         assert fits, f"the list of rooms scrolls sideways on a {size}"
@@ -92,3 +92,21 @@ def test_a_seat_kept_for_a_former_player_is_not_offered_in_the_list(
     expect(row).to_contain_text("Ana, kept for Bea")
     expect(row.get_by_role("button", name="Take a seat")).to_have_count(0)
     expect(row.get_by_role("link", name=f"Watch room {rematch}")).to_be_visible()
+
+
+def test_a_player_who_left_a_waiting_room_is_said_away_in_the_list(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """The list named a waiting room's players the same whether they were there or had
+    left: a visitor took a seat beside someone long gone and waited for nobody. A player
+    with no page open on the room now reads "(away)", until they come back."""
+    room = served.api("POST", "/api/rooms", {"engine": "sintra", "seats": 3})
+    ana = served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "Ana"})
+    visitor = open_page(PHONE)
+    page = visitor.page
+    page.goto(served.url + "/")
+    names = page.locator("table.rooms tr", has_text=f"room {room['id']}").locator(".names")
+    expect(names).to_have_text("Ana (away), free seat, free seat")
+    player = open_page()
+    player.sit(ana)
+    expect(names).to_have_text("Ana, free seat, free seat", timeout=10_000)  # the next look

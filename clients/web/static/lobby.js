@@ -267,8 +267,13 @@ function RoomRow({ room, title, name }) {
     }
   }
 
-  const names = room.names.map((n, seat) => n
-    ?? (kept(room, seat) ? `kept for ${(room.held_names && room.held_names[seat]) || `player ${seat + 1}`}` : "free seat"))
+  // A player with no page open on a room still to be played is away: a visitor sitting
+  // beside them may wait for nobody.
+  const away = (seat) => room.status !== "finished" && !(room.bots && room.bots[seat])
+    && !!room.connected && room.connected[seat] === false;
+  const names = room.names.map((n, seat) => (n !== null
+    ? `${n}${away(seat) ? " (away)" : ""}`
+    : kept(room, seat) ? `kept for ${(room.held_names && room.held_names[seat]) || `player ${seat + 1}`}` : "free seat"))
     .join(", ");
   return html`<tr>
     <td><a href=${roomPath(room.id)}>${title}</a><br /><span class="muted">room ${room.id}</span></td>
