@@ -5,7 +5,7 @@
 // next, last, a slider and the keyboard (Home, ←, →, End; with Alt, Ctrl or Meta they
 // are the browser's) step; `#move=N` in the address opens move N and is the link to it;
 // "Export" saves the record as a file that /replay opens again, without the server
-// knowing the room.
+// knowing the room. The header links the lobby, the room and the game's how-to-play page.
 
 import { FallbackBoard } from "./games/fallback.js";
 import { loadBoard } from "./games/index.js";
