@@ -45,6 +45,7 @@ from clients.retry import (
     http_refusal,
     no_server,
     os_reason,
+    plain_refusal,
     proxy_reason,
     retrying,
 )
@@ -167,10 +168,9 @@ class LobbyClient:
             raise Unreachable(self.base_url, proxy_reason(status))
         if response.is_error or data is None:
             if not isinstance(error, dict):
-                failed = status >= 500 and status != 501  # 501: a plain HTTP server
                 raise LobbyError(
                     status,
-                    "server_failed" if failed else "not_tablewire",
+                    plain_refusal(status),
                     f"{shown(self.base_url)} answered {method} {path} with HTTP {status} "
                     "and no tablewire JSON",
                 )

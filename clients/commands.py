@@ -42,6 +42,12 @@ from server import local
 from server.table import DEFAULTS as ROOM_OPTION_DEFAULTS
 from server.table import HELP as ROOM_OPTION_HELP
 
+BUSY = (
+    "it is busy: every connection it takes is in use (its max_connections, or a proxy's "
+    "limit), or it is starting or stopping; try again in a moment"
+)
+"""What a plain HTTP 503 says (no tablewire JSON): uvicorn's answer at max_connections."""
+
 HINTS = {
     "no_such_room": "check the room id; `tablewire rooms` lists the public rooms",
     "unknown_engine": "`tablewire games` lists the games",
@@ -60,6 +66,7 @@ HINTS = {
     "bad_name": "a name has 1-32 letters, digits, spaces or signs",
     "not_tablewire": "check --server: it should be the address `tablewire serve` listens on",
     "server_failed": "the server failed: its log says why; try again, or report it",
+    "server_busy": BUSY,
     "rate_limited": "the server's limit holds longer than tablewire waits (two minutes); "
     "try again later, or raise the limit if the server is yours (docs/operations.md)",
     "protocol_error": "the client and the server disagree on the protocol: "
@@ -423,6 +430,11 @@ def explain(
         hint = hint.format(watch=watch or "tablewire spectate --room=ID")
         line = f"the server refused: {message} ({code})" if code else f"the server refused: {exc}"
         return Status.REFUSED, f"{line}." + (f" {hint[0].upper()}{hint[1:]}." if hint else "")
+    if isinstance(exc, InvalidStatus) and exc.response.status_code == 503:
+        return Status.REFUSED, (
+            f"{server} answered the game connection with HTTP 503 (server_busy). "
+            f"{BUSY[0].upper()}{BUSY[1:]}."
+        )
     if isinstance(exc, InvalidStatus):
         status = exc.response.status_code
         return Status.REFUSED, (

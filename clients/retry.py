@@ -229,6 +229,16 @@ def proxy_reason(status: int) -> str:
     return f"the proxy there answered HTTP {status}: no server behind it answered"
 
 
+def plain_refusal(status: int) -> str:
+    """The code of an HTTP error answered without tablewire's JSON: ``server_busy`` for a
+    503 (uvicorn's own at ``max_connections``, a server starting or stopping),
+    ``server_failed`` for another 5xx but 501 (a plain HTTP server's), else
+    ``not_tablewire``."""
+    if status == 503:
+        return "server_busy"
+    return "server_failed" if status >= 500 and status != 501 else "not_tablewire"
+
+
 def no_server(exc: BaseException) -> bool:
     """Whether a failed WebSocket handshake found no server: no connection (refused,
     unknown host, no answer), a proxy's :data:`PROXY_DOWN`, or a peer that hung up

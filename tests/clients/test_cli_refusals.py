@@ -123,9 +123,11 @@ class _NoUpstream(http.server.BaseHTTPRequestHandler):
     kind = "text/html"
     protocol_version = "HTTP/1.1"  # as nginx answers (a WebSocket client needs it)
 
+    status = 502
+
     def _answer(self) -> None:
         body = self.body
-        self.send_response(502)
+        self.send_response(self.status)
         self.send_header("Content-Type", self.kind)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -179,6 +181,34 @@ async def test_a_proxy_with_no_server_behind_it_is_a_server_that_cannot_be_reach
     code, _, err = await run(*command, "--server", gateway, stdin=b"")
     line = one_line(err)
     assert code == Status.UNREACHABLE and "cannot reach the server" in line and "502" in line
+
+
+class _Full(_NoUpstream):
+    """A server at its max_connections: uvicorn's own plain 503 to every request."""
+
+    status = 503
+    body = b"Service Unavailable"
+    kind = "text/plain; charset=utf-8"
+
+
+@pytest.fixture
+def full() -> Iterator[str]:
+    yield from _serving(_Full)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["new"], ["rooms"], ["bots"], ["spectate", "--room=r"], ["play", "--room=r", "--token=t"]],
+)
+async def test_a_full_server_is_said_busy_not_failed_nor_foreign(
+    full: str, command: list[str]
+) -> None:
+    """A plain 503 (uvicorn at max_connections) was "the server failed: its log says why"
+    for the lobby's requests and "is it a tablewire server?" for the game connection."""
+    code, _, err = await run(*command, "--server", full, stdin=b"")
+    line = one_line(err)
+    assert code == Status.REFUSED and "server_busy" in line and "503" in line, line
+    assert "try again in a moment" in line and "failed" not in line and "is it a" not in line
 
 
 async def test_a_lost_connection_no_server_takes_back_says_what_timed_out() -> None:
