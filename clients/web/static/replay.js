@@ -16,8 +16,8 @@ import { headline } from "./result.js";
 const roomId = (globalThis.location.pathname.match(/^\/rooms\/([^/]+)\/replay$/) || [])[1] || null;
 const NOTHING = () => Promise.resolve();
 
-function moveInAddress(count) {
-  const found = globalThis.location.hash.match(/^#move=(\d+)$/);
+function moveInAddress(count, hash = globalThis.location.hash) {
+  const found = hash.match(/^#move=(\d+)$/);
   return found ? Math.min(Number(found[1]), count) : count;
 }
 
@@ -104,9 +104,13 @@ function Viewer({ record }) {
     return () => document.removeEventListener("keydown", onKey);
   }, [count]);
   // A link to another move of this replay, followed here, changes only the address.
-  useEffect(() => {
-    const follow = () => {
-      if (/^#move=\d+$/.test(globalThis.location.hash)) setStep(moveInAddress(count));
+  // Listened for as the viewer is drawn (not after the next paint, when a link
+  // followed at once would be missed), like the keys; the move is the link's own (the
+  // address may have been rewritten since, to the step shown, by the effect below).
+  useLayoutEffect(() => {
+    const follow = (event) => {
+      const hash = new URL(event.newURL).hash;
+      if (/^#move=\d+$/.test(hash)) setStep(moveInAddress(count, hash));
     };
     globalThis.addEventListener("hashchange", follow);
     return () => globalThis.removeEventListener("hashchange", follow);
