@@ -28,10 +28,13 @@ NAME_FLAWS: dict[Flaw, str] = {
     f"or more than {MAX_MARKS} accents on one letter",
 }
 """What a refused name's ``bad_name`` says, by its :data:`~protocol.text.Flaw`."""
-OWN_MARK = "(you)"
-"""What the web pages write after the viewer's own seat's name ("ana (you)"): a name
-ending so (in any case or width, spaced or not, or in look-alike letters: a Cyrillic
-``о``) would read there as the viewer's own."""
+PAGE_MARKS = {
+    "(you)": "the pages mark your own seat so",
+    "(away)": "the lobby marks a player with no page open so",
+}
+"""What the web pages write after a name ("ana (you)": the viewer's own seat; "bo
+(away)": a player with no page open), and why: a name ending so (in any case or width,
+spaced or not, or in look-alike letters: a Cyrillic ``о``) would read there as such."""
 MAX_SEED = 2**63 - 1
 """Seeds are ints in 0…2⁶³−1 (they are stored as msgpack ints)."""
 KINDS = ("game", "benchmark", "all")
@@ -136,10 +139,9 @@ def player_name(body: Mapping[str, Any]) -> str | None:
     why = flaw(name, MAX_NAME)
     if why is not None:
         raise ApiError(400, "bad_name", NAME_FLAWS[why])
-    if any(key.replace(" ", "").endswith(OWN_MARK) for key in look_alikes(name)):
-        raise ApiError(
-            400, "bad_name", "name may not end in '(you)': the pages mark your own seat so"
-        )
+    for mark, meant in PAGE_MARKS.items():
+        if any(key.replace(" ", "").endswith(mark) for key in look_alikes(name)):
+            raise ApiError(400, "bad_name", f"name may not end in '{mark}': {meant}")
     return name
 
 

@@ -241,13 +241,24 @@ async def test_a_seat_is_never_named_as_another_player_or_a_spectator(
 
 
 @pytest.mark.parametrize(
-    "name", ["ana (you)", "ana(You)", "ana （ｙｏｕ）", "(you)", "ana (y\u043eu)"]
+    "name",
+    [
+        "ana (you)",
+        "ana(You)",
+        "ana （ｙｏｕ）",
+        "(you)",
+        "ana (y\u043eu)",
+        "ana (away)",
+        "ana(AWAY)",
+        "ana (\u0430way)",
+    ],
 )
-async def test_a_name_never_ends_as_the_pages_mark_of_your_own_seat(
+async def test_a_name_never_ends_as_a_mark_the_pages_write_after_names(
     lobby: Lobby, name: str
 ) -> None:
-    """The pages write "(you)" after the viewer's own seat's name: a player called "bo
-    (you)" would read there as bo's own seat. Refused as ``bad_name``, nothing taken."""
+    """The pages write "(you)" after the viewer's own seat's name, and the lobby "(away)"
+    after a player with no page open: a player called "bo (you)" would read there as
+    bo's own seat, "bo (away)" as a player gone. Refused as ``bad_name``, nothing taken."""
     created = await lobby.create({"engine": "sintra", "seats": 2})
     with pytest.raises(ApiError) as caught:
         await lobby.reserve(created["id"], {"name": name})
