@@ -54,8 +54,9 @@ def narrate(engine: Engine, names: list[str], events: list[Event]) -> list[Event
             )
         else:
             text = engine.narrate(event, names)
-            if event.get("by") == "zombie":
-                text += f" (a bot played for {names[event['seat']]})" if "seat" in event else ""
+            if event.get("by") == "zombie" and "seat" in event:  # inside the sentence
+                said = f" (a bot played for {names[event['seat']]})"
+                text = f"{text[:-1]}{said}." if text.endswith(".") else text + said
         told.append({**event, "text": text})
     return told
 

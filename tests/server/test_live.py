@@ -98,7 +98,9 @@ async def test_a_seat_that_never_acts_is_played_at_its_deadline_to_the_end(
     assert moves and all((e["by"], e["why"]) == ("zombie", "clock") for e in moves)
     zombies = [e for f in watcher.frames if f["t"] == "event" for e in f["events"] if e.get("by")]
     assert zombies and all(e["by"] == "zombie" for e in zombies)
-    assert all("(a bot played for" in e["text"] for e in zombies if "seat" in e)
+    told = [e["text"] for e in zombies if "seat" in e]
+    assert told and all("(a bot played for" in text for text in told)
+    assert all(text.endswith(").") and ". (" not in text for text in told), "one sentence"
 
 
 async def test_a_player_who_leaves_after_the_end_shows_away_in_the_document_and_the_lobby(
