@@ -246,3 +246,39 @@ def player_rolled(watched: Watched) -> list[int]:
     """Seat 0's dice as revealed (highest first)."""
     rolled: list[int] = watched.mirror()["game"]["seats"][0]["rolled"]
     return rolled
+
+
+# How far right the board's status lines reach, beyond the board's own box (0: within).
+STATUS_PAST_BOARD = """() => {
+  const board = document.querySelector(".o-board").getBoundingClientRect();
+  const lines = document.querySelectorAll(".cp-status, .cp-phases, .cp-order");
+  return Math.max(0, ...[...lines].map((line) => line.getBoundingClientRect().right - board.right));
+}"""
+
+
+def test_a_five_player_game_fits_a_phone_to_its_end(
+    open_page: Callable[..., Watched], served: Served, shots: Path
+) -> None:
+    """Five seats: the status lines (phases, the player order) ran 90 px past the board's
+    edge on a phone by the end of the game, on the room page and on its replay."""
+    room = served.api(
+        "POST",
+        "/api/rooms",
+        {
+            "engine": ENGINE,
+            "seats": 5,
+            "options": {"bot_delay": 0},
+            "bots": {"seats": [0, 1, 2, 3, 4], "kind": "random"},
+        },
+    )
+    watched = open_page(PHONE)
+    watched.open_room(room["id"])
+    watched.page.wait_for_selector(".o-result", timeout=120_000)
+    watched.page.wait_for_selector(".cp-status")
+    watched.page.locator(".cp-status").scroll_into_view_if_needed()
+    watched.shoot(shots, "crystal-palace-five-end-phone")
+    assert watched.page.evaluate(STATUS_PAST_BOARD) < 1, "the status lines fit the board"
+    assert watched.no_horizontal_scroll()
+    watched.page.goto(f"{served.url}/rooms/{room['id']}/replay")
+    watched.page.wait_for_selector(".cp-status")
+    assert watched.page.evaluate(STATUS_PAST_BOARD) < 1, "and on the replay"
