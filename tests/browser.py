@@ -44,6 +44,19 @@ CONFIRM = ".o-confirm button.confirm"
 READY = f"{FINISHED}, {CLICKABLE}, {CONFIRM}, {FOLDED}"
 PLAY_FIRST = "() => tablewireRoom.legal().then((moves) => tablewireRoom.send(moves[0].action))"
 """A script that plays this page's first legal move through its connection."""
+PLAY_TO_THE_END = """async () => {
+  const room = globalThis.tablewireRoom;
+  while (room.doc.status !== "finished") {
+    if (room.myTurn) {
+      const moves = await room.legal();
+      if (moves.length) await room.send(moves[0].action);
+    } else {
+      await new Promise((done) => { const off = room.on("doc", () => { off(); done(); }); });
+    }
+  }
+}"""
+"""A script that plays this page's seat to the end of the game, its first legal move
+each turn, through its connection."""
 # While the server is down, Chromium itself logs each refused reconnection attempt of
 # the page's WebSocket as a console error (the SDK cannot silence the browser's own
 # message); the page handles it by reconnecting with backoff. Only this is forgiven.

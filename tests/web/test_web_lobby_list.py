@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from browser import DESKTOP, PHONE, Served, Watched
+from browser import DESKTOP, PHONE, PLAY_TO_THE_END, Served, Watched
 from playwright.sync_api import expect
 
 # As wide as a name gets: 32 of the widest letter, no space, no hyphen.
@@ -48,20 +48,6 @@ def test_the_longest_name_wraps_in_the_list_of_rooms(
         # Only a name breaks where it must: a status and the headings stay whole words.
         broken = page.evaluate(BROKEN_WORDS)
         assert not broken, (size, broken)
-
-
-# Plays this page's seat to the end of the game, its first legal move each turn.
-PLAY_TO_THE_END = """async () => {
-  const room = globalThis.tablewireRoom;
-  while (room.doc.status !== "finished") {
-    if (room.myTurn) {
-      const moves = await room.legal();
-      if (moves.length) await room.send(moves[0].action);
-    } else {
-      await new Promise((done) => { const off = room.on("doc", () => { off(); done(); }); });
-    }
-  }
-}"""
 
 
 def test_a_seat_kept_for_a_former_player_is_not_offered_in_the_list(

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browser import DESKTOP, PHONE, Served, Watched
+from browser import DESKTOP, PHONE, PLAY_TO_THE_END, Served, Watched
 
 # As wide as a name gets: 32 of the widest letter, no space, no hyphen.
 LONG = "W" * 32
@@ -48,20 +48,6 @@ def test_the_longest_name_wraps_and_nothing_scrolls_sideways(
         page.set_viewport_size(viewport)
         watched.shoot(shots, f"names-long-{engine}-replay-{size}")
         assert watched.no_horizontal_scroll(), (engine, "replay", size)
-
-
-# Plays this page's seat to the end of the game, its first legal move each turn.
-PLAY_TO_THE_END = """async () => {
-  const room = globalThis.tablewireRoom;
-  while (room.doc.status !== "finished") {
-    if (room.myTurn) {
-      const moves = await room.legal();
-      if (moves.length) await room.send(moves[0].action);
-    } else {
-      await new Promise((done) => { const off = room.on("doc", () => { off(); done(); }); });
-    }
-  }
-}"""
 
 
 def test_the_longest_name_in_the_result_of_a_finished_game(
