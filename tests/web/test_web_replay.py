@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from browser import PHONE, Served, Watched
-from playwright.sync_api import expect
+from playwright.sync_api import Locator, Page, expect
 
 from engines import GAMES
 
@@ -30,6 +30,22 @@ def bots_room(served: Served, engine: str) -> str:
     )
     room_id: str = room["id"]
     return room_id
+
+
+def finished_replay(
+    open_page: Callable[..., Watched], served: Served, move: int
+) -> tuple[str, Page, Locator]:
+    """A finished Sintra game of bots, watched to its end, then its replay opened at
+    ``move``: the room, the page and the step's heading (showing that move)."""
+    room_id = bots_room(served, "sintra")
+    watched = open_page()
+    page = watched.page
+    watched.open_room(room_id)
+    page.wait_for_selector(".o-result", timeout=60_000)
+    page.goto(f"{served.url}/rooms/{room_id}/replay#move={move}")
+    heading = page.locator("#step-title")
+    expect(heading).to_have_text(re.compile(f"^Move {move} of "))
+    return room_id, page, heading
 
 
 @pytest.mark.parametrize("engine", sorted(GAMES))
@@ -166,14 +182,7 @@ def test_the_arrow_keys_step_once_for_each_press_however_fast(
 ) -> None:
     """A viewer holding → (or pressing it quickly) goes one move a press: none is lost
     between a step's drawing and the keys' next listener."""
-    room_id = bots_room(served, "sintra")
-    watched = open_page()
-    page = watched.page
-    watched.open_room(room_id)
-    page.wait_for_selector(".o-result", timeout=60_000)
-    page.goto(f"{served.url}/rooms/{room_id}/replay#move=0")
-    heading = page.locator("#step-title")
-    expect(heading).to_have_text(re.compile("^Move 0 of "))
+    _, page, heading = finished_replay(open_page, served, 0)
     # The keys are listened to once the viewer is drawn: one press shows when.
     page.keyboard.press("ArrowRight")
     expect(heading).to_have_text(re.compile("^Move 1 of "))
@@ -232,14 +241,7 @@ def test_the_browsers_own_shortcuts_are_left_to_the_browser(
     """Alt+← is the browser's Back: the viewer took it (and Alt+→, Ctrl+Home...) for a
     step of its own and cancelled it, so a keyboard user could not leave the replay the
     way they leave any page. A key with Alt, Ctrl or Meta now steps nothing."""
-    room_id = bots_room(served, "sintra")
-    watched = open_page()
-    page = watched.page
-    watched.open_room(room_id)
-    page.wait_for_selector(".o-result", timeout=60_000)
-    page.goto(f"{served.url}/rooms/{room_id}/replay#move=3")
-    heading = page.locator("#step-title")
-    expect(heading).to_have_text(re.compile("^Move 3 of "))
+    _, page, heading = finished_replay(open_page, served, 3)
     page.evaluate(
         """() => document.addEventListener("keydown", (event) => {
           globalThis.cancelled = [...(globalThis.cancelled || []), event.defaultPrevented];
@@ -261,14 +263,7 @@ def test_a_link_to_another_move_of_the_same_replay_opens_that_move(
     """A link to move N followed on the replay already open (another's link pasted in the
     address bar, a link in the page) only changed the address: the viewer stayed where
     it was, under an address naming another move."""
-    room_id = bots_room(served, "sintra")
-    watched = open_page()
-    page = watched.page
-    watched.open_room(room_id)
-    page.wait_for_selector(".o-result", timeout=60_000)
-    page.goto(f"{served.url}/rooms/{room_id}/replay#move=3")
-    heading = page.locator("#step-title")
-    expect(heading).to_have_text(re.compile("^Move 3 of "))
+    room_id, page, heading = finished_replay(open_page, served, 3)
     page.goto(f"{served.url}/rooms/{room_id}/replay#move=7")
     expect(heading).to_have_text(re.compile("^Move 7 of "))
     expect(page).to_have_url(re.compile("#move=7$"))
