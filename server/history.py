@@ -5,7 +5,9 @@ presence, the end), and engines are deterministic from the seed: folding the
 entries again (:func:`server.fold.fold`, as a replica does) gives every event
 the room published, narrated as the players read them. The record is what any
 viewer may see at any time: the narrated log (events are sent to everyone
-alike) and, per decision, its sentences and, if it told any, its seat. The
+alike) and, per decision, its sentences and, if it told any, its seat; its
+versions are the spectators' (a secret decision is not counted, nor listed before
+the game is over: :mod:`server.room_frames`). The
 actions themselves, their labels, the seats of the decisions that told nothing
 and the seed come only once the game is over: an action may name what its seat
 alone could see (a card in hand), a silent decision's seat would say who acted in
@@ -65,20 +67,31 @@ def game_record(
     moves: list[dict[str, Any]] = []
     docs: list[dict[str, Any]] = []
     to_act = Acting(engine)
-    for version, entry in entries:
+    public = 0
+    seen: dict[str, Any] | None = None
+    for _, entry in entries:
         previous = state
         events: list[Event] = []
-        if entry["k"] == "intent" and state is not None:
+        intent = entry["k"] == "intent"
+        if intent and state is not None:
             state, events = engine.apply(state, entry["seat"], entry["action"])
         folded = fold(engine, replayed, table, previous, state, entry, events, to_act)
         state = folded.state
+        # The spectators' version (server.room_frames): a decision that told nothing and
+        # changed nothing they see is not counted, and not shown before the game is over.
+        looked = views or engine.seat_views_differ
+        doc = _spectators_doc(engine, replayed, state) if looked and state is not None else None
+        hidden = engine.seat_views_differ and intent and not folded.events and doc == seen
+        seen = doc
+        if not hidden:
+            public += 1
         names = [name or f"seat {i + 1}" for i, name in enumerate(replayed.names)]
         sentences = [event["text"] for event in narrate(engine, names, folded.events)]
-        told.extend({"v": version, "text": text} for text in sentences)
-        if entry["k"] == "intent":
-            moves.append(_move(engine, entry, version, len(moves) + 1, sentences, previous, over))
-        if views and state is not None and (folded.started or entry["k"] == "intent"):
-            docs.append(_spectators_doc(engine, replayed, state))
+        told.extend({"v": public, "text": text} for text in sentences)
+        if intent and (over or not hidden):
+            moves.append(_move(engine, entry, public, len(moves) + 1, sentences, previous, over))
+        if views and doc is not None and (folded.started or (intent and (over or not hidden))):
+            docs.append(doc)
     players = [
         {"seat": seat, "name": name, "bot": bot}
         for seat, (name, bot) in enumerate(zip(record.names, record.bots, strict=False))
@@ -93,7 +106,7 @@ def game_record(
         "status": record.status,
         "players": players,
         "created": record.created,
-        "version": entries[-1][0] if entries else 0,
+        "version": public,
         "moves": moves,
         "log": told,
         "result": record.result,

@@ -588,7 +588,7 @@ class Lobby:
             data["seed"] = record.seed
         room = self.rooms.get(record.id)
         if room is not None:
-            data["version"] = room.version
+            data["version"] = room.views.version(room, None)  # the spectators' (public)
             data["connections"] = len(room.conns)
         return data
 

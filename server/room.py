@@ -6,14 +6,11 @@ lock. Everything that only *reads* the room (join, resync, legal actions) runs
 synchronously in the caller's task between two awaits, which is consistent
 because the actor replaces the state atomically.
 
-Every change bumps the room's version (the length of its log) and is
-published: for each *view group* that has had a connection here (one per
-seat when the engine has private views, else one for everyone), the new
-document is built once, diffed against the previous one, encoded once, and
-the same bytes are queued on every connection of the group. Each such group
-keeps its last ``settings.history`` patches whether or not a connection of it
-is open, so a seat that comes back gets exactly the patches it missed. Memory
-per room is bounded by (seats + 1) groups × (one document + ``history`` patches).
+Every change bumps the room's version (its log's length) and is published
+(:mod:`server.room_frames`): per *view group* (a seat's when the engine has
+private views, else everyone's), one document diffed and encoded once, its
+bytes queued on every connection of the group, which numbers its own versions
+and keeps its last ``settings.history`` patches for a seat that comes back.
 
 **Owner and replicas.** Exactly one process *owns* a room: it holds the
 room's lease (a fencing token from the store), validates intents, appends
@@ -41,8 +38,8 @@ player away past the grace period, or abandonment. The wake-up puts a command
 on the same queue as everyone's intents, so a bot's or zombie's decision is
 logged like a player's (seat, id, action, and ``by``); replicas fold it and
 never decide again. Presence changes are logged too (``presence`` entries):
-they change the document, whose version is the log's length, and the time a
-player left must survive a failover for the grace period to hold.
+they change the document, and the time a player left must survive a failover
+for the grace period to hold.
 
 The room's parts live beside it: what each log entry does, in the pure log fold
 (:mod:`server.fold`), the frames of its view groups in
@@ -72,7 +69,7 @@ from server.errors import ApiError
 from server.fold import SEEN_INTENTS, Acting, fold, remember
 from server.limits import Buckets
 from server.logs import fields
-from server.room_frames import Views
+from server.room_frames import Ack, Views
 from server.room_parts import Asked as Asked
 from server.room_parts import (
     Command,
@@ -201,14 +198,14 @@ class Room:
             options=self.record.options,
             seats=self.record.seats,
             seat=conn.seat,
-            version=self.version,
+            version=self.views.version(self, self.views.group(conn.seat)),
             keys=self.keys if conn.protocol >= 2 else None,
             seed_chosen=self.record.seed_chosen,
         )
         conn.send(encode(welcome))
         self.catch_up(conn, since)
         if self.record.status == "finished" and self.record.result is not None:
-            conn.send(encode(messages.result(self.version, self.record.result)))
+            conn.send(encode(messages.result(welcome["version"], self.record.result)))
         if self.chat:
             conn.send(encode(messages.chat(list(self.chat), history=True)))
 
@@ -397,6 +394,7 @@ class Room:
             else:
                 self.state = saved
             self.version = start
+            self.views.restore(self, saved.get("views") if "table" in saved else None)
         for version, entry in await self.store.read_log(self.id, max(0, start - SEEN_INTENTS)):
             if version <= start:
                 if entry["k"] == "intent" and "by" not in entry:  # a player's, as in fold
@@ -564,32 +562,26 @@ class Room:
             self._queue.put_nowait(_Tick())
 
     def _commit(
-        self, version: int, entry: LogEntry, state: State | None, events: list[Event]
+        self,
+        version: int,
+        entry: LogEntry,
+        state: State | None,
+        events: list[Event],
+        ack: Ack = None,
     ) -> Result | None:
         """Make ``version`` current: the entry folded (:func:`server.fold.fold`), then
-        published. No await inside."""
+        published (``ack``: the decision's, sent before its patch). No await inside."""
         if version != self.version + 1:
             raise RuntimeError(f"room {self.id}: version {version} after {self.version}")
-        folded = fold(
-            self.engine,
-            self.record,
-            self.table,
-            self.state,
-            state,
-            entry,
-            events,
-            self._to_act,
-            self._seen,
-            version,
-        )
+        before = (self.engine, self.record, self.table, self.state)
+        folded = fold(*before, state, entry, events, self._to_act, self._seen, version)
         if folded.started:
             log.info("game started", extra=fields(room=self.id, engine=self.engine.id))
         self.state = folded.state
         self.version = version
-        self.record.updated = self.clock()
         if folded.table_changed:
             self._mirror_table()
-        self.views.publish(self, folded.events, folded.result)
+        self.views.publish(self, folded.events, folded.result, entry["k"] == "intent", ack)
         return folded.result
 
     def _mirror_table(self) -> None:

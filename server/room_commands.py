@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from engines.base import Event, IllegalAction, Result, State
 from protocol.errors import Code
-from protocol.messages import Intent
+from protocol.messages import Intent, IntentId
 from server import chat, fold, ids, matching, metrics, robots
 from server.errors import ApiError
 from server.logs import fields
@@ -91,6 +91,15 @@ def apply_soon(room: Room, conn: Connection, intent: Intent, received: float) ->
         _answered(room, received)
 
 
+def _send_ack(room: Room, conn: Connection, intent_id: IntentId, logged: int = 0) -> None:
+    """The ``ack`` of ``conn``'s decision: the version of its seat's view that holds it (of
+    a retry logged at ``logged``: that version, where views are numbered as the room is,
+    else the seat's version now, which holds it too)."""
+    views = room.views
+    version = views.version(room, views.group(conn.seat))
+    conn.send(_ack(conn, intent_id, logged if logged and views.counts is None else version))
+
+
 def _landed(
     room: Room,
     conn: Connection,
@@ -109,8 +118,8 @@ def _landed(
     try:
         metrics.STORE_APPEND.observe(time.perf_counter() - start)
         if outcome is None:
-            conn.send(_ack(conn, intent.id, version))
-            result = room._commit(version, entry, state, events)
+            ack = functools.partial(_send_ack, room, conn, intent.id)
+            result = room._commit(version, entry, state, events, ack)
             every = room.settings.snapshot_every
             if result is not None or room.version % every == 0 or at_move_limit(room):
                 room._queue.put_nowait(_Bookkeep(result))
@@ -162,8 +171,8 @@ def _decide(
         log.exception("engine failed", extra=fields(room=room.id, action=intent.action))
         _refuse(conn, intent, Code.INTERNAL_ERROR, "the engine failed; nothing changed")
         return None
-    if isinstance(decided, int):
-        conn.send(_ack(conn, intent.id, decided))
+    if isinstance(decided, int):  # a retry, acked with the version it was logged at
+        _send_ack(room, conn, intent.id, decided)
         return None
     return decided
 
@@ -407,7 +416,7 @@ async def after_commit(room: Room, result: Result | None, save: bool = False) ->
         log.warning("move limit not logged", extra=fields(room=room.id, error=str(exc)))
     try:
         if room.state is not None and room.version % room.settings.snapshot_every == 0:
-            snapshot = {"game": room.state, "table": room.table.dump()}
+            snapshot = {"game": room.state, "table": room.table.dump(), "views": room.views.dump()}
             await room.store.save_snapshot(room.id, room.version, snapshot)
     except StoreUnavailable as exc:  # the log holds the truth: the next snapshot will do
         log.warning("snapshot not saved", extra=fields(room=room.id, error=str(exc)))

@@ -1,10 +1,22 @@
 """A room's frames: for each view group, the document it mirrors, its last patches and
 its snapshot, built once per version and encoded once per protocol for every
-connection of the group (the publishing half of :class:`~server.room.Room`)."""
+connection of the group (the publishing half of :class:`~server.room.Room`).
+
+**View versions.** In a game whose seats see different things
+(``Engine.seat_views_differ``), each view group numbers its own versions: a change
+counts for a group unless it is a decision that told no event and left the group's
+document as it was (Crystal Palace's secret dice: the other seats' and spectators'
+versions stay, and they are sent nothing), so no one can count the decisions hidden
+from them. Every other entry counts for every group. The counts go into the room's
+snapshots (:meth:`Views.dump`), so every process that folds the log numbers alike.
+In a game whose seats all see the same, a group's version is the room's.
+``event`` frames carry the spectators' version, the *public* one (which the game's
+record uses too)."""
 
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from engines.base import Engine, Event, Result, State
@@ -25,6 +37,12 @@ replaced by the previous version's object, which the diff skips without walking 
 Group = int | None
 Frames = dict[int, bytes]
 """One patch encoded for each protocol version a connection of its group speaks."""
+
+Ack = Callable[[], None] | None
+"""Sends a decision's ``ack``, once its seat's version is known (:meth:`Views.publish`)."""
+
+UNCHANGED: Final[Frames] = {-1: b""}
+"""What :meth:`Views.publish` has for a group whose view a quiet entry left as it was."""
 
 _COMPACTORS: Final[dict[bytes, compact.Compactor]] = {}
 """Key tables by the room's shape (:attr:`Room.keys`): rooms of one shape share one."""
@@ -79,6 +97,32 @@ class Views:
         """:meth:`compactor` once made."""
         self.answers: dict[int, tuple[int, State | None, bytes]] = {}
         """Each seat's last ``legal`` answer, with the version and state it was made at."""
+        self.counts = [0] * (record.seats + 1) if engine.seat_views_differ else None
+        """Each group's version (spectators first, then the seats), in a game whose seats
+        see different things; None when every group's version is the room's."""
+
+    def version(self, room: Room, group: Group) -> int:
+        """The version of ``group``'s document (the room's in a game whose seats see alike)."""
+        counts = self.counts
+        if counts is None:
+            return room.version
+        return counts[0 if group is None else group + 1]
+
+    def dump(self) -> list[int] | None:
+        """The groups' versions, for the room's snapshot (:meth:`restore` takes them)."""
+        return None if self.counts is None else list(self.counts)
+
+    def restore(self, room: Room, counts: list[int] | None) -> None:
+        """The groups' versions at the snapshot just restored (``counts``; None from a
+        snapshot taken before there were view versions: then each was the room's), and
+        every group's document there, so that the entries after it are counted."""
+        if self.counts is None:
+            return
+        if counts is None or len(counts) != len(self.counts):
+            counts = [room.version] * len(self.counts)
+        self.counts = list(counts)
+        for group in (None, *range(self.record.seats)):
+            self._start(room, group)
 
     def compactor(self, room: Room) -> compact.Compactor:
         """The room's key table depends only on the engine, the seat count and the
@@ -123,18 +167,19 @@ class Views:
             return made[2]
         actions = self.engine.legal_actions(state, seat) if state else []
         labels = [self.engine.describe(state, seat, a) for a in actions] if state else []
-        frame = encode(messages.legal(version, seat, actions, labels))
+        frame = encode(messages.legal(self.version(room, seat), seat, actions, labels))
         self.answers[seat] = (version, state, frame)
         return frame
 
     def catch_up(self, room: Room, conn: Connection, since: int | None) -> None:
         """Send the patches after ``since`` if they are still kept (none if ``since``
         is the current version), else a snapshot."""
-        if since == room.version:
-            return
         group = self.group(conn.seat)
+        current = self.version(room, group)
+        if since == current:
+            return
         history = self.history.get(group)
-        if since is not None and history and since < room.version:
+        if since is not None and history and since < current:
             froms = [frm for frm, _ in history]
             if since in froms:
                 missed = list(history)[froms.index(since) :]
@@ -164,65 +209,107 @@ class Views:
         }
 
     def snapshot(self, room: Room, group: Group) -> bytes:
+        version = self.version(room, group)
         cached = self.snapshots.get(group)
-        if cached and cached[0] == room.version:
+        if cached and cached[0] == version:
             return cached[1]
         doc = self.docs.get(group)
-        if doc is None or doc[0] != room.version:
-            doc = (room.version, self.doc(room, group))
-            self.docs[group] = doc
-            self.history[group] = deque(maxlen=self.settings.history)
-        frame = encode(messages.snapshot(room.version, doc[1]))
-        self.snapshots[group] = (room.version, frame)
+        if doc is None or doc[0] != version:
+            doc = self._start(room, group)
+        frame = encode(messages.snapshot(version, doc[1]))
+        self.snapshots[group] = (version, frame)
         return frame
 
-    def _advance(self, room: Room, group: Group, protocols: set[int]) -> Frames | None:
-        """The patch that brings ``group`` to the current version, in each of
-        ``protocols``; None when the group needs a snapshot instead."""
+    def _start(self, room: Room, group: Group) -> tuple[int, Any]:
+        """``group``'s document now, from which its patches start again."""
+        doc = self.docs[group] = (self.version(room, group), self.doc(room, group))
+        self.history[group] = deque(maxlen=self.settings.history)
+        return doc
+
+    def _advance(self, room: Room, group: Group, quiet: bool) -> Frames | None:
+        """The patch that brings ``group`` to its next version, in each protocol its
+        connections have spoken; None when the group needs a snapshot instead;
+        :data:`UNCHANGED` when the entry is ``quiet`` (it may be hidden) and left the
+        group's document as it was: then its version stays."""
+        counts = self.counts
+        slot = 0 if group is None else group + 1
+        since = room.version - 1 if counts is None else counts[slot]
         previous = self.docs.get(group)
-        if previous is None or previous[0] != room.version - 1:
+        if previous is None or previous[0] != since:
+            if counts is not None:
+                counts[slot] = since + 1
             self.snapshot(room, group)  # the group starts again from this version
             return None
         doc = self.doc(room, group)
         for key in SHARED:  # unchanged parts become the previous version's: the diff skips them
             if doc[key] == previous[1][key]:
                 doc[key] = previous[1][key]
-        frames = self._encode_patch(room, diff(previous[1], doc), protocols)
-        self.docs[group] = (room.version, doc)
-        self.history[group].append((room.version - 1, frames))
+        ops = diff(previous[1], doc)
+        if quiet and not ops:
+            return UNCHANGED
+        if counts is not None:
+            counts[slot] = since + 1
+        frames = self._encode_patch(room, since + 1, ops, self.spoken[group])
+        self.docs[group] = (since + 1, doc)
+        self.history[group].append((since, frames))
         return frames
 
-    def _encode_patch(self, room: Room, ops: list[Op], protocols: set[int]) -> Frames:
+    def _encode_patch(self, room: Room, to: int, ops: list[Op], protocols: set[int]) -> Frames:
         frames = {}
         if 2 in protocols:
-            frames[2] = encode(self.compactor(room).patch(room.version, ops))
+            frames[2] = encode(self.compactor(room).patch(to, ops))
         if 1 in protocols:
-            frames[1] = encode(messages.patch(room.version - 1, room.version, ops))
+            frames[1] = encode(messages.patch(to - 1, to, ops))
         return frames
 
     def _names(self) -> list[str]:
         return [name or f"seat {i + 1}" for i, name in enumerate(self.record.names)]
 
-    def publish(self, room: Room, events: list[dict[str, Any]], result: Result | None) -> None:
-        # Every group seen here advances, connected or not, in every protocol its
-        # connections have spoken: its history stays whole.
-        views_differ = self.engine.seat_views_differ
-        groups: set[Group] = set(self.docs)
-        if views_differ:
-            groups.update([conn.seat for conn in room.conns])
-        elif room.conns:
-            groups.add(None)
+    def publish(
+        self,
+        room: Room,
+        events: list[dict[str, Any]],
+        result: Result | None,
+        intent: bool = False,
+        ack: Ack = None,
+    ) -> None:
+        """Send the room's new version to its connections; ``intent``: the entry was a
+        decision (which may be hidden from some groups); ``ack`` sends the decision's ``ack``
+        once the groups' versions are known, before any patch is sent."""
+        counts = self.counts
+        public = self.version(room, None) if counts is not None else -1
+        groups: set[Group] | range
+        if counts is not None:  # every group advances, to keep its count
+            groups = range(-1, self.record.seats)
+        else:  # every group seen here advances, connected or not: its history stays whole
+            groups = set(self.docs)
+            if room.conns:
+                groups.add(None)
+        quiet = intent and not events and counts is not None
         self.snapshots.clear()  # cached snapshots are of the previous version
-        frames = {group: self._advance(room, group, self.spoken[group]) for group in groups}
+        frames = {}
+        for each in groups:
+            group = None if each == -1 else each
+            frames[group] = self._advance(room, group, quiet)
+        if counts is None or counts[0] != public:  # the lobby's "last changed" (not hidden ones)
+            self.record.updated = room.clock()
+        if ack is not None:
+            ack()
         extra = []
         if events:
             told = narrate(self.engine, self._names(), events)
-            extra.append(encode(messages.event(room.version, told)))
-        if result is not None:
-            extra.append(encode(messages.result(room.version, dict(result))))
+            extra.append(encode(messages.event(self.version(room, None), told)))
+        results: dict[Group, bytes] = {}
         for conn in list(room.conns):
-            group = conn.seat if views_differ else None
+            group = self.group(conn.seat)
             patch = frames[group]
+            if patch is UNCHANGED:
+                continue
             conn.send((patch and patch.get(conn.protocol)) or self.snapshot(room, group))
             for frame in extra:
                 conn.send(frame)
+            if result is not None:
+                if group not in results:
+                    version = self.version(room, group)
+                    results[group] = encode(messages.result(version, dict(result)))
+                conn.send(results[group])

@@ -102,9 +102,10 @@ def test_a_log_that_no_longer_starts_at_version_1_cannot_be_replayed() -> None:
         game_record(ENGINES["sintra"], record, [(3, {"k": "presence", "seat": 0})])
 
 
-def test_during_a_game_a_silent_move_does_not_say_whose_it_was() -> None:
+def test_during_a_game_a_secret_move_is_neither_listed_nor_counted() -> None:
     """Crystal Palace's dice are set in secret, one silent intent each: the record of a
-    game under way does not say which seat set one, the finished game's does."""
+    game under way does not list one nor count it in its version (the spectators'), so
+    nobody can count the dice a seat set; the finished game's lists it, with its seat."""
     entries: list[tuple[int, LogEntry]] = [
         (1, {"k": "seat", "seat": 0, "name": "ana"}),
         (2, {"k": "seat", "seat": 1, "name": "bo"}),
@@ -114,8 +115,9 @@ def test_during_a_game_a_silent_move_does_not_say_whose_it_was() -> None:
         "r", "crystal-palace", 2, {}, False, 7, 0.0, 0.0, names=["ana", "bo"], status="playing"
     )
     engine = ENGINES["crystal-palace"]
-    [move] = game_record(engine, playing, entries)["moves"]
-    assert move["text"] == [] and "seat" not in move
+    during = game_record(engine, playing, entries)
+    assert (during["moves"], during["version"]) == ([], 2)
+    assert [line["v"] for line in during["log"]] == [1, 2, 2]
     finished = dataclasses.replace(playing, status="finished")
     [move] = game_record(engine, finished, entries)["moves"]
     assert move["seat"] == 1 and move["action"] == {"type": "die", "value": 6}
