@@ -36,6 +36,7 @@ from typing import Any, Final
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.errors import ApiError
+from server.metrics import RATE_LIMITED
 from server.proxies import Networks, load_testers
 from server.settings import Settings
 
@@ -360,6 +361,7 @@ class HttpLimits:
         key = address_key(address)
         exempt = self._exempt(scope, address)
         if not exempt and not self.requests.take(key, now):
+            RATE_LIMITED.labels("http").inc()
             wait = self.requests.wait(key, now)
             error = ApiError(
                 429,

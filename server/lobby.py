@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from engines import BENCHMARK, ENGINES
-from server import credentials, history, ids, matching, requests, room_commands
+from server import credentials, history, ids, matching, metrics, requests, room_commands
 from server.errors import ApiError
 from server.limits import Buckets, address_key, load_test
 from server.logs import fields
@@ -267,6 +267,7 @@ class Lobby:
             return
         key = None if client is None else address_key(client)
         if key is not None and not self.creations.take(key, now):
+            metrics.RATE_LIMITED.labels("rooms").inc()
             wait = self.creations.wait(key, now)
             raise ApiError(
                 429,

@@ -65,7 +65,8 @@ ERRORS: Final = Counter(
 )
 RATE_LIMITED: Final = Counter(
     "tablewire_rate_limited",
-    "Client frames refused as rate_limited, by kind (intent, query, ping, chat)",
+    "Client frames refused as rate_limited, by kind (intent, query, ping, chat, refused,"
+    " room_chat), and lobby requests (http) and rooms (rooms) refused with a 429",
     ["kind"],
     registry=None,
 )

@@ -23,7 +23,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from clients.client import LobbyClient, RoomClient
 from clients.spawn import SpawnedServer, free_port
 from conftest import running
-from server import logs
+from server import logs, metrics
 from server.app import create_app
 from server.settings import Settings
 from server.store import MemoryStore, StoreUnavailable
@@ -123,7 +123,7 @@ def _documented_metrics() -> dict[str, tuple[str, list[str]]]:
 
 async def test_metrics_are_named_typed_labelled_and_described_as_the_docs_say() -> None:
     """The help texts said what the docs do not: ``tablewire_rate_limited_total``
-    counted "client frames and requests" (a lobby request refused is not counted), the
+    left out the kinds the docs name (now it names them, the lobby's too), the
     loop lag was "sampled every lag_interval" (no such setting: every 0.5 s), and
     ``tablewire_rooms`` was "by engine and status" (and ``owned``)."""
     app = create_app(Settings())
@@ -139,9 +139,8 @@ async def test_metrics_are_named_typed_labelled_and_described_as_the_docs_say() 
         assert family.type == kind, name
         for sample in family.samples:
             assert set(sample.labels) - {"le"} == set(labels), (name, sample)
-    kinds = ("intent", "query", "ping", "chat")
+    kinds = ("intent", "query", "ping", "chat", "refused", "room_chat", "http", "rooms")
     assert all(kind in families["tablewire_rate_limited"].documentation for kind in kinds)
-    assert "request" not in families["tablewire_rate_limited"].documentation
     assert "0.5 s" in families["tablewire_event_loop_lag_seconds"].documentation
     assert "owned" in families["tablewire_rooms"].documentation
     settings = {field.name for field in fields(Settings)}
@@ -260,3 +259,19 @@ def test_uvicorns_refusals_at_the_cap_are_logged_once_a_while(
             logging.getLogger(name).propagate = True
     lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
     assert [line.get("more", 0) for line in lines] == [0, 29], lines
+
+
+async def test_lobby_requests_and_rooms_refused_by_the_rate_limits_are_counted() -> None:
+    """An operator sees the lobby's 429s in ``tablewire_rate_limited_total`` as the
+    frames': ``http`` (``http_rate``) and ``rooms`` (``room_rate``)."""
+    counted = metrics.RATE_LIMITED.labels
+    before = {kind: counted(kind)._value.get() for kind in ("http", "rooms")}
+    app = create_app(Settings(http_rate=0.001, http_burst=3, room_rate=0.001, room_burst=1))
+    transport = httpx.ASGITransport(app=app, client=("203.0.113.19", 1234))
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+        made = [(await client.post("/api/rooms", json={"engine": "sintra"})).status_code]
+        made.append((await client.post("/api/rooms", json={"engine": "sintra"})).status_code)
+        made += [(await client.get("/api/games")).status_code for _ in range(2)]
+    assert made == [201, 429, 200, 429]
+    after = {kind: counted(kind)._value.get() for kind in ("http", "rooms")}
+    assert after == {"http": before["http"] + 1, "rooms": before["rooms"] + 1}
