@@ -118,8 +118,12 @@ def _landed(
     try:
         metrics.STORE_APPEND.observe(time.perf_counter() - start)
         if outcome is None:
-            ack = functools.partial(_send_ack, room, conn, intent.id)
-            result = room._commit(version, entry, state, events, ack)
+            if room.views.counts is None:  # the room's version is the seat's (as fast as it can)
+                conn.send(_ack(conn, intent.id, version))
+                result = room._commit(version, entry, state, events)
+            else:  # the seat's version is known once the entry is published
+                ack = functools.partial(_send_ack, room, conn, intent.id)
+                result = room._commit(version, entry, state, events, ack)
             every = room.settings.snapshot_every
             if result is not None or room.version % every == 0 or at_move_limit(room):
                 room._queue.put_nowait(_Bookkeep(result))

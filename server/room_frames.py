@@ -232,12 +232,11 @@ class Views:
         :data:`UNCHANGED` when the entry is ``quiet`` (it may be hidden) and left the
         group's document as it was: then its version stays."""
         counts = self.counts
-        slot = 0 if group is None else group + 1
-        since = room.version - 1 if counts is None else counts[slot]
+        since = room.version - 1 if counts is None else counts[0 if group is None else group + 1]
         previous = self.docs.get(group)
         if previous is None or previous[0] != since:
             if counts is not None:
-                counts[slot] = since + 1
+                counts[0 if group is None else group + 1] = since + 1
             self.snapshot(room, group)  # the group starts again from this version
             return None
         doc = self.doc(room, group)
@@ -248,7 +247,7 @@ class Views:
         if quiet and not ops:
             return UNCHANGED
         if counts is not None:
-            counts[slot] = since + 1
+            counts[0 if group is None else group + 1] = since + 1
         frames = self._encode_patch(room, since + 1, ops, self.spoken[group])
         self.docs[group] = (since + 1, doc)
         self.history[group].append((since, frames))
@@ -277,38 +276,41 @@ class Views:
         decision (which may be hidden from some groups); ``ack`` sends the decision's ``ack``
         once the groups' versions are known, before any patch is sent."""
         counts = self.counts
-        public = self.version(room, None) if counts is not None else -1
-        groups: set[Group] | range
-        if counts is not None:  # every group advances, to keep its count
-            groups = range(-1, self.record.seats)
-        else:  # every group seen here advances, connected or not: its history stays whole
-            groups = set(self.docs)
+        self.snapshots.clear()  # cached snapshots are of the previous version
+        frames: dict[Group, Frames | None] = {}
+        if (
+            counts is None
+        ):  # every group seen here advances, connected or not: its history stays whole
+            groups: set[Group] = set(self.docs)
             if room.conns:
                 groups.add(None)
-        quiet = intent and not events and counts is not None
-        self.snapshots.clear()  # cached snapshots are of the previous version
-        frames = {}
-        for each in groups:
-            group = None if each == -1 else each
-            frames[group] = self._advance(room, group, quiet)
-        if counts is None or counts[0] != public:  # the lobby's "last changed" (not hidden ones)
+            for group in groups:
+                frames[group] = self._advance(room, group, False)
             self.record.updated = room.clock()
+        else:  # every group advances, to keep its count
+            public = counts[0]
+            quiet = intent and not events
+            frames[None] = self._advance(room, None, quiet)
+            for seat in range(self.record.seats):
+                frames[seat] = self._advance(room, seat, quiet)
+            if counts[0] != public:  # the lobby's "last changed" (not a hidden change)
+                self.record.updated = room.clock()
         if ack is not None:
             ack()
         extra = []
         if events:
             told = narrate(self.engine, self._names(), events)
             extra.append(encode(messages.event(self.version(room, None), told)))
-        results: dict[Group, bytes] = {}
+        results: dict[Group, bytes] | None = None if result is None else {}
         for conn in list(room.conns):
-            group = self.group(conn.seat)
+            group = conn.seat if counts is not None else None
             patch = frames[group]
             if patch is UNCHANGED:
                 continue
             conn.send((patch and patch.get(conn.protocol)) or self.snapshot(room, group))
             for frame in extra:
                 conn.send(frame)
-            if result is not None:
+            if results is not None and result is not None:
                 if group not in results:
                     version = self.version(room, group)
                     results[group] = encode(messages.result(version, dict(result)))
