@@ -465,7 +465,7 @@ async def _open(conn: SocketConnection, lobby: Lobby, room_id: str) -> Room | No
         conn.close(Code.STORE_UNAVAILABLE, "the room store is unavailable; retry")
         return None
     if room is None:
-        conn.close(Code.NO_SUCH_ROOM, "no such room")
+        conn.close(Code.NO_SUCH_ROOM, f"no room {room_id!r}")
     return room
 
 

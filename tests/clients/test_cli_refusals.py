@@ -287,3 +287,21 @@ async def test_bots_for_a_full_room_are_not_told_to_leave_out_the_room(server_at
     assert line.endswith(f"Watch it: `tablewire spectate --server={url} --room={room}`.")
     code, _, err = await run("play", "--server", server_at, f"--room={room}", stdin=b"")
     assert code == Status.REFUSED and "Leave out --room" in one_line(err)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["spectate"], ["play"], ["play", "--token", "t"], ["bots"]],
+    ids=["spectate", "play", "play-with-token", "bots"],
+)
+async def test_a_room_that_does_not_exist_is_the_same_line_for_every_command(
+    server_at: str, command: list[str]
+) -> None:
+    """Whether the command asks the lobby (``play``, ``bots``) or connects to the room
+    (``spectate``, ``play --token``), a missing room is said in the same words."""
+    code, _, err = await run(*command, "--server", server_at, "--room", "nope")
+    assert (code, one_line(err)) == (
+        Status.REFUSED,
+        "tablewire: the server refused: no room 'nope' (no_such_room). "
+        "Check the room id; `tablewire rooms` lists the public rooms.",
+    )
