@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from protocol.errors import Code
@@ -11,6 +12,14 @@ from protocol.errors import Code
 def retry_delay(seconds: float) -> float:
     """A wait as clients are told it: seconds, rounded up to the millisecond, never 0."""
     return max(0.001, math.ceil(seconds * 1000) / 1000)
+
+
+def spoken(words: Sequence[str], last: str = "or") -> str:
+    """``words`` as a sentence lists them: ``waiting, playing or finished`` (with
+    ``last="and"``: ``greedy and random``); never a Python list."""
+    if len(words) < 2:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} {last} {words[-1]}"
 
 
 UNAVAILABLE_RETRY = 0.5

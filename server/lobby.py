@@ -26,7 +26,7 @@ from urllib.parse import urlencode
 
 from engines import BENCHMARK, ENGINES
 from server import credentials, history, ids, matching, metrics, requests, room_commands
-from server.errors import ApiError
+from server.errors import ApiError, spoken
 from server.limits import Buckets, address_key, load_test
 from server.logs import fields
 from server.proxies import load_testers
@@ -378,7 +378,7 @@ class Lobby:
         if engine is not None and engine not in ENGINES:
             raise requests.unknown_engine(engine)
         if status is not None and status not in STATUSES:
-            raise ApiError(400, "bad_status", f"status must be one of {list(STATUSES)}")
+            raise ApiError(400, "bad_status", f"status must be {spoken(STATUSES)}")
         size = requests.page_size(limit, self.settings.list_limit)
         if after is not None and not CURSOR.fullmatch(after):
             raise ApiError(400, "bad_cursor", "after must be a cursor from a previous page")

@@ -17,7 +17,7 @@ from engines.base import OptionError, resolve_options
 from protocol.text import MAX_MARKS, Flaw, flaw, typed
 from server import ids, robots, web
 from server.chat import bot_name, look_alikes, name_refusal
-from server.errors import ApiError
+from server.errors import ApiError, spoken
 from server.table import split_options
 
 MAX_NAME = 32
@@ -74,7 +74,7 @@ def engines_of(kind: str | None) -> list[Engine]:
     benchmark engines (``turn-relay``, for load tests) only when asked for."""
     kind = kind or "game"
     if kind not in KINDS:
-        raise ApiError(400, "bad_kind", f"kind must be one of {list(KINDS)}")
+        raise ApiError(400, "bad_kind", f"kind must be {spoken(KINDS)}")
     return [e for e in ENGINES.values() if kind == "all" or e.kind == kind]
 
 

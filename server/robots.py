@@ -14,6 +14,7 @@ import hashlib
 from engines.base import Action, Engine, State
 from engines.bots import KINDS, make_bot
 from engines.bots import kinds as bot_kinds
+from server.errors import spoken
 
 ZOMBIE = "zombie"
 """The seat of an expelled player: played by the engine's best bot for the rest of the game."""
@@ -33,7 +34,7 @@ def check_kind(engine: Engine, kind: str) -> str | None:
     """Why ``kind`` cannot play ``engine`` (None when it can)."""
     offered = list(kinds(engine))
     if kind not in offered:
-        return f"{engine.id} has the bot kinds {offered}; not {kind!r}"
+        return f"{engine.id} has {spoken(offered, 'and')} bots, not {kind!r}"
     return None
 
 

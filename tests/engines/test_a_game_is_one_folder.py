@@ -139,7 +139,7 @@ def test_its_bots_are_random_and_it_says_it_has_no_greedy_one(discovered: Path) 
     assert not has_greedy(ID)
     assert robots.default_kind(engines.ENGINES[ID]) == "random"
     assert robots.check_kind(engines.ENGINES[ID], "greedy") == (
-        f"{ID} has the bot kinds ['random']; not 'greedy'"
+        f"{ID} has random bots, not 'greedy'"
     )
     assert robots.kinds(engines.ENGINES[ID]) == {"random": RANDOM_STRENGTH}
     assert isinstance(make_bot("greedy", ID, 0, 1), RandomBot)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import httpx
 
+from server.errors import spoken
+
 
 async def test_games_list_their_bot_kinds_and_bots_default_to_the_strongest(
     http: httpx.AsyncClient,
@@ -19,4 +21,6 @@ async def test_games_list_their_bot_kinds_and_bots_default_to_the_strongest(
         assert room["bots"] == [kinds[0], kinds[0]], "the strongest kind, listed first"
         bad = await http.post("/api/rooms", json={"engine": game["id"], "bots": {"kind": "clever"}})
         assert (bad.status_code, bad.json()["error"]["code"]) == (400, "bad_bot_kind")
-        assert str(kinds) in bad.json()["error"]["message"]
+        assert bad.json()["error"]["message"] == (
+            f"{game['id']} has {spoken(kinds, 'and')} bots, not 'clever'"
+        )

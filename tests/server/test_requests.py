@@ -165,3 +165,43 @@ async def test_a_move_clock_out_of_range_says_so_in_plain_words(http: httpx.Asyn
     )
     assert (answer.status_code, error_code(answer)) == (400, "bad_clock")
     assert answer.json()["error"]["message"] == "the time for a move must be 5-86400 seconds"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "request_fields", "code", "said"),
+    [
+        (
+            "GET",
+            "/api/rooms",
+            {"params": {"status": "lost"}},
+            "bad_status",
+            "status must be waiting, playing or finished",
+        ),
+        (
+            "GET",
+            "/api/games",
+            {"params": {"kind": "toys"}},
+            "bad_kind",
+            "kind must be game, benchmark or all",
+        ),
+        (
+            "POST",
+            "/api/rooms",
+            {"json": {"engine": "sintra", "bots": {"kind": "clever"}}},
+            "bad_bot_kind",
+            "sintra has greedy and random bots, not 'clever'",
+        ),
+    ],
+)
+async def test_a_value_outside_its_choices_names_them_in_words(
+    http: httpx.AsyncClient,
+    method: str,
+    path: str,
+    request_fields: dict[str, Any],
+    code: str,
+    said: str,
+) -> None:
+    """The choices as a sentence says them, never a Python list (['waiting', ...])."""
+    answer = await http.request(method, path, **request_fields)
+    assert (answer.status_code, error_code(answer)) == (400, code)
+    assert answer.json()["error"]["message"] == said
