@@ -207,6 +207,7 @@ def welcome(
     protocol: int,
     room: str,
     engine: str,
+    title: str,
     options: dict[str, Any],
     seats: int,
     seat: int | None,
@@ -214,7 +215,8 @@ def welcome(
     keys: list[list[str]] | None = None,
     seed_chosen: bool = False,
 ) -> dict[str, Any]:
-    """``keys``: protocol 2's key table (:mod:`protocol.compact`), sent only under it;
+    """``title``: the game's name for players (``engine`` is its id);
+    ``keys``: protocol 2's key table (:mod:`protocol.compact`), sent only under it;
     ``seed_chosen``: the room's creator chose its seed (and can know the hidden cards);
     sent only when true."""
     message = {
@@ -222,6 +224,7 @@ def welcome(
         "protocol": protocol,
         "room": room,
         "engine": engine,
+        "title": title,
         "options": options,
         "seats": seats,
         "seat": seat,

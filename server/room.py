@@ -195,6 +195,7 @@ class Room:
             protocol=conn.protocol,
             room=self.id,
             engine=self.engine.id,
+            title=self.engine.title,
             options=self.record.options,
             seats=self.record.seats,
             seat=conn.seat,

@@ -19,6 +19,7 @@ def welcome(protocol: int = 1, keys: list[list[str]] | None = None) -> bytes:
         protocol=protocol,
         room="r1",
         engine="sintra",
+        title="Azul: Stained Glass of Sintra",
         options={},
         seats=2,
         seat=0,

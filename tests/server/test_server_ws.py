@@ -393,6 +393,16 @@ async def test_a_client_up_to_date_gets_nothing_but_its_welcome(
     assert await raw.recv() == {"t": "pong", "data": 2}, "no snapshot, no patch"
 
 
+async def test_the_welcome_names_the_game_by_its_title(server: Running) -> None:
+    """A client that does not know the game shows its title, not its id."""
+    room_id, tokens = await new_room(server)
+    for token in (tokens[0], None):
+        raw = await Raw.open(server, room_id)
+        welcome = await raw.join(token)
+        assert (welcome["engine"], welcome["title"]) == ("sintra", sintra.title)
+        await raw.ws.close()
+
+
 async def test_text_frames_get_an_error(server: Running, table: tuple[str, list[Raw]]) -> None:
     room_id, seats = table
     await seats[1].ws.send('{"t": "ping"}')
