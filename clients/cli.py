@@ -1,4 +1,4 @@
-"""The ``tablewire`` command: serve, games, new, rooms, play, spectate, bots, loadtest.
+"""The ``tablewire`` command: serve, games, rules, new, rooms, play, spectate, bots, loadtest.
 
 Client commands never show a traceback: every failure is one line on stderr
 saying what is wrong and what to do, and the exit status says which kind of
@@ -270,6 +270,17 @@ def _parser() -> argparse.ArgumentParser:
         "server cannot be reached, the games this copy of tablewire knows are listed.",
     )
     games.add_argument("--json", action="store_true", help="print the server's JSON")
+
+    rules = commands.add_parser(
+        "rules",
+        help="print a game's rules: how to play it",
+        description="Print how to play a game, its rules as the server's rules page has "
+        "them, a screenful at a time in a terminal. No server is needed: the text comes "
+        "with the game.",
+        epilog=EXIT_STATUSES,
+        formatter_class=_Formatter,
+    )
+    rules.add_argument("game", metavar="GAME", help=f"the game: {_games_line()}")
 
     new = client_command(
         "new",
@@ -545,6 +556,10 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "rules":  # this copy's games: no server
+        from clients.rules import show_rules
+
+        return show_rules(args.game)
     from clients.commands import run  # not for serve: see clients.commands
 
     try:

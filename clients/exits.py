@@ -27,8 +27,8 @@ EXIT_STATUSES = """\
 exit status:
   0    done (a game played to its end, or you left with Ctrl-D)
   1    a bot or load run had errors or unfinished games; or the output could not
-       be written (a reader that left, as `| head`; a full disk); or an
-       unexpected error
+       be written (a reader that left, as `| head`; a full disk); rules: the
+       game has no rules text; or an unexpected error
   2    the command line (or, for serve, a TABLEWIRE_* setting) is wrong; serve:
        also a Redis that refuses --redis-url's database or password
   3    the server cannot be reached (not running, unknown host, no answer,
@@ -38,7 +38,8 @@ exit status:
   4    the server refused (no such room, room full, bad token, unknown game, ...),
        or stayed over its limits (rate_limited) while tablewire waited and retried;
        or it closed the room during play or spectate (room_closed), or ended
-       their connection as a protocol error (close code 1002, 1007, 1009)
+       their connection as a protocol error (close code 1002, 1007, 1009);
+       rules: a game this copy of tablewire does not know (unknown_engine)
   5    a paced load run (loadtest --workload) completed fewer than 99 % of the
        moves it offered, with no errors: saturated; its JSON line's "limit"
        says which side
