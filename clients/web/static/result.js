@@ -1,7 +1,8 @@
 // The room page's result (room.js): who won and where this seat finished, each seat's
 // rank, score and how it was scored (the board module's `resultDetails` when it has
-// one), and the way to the rematch: a player's keeps their seat, also in a rematch
-// another player opened first; a spectator may watch it. Once the room is gone (the
+// one), the way to the rematch: a player's keeps their seat, also in a rematch
+// another player opened first; a spectator may watch it; and the replay, or why a game
+// too long to keep whole has none. Once the room is gone (the
 // server closed it or no longer has it), none of that: a new game instead (`Gone`), as
 // on the page of a link to a room that does not exist (`NoRoom`).
 
@@ -58,9 +59,11 @@ export function headline(doc, result, mySeat) {
 
 /** The result: ranks, scores and each seat's score details in words (the board module's
  * `resultDetails` when it has one), and the way to the rematch: a player's keeps their
- * seat, also in a rematch another player opened first; a spectator may watch it. In a
- * room that is `gone`, only the way to a rematch opened before: `Gone` offers the rest. */
-export function Result({ roomId, doc, result, mySeat, token, describe, gone }) {
+ * seat, also in a rematch another player opened first; a spectator may watch it. The
+ * replay once the room's record was read (`replayable` true); `false`: the game was too
+ * long to keep whole, and the page says so. In a room that is `gone`, only the way to a
+ * rematch opened before: `Gone` offers the rest. */
+export function Result({ roomId, doc, result, mySeat, token, describe, gone, replayable }) {
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
   const [lost, setLost] = useState(false);
@@ -117,9 +120,11 @@ export function Result({ roomId, doc, result, mySeat, token, describe, gone }) {
             ? watch
             : html`<button type="button" disabled=${busy} onClick=${rematch}>${
                 doc.rematch ? "Go to the rematch" : "Rematch"}</button>`}
-      ${gone ? null : html`<a class="button secondary" href=${`${roomPath(roomId)}/replay`}>Replay the game</a>
+      ${gone ? null : html`${replayable
+        ? html`<a class="button secondary" href=${`${roomPath(roomId)}/replay`}>Replay the game</a>` : null}
         <a class="button secondary" href="/">Back to the lobby</a>`}
     </p>
+    ${replayable === false && !gone ? html`<p class="muted">This game was too long to keep its replay.</p>` : null}
     ${token || doc.rematch || gone
       ? null
       : html`<p class="muted">A rematch is for the players of this game: once one of them opens it, you can watch it from here.</p>`}

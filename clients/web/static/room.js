@@ -310,17 +310,27 @@ function Room({ conn, held, notice }) {
   // room that does not exist asks nothing more (NoRoom).
   const joined = !!welcome;
   useEffect(() => {
-    if (!joined) return;
-    lobby.room(roomId).then(setInfo, () => {});
-    // What was told before this page opened (a reload, a late spectator, a finished
-    // room) comes from the record; what arrives live after the record's version stays.
-    lobby.record(roomId).then(
-      (record) => setLog((live) => [
-        ...record.log, ...live.filter((line) => line.v > record.version),
-      ].slice(-LOG_SIZE)),
-      () => {},
-    );
+    if (joined) lobby.room(roomId).then(setInfo, () => {});
   }, [conn, joined]);
+  // What was told before this page opened (a reload, a late spectator, a finished room)
+  // comes from the record; what arrives live after the record's version stays. A record
+  // read during the game is read again at its end: a long game's first moves may be gone
+  // by then (the memory store's `memory_log`), and with them its replay (`replayable`).
+  const hasDoc = !!doc;
+  const over = hasDoc && doc.status === "finished";
+  const [replayable, setReplayable] = useState(null);
+  const readOver = useRef(null);
+  useEffect(() => {
+    if (!joined || !hasDoc || replayable === false || readOver.current === over || readOver.current === true) return;
+    readOver.current = over;
+    lobby.record(roomId).then(
+      (record) => {
+        setLog((live) => [...record.log, ...live.filter((line) => line.v > record.version)].slice(-LOG_SIZE));
+        setReplayable(true);
+      },
+      (e) => setReplayable(e.code !== "record_trimmed"),
+    );
+  }, [conn, joined, hasDoc, over]);
 
   const mySeat = welcome ? welcome.seat : null;
   const myTurn = !!doc && doc.status === "playing" && state !== "closed" && mySeat !== null && doc.to_act.includes(mySeat);
@@ -427,7 +437,7 @@ function Room({ conn, held, notice }) {
             ${gone ? html`<${Gone} roomId=${roomId} engine=${engine} title=${title} />` : null}
             ${result && doc.status === "finished"
               ? html`<${Result} roomId=${roomId} doc=${doc} result=${result} mySeat=${mySeat} token=${held && held.token}
-                  describe=${describe} gone=${gone} />`
+                  describe=${describe} gone=${gone} replayable=${replayable} />`
               : null}
             <section class="card o-asked" aria-labelledby="asked-title">
               <h2 id="asked-title" class="visually-hidden">What is being asked</h2>
