@@ -236,8 +236,8 @@ def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
     player.page.wait_for_selector(".moves button")
     player.wait_loaded()
     assert player.page.locator(".o-asked .o-help").count() == 1, "help for the step to play"
-    expect(player.page.locator(".o-board .sn-whose")).to_have_text("Ana to play.")
-    expect(player.page.locator(".o-seats")).to_contain_text("to play")
+    expect(player.page.locator(".o-board .sn-whose")).to_have_text("Your turn.")
+    expect(player.page.locator(".o-seats")).to_contain_text("your turn")
     served.restart()
     player.page.wait_for_function("() => globalThis.tablewireRoom.state === 'closed'")
     alert = player.page.locator(".banner.bad").inner_text()
@@ -255,8 +255,9 @@ def test_a_room_lost_in_a_restart_of_the_memory_store_says_so(
     head = player.page.locator(".room-head")
     expect(head).to_contain_text("room gone")
     expect(head).not_to_contain_text("playing")
-    expect(player.page.locator(".o-seats")).not_to_contain_text("to play")
-    expect(player.page.locator(".o-board")).not_to_contain_text("to play")
+    for whose in ("your turn", "to play"):
+        expect(player.page.locator(".o-seats")).not_to_contain_text(whose, ignore_case=True)
+        expect(player.page.locator(".o-board")).not_to_contain_text(whose, ignore_case=True)
     player.shoot(shots, "room-gone")
     player.errors[:] = [error for error in player.errors if not REFUSED.match(error)]
 

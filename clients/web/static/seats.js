@@ -54,7 +54,7 @@ export function Seats({ doc, mySeat, now, live }) {
           ${seat === mySeat ? html`<span class="badge">you</span>` : null}
           <span class="muted">seat ${seat + 1}</span>
           ${presence ? html`<span class=${`badge ${presence.kind}`}>${presence.text}</span>` : null}
-          ${acting ? html`<span class="badge waiting">to play</span>` : null}
+          ${acting ? html`<span class="badge waiting">${seat === mySeat ? "your turn" : "to play"}</span>` : null}
           ${left === null
             ? null
             : html`<span class=${`clock${running && left < 10 ? " low" : ""}`}

@@ -447,7 +447,7 @@ function Player({ doc, seat, me }) {
       <${FlagIcon} seat=${seat} />
       <strong>${seatName(doc, seat)}</strong>
       <span class="muted">seat ${seat + 1}${seat === me ? " · you" : ""}</span>
-      ${acting ? html`<span class="badge waiting">to play</span>` : null}
+      ${acting ? html`<span class="badge waiting">${seat === me ? "your turn" : "to play"}</span>` : null}
       <strong class="ch-cash" aria-label=${`cash ${money(game.cash[seat])}`}>${money(game.cash[seat])}</strong>
     </div>
     ${seat === me && game.hand ? html`<p class="muted">${plural(game.hand_sizes[seat], "card")} in hand (below)</p>` : html`<${Backs} count=${game.hand_sizes[seat]} />`}
@@ -467,7 +467,7 @@ function Player({ doc, seat, me }) {
   </li>`;
 }
 
-function Status({ doc }) {
+function Status({ doc, me }) {
   const game = doc.game;
   const total = DATA.setup[String(game.players)].supply;
   const pending = game.pending;
@@ -475,11 +475,13 @@ function Status({ doc }) {
   if (game.finished) doing = "The game is over.";
   else {
     const seat = pending && pending.seat !== undefined ? pending.seat : game.turn;
-    let what = pending ? STEPS[pending.step] || pending.step : "to play: build, or buy a card";
+    let what = pending ? STEPS[pending.step] || pending.step : "build, or buy a card";
     if (pending && pending.step === "trade" && pending.trades) what += ` (${pending.trades} of ${DATA.trades_per_window} trades made)`;
     if (pending && pending.step === "sell" && pending.count) what += ` (${plural(pending.count, "share")} to sell)`;
     if (pending && pending.step === "buy" && pending.paid) what = "taking a market card, already paid";
-    doing = html`<strong>${seatName(doc, seat)}</strong> is ${what}.`;
+    const name = html`<strong>${seatName(doc, seat)}</strong>`;
+    if (seat === me) doing = pending ? html`<strong>You</strong> are ${what}.` : html`<strong>Your turn</strong>: ${what}.`;
+    else doing = pending ? html`${name} is ${what}.` : html`${name} is to play: ${what}.`;
   }
   const options = [
     game.options.events ? "event cards in the deck" : "no event cards",
@@ -532,7 +534,7 @@ export function Board({ doc, seat, legal, send }) {
   const pending = game.pending && seat !== null && game.pending.seat === seat ? game.pending.step : null;
   useNextStepInView(root, pending, legal.length > 0);
   return html`<div class="ch-board" ref=${root}>
-    <${Status} doc=${doc} />
+    <${Status} doc=${doc} me=${seat} />
     <div class="ch-top">
       <div class="ch-map-col">
         <${MapView} doc=${doc} geo=${geo} mine=${mine} ...${common} />

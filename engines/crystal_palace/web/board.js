@@ -390,7 +390,7 @@ function Player({ doc, game, s, seat, legal, send }) {
     aria-label=${`${seatName(doc, s)}, seat ${s + 1}`}>
     <h4><span class=${`cp-token cp-c${s}`} aria-hidden="true"></span> ${seatName(doc, s)}${mine ? " (you)" : ""}
       <span class="muted cp-small">seat ${s + 1} · ${nation.name}${game.order.includes(s) ? ` · ${ordinal(game.order.indexOf(s) + 1)} in turn order` : ""}</span>
-      ${acting ? html`<span class="badge waiting">${secretStep ? "choosing" : "to play"}</span>` : null}</h4>
+      ${acting ? html`<span class="badge waiting">${secretStep ? "choosing" : mine ? "your turn" : "to play"}</span>` : null}</h4>
     <dl class="cp-stats">${stats.map(([name, value, tip, kind]) => html`<div title=${tip}><dt><${Icon} kind=${kind} name=${name} /></dt><dd>${value}</dd></div>`)}</dl>
     <p class="cp-small">Goal (${nation.name}): level ${p.goal} of ${DATA.limits.goal_levels}, ${DATA.goal_vp[p.goal]} VP
       · next: ${goalText(nation, p.goal)}${p.goal < DATA.limits.goal_levels ? ` (${DATA.goal_vp[p.goal + 1]} VP)` : ""}</p>

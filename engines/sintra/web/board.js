@@ -134,7 +134,7 @@ function Rounds({ game, names }) {
   </div>`;
 }
 
-function Table({ doc, game, names, picks, picked, onPick }) {
+function Table({ doc, game, seat, names, picks, picked, onPick }) {
   const bonus = !game.finished && game.indicator.length ? game.indicator[0] : null;
   const empty = game.factories.every((f) => !f.some(Boolean)) && !game.center.some(Boolean);
   return html`<section class="sn-table" aria-label="The table">
@@ -173,7 +173,8 @@ function Table({ doc, game, names, picks, picked, onPick }) {
     </div>
     ${empty && !game.finished ? html`<p class="muted">The displays are refilled at the start of the next round.</p>` : null}
     ${doc.status === "playing" && doc.to_act.includes(game.turn)
-      ? html`<p class="sn-whose"><strong>${seatName(doc, game.turn)}</strong> to play.</p>`
+      ? html`<p class="sn-whose">${game.turn === seat
+          ? html`<strong>Your turn.</strong>` : html`<strong>${seatName(doc, game.turn)}</strong> to play.`}</p>`
       : null}
   </section>`;
 }
@@ -282,7 +283,7 @@ function Palace({ doc, game, s, mine, names, pick, reset, onSend }) {
     <div class="sn-phead">
       <h3>${seatName(doc, s)}${mine ? " (you)" : ""} <span class="muted">seat ${s + 1}</span></h3>
       <span class="sn-score" aria-label=${`score ${board.score}`}>${board.score} pts</span>
-      ${toPlay ? html`<span class="badge waiting">to play</span>` : null}
+      ${toPlay ? html`<span class="badge waiting">${mine ? "your turn" : "to play"}</span>` : null}
       ${holdsStart ? html`<span class="sn-start sn-small" role="img" aria-label="holds the start tile: starts the next round"
           title="holds the start tile: starts the next round">1</span>` : null}
     </div>
@@ -367,7 +368,7 @@ export function Board({ doc, seat, legal, send }) {
   const order = game.boards.map((_, s) => s);
   if (seat !== null) order.sort((a, b) => (a === seat ? -1 : b === seat ? 1 : a - b));
   return html`<div class="sn-board">
-    <${Table} doc=${doc} game=${game} names=${names} picks=${picks} picked=${picked} onPick=${onPick} />
+    <${Table} doc=${doc} game=${game} seat=${seat} names=${names} picks=${picks} picked=${picked} onPick=${onPick} />
     ${seat !== null && legal.length && !pick
       ? html`<p class="muted sn-hint">Click a colour on a factory or in the centre, then one of your strips.</p>`
       : null}
