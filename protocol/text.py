@@ -3,9 +3,10 @@
 Such text is data, shown as typed by every client (never as markup), so it may hold
 any script and punctuation, but nothing that would not show as typed: no control or
 format character (escapes, line breaks, bidirectional overrides, zero-width
-characters), no private-use, unassigned or surrogate one, and no pile of combining
-marks spilling over the lines around it ("zalgo"). And it must show something: at
-least one visible character, which the characters that render blank are not.
+characters, but the joiner inside an emoji sequence), no private-use, unassigned or
+surrogate one, and no pile of combining marks spilling over the lines around it
+("zalgo"). And it must show something: at least one visible character, which the
+characters that render blank are not.
 """
 
 from __future__ import annotations
@@ -30,12 +31,41 @@ Flaw = Literal["empty", "too_long", "not_shown"]
 not show as typed."""
 
 
+ZWJ: Final = "\u200d"
+"""The zero-width joiner: a format character, shown as typed only inside an emoji ZWJ
+sequence (:func:`joins_emoji`)."""
+
+EMOJI_TRAILERS: Final = frozenset("\ufe0e\ufe0f" + "".join(map(chr, range(0x1F3FB, 0x1F400))))
+"""What may follow an emoji inside a ZWJ sequence: the variation selectors for text and
+emoji presentation, and the five skin tone modifiers."""
+
+
+def joins_emoji(text: str, at: int) -> bool:
+    """Whether the zero-width joiner at ``at`` joins two emoji into one picture
+    (``👩🏽‍💻``, ``🏳️‍🌈``): a symbol before it (past its presentation selector or skin
+    tone) and a symbol after it. Anywhere else it would join nothing that shows."""
+    before = at - 1
+    while before >= 0 and text[before] in EMOJI_TRAILERS:
+        before -= 1
+    after = text[at + 1 : at + 2]
+    return (
+        before >= 0
+        and unicodedata.category(text[before]) == "So"
+        and after != ""
+        and unicodedata.category(after) == "So"
+    )
+
+
 def shown_as_typed(text: str) -> bool:
-    """No control, format, private-use, unassigned or surrogate character, no line
-    or paragraph separator, and at most ``MAX_MARKS`` combining marks in a row."""
+    """No control, format, private-use, unassigned or surrogate character (but a
+    zero-width joiner inside an emoji sequence), no line or paragraph separator, and at
+    most ``MAX_MARKS`` combining marks in a row."""
     marks = 0
-    for c in text:
+    for at, c in enumerate(text):
         category = unicodedata.category(c)
+        if c == ZWJ and joins_emoji(text, at):
+            marks = 0
+            continue
         if category[0] == "C" or category in ("Zl", "Zp"):
             return False
         marks = marks + 1 if category[0] == "M" else 0

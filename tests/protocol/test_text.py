@@ -87,3 +87,26 @@ def test_chat_lines_are_checked_like_names(text: str, code: Code) -> None:
 
 def test_a_chat_line_is_kept_as_typed() -> None:
     assert parse({"t": "say", "text": " gg \u2764\ufe0f "}) == Say("gg \u2764\ufe0f")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\U0001f469\U0001f3fd\u200d\U0001f4bb gg",  # woman technologist, medium skin tone
+        "\U0001f3f3\ufe0f\u200d\U0001f308",  # rainbow flag
+        "\U0001f468\u200d\U0001f469\u200d\U0001f467",  # family
+        "\u2764\ufe0f\u200d\U0001f525 nice",  # heart on fire
+    ],
+)
+def test_an_emoji_joined_by_a_zero_width_joiner_is_shown_as_typed(text: str) -> None:
+    """Emoji ZWJ sequences are one picture: a name or a line may hold them."""
+    assert flaw(typed(text), 32) is None
+    assert parse({"t": "say", "text": text}) == Say(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["ana\u200dbo", "\u200d\U0001f308", "\U0001f308\u200d", "a\U0001f308\u200db", "\u200d"]
+)
+def test_a_zero_width_joiner_outside_an_emoji_sequence_is_refused(text: str) -> None:
+    """Between letters, or at an end, the joiner shows nothing and joins nothing."""
+    assert flaw(typed(text), 32) == "not_shown"
