@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Self
+from typing import Final, Self
 
 from clients.addresses import ws_url
 
@@ -52,12 +52,45 @@ cap on rooms: load generators run thousands of clients from one address
 (docs/operations.md)."""
 
 
+LISTENING_PORTS: Final = (10000, 32768)
+"""Where :func:`free_port` looks first: below Linux's default range of ports for outgoing
+connections (``ip_local_port_range``, 32768-60999), so a server started again on its port
+cannot find it held by some client's connection."""
+
+
 def free_port() -> int:
-    """A TCP port free on 127.0.0.1 now."""
+    """A TCP port free on 127.0.0.1 now. Taken outside the range the kernel gives
+    outgoing connections (:data:`LISTENING_PORTS`): a port the kernel picks for us would be
+    in it, and a test that stops a server and starts it again on the same port could
+    find it taken meanwhile by one of the thousands of connections other tests open."""
+    first, last = LISTENING_PORTS
+    top = min(last, _outgoing_low())
+    for _ in range(50 if top > first else 0):
+        port = random.randrange(first, top)
+        if _bindable(port):
+            return port
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        chosen: int = sock.getsockname()[1]
+        return chosen
+
+
+def _outgoing_low() -> int:
+    """The lowest local port the kernel gives outgoing connections (Linux's default where
+    it cannot be read)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 class SpawnedServer:

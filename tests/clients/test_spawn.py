@@ -4,8 +4,12 @@ is an error that shows why."""
 
 from __future__ import annotations
 
+import socket
+from pathlib import Path
+
 import redis
 
+from clients.spawn import free_port
 from conftest import redis_server
 
 PIPE = 64 * 1024
@@ -39,3 +43,15 @@ def test_a_redis_that_cannot_start_says_why() -> None:
         raise AssertionError("a redis-server given a bad option started")
     finally:
         server.cleanup()
+
+
+def test_a_free_port_is_outside_the_ports_of_outgoing_connections() -> None:
+    """A server started again on its port must not find it held by a client's connection
+    (a Redis cluster test failed so: 'address already in use'): the ports handed out are
+    below the kernel's range for outgoing connections, and free."""
+    low, high = (int(n) for n in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    ports = {free_port() for _ in range(20)}
+    assert all(not low <= port <= high for port in ports), ports
+    for port in ports:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", port))
