@@ -16,7 +16,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,8 @@ import httpx
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, Request
 from playwright.sync_api import Error as PlaywrightError
+
+from clients.spawn import free_port
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 PHONE = {"width": 390, "height": 844}
@@ -99,13 +100,6 @@ def screenshots_dir() -> Path:
     )
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class Served:
