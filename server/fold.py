@@ -114,6 +114,7 @@ def fold(
     ended = record.status == "finished"
     before = to_act(previous)
     actor = None
+    told = True
     result: Result | None = None
     started = False
     if kind == "seat":
@@ -127,9 +128,10 @@ def fold(
             started = True
     elif kind == "intent":
         actor = entry["seat"]
+        told = _told(engine, previous, state, events, before)
         if "by" in entry:
             events = [{**event, "by": entry["by"]} for event in events]
-            secret = state is not None and in_secret(before, to_act(state), actor)
+            secret = state is not None and in_secret(before, to_act(state), actor, told)
             if entry["by"] == "zombie" and not secret and table.zombie_played(actor):
                 events.append({"type": "expelled", "seat": actor})
         elif seen is not None:
@@ -152,7 +154,7 @@ def fold(
     if record.status == "finished":
         table.ended(at)
     elif state is not None:
-        table.turn(before, to_act(state), actor, at)
+        table.turn(before, to_act(state), actor, at, told)
     return Folded(state, events, result, started, kind != "intent" or "by" in entry)
 
 
@@ -185,6 +187,23 @@ def decide(
     after, events = engine.apply(state, seat, action)
     entry: LogEntry = {"k": "intent", "seat": seat, "id": intent_id, "action": action}
     return entry, after, events
+
+
+def _told(
+    engine: Engine,
+    previous: State | None,
+    state: State | None,
+    events: list[Event],
+    before: frozenset[int],
+) -> bool:
+    """Whether the decision of the one seat asked (``before``) told the others anything:
+    an event, or a change in what a spectator sees. Any other decision counts as told
+    (:func:`server.table.in_secret` looks at the seats asked)."""
+    if events or len(before) != 1 or not engine.seat_views_differ:
+        return True
+    if previous is None or state is None:
+        return True
+    return bool(engine.view(previous, None) != engine.view(state, None))
 
 
 def remember(

@@ -232,12 +232,19 @@ def _sooner(
     return best
 
 
-def in_secret(before: frozenset[int], after: frozenset[int], actor: int | None) -> bool:
+def in_secret(
+    before: frozenset[int], after: frozenset[int], actor: int | None, told: bool = True
+) -> bool:
     """Whether ``actor``'s decision, from the seats asked ``before`` to those asked
-    ``after``, was made in secret: in a simultaneous step, leaving the seat asked beside
-    others (Crystal Palace's dice one at a time, its final repayment). The room document
-    must not tell who made it: no clock moves, no timeout is counted."""
-    return len(before) > 1 and len(after) > 1 and actor in before and actor in after
+    ``after``, was made in secret: leaving the seat asked, beside others in a simultaneous
+    step (Crystal Palace's dice one at a time, its final repayment) or alone when it told
+    no one anything (``told`` False: no event and nothing a spectator sees changed, in a
+    game whose seats see different things; the last seat still setting its dice). The
+    room document must not tell who made it, nor how many: no clock moves, no timeout
+    is counted."""
+    if actor not in before or actor not in after:
+        return False
+    return not told or (len(before) > 1 and len(after) > 1)
 
 
 class Table:
@@ -331,16 +338,21 @@ class Table:
         return False
 
     def turn(
-        self, before: frozenset[int], after: frozenset[int], actor: int | None, at: float
+        self,
+        before: frozenset[int],
+        after: frozenset[int],
+        actor: int | None,
+        at: float,
+        told: bool = True,
     ) -> None:
         """Stop the clocks of the seats that acted or are no longer asked, start the
         clocks of the seats newly asked (or asked again after acting).
 
-        A decision in a simultaneous step that leaves its seat asked beside others is
-        made in secret (Crystal Palace's dice, its final repayment): it touches no clock,
-        which every viewer sees, so the seat's clock runs on from the step's start."""
+        A decision made in secret (:func:`in_secret`: Crystal Palace's dice, its final
+        repayment; ``told`` False when it told nothing) touches no clock, which every
+        viewer sees, so the seat's clock runs on from the step's start."""
         clock = self.clock
-        secret = in_secret(before, after, actor)
+        secret = in_secret(before, after, actor, told)
         for seat in range(len(self.bots)):
             was, asked, acted = seat in before, seat in after, seat == actor and not secret
             if was and (acted or not asked):
