@@ -5,12 +5,19 @@ that their versions stay, in a case that test does not cover."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from protocol.messages import Intent
+from protocol.mirror import Mirror
 from server.lobby import Lobby
+from server.room import Room
+from server.settings import Settings
+from server.store import MemoryStore
 from server.timers import ManualTimers
-from support import Player, run
-from tests.server.test_secret_steps import _die, dice_step
+from support import Player, canonical, run
+from tests.server.test_secret_steps import _die, dice_step, mirrored
 
 
 @pytest.mark.parametrize("clock", ["none", "move:30", "fischer:120+5"])
@@ -67,3 +74,80 @@ async def test_a_zombie_setting_the_last_seats_dice_counts_one_timeout(
     patches = [f for f in spectator.frames[sent:] if f["t"] == "patch"]
     assert len(patches) == 1, patches
     assert room.table.timeouts[0] == 1
+
+
+class Wire(Player):
+    """A connection that keeps the bytes it is sent, in either protocol (protocol 1's
+    frames decoded too, for :func:`mirrored`)."""
+
+    def __init__(self, room: Room, seat: int | None, protocol: int) -> None:
+        super().__init__(room, seat)
+        self.protocol = protocol
+        self.sent: list[bytes] = []
+
+    def send(self, frame: bytes) -> None:
+        self.sent.append(frame)
+        if self.protocol == 1:
+            super().send(frame)
+
+
+@pytest.mark.parametrize(("seats", "every"), [(2, 2), (3, 3), (5, 1)])
+async def test_every_view_is_numbered_alike_by_the_owner_a_replica_and_any_rebuild(
+    timers: ManualTimers, seats: int, every: int
+) -> None:
+    """Random moves through Crystal Palace's dice step (some seats leaving and coming back),
+    a snapshot every ``every`` versions: after each, a replica that follows the log and a
+    room rebuilt from the latest snapshot (in the middle of the step) and its tail number
+    every view as the owner does and hold the same documents; the replica's connections
+    are sent the owner's bytes in both protocols, and each mirror is whole (no gap)."""
+    store = MemoryStore()
+    lobby = Lobby(store, Settings(snapshot_every=every), clock=timers, timers=timers)
+    body = {"engine": "crystal-palace", "seats": seats, "options": {"clock": "fischer:120+5"}}
+    room = lobby.room((await lobby.create({**body, "seed": 5, "private": True}))["id"])
+    assert room is not None
+    players = []
+    for n in range(seats):
+        seat, _ = await room.reserve(f"p{n}")
+        players.append(await Player(room, seat).join())
+    record = await store.load_room(room.id)
+    assert record is not None
+    replica = Room(record, room.engine, store, Settings(), timers, timers=timers)
+    await replica.restore()
+    watching = {}
+    for group in (None, *range(seats)):
+        for protocol in (1, 2):
+            for at in (room, replica):
+                watching[at is room, group, protocol] = wire = Wire(at, group, protocol)
+                at.attach(wire, None)
+    rnd = random.Random(seats)
+    for _ in range(40):
+        assert room.state is not None
+        if room.state["round"] > 0:
+            break
+        seat = rnd.choice(sorted(room._to_act(room.state)))
+        player = players[seat]
+        if rnd.random() < 0.1:
+            player.leave()
+            players[seat] = player = await Player(room, seat).join()
+        action = rnd.choice(room.engine.legal_actions(room.state, seat))
+        room.submit(player, Intent(next(player.ids), action))
+        await run(timers, room, rnd.choice([0, 2]))
+        for version, entry in await store.read_log(room.id, replica.version):
+            replica.follow(version, entry)
+        rebuilt = Room(record, room.engine, store, Settings(), timers, timers=timers)
+        await rebuilt.restore()
+        for other in (replica, rebuilt):
+            assert other.views.counts == room.views.counts
+            for group in (None, *range(seats)):
+                assert other.views.snapshot(other, group) == room.views.snapshot(room, group)
+    for (owned, group, protocol), wire in watching.items():
+        if owned:
+            assert wire.sent[1:] == watching[False, group, protocol].sent[1:]
+        if protocol == 1:
+            mirror: Mirror = mirrored(wire)
+            assert mirror.version == room.views.version(room, group)
+            fresh = Player(room, group)
+            room.attach(fresh, None)
+            room.detach(fresh)
+            assert canonical(mirror.doc) == canonical(fresh.frames[1]["doc"])
+    await lobby.close()
