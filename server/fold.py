@@ -128,7 +128,7 @@ def fold(
             started = True
     elif kind == "intent":
         actor = entry["seat"]
-        told = _told(engine, previous, state, events, before)
+        told = _told(engine, previous, state, events, before, to_act)
         if "by" in entry:
             events = [{**event, "by": entry["by"]} for event in events]
             secret = state is not None and in_secret(before, to_act(state), actor, told)
@@ -195,13 +195,16 @@ def _told(
     state: State | None,
     events: list[Event],
     before: frozenset[int],
+    to_act: Acting,
 ) -> bool:
-    """Whether the decision of the one seat asked (``before``) told the others anything:
-    an event, or a change in what a spectator sees. Any other decision counts as told
-    (:func:`server.table.in_secret` looks at the seats asked)."""
+    """Whether the decision of the one seat asked (``before``), which leaves it asked,
+    told the others anything: an event, or a change in what a spectator sees. Any other
+    decision counts as told (:func:`server.table.in_secret` looks at the seats asked); the
+    views are compared only when nothing else tells (a move that passes the turn on is
+    told by that)."""
     if events or len(before) != 1 or not engine.seat_views_differ:
         return True
-    if previous is None or state is None:
+    if previous is None or state is None or not before <= to_act(state):
         return True
     return bool(engine.view(previous, None) != engine.view(state, None))
 
