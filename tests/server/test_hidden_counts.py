@@ -20,6 +20,18 @@ from support import Player, canonical, run
 from tests.server.test_secret_steps import _die, dice_step, mirrored
 
 
+async def ana_alone(lobby: Lobby, clock: str) -> tuple[Room, list[Player], Player]:
+    """A 3-seat dice step watched by a spectator, in which bo and cy have set every die:
+    ana is the only seat still asked."""
+    room, players = await dice_step(lobby, clock)
+    spectator = await Player(room, None).join()
+    for player in players[1:]:
+        while room.state is not None and player.seat in room._to_act(room.state):
+            player.room.submit(player, _die(player))
+            await room.settled()
+    return room, players, spectator
+
+
 @pytest.mark.parametrize("clock", ["none", "move:30", "fischer:120+5"])
 async def test_the_last_seat_setting_its_dice_alone_sends_the_others_nothing(
     lobby: Lobby, timers: ManualTimers, clock: str
@@ -27,13 +39,7 @@ async def test_the_last_seat_setting_its_dice_alone_sends_the_others_nothing(
     """Bo and cy are ready: ana, the only seat still asked, sets a die (not her last).
     How many she has set is hidden until she is ready, so her clock must not move (the
     others would count her dice by its deadline) and no one else is sent a frame."""
-    room, players = await dice_step(lobby, clock)
-    ana, bo, cy = players
-    spectator = await Player(room, None).join()
-    for player in (bo, cy):
-        while room.state is not None and player.seat in room._to_act(room.state):
-            player.room.submit(player, _die(player))
-            await room.settled()
+    room, (ana, bo, cy), spectator = await ana_alone(lobby, clock)
     assert room.state is not None and room._to_act(room.state) == {0}
     assert room.state["seats"][0]["dice"] > 1
     sent = {id(p): len(p.frames) for p in (bo, cy, spectator)}
@@ -57,13 +63,7 @@ async def test_a_zombie_setting_the_last_seats_dice_counts_one_timeout(
     """Bo and cy are ready; ana, asked alone, sets nothing: zombies set her dice at her
     deadline (or when she is idle too long), all at once, one timeout for the step, and
     the others are sent nothing until she is ready (a frame a die would count them)."""
-    room, players = await dice_step(lobby, clock)
-    _, bo, cy = players
-    spectator = await Player(room, None).join()
-    for player in (bo, cy):
-        while room.state is not None and player.seat in room._to_act(room.state):
-            player.room.submit(player, _die(player))
-            await room.settled()
+    room, _, spectator = await ana_alone(lobby, clock)
     assert room.state is not None and room.state["seats"][0]["dice"] > 1
     sent = len(spectator.frames)
     for _ in range(room.state["seats"][0]["dice"]):
