@@ -175,9 +175,13 @@ async def _say(session: Session, typed: str) -> str:
 
 def rules_line(server: str, engine: str) -> Text:
     """Where a player at the terminal reads how to play: the server's rules page
-    (``GET /rules/<engine>``, docs/web.md), its address without a login's credentials."""
+    (``GET /rules/<engine>``, docs/web.md), its address without a login's credentials,
+    or ``tablewire rules`` (clients/rules.py) in another terminal."""
+    page = f"{shown(server)}/rules/{engine}"
     return Text(
-        clean(f"How to play {title(engine)}: {shown(server)}/rules/{engine} (in a browser)")
+        clean(
+            f"How to play {title(engine)}: {page} (in a browser), or here: tablewire rules {engine}"
+        )
     )
 
 

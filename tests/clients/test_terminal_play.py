@@ -361,7 +361,7 @@ async def test_the_helps_example_of_words_narrows_the_moves_of_the_game(engine: 
 @pytest.mark.parametrize("engine", sorted(GAMES))
 async def test_the_help_says_where_the_rules_of_the_game_are(engine: str) -> None:
     """A player at the terminal finds how to play from ``?``: the server's rules page,
-    named without the credentials of a proxy's login."""
+    named without the credentials of a proxy's login, and the command that prints them."""
     from clients.terminal import Session, _help
 
     room = ChangingRoom(["a move"])
@@ -377,6 +377,7 @@ async def test_the_help_says_where_the_rules_of_the_game_are(engine: str) -> Non
     shown = " ".join(out.getvalue().split())
     title = ENGINES[engine].title
     assert f"How to play {title}: http://play.example:8000/rules/{engine}" in shown
+    assert f"or here: tablewire rules {engine}" in shown, "the rules without a browser"
     assert "secret" not in shown
 
 
