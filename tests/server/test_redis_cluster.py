@@ -30,9 +30,11 @@ from server.store.redis import RedisStore
 async def cluster(redis_url: str, prefix: str) -> AsyncIterator[list[SpawnedServer]]:
     """Two server processes, ``a`` and ``b``, sharing the session's Redis."""
     servers = [node_process(n, redis_url, prefix) for n in ("a", "b")]
-    await asyncio.gather(*(s.start() for s in servers))
-    yield servers
-    await asyncio.gather(*(s.stop() for s in servers))
+    try:  # one that failed to start does not leave the other running
+        await asyncio.gather(*(s.start() for s in servers))
+        yield servers
+    finally:
+        await asyncio.gather(*(s.stop() for s in servers))
 
 
 async def open_room(
@@ -172,8 +174,8 @@ async def test_rooms_resume_after_every_process_restarts(
     await asyncio.gather(a.stop(), b.stop())
     stopped.set()
     restarted = [node_process(str(s.settings["node"]), redis_url, prefix, s.port) for s in (a, b)]
+    cluster[:] = restarted  # the fixture stops these, even if one of them fails to start
     await asyncio.gather(*(s.start() for s in restarted))
-    cluster[:] = restarted  # the fixture stops these
     async with LobbyClient(restarted[1].url) as lobby:
         (listed,) = await lobby.rooms()
     assert (listed["id"], listed["status"]) == (room_id, "playing")
