@@ -41,9 +41,11 @@ def cluster() -> Iterator[SpawnedCluster]:
 @pytest.fixture
 async def pair(cluster: SpawnedCluster, prefix: str) -> AsyncIterator[list[SpawnedServer]]:
     servers = [node_process(n, cluster.url, prefix) for n in ("a", "b")]
-    await asyncio.gather(*(s.start() for s in servers))
-    yield servers
-    await asyncio.gather(*(s.stop() for s in servers))
+    try:  # one that failed to start does not leave the other running
+        await asyncio.gather(*(s.start() for s in servers))
+        yield servers
+    finally:
+        await asyncio.gather(*(s.stop() for s in servers))
 
 
 async def test_a_server_told_one_node_finds_the_cluster(pair: list[SpawnedServer]) -> None:
