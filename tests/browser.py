@@ -155,6 +155,28 @@ class Served:
         assert answer.status_code < 400, f"{method} {path}: {answer.status_code} {answer.text}"
         return answer.json()
 
+    def bots_room(
+        self,
+        engine: str,
+        seats: int,
+        bots: list[int],
+        kind: str = "random",
+        options: dict[str, Any] | None = None,
+        **request: Any,
+    ) -> dict[str, Any]:
+        """A room of ``seats`` whose ``bots`` seats are ``kind`` bots acting at once (unless
+        ``options`` give a ``bot_delay``), the lobby's answer; ``request``: more of the
+        request's fields (``private``, ``seed``)."""
+        body = {
+            "engine": engine,
+            "seats": seats,
+            "options": {"bot_delay": 0, **(options or {})},
+            "bots": {"seats": bots, "kind": kind},
+            **request,
+        }
+        room: dict[str, Any] = self.api("POST", "/api/rooms", body)
+        return room
+
     def room_with_bots(
         self,
         engine: str,
@@ -166,16 +188,8 @@ class Served:
         """A room of ``seats`` whose last ``bots`` seats are server bots acting at once,
         and this person's reservation of seat 0: ``{room, seat, token}``. Its moves are
         played without a confirmation unless ``options`` asks for one (``confirm``)."""
-        room = self.api(
-            "POST",
-            "/api/rooms",
-            {
-                "engine": engine,
-                "seats": seats,
-                "options": {"bot_delay": 0, "confirm": False, **(options or {})},
-                "bots": {"seats": list(range(seats - bots, seats)), "kind": "random"},
-            },
-        )
+        playing = list(range(seats - bots, seats))
+        room = self.bots_room(engine, seats, playing, options={"confirm": False, **(options or {})})
         reservation: dict[str, Any] = self.api(
             "POST", f"/api/rooms/{room['id']}/seats", {"name": name}
         )

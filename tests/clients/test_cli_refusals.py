@@ -84,6 +84,15 @@ async def test_a_server_that_is_not_tablewire_is_said_so(foreign: str, command: 
     assert code == Status.REFUSED and "not_tablewire" in line and "server_failed" not in line
 
 
+SERVER_COMMANDS = [
+    ["new"],
+    ["rooms"],
+    ["bots"],
+    ["spectate", "--room=r"],
+    ["play", "--room=r", "--token=t"],
+]
+"""A command of each kind that asks a server: the lobby's requests and the game connection."""
+
 ESCAPES = "\x1b]0;owned\x07\x1b[2J\u202e"
 """Terminal escape sequences (a title change, a screen clear) and a bidirectional override."""
 
@@ -171,7 +180,7 @@ async def test_the_games_of_a_server_are_listed_without_its_escape_sequences(hos
 
 @pytest.mark.parametrize(
     "command",
-    [["new"], ["rooms"], ["bots"], ["spectate", "--room=r"], ["play", "--room=r", "--token=t"]],
+    SERVER_COMMANDS,
 )
 async def test_a_proxy_with_no_server_behind_it_is_a_server_that_cannot_be_reached(
     gateway: str, command: list[str]
@@ -198,7 +207,7 @@ def full() -> Iterator[str]:
 
 @pytest.mark.parametrize(
     "command",
-    [["new"], ["rooms"], ["bots"], ["spectate", "--room=r"], ["play", "--room=r", "--token=t"]],
+    SERVER_COMMANDS,
 )
 async def test_a_full_server_is_said_busy_not_failed_nor_foreign(
     full: str, command: list[str]

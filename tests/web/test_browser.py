@@ -150,16 +150,7 @@ def test_option_choices_are_words_in_the_lobby_and_in_the_room(
 def test_a_second_player_keeps_a_seat_in_a_rematch_another_opened(
     open_page: Callable[..., Watched], served: Served
 ) -> None:
-    room = served.api(
-        "POST",
-        "/api/rooms",
-        {
-            "engine": "sintra",
-            "seats": 3,
-            "options": {"bot_delay": 0, "grace": 0},
-            "bots": {"seats": [2], "kind": "random"},
-        },
-    )
+    room = served.bots_room("sintra", 3, [2], options={"grace": 0})
     ana = served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "Ana"})
     bea = served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": "Bea"})
     # Bea comes, leaves at once: a bot plays her seat while she is away.

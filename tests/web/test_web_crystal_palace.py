@@ -261,16 +261,7 @@ def test_a_five_player_game_fits_a_phone_to_its_end(
 ) -> None:
     """Five seats: the status lines (phases, the player order) ran 90 px past the board's
     edge on a phone by the end of the game, on the room page and on its replay."""
-    room = served.api(
-        "POST",
-        "/api/rooms",
-        {
-            "engine": ENGINE,
-            "seats": 5,
-            "options": {"bot_delay": 0},
-            "bots": {"seats": [0, 1, 2, 3, 4], "kind": "random"},
-        },
-    )
+    room = served.bots_room(ENGINE, 5, [0, 1, 2, 3, 4])
     watched = open_page(PHONE)
     watched.open_room(room["id"])
     watched.page.wait_for_selector(".o-result", timeout=120_000)

@@ -25,19 +25,7 @@ def test_a_room_waiting_for_players_is_listed_behind_a_page_of_newer_rooms(
     games, finished or played) came after it, a room waiting for players was in no list,
     and nobody could take its seat from the lobby."""
     waiting = served.api("POST", "/api/rooms", {"engine": "sintra", "seats": 2})
-    played = [
-        served.api(
-            "POST",
-            "/api/rooms",
-            {
-                "engine": "sintra",
-                "seats": 2,
-                "options": {"bot_delay": 30},
-                "bots": {"seats": [0, 1], "kind": "random"},
-            },
-        )
-        for _ in range(3)
-    ]
+    played = [served.bots_room("sintra", 2, [0, 1], options={"bot_delay": 30}) for _ in range(3)]
     watched = open_page(PHONE)
     page = watched.page
     page.goto(served.url + "/")

@@ -201,16 +201,7 @@ def test_a_move_waiting_stays_while_legal_and_goes_with_a_note_when_not(
     open_page: Callable[..., Watched], served: Served
 ) -> None:
     # Crystal Palace's phase 1: Bo getting ready changes the room, not Ana's choices.
-    room = served.api(
-        "POST",
-        "/api/rooms",
-        {
-            "engine": "crystal-palace",
-            "seats": 3,
-            "options": {"bot_delay": 0},
-            "bots": {"seats": [2], "kind": "random"},
-        },
-    )
+    room = served.bots_room("crystal-palace", 3, [2])
     seats = f"/api/rooms/{room['id']}/seats"
     ana, bo = (served.api("POST", seats, {"name": name}) for name in ("Ana", "Bo"))
     player, other = open_page(), open_page()
@@ -360,16 +351,7 @@ HQ_BOXES = """() => [...document.querySelectorAll(".o-board .ch-hq")].map((plot)
 def test_a_chartered_headquarters_shows_its_number_beside_hq_on_a_phone(
     open_page: Callable[..., Watched], served: Served
 ) -> None:
-    room = served.api(
-        "POST",
-        "/api/rooms",
-        {
-            "engine": "chartered",
-            "seats": 4,
-            "options": {"bot_delay": 0},
-            "bots": {"seats": [0, 1, 2, 3], "kind": "greedy"},
-        },
-    )
+    room = served.bots_room("chartered", 4, [0, 1, 2, 3], "greedy")
     watcher = open_page(PHONE)
     watcher.open_room(room["id"])
     watcher.page.wait_for_selector(".o-result")

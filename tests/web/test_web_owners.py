@@ -149,17 +149,7 @@ def test_a_visitor_is_told_the_creator_chose_the_seed(
 def test_a_rematch_is_for_the_players_and_keeps_the_owner_and_the_held_seats(
     open_page: Callable[..., Watched], served: Served, shots: Path
 ) -> None:
-    room = served.api(
-        "POST",
-        "/api/rooms",
-        {
-            "engine": "sintra",
-            "seats": 3,
-            "private": True,
-            "options": {"bot_delay": 0, "grace": 0},
-            "bots": {"seats": [2], "kind": "random"},
-        },
-    )
+    room = served.bots_room("sintra", 3, [2], options={"grace": 0}, private=True)
     seats = f"/api/rooms/{room['id']}/seats"
     ana = served.api("POST", seats, {"name": "Ana", "owner_token": room["owner_token"]})
     bea = served.api("POST", seats, {"name": "Bea", "invite": room["invite"]})

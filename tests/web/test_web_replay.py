@@ -18,16 +18,7 @@ from engines import GAMES
 
 def bots_room(served: Served, engine: str) -> str:
     """A two-seat room of random bots acting at once: it plays to its end by itself."""
-    room = served.api(
-        "POST",
-        "/api/rooms",
-        {
-            "engine": engine,
-            "seats": 2,
-            "options": {"bot_delay": 0},
-            "bots": {"seats": [0, 1], "kind": "random"},
-        },
-    )
+    room = served.bots_room(engine, 2, [0, 1])
     room_id: str = room["id"]
     return room_id
 
@@ -199,13 +190,7 @@ def test_a_step_button_that_goes_out_of_use_leaves_the_focus_on_the_slider(
 ) -> None:
     """« First is of no use at the first move (disabled): a keyboard viewer who pressed it
     goes on from the slider, where ← and → step, not from the top of the page."""
-    room_id = bots_room(served, "sintra")
-    watched = open_page()
-    page = watched.page
-    watched.open_room(room_id)
-    page.wait_for_selector(".o-result", timeout=60_000)
-    page.goto(f"{served.url}/rooms/{room_id}/replay#move=3")
-    expect(page.locator("#step-title")).to_have_text(re.compile("^Move 3 of "))
+    _, page, _ = finished_replay(open_page, served, 3)
     page.get_by_role("button", name="First move").focus()
     page.keyboard.press("Enter")
     expect(page.locator("#step-title")).to_have_text(re.compile("^Move 0 of "))

@@ -29,16 +29,7 @@ def test_a_game_too_long_to_replay_says_so_in_words(
     open_page: Callable[..., Watched], served: Served
 ) -> None:
     """A viewer once read "410 record_trimmed: the log of room … starts at version 61"."""
-    room = served.api(
-        "POST",
-        "/api/rooms",
-        {
-            "engine": "sintra",
-            "seats": 2,
-            "options": {"bot_delay": 0},
-            "bots": {"seats": [0, 1], "kind": "random"},
-        },
-    )
+    room = served.bots_room("sintra", 2, [0, 1])
     watched = open_page(PHONE)
     page = watched.page
     # The room page reads the record too (its game log), and is refused the same way.

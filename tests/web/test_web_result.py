@@ -22,18 +22,7 @@ ROWS = """() => [...document.querySelectorAll(".o-result .ranking tbody tr")].ma
 def finished(served: Served, open_page: Callable[..., Watched], engine: str, seed: int) -> Any:
     """A spectator's page of a finished 2-seat game of two random server bots, and the
     scores of its result by rank."""
-    room = served.api(
-        "POST",
-        "/api/rooms",
-        {
-            "engine": engine,
-            "seats": 2,
-            "private": True,
-            "seed": seed,
-            "options": {"bot_delay": 0},
-            "bots": {"seats": [0, 1], "kind": "random"},
-        },
-    )
+    room = served.bots_room(engine, 2, [0, 1], private=True, seed=seed)
     watcher = open_page()
     watcher.page.goto(served.url + room["invite_url"])
     watcher.page.wait_for_selector(".o-result .ranking", timeout=30_000)
