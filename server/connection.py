@@ -542,7 +542,7 @@ def handle(conn: SocketConnection, room: Room, message: ClientMessage) -> None:
             room.submit(conn, message)
         return
     if isinstance(message, Legal):
-        seen = room.views.version(room, room.views.group(conn.seat))  # (not a hidden version)
+        seen = room.views.seen_by(room, conn.seat)  # (not a hidden version)
         if not conn.free_legal(seen) and conn.limited(Kind.QUERY, of="legal"):
             return
     elif isinstance(message, Resync):

@@ -199,7 +199,7 @@ class Room:
             options=self.record.options,
             seats=self.record.seats,
             seat=conn.seat,
-            version=self.views.version(self, self.views.group(conn.seat)),
+            version=self.views.seen_by(self, conn.seat),
             keys=self.keys if conn.protocol >= 2 else None,
             seed_chosen=self.record.seed_chosen,
         )

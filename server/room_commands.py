@@ -96,8 +96,8 @@ def _send_ack(room: Room, conn: Connection, intent_id: IntentId, logged: int = 0
     a retry logged at ``logged``: that version, where views are numbered as the room is,
     else the seat's version now, which holds it too)."""
     views = room.views
-    version = views.version(room, views.group(conn.seat))
-    conn.send(_ack(conn, intent_id, logged if logged and views.counts is None else version))
+    version = logged if logged and views.counts is None else views.seen_by(room, conn.seat)
+    conn.send(_ack(conn, intent_id, version))
 
 
 def _landed(

@@ -108,6 +108,10 @@ class Views:
             return room.version
         return counts[0 if group is None else group + 1]
 
+    def seen_by(self, room: Room, seat: int | None) -> int:
+        """The version of the document a connection of ``seat`` (None: a spectator) holds."""
+        return self.version(room, self.group(seat))
+
     def dump(self) -> list[int] | None:
         """The groups' versions, for the room's snapshot (:meth:`restore` takes them)."""
         return None if self.counts is None else list(self.counts)
