@@ -71,6 +71,6 @@ def has_greedy(engine: str) -> bool:
 def make_bot(kind: str, engine: str, seat: int, seed: int) -> Bot:
     """A bot of ``kind`` for ``seat``; engines without a greedy bot get a random one."""
     if kind not in KINDS:
-        raise ValueError(f"bot kind must be one of {KINDS}")
+        raise ValueError(f"bot kind must be {' or '.join(repr(k) for k in KINDS)}, not {kind!r}")
     chosen = greedy(engine) if kind == "greedy" else None
     return chosen(seat, seed) if chosen is not None else RandomBot(seed)

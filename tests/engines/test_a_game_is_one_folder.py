@@ -143,6 +143,8 @@ def test_its_bots_are_random_and_it_says_it_has_no_greedy_one(discovered: Path) 
     )
     assert robots.kinds(engines.ENGINES[ID]) == {"random": RANDOM_STRENGTH}
     assert isinstance(make_bot("greedy", ID, 0, 1), RandomBot)
+    with pytest.raises(ValueError, match=r"^bot kind must be 'random' or 'greedy', not 'clever'$"):
+        make_bot("clever", ID, 0, 1)
 
 
 def test_a_game_folder_without_a_bot_declaration_is_refused_at_discovery(
