@@ -288,11 +288,11 @@ def client_address(scope: Scope) -> str:
 CHARGE: Final = "tablewire.charge"
 """The scope key of :class:`HttpLimits`'s charge for a request's time (:func:`charge`)."""
 COST_UNIT: Final = 0.005
-"""Seconds of the server's time one lobby request is worth (:func:`charge`)."""
+"""Seconds of the server's CPU one lobby request is worth (:func:`charge`)."""
 
 
 def charge(scope: Scope, seconds: float) -> None:
-    """Count a request that took ``seconds`` of the server's time against its address's
+    """Count a request that took ``seconds`` of the server's CPU against its address's
     lobby rate as one request for every :data:`COST_UNIT` of it (the first counted
     already): a game's record, replayed from its log, may take a tenth of a second."""
     spend = scope.get(CHARGE)

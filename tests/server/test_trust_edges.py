@@ -27,7 +27,7 @@ from server.errors import ApiError
 from server.limits import Gate
 from server.lobby import Lobby
 from server.settings import Settings
-from server.store import MemoryStore, StoreUnavailable
+from server.store import LogEntry, MemoryStore, StoreUnavailable
 from server.timers import ManualTimers
 from support import ROOT, Player
 
@@ -519,3 +519,30 @@ async def test_a_records_cost_counts_against_the_lobby_rate() -> None:
         ]
     await lobby.close()
     assert codes.count(200) <= 3 and codes[-1] == 429, codes
+
+
+class SlowLog(MemoryStore):
+    """A store whose log takes 50 ms to read, as a busy Redis or a busy machine makes it:
+    the wait is not the server's CPU."""
+
+    async def read_log(self, room_id: str, after: int = 0) -> list[tuple[int, LogEntry]]:
+        await asyncio.sleep(0.05)  # the slow store this double stands for, not a wait for a result
+        return await super().read_log(room_id, after)
+
+
+async def test_a_records_cost_is_the_cpu_it_took_not_the_time_it_waited() -> None:
+    """The record's charge was its wall time: on a busy machine (CI's browser tests, four
+    workers and Chromium) a short game's record counted as tens of requests, and a page
+    of the lobby answered 429 after a few of them. It counts the CPU it took."""
+    app = create_app(Settings(http_rate=0.001, http_burst=20), store=SlowLog())
+    lobby: Lobby = app.state.lobby
+    created = await lobby.create({"engine": "sintra", "seats": 2})
+    room = lobby.room(created["id"])
+    assert room is not None
+    for name in ("ana", "bea"):
+        await room.reserve(name)
+    transport = httpx.ASGITransport(app=app, client=("203.0.113.9", 1))
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
+        codes = [(await http.get(f"/api/rooms/{room.id}/record")).status_code for _ in range(21)]
+    await lobby.close()
+    assert codes == [200] * 20 + [429], codes
