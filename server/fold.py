@@ -158,6 +158,26 @@ def fold(
     return Folded(state, events, result, started, kind != "intent" or "by" in entry)
 
 
+def rewind(record: RoomRecord, start: int, tail: list[LogEntry]) -> None:
+    """Set the parts of ``record`` that the log makes (seats, status, result, rematch) back
+    to what they were at version ``start`` (a snapshot's; 0: none), ``tail`` the entries
+    after it, before they are folded again. A stored record is the room's latest: folded
+    from it, the tail would start the game at the first seat taken (its clocks with it),
+    or take the game as over before its last moves (every clock stopped, and the secret
+    decisions among them counted in the views they were hidden from)."""
+    if start == 0:  # an empty room: each seat the log takes is taken again
+        for entry in tail:
+            if entry["k"] == "seat":
+                record.names[entry["seat"]] = None
+        record.status, record.result, record.rematch = "waiting", None, None
+        return
+    kinds = {entry["k"] for entry in tail}
+    if "intent" in kinds or "end" in kinds:  # the game went on after the snapshot
+        record.status, record.result = "playing", None
+    if "rematch" in kinds:
+        record.rematch = None
+
+
 def decide(
     engine: Engine,
     record: RoomRecord,

@@ -66,7 +66,7 @@ from protocol.messages import Intent, IntentId
 from server import chat, ids, metrics
 from server import room_commands as commands
 from server.errors import ApiError
-from server.fold import SEEN_INTENTS, Acting, fold, remember
+from server.fold import SEEN_INTENTS, Acting, fold, remember, rewind
 from server.limits import Buckets
 from server.logs import fields
 from server.room_frames import Ack, Views
@@ -386,9 +386,11 @@ class Room:
         again, never applied twice.
         """
         snapshot = await self.store.load_snapshot(self.id)
-        start = 0
+        start = 0 if snapshot is None else snapshot[0]
+        entries = await self.store.read_log(self.id, max(0, start - SEEN_INTENTS))
+        rewind(self.record, start, [entry for version, entry in entries if version > start])
         if snapshot is not None:
-            start, saved = snapshot
+            saved = snapshot[1]
             if "table" in saved and "game" in saved:
                 self.state = saved["game"]
                 self.table = Table(self.record.seats, self.record.room_options, saved["table"])
@@ -396,7 +398,7 @@ class Room:
                 self.state = saved
             self.version = start
             self.views.restore(self, saved.get("views") if "table" in saved else None)
-        for version, entry in await self.store.read_log(self.id, max(0, start - SEEN_INTENTS)):
+        for version, entry in entries:
             if version <= start:
                 if entry["k"] == "intent" and "by" not in entry:  # a player's, as in fold
                     remember(self._seen, entry["seat"], entry["id"], version)
