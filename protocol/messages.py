@@ -88,7 +88,7 @@ def _is_int(value: Any) -> bool:
 def _field(msg: dict[str, Any], name: str, ok: bool, expected: str) -> None:
     """Refuse ``msg`` unless ``ok``."""
     if not ok:
-        got = "missing" if name not in msg else type(msg[name]).__name__
+        got = _shown(msg[name]) if name in msg else "missing"
         raise ProtocolError(Code.BAD_FIELD, f"{msg['t']}.{name} must be {expected} (got {got})")
 
 
@@ -173,8 +173,15 @@ _PARSERS: Final[dict[str, Callable[[dict[str, Any]], ClientMessage]]] = {
 TYPES_SAID: Final = "hello, intent, legal, ping, resync or say"
 """The types of :data:`_PARSERS`, as a refusal names them."""
 _KINDS: Final[dict[type, str]] = {list: "list", dict: "map", bytes: "binary string"}
-"""msgpack's words for a ``t`` shown by its kind (the others are shown as JSON writes
-them: ``7``, ``true``, ``"teleport"``)."""
+"""msgpack's words for a value a refusal shows by its kind (:func:`_shown`)."""
+
+
+def _shown(value: Any) -> str:
+    """A value a client sent, as a refusal shows it: a list, a map or a binary string by
+    its kind, the others as JSON writes them (``7``, ``-1``, ``true``, ``null``,
+    ``"teleport"``), cut at 40 characters; never Python's names (``NoneType``)."""
+    named = _KINDS.get(type(value))
+    return f"(a {named})" if named else json.dumps(value)[:40]
 
 
 def parse(msg: dict[str, Any]) -> ClientMessage:
@@ -186,10 +193,8 @@ def parse(msg: dict[str, Any]) -> ClientMessage:
     if parser is None:
         if kind is None:
             raise ProtocolError(Code.UNKNOWN_TYPE, f"a frame needs `t`, its type: {TYPES_SAID}")
-        named = _KINDS.get(type(kind))
-        shown = f"(a {named})" if named else json.dumps(kind)[:40]
         raise ProtocolError(
-            Code.UNKNOWN_TYPE, f"unknown message type {shown}; the types are {TYPES_SAID}"
+            Code.UNKNOWN_TYPE, f"unknown message type {_shown(kind)}; the types are {TYPES_SAID}"
         )
     try:
         return parser(msg)

@@ -92,6 +92,29 @@ def test_a_frame_of_no_known_type_is_told_the_types(frame: dict[str, Any], said:
     assert exc.value.message.startswith(said), exc.value.message
 
 
+@pytest.mark.parametrize(
+    ("frame", "said"),
+    [
+        (
+            {"t": "hello", "protocol": 2, "since": -1},
+            "hello.since must be nil or an int >= 0 (got -1)",
+        ),
+        ({"t": "hello", "protocol": None}, "hello.protocol must be an int (got null)"),
+        ({"t": "hello"}, "hello.protocol must be an int (got missing)"),
+        ({"t": "resync", "since": 1.5}, "resync.since must be nil or an int >= 0 (got 1.5)"),
+        ({"t": "resync", "since": [3]}, "resync.since must be nil or an int >= 0 (got (a list))"),
+        ({"t": "hello", "protocol": 2, "token": 5}, "hello.token must be nil or a string (got 5)"),
+    ],
+)
+def test_a_bad_field_is_shown_in_the_protocols_words(frame: dict[str, Any], said: str) -> None:
+    """A refused field showed Python's type (``(got int)`` for a since of -1, ``NoneType``
+    for nil): it shows the value as sent, or its kind."""
+    with pytest.raises(ProtocolError) as exc:
+        parse(frame)
+    assert exc.value.code == Code.BAD_FIELD
+    assert exc.value.message == said
+
+
 def test_the_types_a_refusal_names_are_the_types_parsed() -> None:
     *first, last = sorted(messages._PARSERS)
     assert f"{', '.join(first)} or {last}" == messages.TYPES_SAID
