@@ -334,6 +334,9 @@ RATES = frozenset(
         "http_rate",
         "connect_rate",
         "room_rate",
+        "room_chat_rate",
+        "refused_rate",
+        "ws_frame_rate",
         "address_factor",
     }
 )

@@ -225,6 +225,11 @@ def _serve(*args: str, env: dict[str, str] | None = None, port: bool = True) -> 
         ("TABLEWIRE_ROOM_RATE", "1e-320", "0 (no limit) or a number of at least 4.66e-10"),
         ("TABLEWIRE_INTENT_RATE", "1e-12", "0 (no limit) or a number of at least 4.66e-10"),
         ("TABLEWIRE_ADDRESS_FACTOR", "1e-320", "0 (no limit) or a number of at least 4.66e-10"),
+        # ... the rates of bad frames, of a room's chat and of WebSocket fragments too: they
+        # were taken, and a room's chat refusal with such a rate was an OverflowError
+        ("TABLEWIRE_REFUSED_RATE", "1e-320", "0 (no limit) or a number of at least 4.66e-10"),
+        ("TABLEWIRE_ROOM_CHAT_RATE", "1e-320", "0 (no limit) or a number of at least 4.66e-10"),
+        ("TABLEWIRE_WS_FRAME_RATE", "1e-12", "0 (no limit) or a number of at least 4.66e-10"),
         ("TABLEWIRE_HOST", "0.0.0.0:8000", "an IP address or a host name, without a port"),
         ("TABLEWIRE_HOST", "http://example.com", "an IP address or a host name, without a port"),
         ("TABLEWIRE_HOST", "[::1]", "an IP address or a host name, without a port"),
