@@ -447,8 +447,12 @@ REDIS_SCHEMES = ("redis", "rediss", "unix")
 
 def redis_url_problem(url: str) -> str:
     """What is wrong with ``url`` as a Redis URL (empty: nothing): it needs a host (or a
-    socket's path), a port from 1 to 65535 if any, and a numeric database if any."""
-    parts = urlsplit(url)
+    socket's path), a port from 1 to 65535 if any, a numeric database if any, and only
+    options (``?name=value``) the Redis client takes, with values it takes."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "Invalid IPv6 URL", or brackets around no IPv6 address
+        return "the host is no address (an IPv6 one goes in brackets: [::1])"
     if parts.scheme not in REDIS_SCHEMES:
         return "its scheme is none of these"
     db = parse_qs(parts.query).get("db", [""])[0]
@@ -467,17 +471,42 @@ def redis_url_problem(url: str) -> str:
         db = parts.path.strip("/") or db
     if db and not db.isdigit():
         return "the database must be a number (0, 1, ...)"
+    return _client_problem(url)
+
+
+def _client_problem(url: str) -> str:
+    """What the Redis client refuses of ``url`` (empty: nothing), found by making (not
+    opening) a connection of it: an option it has not (``?foo=1``; the client's
+    ``TypeError`` came only at the first command, as a traceback), a value it does not
+    take (``?db=x``, ``?protocol=9``). The client is imported only for a Redis URL."""
+    from redis import ConnectionPool
+    from redis.exceptions import RedisError
+
+    try:
+        ConnectionPool.from_url(url).make_connection()
+    except TypeError as exc:  # "... got an unexpected keyword argument 'foo'"
+        option = re.search(r"argument '([^']*)'", str(exc))
+        return f"it has no option {option[1]!r}" if option else str(exc)
+    except (ValueError, RedisError) as exc:  # "Invalid value for 'db' in connection URL."
+        return str(exc).rstrip(".")
     return ""
 
 
 def shown_url(url: str) -> str:
     """``url`` with its password, if it has one (``redis://:secret@host``, or
-    ``?password=secret``), as ``***``: a URL as a message or a log line may show it."""
-    parts = urlsplit(url)
+    ``?password=secret``), as ``***``: a URL as a message or a log line may show it;
+    one without a password as it is (rebuilt, ``redis://`` was ``redis:``)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # a bracketed host that is no address: hide what an @ ends
+        scheme, sep, rest = url.partition("://")
+        return url if "@" not in rest else f"{scheme}{sep}***@{rest.rpartition('@')[2]}"
+    query = re.sub(r"(?i)(^|&)(password=)[^&]*", r"\1\2***", parts.query)
+    if parts.password is None and query == parts.query:
+        return url
     if parts.password is not None:
         host = parts.netloc.rpartition("@")[2]
         parts = parts._replace(netloc=f"{parts.username or ''}:***@{host}")
-    query = re.sub(r"(?i)(^|&)(password=)[^&]*", r"\1\2***", parts.query)
     return urlunsplit(parts._replace(query=query))
 
 

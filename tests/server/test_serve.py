@@ -256,6 +256,17 @@ def test_a_wrong_setting_is_one_line_naming_it_and_status_2(
         ("--redis-url", "redis://", "the host is missing"),
         ("--redis-url", "redis://127.0.0.1:9/notadb", "the database must be a number"),
         ("--host", "localhost:8000", "an IP address or a host name, without a port"),
+        # What the Redis client refuses of a URL: an option it has not (a traceback and
+        # status 1), a value it does not take (a line naming neither flag nor URL; protocol
+        # 9 said Redis could not be reached, status 3), a bracketed host that is no address
+        ("--redis-url", "redis://127.0.0.1:9/0?foo=bar", "it has no option 'foo'"),
+        ("--redis-url", "redis://127.0.0.1:9/0?ssl_cert_reqs=none", "no option 'ssl_cert_reqs'"),
+        ("--redis-url", "unix:///tmp/tw.sock?db=1&foo=1", "it has no option 'foo'"),
+        ("--redis-url", "redis://127.0.0.1:9/0?db=x", "'db'"),
+        ("--redis-url", "redis://127.0.0.1:9/0?socket_timeout=soon", "'socket_timeout'"),
+        ("--redis-url", "redis://127.0.0.1:9/0?protocol=9", "protocol must be either 2 or 3"),
+        ("--redis-url", "redis://[::1/0", "the host is no address"),
+        ("--redis-url", "redis://[zz]:9/0", "the host is no address"),
     ],
 )
 def test_a_wrong_flag_of_serve_is_one_line_naming_it_and_status_2(
@@ -263,6 +274,8 @@ def test_a_wrong_flag_of_serve_is_one_line_naming_it_and_status_2(
 ) -> None:
     code, line = _serve(flag, value)
     assert code == 2 and line.startswith(f"tablewire serve: {flag} ") and says in line, line
+    if flag == "--redis-url":
+        assert f"{value!r} is not redis://" in line, "the URL as it was given ('redis:' was)"
 
 
 def test_the_metrics_port_must_not_be_the_servers() -> None:
