@@ -319,24 +319,30 @@ def create_app(
         answer = await lobby.quickplay(body, client_address(request.scope), key)
         return JSONResponse(answer, status_code=201)
 
-    def standing() -> dict[str, Any]:
+    def standing(request: Request) -> dict[str, Any]:
+        """The probes' answer: to a client on this machine, the process's name and its
+        rooms too; to anyone else (the probes are public behind a proxy), only whether."""
+        if not _local_peer(request.scope):
+            return {"ok": True}
         owned = sum(room.lease is not None for room in lobby.rooms.values())
         return {"ok": True, "node": lobby.node, "rooms": len(lobby.rooms), "owned": owned}
 
     async def health(request: Request) -> Response:
         """Liveness: the process answers (it touches no store)."""
-        return JSONResponse(standing())
+        return JSONResponse(standing(request))
 
     readiness = Readiness(lobby.store.ping)
 
     async def ready(request: Request) -> Response:
         """Readiness: the process and its room store answer; 503 while the store does not
-        (a process on Redis can then take no move, create no room)."""
+        (a process on Redis can then take no move, create no room). Why it does not (the
+        Redis's address, its error) is told only on this machine, as :func:`standing`."""
         why = await readiness.check()
         if why is not None:
-            body = {**standing(), "ok": False, "store": f"unavailable: {why}"}
+            said = "unavailable" + (f": {why}" if _local_peer(request.scope) else "")
+            body = {**standing(request), "ok": False, "store": said}
             return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
-        return JSONResponse({**standing(), "store": "ok"})
+        return JSONResponse({**standing(request), "store": "ok"})
 
     async def api_error(request: Request, exc: Exception) -> Response:
         """A refusal as JSON; one for now (the store or a room's owner unavailable) says

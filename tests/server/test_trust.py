@@ -21,6 +21,7 @@ from protocol.codec import decode, encode
 from server.app import create_app
 from server.proxies import Networks, allowed_host_names, forwarded_client
 from server.settings import Settings, SettingsError
+from server.store import MemoryStore, StoreUnavailable
 from support import ROOT
 
 # Starlette's TestClient (for a chosen client address, WebSockets included) warns that
@@ -227,6 +228,40 @@ def test_metrics_are_not_served_through_a_proxy_on_this_machine() -> None:
         direct = client.get("/metrics")
     assert forwarded.status_code == 404 and forwarded.json()["error"]["code"] == "not_found"
     assert (local.status_code, direct.status_code) == (200, 200)
+
+
+# -- /healthz and /readyz -------------------------------------------------------------
+
+
+class DownStore(MemoryStore):
+    """A store whose Redis does not answer, and says where it is."""
+
+    async def ping(self) -> None:
+        raise StoreUnavailable("redis: Error 111 connecting to redis-node-3:6379")
+
+
+@pytest.mark.parametrize("down", [False, True])
+def test_health_probes_tell_the_world_whether_not_what(down: bool) -> None:
+    """``/healthz`` and ``/readyz`` answer anyone (nginx passes them on): they told every
+    client the process's name (host name and pid), the rooms it holds and owns and, while
+    Redis was down, Redis's own address. A client elsewhere (through the proxy too) is
+    told only whether; a probe on this machine (the image's HEALTHCHECK) gets the details."""
+    app = create_app(shipped_settings(node="tablewire-1"), store=DownStore() if down else None)
+    with TestClient(app, base_url="http://localhost", client=(shipped()["proxy"], 1)) as proxy:
+        world = [proxy.get(path, headers={"x-forwarded-for": "198.51.100.4"}) for path in PROBES]
+    with TestClient(app, base_url="http://localhost", client=("127.0.0.1", 1)) as here:
+        local = [here.get(path) for path in PROBES]
+    ready = {"ok": not down, "store": "unavailable" if down else "ok"}
+    assert [answer.json() for answer in world] == [{"ok": True}, ready]
+    assert [answer.status_code for answer in world] == [200, 503 if down else 200]
+    assert world[1].headers.get("retry-after") == ("1" if down else None)
+    details = {"ok": True, "node": "tablewire-1", "rooms": 0, "owned": 0}
+    assert local[0].json() == details
+    why = "unavailable: redis: Error 111 connecting to redis-node-3:6379"
+    assert local[1].json() == {**details, "ok": not down, "store": why if down else "ok"}
+
+
+PROBES = ("/healthz", "/readyz")
 
 
 async def test_the_metrics_listener_serves_metrics_and_nothing_else() -> None:
