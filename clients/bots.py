@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from websockets.exceptions import ConnectionClosed
 
 from clients.addresses import ws_url
-from clients.client import LobbyClient, LobbyError, RoomClient, ServerError
+from clients.client import LobbyClient, LobbyError, RoomClient, ServerError, Unreachable
 from clients.retry import RECONNECTABLE, OnWait, protocol_close, reconnect_pause
 from engines import ENGINES
 from engines.bots import Bot, make_bot
@@ -138,6 +138,18 @@ async def _reconnect(client: RoomClient, summary: Summary, lost: BaseException) 
     except ServerError as refused:  # refused for good: failover retries the others
         _end_if_final(client, summary, refused)
         raise
+
+
+async def _join(client: RoomClient) -> None:
+    """The client's first join, through its first server or, if that one cannot be
+    reached, the next (:meth:`RoomClient.failover`): a replica down when the run starts
+    is one that died before it."""
+    try:
+        await client.connect()
+    except Unreachable:
+        if len(client.urls) < 2:
+            raise
+        await client.failover()
 
 
 async def _resilient(client: RoomClient, summary: Summary, step: Callable[[], Awaitable[T]]) -> T:
@@ -297,7 +309,7 @@ async def _run_room(
     sent: list[tuple[float, int]] = []
     try:
         for each in clients:
-            await each.connect()
+            await _join(each)
         went_on = await asyncio.gather(
             *(
                 play_seat(

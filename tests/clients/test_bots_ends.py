@@ -16,6 +16,7 @@ from clients import bots
 from clients.bots import Summary, play_seat
 from clients.client import LobbyClient, RoomClient
 from clients.retry import DEFAULT_WAIT
+from clients.spawn import free_port
 from conftest import running
 from engines.bots import RandomBot
 from protocol import messages
@@ -140,3 +141,14 @@ async def test_a_reconnect_closed_as_a_protocol_error_before_welcome_ends_the_se
     ended = "seat 1: the server ended its connection: protocol_error: "
     assert bot.summary.failures[0].startswith(ended), bot.summary.failures
     assert f"WebSocket close code {close_code}" in bot.summary.failures[0]
+
+
+async def test_bots_whose_first_server_is_down_at_the_start_join_through_the_next() -> None:
+    """``tablewire bots --server A,B`` with B down from the start (a replica that died
+    before the run, as one that dies during it): the clients started on B failed their
+    first join, Unreachable, and every room was an error, unplayed. A client fails over
+    from its first join as from a lost connection; the lobby is A's."""
+    async with running(Settings()) as server:
+        down = f"http://127.0.0.1:{free_port()}"
+        summary = await bots.run(f"{server.url},{down}", "sintra", rooms=2, players=2, bot="random")
+    assert (summary.games_finished, summary.errors) == (2, 0), summary.failures
