@@ -59,11 +59,17 @@ def _finite_float(text: str) -> float:
 
 
 def _server(text: str) -> str:
-    """One server address as :func:`server_url` reads it."""
+    """One server address as :func:`server_url` reads it; several, comma-separated (as
+    ``bots`` takes them), are said to be for the commands that take several."""
     try:
         return server_url(text)
     except ValueError as exc:
+        if "," in text:
+            raise argparse.ArgumentTypeError(SEVERAL) from None
         raise _bad_address(text, exc) from None
+
+
+SEVERAL = "this command talks to one server; several, comma-separated, are for bots and loadtest"
 
 
 def _servers(text: str) -> str:

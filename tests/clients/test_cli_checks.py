@@ -207,6 +207,21 @@ async def test_several_servers_in_the_environment_for_a_command_of_one_is_a_usag
     assert code == Status.USAGE and "TABLEWIRE_SERVER" in line and "one server" in line, line
 
 
+@pytest.mark.parametrize("command", [["games"], ["rooms"], ["play"], ["spectate", "--room=r"]])
+def test_several_servers_on_the_command_line_for_a_command_of_one_say_so(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--server a,b``, as `bots` takes it, was "the port must be a number from 1 to
+    65535" (the rest of the list read as the first one's port): a command of one server
+    says that several are for bots and loadtest, as for TABLEWIRE_SERVER."""
+    several = f"127.0.0.1:{free_port()},127.0.0.1:{free_port()}"
+    with pytest.raises(SystemExit) as exit:
+        main([*command, "--server", several])
+    line = one_line(capsys.readouterr().err)
+    assert exit.value.code == Status.USAGE and "one server" in line, line
+    assert "bots and loadtest" in line and "port" not in line, line
+
+
 async def test_a_server_given_on_the_command_line_wins_over_several_in_the_environment(
     server_at: str,
 ) -> None:
