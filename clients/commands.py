@@ -283,7 +283,8 @@ def _check_loadtest(args: argparse.Namespace) -> None:
         unused = {"--interval-ms": args.interval_ms, "--duration-s": args.duration_s}
     ignored = [flag for flag, given in unused.items() if given not in (None, [])]
     if ignored:
-        raise Usage(f"{' and '.join(ignored)} do not apply to {mode}")
+        verb = "does" if len(ignored) == 1 else "do"
+        raise Usage(f"{' and '.join(ignored)} {verb} not apply to {mode}")
     if args.store is not None and not args.spawn:
         raise Usage("--store is the store of a spawned server: it applies only with --spawn")
     if args.spawn and getattr(args, "server_typed", False):

@@ -82,6 +82,9 @@ def test_which_options_do_not_apply_is_said(capsys: pytest.CaptureFixture[str]) 
     assert "--players and --option do not apply to --workload turn-relay" in capsys.readouterr().err
     assert main([*relay, "--store", "redis"]) == Status.USAGE
     assert "--store" in capsys.readouterr().err
+    games = ["loadtest", "--game", "sintra", *server]
+    assert main([*games, "--interval-ms", "50"]) == Status.USAGE
+    assert "--interval-ms does not apply to --game" in capsys.readouterr().err, "one: does"
 
 
 @pytest.mark.parametrize(
