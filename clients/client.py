@@ -48,6 +48,7 @@ from clients.retry import (
     plain_refusal,
     proxy_reason,
     retrying,
+    tablewire_shaped,
 )
 from protocol.codec import encode
 from protocol.messages import IntentId
@@ -166,7 +167,7 @@ class LobbyClient:
         status = response.status_code
         if status in PROXY_DOWN:  # a proxy in front answered (tablewire never does): no server
             raise Unreachable(self.base_url, proxy_reason(status))
-        if response.is_error or data is None:
+        if response.is_error or not tablewire_shaped(method, path, data):
             if not isinstance(error, dict):
                 raise LobbyError(
                     status,

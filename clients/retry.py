@@ -229,6 +229,31 @@ def proxy_reason(status: int) -> str:
     return f"the proxy there answered HTTP {status}: no server behind it answered"
 
 
+def tablewire_shaped(method: str, path: str, data: Any) -> bool:
+    """Whether ``data``, a lobby's answer to ``method path``, has the shape of tablewire's
+    (the fields the commands read): another service's JSON on the port (``{"status":
+    "ok"}``) is no server of tablewire's, not an answer to read (it was a ``TypeError``)."""
+    if (method, path) == ("GET", "/api/rooms"):  # the listing
+        return isinstance(data, list) and all(
+            isinstance(room, dict) and isinstance(room.get("id"), str) for room in data
+        )
+    if path != "/api/games":
+        return isinstance(data, dict)
+    return isinstance(data, list) and all(
+        isinstance(game, dict)
+        and isinstance(game.get("id"), str)
+        and isinstance(game.get("title"), str)
+        and isinstance(game.get("min_players"), int)
+        and isinstance(game.get("max_players"), int)
+        and isinstance(options := game.get("options"), dict)
+        and all(
+            isinstance(spec, dict) and isinstance(spec.get("choices"), list) and "default" in spec
+            for spec in options.values()
+        )
+        for game in data
+    )
+
+
 def plain_refusal(status: int) -> str:
     """The code of an HTTP error answered without tablewire's JSON: ``server_busy`` for a
     503 (uvicorn's own at ``max_connections``, a server starting or stopping),

@@ -84,6 +84,36 @@ async def test_a_server_that_is_not_tablewire_is_said_so(foreign: str, command: 
     assert code == Status.REFUSED and "not_tablewire" in line and "server_failed" not in line
 
 
+class _OtherApi(http.server.BaseHTTPRequestHandler):
+    """Another service's JSON API on the port: 200 and its first answer to every GET."""
+
+    answers: tuple[object, ...] = ({"status": "ok", "items": []}, [{"id": 5}], {"games": 5}, [1, 2])
+
+    def do_GET(self) -> None:
+        body = json.dumps(self.answers[0])
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet."""
+
+
+@pytest.mark.parametrize("command", [["games"], ["games", "--json"], ["rooms"]])
+@pytest.mark.parametrize("answer", range(len(_OtherApi.answers)))
+async def test_a_json_api_that_is_not_tablewire_is_said_so(command: list[str], answer: int) -> None:
+    """``games`` of a server answering JSON of another shape was "unexpected error:
+    TypeError: string indices must be integers" (status 1), or listed it as games; rooms
+    printed it as the rooms. Each says that the server is not tablewire, status 4."""
+    handler = type("Api", (_OtherApi,), {"answers": (_OtherApi.answers[answer],)})
+    for url in _serving(handler):
+        code, out, err = await run(*command, "--server", url)
+        line = one_line(err)
+        assert code == Status.REFUSED and "not_tablewire" in line and out == "", line
+
+
 SERVER_COMMANDS = [
     ["new"],
     ["rooms"],
