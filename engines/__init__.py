@@ -49,6 +49,8 @@ class GameFolderError(ImportError):
 
 def _outside(folder: Path) -> ModuleType:
     """The game package in ``folder`` (outside ``engines/``), imported as ``engines.<name>``."""
+    if not folder.is_dir():
+        raise GameFolderError(f"{folder}: no such folder")
     name = f"{__name__}.{folder.name}"
     if name in sys.modules:
         taken = sys.modules[name]

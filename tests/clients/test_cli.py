@@ -143,7 +143,7 @@ async def test_a_game_folder_that_cannot_be_taken_is_one_line_and_no_start(
     shutil.copytree(ROOT / "tests" / "tiny_game", botless)
     (botless / "bot.py").unlink()
     for folder, why in (
-        (tmp_path / "missing", "needs __init__.py"),
+        (tmp_path / "missing", "missing: no such folder"),
         (second_default, "only one game folder may say DEFAULT = True"),
         (botless, f"{botless} (tiny-nim): a game folder needs bot.py"),
     ):

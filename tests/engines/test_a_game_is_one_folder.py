@@ -64,6 +64,15 @@ def test_a_folder_that_is_no_game_is_refused_clearly_and_changes_nothing(tmp_pat
     assert before == engines.ENGINES
 
 
+def test_a_folder_that_does_not_exist_is_said_so(tmp_path: Path) -> None:
+    """TABLEWIRE_GAMES=/no/such/folder (a typo) was "a game folder is a package (it needs
+    __init__.py)", which sent the user to write one."""
+    before = dict(engines.ENGINES)
+    with pytest.raises(engines.GameFolderError, match=r"/nowhere: no such folder$"):
+        engines.discover([tmp_path / "nowhere"])
+    assert before == engines.ENGINES
+
+
 def test_a_package_under_engines_whose_code_fails_is_one_line_naming_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
