@@ -29,8 +29,9 @@ exit status:
   1    a bot or load run had errors or unfinished games; or the output could not
        be written (a reader that left, as `| head`; a full disk); rules: the
        game has no rules text; or an unexpected error
-  2    the command line (or, for serve, a TABLEWIRE_* setting) is wrong; serve:
-       also a Redis that refuses --redis-url's database or password
+  2    the command line (or TABLEWIRE_SERVER, TABLEWIRE_GAMES, or for serve a
+       TABLEWIRE_* setting) is wrong; serve: also a Redis that refuses
+       --redis-url's database or password
   3    the server cannot be reached (not running, unknown host, no answer,
        a proxy's 502 or 504, or gone too long during a game); serve: its
        address cannot be listened on, or its Redis cannot be reached (or is
