@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import errno
 import json
 import os
 import re
@@ -33,7 +32,7 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 from clients import bots, loadtest, seating, terminal
 from clients.addresses import shown
 from clients.client import LobbyClient, LobbyError, ServerError, Unreachable
-from clients.exits import Status, interrupted
+from clients.exits import CLOSED, OUTPUT_FULL, Status, interrupted
 from clients.retry import WaitNotices
 from engines import ENGINES, GAMES
 from engines.base import players_text
@@ -395,11 +394,6 @@ async def _command(args: argparse.Namespace, default_server: str) -> int:
 # -- failures -----------------------------------------------------------------------
 
 
-OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
-"""What writing the output to a file that cannot take it fails with (no network call
-does): the user's disk, not a fault of tablewire."""
-
-
 def explain(
     exc: BaseException, server: str, watch: str | None = None, command: str = ""
 ) -> tuple[Status, str]:
@@ -537,7 +531,7 @@ async def _interruptible(command: Coroutine[Any, Any, int]) -> int:
 def run(args: argparse.Namespace, default_server: str) -> int:
     """Run a client command; its exit status (a failure printed as one line)."""
     if sys.stdout is None:  # started with its output closed (`>&-`): nothing would show
-        print("tablewire: cannot write the output: it is closed.", file=sys.stderr)
+        print(CLOSED, file=sys.stderr)
         return Status.FAILED
     try:
         check_args(args)

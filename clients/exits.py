@@ -7,6 +7,7 @@ the other for them.
 
 from __future__ import annotations
 
+import errno
 import sys
 from enum import IntEnum
 
@@ -46,6 +47,14 @@ exit status:
        says which side
   130  interrupted with Ctrl-C (serve: stopped by Ctrl-C, after its clean stop;
        SIGTERM stops it as cleanly, then ends it by that signal: 143 in a shell)"""
+
+
+OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+"""What writing the output to a file that cannot take it fails with (no network call
+does): the user's disk, not a fault of tablewire."""
+
+CLOSED = "tablewire: cannot write the output: it is closed."
+"""The line of a command started with its output closed (``>&-``): nothing would show."""
 
 
 def interrupted() -> int:

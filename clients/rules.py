@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 import engines
-from clients.exits import Status
+from clients.exits import CLOSED, OUTPUT_FULL, Status
 from engines.render import clean
 from server.requests import unknown_engine
 from server.rules import MARKER, source
@@ -52,6 +52,9 @@ def show_rules(game: str, console: Console | None = None) -> int:
             file=sys.stderr,
         )
         return Status.FAILED
+    if console is None and sys.stdout is None:  # started with its output closed (`>&-`)
+        print(CLOSED, file=sys.stderr)
+        return Status.FAILED
     console = console or Console()
     text = Markdown(without_markers(found.read_text(encoding="utf-8")))
     try:
@@ -67,5 +70,11 @@ def show_rules(game: str, console: Console | None = None) -> int:
         console.file.flush()
     except BrokenPipeError:  # the reader of our output left (`tablewire rules sintra | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return Status.FAILED
+    except OSError as exc:  # `> file` on a full disk: one line, as for the other commands
+        if exc.errno not in OUTPUT_FULL:
+            raise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush
+        print(f"tablewire: cannot write the output: {os.strerror(exc.errno)}.", file=sys.stderr)
         return Status.FAILED
     return Status.OK

@@ -105,3 +105,21 @@ async def test_in_a_terminal_rules_taller_than_the_screen_go_through_the_pager(
     games = {"TABLEWIRE_GAMES": str(ROOT / "tests" / "tiny_game"), "PAGER": pager}
     code, shown = await asyncio.to_thread(_in_a_terminal, "rules", "tiny-nim", env=games)
     assert code == Status.OK and "Take the last stone." in shown and MARK not in shown
+
+
+@pytest.mark.parametrize(
+    ("redirect", "said"),
+    [("> /dev/full", "No space left on device"), (">&-", "it is closed")],
+)
+def test_rules_whose_output_cannot_be_written_say_so_in_one_line(redirect: str, said: str) -> None:
+    """As every other command's (tests/clients/test_cli_checks.py): on a full disk `rules`
+    was a traceback; with its output closed it was status 0, the text lost unseen."""
+    out = subprocess.run(
+        ["sh", "-c", f'exec "$0" rules sintra {redirect}', TABLEWIRE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    line = one_line(out.stderr)
+    assert out.returncode == Status.FAILED, line
+    assert line == f"tablewire: cannot write the output: {said}.", line
