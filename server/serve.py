@@ -95,7 +95,12 @@ class _Server(uvicorn.Server):
                 log.warning(why, extra=logs.fields(error=str(exc)))
         await super().startup(sockets)
         if self.started and sockets is None:
-            print(where_to_open(settings), flush=True)
+            try:
+                print(where_to_open(settings), flush=True)
+            except OSError as exc:  # `> file` on a full disk: a courtesy lost, not the server
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # none left
+                why = "cannot write where to open it on standard output: serving on"
+                log.warning(why, extra=logs.fields(error=str(exc)))
         if not self.started or not settings.metrics_port:
             return
         config = self.config

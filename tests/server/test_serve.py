@@ -566,3 +566,27 @@ async def test_a_tablewire_variable_that_is_no_setting_is_warned_of_with_the_clo
     warned = [line for line in seen if "TABLEWIRE_FINISHED_TL" in line]
     assert len(warned) == 1 and "TABLEWIRE_FINISHED_TTL" in warned[0], seen
     assert not [line for line in seen if "TABLEWIRE_SERVER" in line], "a client's variable"
+
+
+async def test_serve_whose_output_cannot_be_written_serves_on() -> None:
+    """`tablewire serve > file` on a full disk: the line saying where to open it failed,
+    and with it the server (a traceback, status 1). It is a courtesy: a warning, and on."""
+    port, full = free_port(), os.open("/dev/full", os.O_WRONLY)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            TABLEWIRE, "serve", "--port", str(port), stdout=full, stderr=subprocess.PIPE
+        )
+    finally:
+        os.close(full)
+    assert process.stderr is not None
+    seen = []
+    try:
+        while b"where to open" not in (line := await process.stderr.readline()) and line:
+            seen.append(line.decode())
+        assert line, seen
+        async with httpx.AsyncClient() as http:
+            assert (await http.get(f"http://127.0.0.1:{port}/healthz")).status_code == 200
+    finally:
+        process.send_signal(signal.SIGINT)
+        rest = (await process.communicate())[1].decode()
+    assert process.returncode == 130 and "Traceback" not in rest, rest
