@@ -1,9 +1,12 @@
 """Whose turn it is, in each game's board and in the room's list of players: the page
 of the player whose turn it is says "Your turn" (a board once wrote the player's own
-name, "Ana to play."); a spectator's page names the player."""
+name, "Ana to play."); a spectator's page names the player. On a phone, where the page
+is several screens long, a player reading the log on their turn still sees that it is
+their turn, and a tap brings back what is asked and the board's moves."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -57,3 +60,54 @@ def test_the_players_page_says_your_turn_and_a_spectators_names_the_player(
     player.wait_loaded()
     player.shoot(shots, f"your-turn-{engine}")
     spectator.shoot(shots, f"your-turn-{engine}-spectator")
+
+
+# The board's parts that make a move; the first of them should be on the screen.
+MOVE_PART = ".o-board [data-move]:not([disabled])"
+# Scrolls the board's end to the screen's bottom.
+BOARDS_END = """() => window.scrollTo(0, window.scrollY - window.innerHeight
+  + document.querySelector(".o-board").getBoundingClientRect().bottom)"""
+# Whether the game log's card ends above the cue's top.
+CLEAR_OF_THE_CUE = """() => document.querySelector(".o-log").getBoundingClientRect().bottom
+  <= document.querySelector(".o-turn-cue").getBoundingClientRect().top"""
+
+
+@pytest.mark.parametrize("engine", sorted(WHOSE))
+def test_on_a_phone_your_turn_shows_wherever_you_read_and_leads_back_to_the_board(
+    open_page: Callable[..., Watched], served: Served, shots: Path, engine: str
+) -> None:
+    reservation = served.room_with_bots(engine, seats=3, bots=2)
+    player = open_page(PHONE)
+    player.sit(reservation)
+    page = player.page
+    if engine == "crystal-palace":
+        set_the_dice(page)
+    where, yours, _ = WHOSE[engine]
+    expect(page.locator(where)).to_have_text(yours)
+    player.wait_loaded()
+    asked = page.locator(".o-asked .banner")
+    expect(asked).to_have_text("Your turn: choose a move.")
+    expect(asked).to_be_in_viewport()
+    expect(page.locator(MOVE_PART).first).to_be_in_viewport()
+    cue = page.get_by_role("link", name="Your turn: back to the board")
+    expect(cue).to_have_count(0)
+    # Down the board, what is asked off the screen: the board is in sight, no cue on it.
+    page.evaluate(BOARDS_END)
+    expect(asked).not_to_be_in_viewport()
+    expect(page.locator(".o-board")).to_be_in_viewport()
+    expect(cue).to_have_count(0)
+    # The whole log is screens below the board: reading it, the turn is still in sight.
+    page.get_by_role("link", name=re.compile(r"^Whole game log")).click()
+    expect(page.locator("#log-title")).to_be_in_viewport()
+    expect(asked).not_to_be_in_viewport()
+    expect(cue).to_be_in_viewport()
+    page.screenshot(path=str(shots / f"your-turn-{engine}-phone-reading-the-log.png"))
+    # At the page's end, the log's newest lines are clear of it.
+    page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+    expect(cue).to_be_in_viewport()
+    assert page.evaluate(CLEAR_OF_THE_CUE), "the cue covers the game log"
+    cue.click()
+    expect(asked).to_be_in_viewport()
+    expect(page.locator(MOVE_PART).first).to_be_in_viewport()
+    expect(cue).to_have_count(0)
+    page.screenshot(path=str(shots / f"your-turn-{engine}-phone-back.png"))

@@ -106,3 +106,36 @@ export function AttentionOptions({ options, choose }) {
     ${note ? html`<p class="muted" role="status">${note}</p>` : null}
   </fieldset>`;
 }
+
+/** On this seat's turn, while neither the line that says so (`asked`, a ref) nor the
+ * board (`board`) is on the screen (a player reading the log or the chat: on a phone
+ * they are screens below the board; the board counts while it reaches the screen's
+ * middle, not by an edge at its top or bottom): a small bar at the screen's bottom says it is their turn, and leads back
+ * to what is asked, just above the board. */
+export function TurnCue({ myTurn, asked, board }) {
+  const [away, setAway] = useState(false);
+  useEffect(() => {
+    if (!myTurn) return undefined;
+    let frame = 0;
+    const look = () => {
+      frame = 0;
+      const height = globalThis.innerHeight;
+      const line = asked.current && asked.current.getBoundingClientRect();
+      const drawn = board.current && board.current.getBoundingClientRect();
+      const lineSeen = !!line && line.bottom > 0 && line.top < height;
+      const boardSeen = !!drawn && drawn.bottom > height * 0.3 && drawn.top < height * 0.7;
+      setAway(!lineSeen && !boardSeen);
+    };
+    const soon = () => { if (!frame) frame = requestAnimationFrame(look); };
+    look();
+    globalThis.addEventListener("scroll", soon, { passive: true });
+    globalThis.addEventListener("resize", soon);
+    return () => {
+      globalThis.removeEventListener("scroll", soon);
+      globalThis.removeEventListener("resize", soon);
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [myTurn]);
+  if (!myTurn || !away) return null;
+  return html`<a class="o-turn-cue" href="#asked-title">Your turn: back to the board<span aria-hidden="true"> ↑</span></a>`;
+}

@@ -14,7 +14,7 @@
 // The page's connection is `globalThis.tablewireRoom` (its `doc`, `version`...), for the
 // browser tests and for anyone curious in the developer console.
 
-import { AttentionOptions, useAttention } from "./attention.js";
+import { AttentionOptions, TurnCue, useAttention } from "./attention.js";
 import { FillWithBots, OfferBots } from "./bots.js";
 import { Chat } from "./chat.js";
 import { CopyLink } from "./copy.js";
@@ -405,7 +405,7 @@ function Room({ conn, held, notice }) {
   const [play, waiting, confirmBar] = useConfirm(send, legal, confirming, myTurn);
   const drawn = useRef(null);
   useChangeHighlight(drawn, !!(Board && doc && doc.game), doc);
-  const [playArea, boardCard] = [useRef(null), useRef(null)];
+  const [playArea, boardCard, askedLine] = [useRef(null), useRef(null), useRef(null)];
   useKeptFocus(playArea, boardCard);
   return html`
     <header class="room-head">
@@ -441,7 +441,7 @@ function Room({ conn, held, notice }) {
               : null}
             <section class="card o-asked" aria-labelledby="asked-title">
               <h2 id="asked-title" class="visually-hidden">What is being asked</h2>
-              <p class=${myTurn ? "banner" : ""}><strong>${asked(doc, mySeat, state)}</strong></p>
+              <p class=${myTurn ? "banner" : ""} ref=${askedLine}><strong>${asked(doc, mySeat, state)}</strong></p>
               ${refused
                 ? html`<p class="banner bad o-refused" role="alert" ref=${refusal}>${refused}${
                     myTurn ? " Choose a move again." : ""}</p>`
@@ -487,6 +487,7 @@ function Room({ conn, held, notice }) {
                 : html`<p class="muted">Moves appear here as they are played.</p>`}
             </section>
           </aside>
+          <${TurnCue} myTurn=${myTurn} asked=${askedLine} board=${boardCard} />
         </div>`
       : gone
         ? html`<${Gone} roomId=${roomId} engine=${engine} title=${title} />`
