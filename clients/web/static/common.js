@@ -3,7 +3,7 @@
 // words for things the pages show.
 
 export { html, render, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "./vendor/htm-preact.module.js";
-import { useEffect, useRef } from "./vendor/htm-preact.module.js";
+import { html, useEffect, useRef } from "./vendor/htm-preact.module.js";
 import { Lobby } from "./tablewire.js";
 
 export const lobby = new Lobby();
@@ -105,6 +105,28 @@ export function roomLink(roomId, engine) {
 /** A seat's name in `doc`, or "seat N" (counted from 1) while it has none. */
 export function seatName(doc, seat) {
   return (doc && doc.seats[seat]) || `seat ${seat + 1}`;
+}
+
+// A letter of a right-to-left script (Hebrew, Arabic, Syriac, Thaana, N'Ko...).
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/;
+
+/** A sentence of the server's (`text`) with each of these players' `names` written in a
+ * right-to-left script isolated in a <bdi>: the numbers and words after such a name are
+ * read after it (unisolated, "Dice revealed: نور 1 1 1 1" drew the dice before the
+ * name). Other text stays as it is, as text. */
+export function isolateNames(text, names) {
+  const rtl = [...new Set(names.filter((name) => name && RTL.test(name)))];
+  if (!rtl.length) return text;
+  rtl.sort((a, b) => b.length - a.length);
+  const any = new RegExp(rtl.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+  const parts = [];
+  let from = 0;
+  for (const found of text.matchAll(any)) {
+    parts.push(text.slice(from, found.index), html`<bdi>${found[0]}</bdi>`);
+    from = found.index + found[0].length;
+  }
+  parts.push(text.slice(from));
+  return parts;
 }
 
 /** Names in a sentence: "Ana", "Ana and Ben", "Ana, Ben and Cy". */

@@ -9,7 +9,7 @@
 
 import { FallbackBoard } from "./games/fallback.js";
 import { loadBoard } from "./games/index.js";
-import { html, lobby, problem, render, useEffect, useKeptFocus, useLayoutEffect, useRef, useState } from "./common.js";
+import { html, isolateNames, lobby, problem, render, useEffect, useKeptFocus, useLayoutEffect, useRef, useState } from "./common.js";
 import { useChangeHighlight } from "./highlight.js";
 import { headline } from "./result.js";
 
@@ -136,7 +136,7 @@ function Viewer({ record }) {
       <div class="side">
         <section class="card o-replay" aria-labelledby="step-title" ref=${controls}>
           <h2 id="step-title">Move ${step} of ${count}</h2>
-          <p class="o-last-move" aria-live="polite">${moveWords(record, step)}</p>
+          <p class="o-last-move" aria-live="polite">${isolateNames(moveWords(record, step), record.players.map((p) => p && p.name))}</p>
           ${over && step === count && record.result && record.result.winners && record.result.winners.length
             ? html`<p class="o-replay-result"><strong>The result: ${headline(doc, record.result, null)}</strong></p>` : null}
           ${move && move.text.length && move.label

@@ -34,6 +34,7 @@ import {
   holdInvite,
   holdSeat,
   html,
+  isolateNames,
   listed,
   lobby,
   noteGame,
@@ -226,11 +227,11 @@ function Invitation({ invite, engine }) {
 
 /** The log's newest lines just above the board, where a player sees what just happened
  * (on a phone the whole log is screens below the board), and the way to the whole log. */
-function Recent({ log }) {
+function Recent({ log, names }) {
   if (!log.length) return null;
   return html`<section class="o-recent" aria-labelledby="recent-title">
     <h3 id="recent-title">Just played</h3>
-    <ol>${log.slice(-RECENT).map((line) => html`<li>${line.text}</li>`)}</ol>
+    <ol>${log.slice(-RECENT).map((line) => html`<li>${isolateNames(line.text, names)}</li>`)}</ol>
     <a href="#log-title">Whole game log (${log.length})</a>
   </section>`;
 }
@@ -454,7 +455,7 @@ function Room({ conn, held, notice }) {
               ${myTurn && !legal.length
                 ? html`<p class="muted">${state === "open" ? "Finding your moves…" : "Your moves come back with the connection."}</p>`
                 : null}
-              <${Recent} log=${log} />
+              <${Recent} log=${log} names=${doc.seats} />
             </section>
             <section class="card o-board" aria-labelledby="board-title" data-board=${engine}
               ref=${boardCard} tabIndex="-1">
@@ -483,7 +484,7 @@ function Room({ conn, held, notice }) {
             <section class="card o-log" aria-labelledby="log-title">
               <h2 id="log-title">Game log</h2>
               ${log.length
-                ? html`<ul class="log" ref=${logEnd} aria-live="polite">${log.map((line) => html`<li>${line.text}</li>`)}</ul>`
+                ? html`<ul class="log" ref=${logEnd} aria-live="polite">${log.map((line) => html`<li>${isolateNames(line.text, doc.seats)}</li>`)}</ul>`
                 : html`<p class="muted">Moves appear here as they are played.</p>`}
             </section>
           </aside>

@@ -1,0 +1,78 @@
+"""A player's name in a right-to-left script (Arabic, Hebrew) inside the log's English
+sentences, in real Chromium: the numbers the sentence puts after the name are read after
+it, to its right, as the sentence says them. Unisolated, the bidirectional algorithm
+took them into the name's right-to-left run and drew them before it ("Dice revealed:
+1 1 1 1 نور (£4)"). In the room's log and its "Just played" lines, and in the replay."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from browser import PHONE, Served, Watched
+from playwright.sync_api import Page
+
+NAME = "نور"
+REVEALED = f"Dice revealed: {NAME} 1 1 1 1 (£4)"
+# Where, in the first line of `selector` that says `said` (the name after its first
+# two words), the name's letters and the character after the space that follows it are
+# drawn.
+PLACES = """([selector, said, name]) => {
+  const line = [...document.querySelectorAll(selector)]
+    .find((el) => el.textContent.includes(said));
+  if (!line) return null;
+  const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+  const spots = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.length; i++) spots.push([node, i]);
+  }
+  const box = (i) => {
+    const range = document.createRange();
+    range.setStart(spots[i][0], spots[i][1]);
+    range.setEnd(spots[i][0], spots[i][1] + 1);
+    return range.getBoundingClientRect();
+  };
+  const at = line.textContent.indexOf(said) + said.indexOf(name);
+  const letters = [...name].map((_, k) => box(at + k));
+  const after = box(at + name.length + 1);
+  return {
+    nameRight: Math.max(...letters.map((b) => b.right)),
+    nameTop: letters[0].top,
+    afterLeft: after.left,
+    afterTop: after.top,
+    text: line.textContent,
+  };
+}"""
+
+
+def set_the_dice(page: Page) -> None:
+    faces = page.locator(".cp-faces [data-move]")
+    faces.first.wait_for()
+    while faces.count():
+        faces.first.click()
+
+
+def assert_read_in_order(page: Page, selector: str) -> None:
+    page.locator(selector, has_text=REVEALED).first.wait_for()
+    places = page.evaluate(PLACES, [selector, REVEALED, NAME])
+    assert places is not None
+    assert abs(places["afterTop"] - places["nameTop"]) < 4, places  # on one line
+    assert places["afterLeft"] >= places["nameRight"] - 1, (selector, places)
+
+
+def test_numbers_after_a_right_to_left_name_stay_after_it(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    reservation = served.room_with_bots("crystal-palace", seats=2, bots=1, name=NAME)
+    watched = open_page(PHONE)
+    watched.sit(reservation)
+    page = watched.page
+    set_the_dice(page)
+    assert_read_in_order(page, ".o-log li")
+    assert_read_in_order(page, ".o-recent li")
+    record = served.api("GET", f"/api/rooms/{reservation['room']}/record")
+    step = next(
+        n for n, move in enumerate(record["moves"], 1) if REVEALED in " ".join(move["text"])
+    )
+    page.goto(f"{served.url}/rooms/{reservation['room']}/replay#move={step}")
+    page.wait_for_selector(".o-replay")
+    assert_read_in_order(page, ".o-last-move")
