@@ -76,3 +76,25 @@ def test_numbers_after_a_right_to_left_name_stay_after_it(
     page.goto(f"{served.url}/rooms/{reservation['room']}/replay#move={step}")
     page.wait_for_selector(".o-replay")
     assert_read_in_order(page, ".o-last-move")
+
+
+# The left edges of the names in Crystal Palace's player order, in the order it says them.
+ORDER = """() => [...document.querySelectorAll(".cp-order .cp-name")]
+  .map((el) => el.getBoundingClientRect().left)"""
+
+
+def test_two_right_to_left_names_in_the_player_order_keep_their_order(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """Crystal Palace's "Player order: A → B": with both names right to left, the arrow
+    between them joined their run and B was drawn first, left of A."""
+    room = served.api("POST", "/api/rooms", {"engine": "crystal-palace", "seats": 2})
+    seats = [
+        served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": name})
+        for name in (NAME, "مرحبا")
+    ]
+    watched = open_page(PHONE)
+    watched.sit(seats[0])
+    watched.page.locator(".cp-order .cp-name").nth(1).wait_for()
+    lefts = watched.page.evaluate(ORDER)
+    assert lefts == sorted(lefts), lefts
