@@ -98,3 +98,44 @@ def test_two_right_to_left_names_in_the_player_order_keep_their_order(
     watched.page.locator(".cp-order .cp-name").nth(1).wait_for()
     lefts = watched.page.evaluate(ORDER)
     assert lefts == sorted(lefts), lefts
+
+
+# The horizontal extent of each of `names` in the first element matching `selector`
+# that holds them all: [left, right] of its letters as drawn.
+EXTENTS = """([selector, names]) => {
+  const el = [...document.querySelectorAll(selector)]
+    .find((e) => names.every((name) => e.textContent.includes(name)));
+  if (!el) return null;
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  const spots = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.length; i++) spots.push([node, i]);
+  }
+  const box = (i) => {
+    const range = document.createRange();
+    range.setStart(spots[i][0], spots[i][1]);
+    range.setEnd(spots[i][0], spots[i][1] + 1);
+    return range.getBoundingClientRect();
+  };
+  return names.map((name) => {
+    const at = el.textContent.indexOf(name);
+    const boxes = [...name].map((_, k) => box(at + k));
+    return [Math.min(...boxes.map((b) => b.left)), Math.max(...boxes.map((b) => b.right))];
+  });
+}"""
+
+
+def test_two_right_to_left_names_in_the_lobbys_list_keep_their_order(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """The lobby's list of rooms names a room's players, "A, B, free seat": with A and B
+    right to left, the comma between them joined their run and B was drawn left of A."""
+    room = served.api("POST", "/api/rooms", {"engine": "chartered", "seats": 3})
+    for name in (NAME, "مرحبا"):  # each in the room (not "away"), waiting for a third
+        seat = served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": name})
+        open_page(PHONE).sit(seat)
+    page = open_page(PHONE).page
+    page.goto(served.url + "/")
+    page.locator(".rooms .names", has_text=f"{NAME}, مرحبا, free seat").wait_for()
+    first, second = page.evaluate(EXTENTS, [".rooms .names", [NAME, "مرحبا"]])
+    assert first[1] <= second[0] + 1, (first, second)

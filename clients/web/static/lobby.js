@@ -271,10 +271,12 @@ function RoomRow({ room, title, name }) {
   // beside them may wait for nobody.
   const away = (seat) => room.status !== "finished" && !(room.bots && room.bots[seat])
     && !!room.connected && room.connected[seat] === false;
+  // Each name its own bidi run (<bdi>): two right-to-left names never swap places.
   const names = room.names.map((n, seat) => (n !== null
-    ? `${n}${away(seat) ? " (away)" : ""}`
-    : kept(room, seat) ? `kept for ${(room.held_names && room.held_names[seat]) || `player ${seat + 1}`}` : "free seat"))
-    .join(", ");
+    ? html`${seat ? ", " : ""}<bdi>${n}</bdi>${away(seat) ? " (away)" : ""}`
+    : html`${seat ? ", " : ""}${kept(room, seat)
+      ? html`kept for <bdi>${(room.held_names && room.held_names[seat]) || `player ${seat + 1}`}</bdi>`
+      : "free seat"}`));
   return html`<tr>
     <td><a href=${roomPath(room.id)}>${title}</a><br /><span class="muted">room ${room.id}</span></td>
     <td><span class=${`badge ${room.status}`}>${room.status}</span></td>
