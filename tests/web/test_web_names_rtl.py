@@ -13,24 +13,31 @@ from playwright.sync_api import Page
 
 NAME = "نور"
 REVEALED = f"Dice revealed: {NAME} 1 1 1 1 (£4)"
-# Where, in the first line of `selector` that says `said` (the name after its first
-# two words), the name's letters and the character after the space that follows it are
-# drawn.
-PLACES = """([selector, said, name]) => {
-  const line = [...document.querySelectorAll(selector)]
-    .find((el) => el.textContent.includes(said));
-  if (!line) return null;
-  const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+# `boxes(el)`: the box of the character at index i of el's text, as drawn.
+BOXES = """const boxes = (el) => {
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
   const spots = [];
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     for (let i = 0; i < node.length; i++) spots.push([node, i]);
   }
-  const box = (i) => {
+  return (i) => {
     const range = document.createRange();
     range.setStart(spots[i][0], spots[i][1]);
     range.setEnd(spots[i][0], spots[i][1] + 1);
     return range.getBoundingClientRect();
   };
+};
+"""
+# Where, in the first line of `selector` that says `said` (the name after its first
+# two words), the name's letters and the character after the space that follows it are
+# drawn.
+PLACES = (
+    "([selector, said, name]) => {\n"
+    + BOXES
+    + """  const line = [...document.querySelectorAll(selector)]
+    .find((el) => el.textContent.includes(said));
+  if (!line) return null;
+  const box = boxes(line);
   const at = line.textContent.indexOf(said) + said.indexOf(name);
   const letters = [...name].map((_, k) => box(at + k));
   const after = box(at + name.length + 1);
@@ -42,6 +49,7 @@ PLACES = """([selector, said, name]) => {
     text: line.textContent,
   };
 }"""
+)
 
 
 def set_the_dice(page: Page) -> None:
@@ -102,27 +110,20 @@ def test_two_right_to_left_names_in_the_player_order_keep_their_order(
 
 # The horizontal extent of each of `names` in the first element matching `selector`
 # that holds them all: [left, right] of its letters as drawn.
-EXTENTS = """([selector, names]) => {
-  const el = [...document.querySelectorAll(selector)]
+EXTENTS = (
+    "([selector, names]) => {\n"
+    + BOXES
+    + """  const el = [...document.querySelectorAll(selector)]
     .find((e) => names.every((name) => e.textContent.includes(name)));
   if (!el) return null;
-  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-  const spots = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    for (let i = 0; i < node.length; i++) spots.push([node, i]);
-  }
-  const box = (i) => {
-    const range = document.createRange();
-    range.setStart(spots[i][0], spots[i][1]);
-    range.setEnd(spots[i][0], spots[i][1] + 1);
-    return range.getBoundingClientRect();
-  };
+  const box = boxes(el);
   return names.map((name) => {
     const at = el.textContent.indexOf(name);
-    const boxes = [...name].map((_, k) => box(at + k));
-    return [Math.min(...boxes.map((b) => b.left)), Math.max(...boxes.map((b) => b.right))];
+    const drawn = [...name].map((_, k) => box(at + k));
+    return [Math.min(...drawn.map((b) => b.left)), Math.max(...drawn.map((b) => b.right))];
   });
 }"""
+)
 
 
 def test_two_right_to_left_names_in_the_lobbys_list_keep_their_order(
