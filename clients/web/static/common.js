@@ -110,15 +110,30 @@ export function seatName(doc, seat) {
 // A letter of a right-to-left script (Hebrew, Arabic, Syriac, Thaana, N'Ko...).
 const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/;
 
+// The pattern matching the right-to-left names of the players named last (null: none),
+// made again only when the names change: the log asks it for every line it draws.
+let matcher = { key: null, any: null };
+
+function rightToLeft(names) {
+  const key = names.join("\u0000");
+  if (matcher.key !== key) {
+    const rtl = [...new Set(names.filter((name) => name && RTL.test(name)))];
+    rtl.sort((a, b) => b.length - a.length);
+    const any = rtl.length
+      ? new RegExp(rtl.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g")
+      : null;
+    matcher = { key, any };
+  }
+  return matcher.any;
+}
+
 /** A sentence of the server's (`text`) with each of these players' `names` written in a
  * right-to-left script isolated in a <bdi>: the numbers and words after such a name are
  * read after it (unisolated, "Dice revealed: نور 1 1 1 1" drew the dice before the
  * name). Other text stays as it is, as text. */
 export function isolateNames(text, names) {
-  const rtl = [...new Set(names.filter((name) => name && RTL.test(name)))];
-  if (!rtl.length) return text;
-  rtl.sort((a, b) => b.length - a.length);
-  const any = new RegExp(rtl.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+  const any = rightToLeft(names);
+  if (!any) return text;
   const parts = [];
   let from = 0;
   for (const found of text.matchAll(any)) {
