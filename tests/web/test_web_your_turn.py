@@ -67,6 +67,10 @@ MOVE_PART = ".o-board [data-move]:not([disabled])"
 # Scrolls the board's end to the screen's bottom.
 BOARDS_END = """() => window.scrollTo(0, window.scrollY - window.innerHeight
   + document.querySelector(".o-board").getBoundingClientRect().bottom)"""
+# Resolves once two frames are drawn: the cue looks at the page in the frame after a
+# scroll, so "no cue" is only known after it (checked at once, it passed either way).
+FRAMES_DRAWN = """() => new Promise((done) =>
+  requestAnimationFrame(() => requestAnimationFrame(done)))"""
 # Whether the game log's card ends above the cue's top.
 CLEAR_OF_THE_CUE = """() => document.querySelector(".o-log").getBoundingClientRect().bottom
   <= document.querySelector(".o-turn-cue").getBoundingClientRect().top"""
@@ -90,11 +94,13 @@ def test_on_a_phone_your_turn_shows_wherever_you_read_and_leads_back_to_the_boar
     expect(asked).to_be_in_viewport()
     expect(page.locator(MOVE_PART).first).to_be_in_viewport()
     cue = page.get_by_role("link", name="Your turn: back to the board")
+    page.evaluate(FRAMES_DRAWN)
     expect(cue).to_have_count(0)
     # Down the board, what is asked off the screen: the board is in sight, no cue on it.
     page.evaluate(BOARDS_END)
     expect(asked).not_to_be_in_viewport()
     expect(page.locator(".o-board")).to_be_in_viewport()
+    page.evaluate(FRAMES_DRAWN)
     expect(cue).to_have_count(0)
     # The whole log is screens below the board: reading it, the turn is still in sight.
     page.get_by_role("link", name=re.compile(r"^Whole game log")).click()
