@@ -110,8 +110,8 @@ export function AttentionOptions({ options, choose }) {
 /** On this seat's turn, while neither the line that says so (`asked`, a ref) nor the
  * board (`board`) is on the screen (a player reading the log or the chat: on a phone
  * they are screens below the board; the board counts while it reaches the screen's
- * middle, not by an edge at its top or bottom): a small bar at the screen's bottom says it is their turn, and leads back
- * to what is asked, just above the board. */
+ * middle, not by an edge at its top or bottom): a small bar at the screen's bottom
+ * says it is their turn, and leads back to what is asked, just above the board. */
 export function TurnCue({ myTurn, asked, board }) {
   const [away, setAway] = useState(false);
   useEffect(() => {
