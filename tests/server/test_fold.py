@@ -12,7 +12,7 @@ import pytest
 from engines import ENGINES
 from engines.base import Engine, IllegalAction, State
 from protocol.messages import IntentId
-from server.fold import ABANDONED, Acting, decide, fold
+from server.fold import ABANDONED, Acting, decide, fold, rewind
 from server.store import RoomRecord
 from server.table import Table
 
@@ -51,6 +51,25 @@ def test_the_last_seat_taken_starts_the_game_from_the_seed() -> None:
     assert last.started and record.status == "playing" and record.names == ["ana", "bo"]
     assert last.state == SINTRA.setup(2, {}, 7)
     assert [event["type"] for event in last.events] == ["seat", "start"]
+
+
+def test_rewind_sets_back_what_the_log_after_the_start_makes_again() -> None:
+    """The stored record is the room's latest; before a rebuild folds the log again,
+    rewind takes back what that log makes, and only that (the fold's own counterpart:
+    tests/server/test_rebuilds.py rebuilds whole rooms)."""
+    record, _ = _room(3)
+    record.names = ["ana", "bo", "cy"]
+    record.status, record.result, record.rematch = "finished", {"winners": [0]}, "next"
+    seats = [{"k": "seat", "seat": seat, "name": "x", "at": 1.0} for seat in (0, 2)]
+    rewind(record, 0, seats)  # from the log's start: the seats it takes are free again
+    assert record.names == [None, "bo", None]
+    assert (record.status, record.result, record.rematch) == ("waiting", None, None)
+
+    record.status, record.result, record.rematch = "finished", {"winners": [0]}, "next"
+    rewind(record, 40, [{"k": "presence", "seat": 0}])  # after a snapshot: nothing to redo
+    assert (record.status, record.rematch) == ("finished", "next")
+    rewind(record, 40, [{"k": "intent", "seat": 0}, {"k": "rematch"}])
+    assert (record.status, record.result, record.rematch) == ("playing", None, None)
 
 
 def test_a_decision_is_the_engines_state_and_events_and_a_players_is_remembered() -> None:
