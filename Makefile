@@ -34,17 +34,20 @@ serve: $(BUILT)
 	$(BIN)/tablewire serve --host $(HOST) --port $(PORT)
 
 ## test: run the test suite on TEST_JOBS parallel workers (pytest-xdist), all but the
-## slow tests marked `browser`, `load` and `soak`, which test-slow runs
+## slow tests marked `browser`, `load` and `soak`, which test-slow runs. A worker that
+## runs out of tests takes some of a busy one's (worksteal): with xdist's default split
+## the last minute was one worker finishing its share of the long tests
 TEST_JOBS ?= 4
+XDIST := -n $(TEST_JOBS) --dist worksteal
 FAST := not browser and not load and not soak
 test: $(BUILT)
-	$(BIN)/pytest -n $(TEST_JOBS) -m "$(FAST)"
+	$(BIN)/pytest $(XDIST) -m "$(FAST)"
 
 ## test-slow: the marked tests: Chromium (`browser`) and the long random runs (`soak`) in
 ## parallel, then the `load` tests alone, one after the other (hundreds of rooms beside
 ## Chromium and the other workers starve their processes: moves refused, leases lost)
 test-slow: $(BUILT)
-	$(BIN)/pytest -n $(TEST_JOBS) -m "(browser or soak) and not load"
+	$(BIN)/pytest $(XDIST) -m "(browser or soak) and not load"
 	$(BIN)/pytest -m load
 
 ## test-all: every test (what CI runs): test, then test-slow
