@@ -190,12 +190,9 @@ class FrameLimits:
         return wait
 
     def allow(self, kind: Kind) -> bool:
-        now = self.clock()
-        mine = self._mine[kind]
-        addresses = self._addresses
-        if (mine is None or mine.take(now)) and (
-            addresses is None or addresses.frames[kind].take(self._address, now)
-        ):
+        """Whether a frame of ``kind`` is within the rates (taken from them); one that is
+        sets the strikes back to 0, one that is not adds a strike."""
+        if self._take(kind):
             self.strikes = 0
             return True
         self.strikes += 1
@@ -204,15 +201,19 @@ class FrameLimits:
     def charge(self, kind: Kind) -> bool:
         """Like :meth:`allow`, for a frame that is not served (refused as bad): one
         within the rate does not set the strikes back to 0."""
-        now = self.clock()
-        mine = self._mine[kind]
-        addresses = self._addresses
-        if (mine is None or mine.take(now)) and (
-            addresses is None or addresses.frames[kind].take(self._address, now)
-        ):
+        if self._take(kind):
             return True
         self.strikes += 1
         return False
+
+    def _take(self, kind: Kind) -> bool:
+        """Take a frame of ``kind`` from the connection's rate and its address's."""
+        now = self.clock()
+        mine = self._mine[kind]
+        addresses = self._addresses
+        return (mine is None or mine.take(now)) and (
+            addresses is None or addresses.frames[kind].take(self._address, now)
+        )
 
     @property
     def exhausted(self) -> bool:
