@@ -2,13 +2,17 @@
 sentences, in real Chromium: the numbers the sentence puts after the name are read after
 it, to its right, as the sentence says them. Unisolated, the bidirectional algorithm
 took them into the name's right-to-left run and drew them before it ("Dice revealed:
-1 1 1 1 نور (£4)"). In the room's log and its "Just played" lines, and in the replay."""
+1 1 1 1 نور (£4)"). In the room's log and its "Just played" lines, and in the replay;
+in the sentences listing players ("Waiting for A, B and C"); and on every board, where
+each name drawn is its own bidi run."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
-from browser import PHONE, Served, Watched
+import pytest
+from browser import DESKTOP, PHONE, Served, Watched
 from playwright.sync_api import Page
 
 NAME = "نور"
@@ -140,3 +144,91 @@ def test_two_right_to_left_names_in_the_lobbys_list_keep_their_order(
     page.locator(".rooms .names", has_text=f"{NAME}, مرحبا, free seat").wait_for()
     first, second = page.evaluate(EXTENTS, [".rooms .names", [NAME, "مرحبا"]])
     assert first[1] <= second[0] + 1, (first, second)
+
+
+def seated(served: Served, engine: str, names: list[str]) -> list[dict[str, object]]:
+    """A room of `engine` with a seat for each of `names`, all taken: the game started."""
+    room = served.api("POST", "/api/rooms", {"engine": engine, "seats": len(names)})
+    return [served.api("POST", f"/api/rooms/{room['id']}/seats", {"name": name}) for name in names]
+
+
+def test_two_right_to_left_names_in_the_waiting_line_keep_their_order(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """The line "Waiting for A, B and C." (room.js, common.js's `listedNames`): with A
+    and B right to left, the comma between them joined their run and B was drawn left
+    of A."""
+    seats = seated(served, "crystal-palace", [NAME, "مرحبا", "Cy"])  # phase 1: all at once
+    watched = open_page(PHONE)
+    watched.open_room(str(seats[0]["room"]))
+    said = f"Waiting for {NAME}, مرحبا and Cy."
+    watched.page.locator(".o-asked", has_text=said).wait_for()
+    first, second = watched.page.evaluate(EXTENTS, [".o-asked", [NAME, "مرحبا"]])
+    assert first[1] <= second[0] + 1, (first, second)
+
+
+def test_two_right_to_left_winners_keep_their_order(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """The result's "A and B share the win." and "A, B and C share the win." (result.js's
+    `headline`), drawn by the page's own module."""
+    page = open_page(PHONE).page
+    page.goto(served.url + "/")
+    page.evaluate(
+        """async () => {
+      const { html, render } = await import("/static/common.js");
+      const { headline } = await import("/static/result.js");
+      const doc = { seats: ["نور", "مرحبا", "عمر 2", "Cy"] };
+      const result = { winners: [0, 1, 2], ranks: [1, 1, 1, 4], scores: [5, 5, 5, 1] };
+      const box = document.createElement("p");
+      box.className = "headline-probe";
+      document.body.prepend(box);
+      render(html`${headline(doc, result, null)}`, box);
+    }"""
+    )
+    first, second, third = page.evaluate(EXTENTS, [".headline-probe", [NAME, "مرحبا", "عمر 2"]])
+    assert first[1] <= second[0] + 1 and second[1] <= third[0] + 1, (first, second, third)
+
+
+# The text of each place on the board (`root`) that draws one of `names` and is not its
+# own bidi run: the name's nearest isolating ancestor (a <bdi>, unicode-bidi: isolate)
+# holds more than the name, or there is none.
+UNISOLATED = """([root, names]) => {
+  const board = document.querySelector(root);
+  const walker = document.createTreeWalker(board, NodeFilter.SHOW_TEXT);
+  const wrong = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const name = names.find((n) => node.data.includes(n));
+    if (!name) continue;
+    let el = node.parentElement;
+    while (el !== board && !getComputedStyle(el).unicodeBidi.startsWith("isolate")) {
+      el = el.parentElement;
+    }
+    if (el === board || el.textContent.trim() !== name) {
+      wrong.push(node.parentElement.closest("p, h3, h4, li, div").textContent.trim());
+    }
+  }
+  return wrong;
+}"""
+RTL_NAMES = ["محمد 2", "עמית"]
+SHOTS = Path("/tmp/shots-webrtl")
+
+
+@pytest.mark.parametrize("engine", ["chartered", "sintra", "crystal-palace"])
+def test_every_name_on_a_board_is_its_own_bidi_run(
+    engine: str, served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """Chartered, Sintra and Crystal Palace draw the players' names in sentences ("A is
+    to play", "A's flag", "A (you) seat 1"): each name isolated, so a right-to-left one
+    never takes the words, numbers and punctuation around it into its run. The board is
+    shot into /tmp/shots-webrtl/ to be looked at."""
+    seats = seated(served, engine, RTL_NAMES)
+    watched = open_page(DESKTOP)
+    watched.sit(seats[0])
+    watched.wait_drawn()
+    board = watched.page.locator(".o-board")
+    board.get_by_text(RTL_NAMES[1]).first.wait_for()
+    SHOTS.mkdir(exist_ok=True)
+    board.screenshot(path=str(SHOTS / f"{engine}.png"))
+    wrong = watched.page.evaluate(UNISOLATED, [".o-board", RTL_NAMES])
+    assert wrong == [], wrong

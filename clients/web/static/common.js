@@ -144,10 +144,24 @@ export function isolateNames(text, names) {
   return parts;
 }
 
-/** Names in a sentence: "Ana", "Ana and Ben", "Ana, Ben and Cy". */
-export function listed(names) {
-  if (names.length <= 1) return names.join("");
-  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+/** Words in a sentence: "6", "6 and 5", "6, 5 and 3" (players' names: :func:`listedNames`). */
+export function listed(words) {
+  if (words.length <= 1) return words.join("");
+  return `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+}
+
+/** A player's name (any script, user input) as drawn in a sentence: its own bidi run,
+ * a <bdi>. Unisolated, the words around a right-to-left name take its direction: the
+ * punctuation or number after it is drawn before it, and the comma between two such
+ * names joins their run, drawing the second first. */
+export function nameRun(name) {
+  return html`<bdi>${name}</bdi>`;
+}
+
+/** Players' names in a sentence, each its own bidi run (:func:`nameRun`): "Ana",
+ * "Ana and Ben", "Ana, Ben and Cy". A fragment for a template, not a string. */
+export function listedNames(names) {
+  return names.map((name, i) => html`${i === 0 ? "" : i === names.length - 1 ? " and " : ", "}${nameRun(name)}`);
 }
 
 /** "bot_delay" → "bot delay". */

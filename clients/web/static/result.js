@@ -13,7 +13,8 @@ import {
   holdOwner,
   holdSeat,
   html,
-  listed,
+  listedNames,
+  nameRun,
   lobby,
   ownedRoom,
   problemSentence,
@@ -48,13 +49,13 @@ function ordinal(n) {
 export function headline(doc, result, mySeat) {
   const others = result.winners.filter((s) => s !== mySeat).map((s) => seatName(doc, s));
   if (mySeat !== null && result.winners.includes(mySeat)) {
-    return others.length ? `You share the win with ${listed(others)}: well played!` : "You won: well played!";
+    return others.length ? html`You share the win with ${listedNames(others)}: well played!` : "You won: well played!";
   }
-  const won = others.length > 1 ? `${listed(others)} share the win.` : `${others[0]} wins.`;
+  const won = html`${listedNames(others)} ${others.length > 1 ? "share the win" : "wins"}.`;
   if (mySeat === null) return won;
   const place = result.ranks[mySeat];
   const tied = result.ranks.filter((r) => r === place).length > 1;
-  return `${won} You finished ${ordinal(place)}${tied ? " (tied)" : ""} of ${result.ranks.length}.`;
+  return html`${won} You finished ${ordinal(place)}${tied ? " (tied)" : ""} of ${result.ranks.length}.`;
 }
 
 /** The result: ranks, scores and each seat's score details in words (the board module's
@@ -106,7 +107,7 @@ export function Result({ roomId, doc, result, mySeat, token, describe, gone, rep
       <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Score</th><th scope="col">How it was scored</th></tr></thead>
       <tbody>${order.map((seat) => html`<tr class=${seat === mySeat ? "mine" : ""}>
         <td class="rank">${ordinal(result.ranks[seat])}</td>
-        <td class="who">${seatName(doc, seat)}${seat === mySeat ? " (you)" : ""}</td>
+        <td class="who">${nameRun(seatName(doc, seat))}${seat === mySeat ? " (you)" : ""}</td>
         <td class="score">${signed(result.scores[seat])}</td>
         <td class="how">${said(seat)}</td>
       </tr>`)}</tbody>

@@ -35,7 +35,8 @@ import {
   holdSeat,
   html,
   isolateNames,
-  listed,
+  listedNames,
+  nameRun,
   lobby,
   noteGame,
   problem,
@@ -102,12 +103,12 @@ function asked(doc, mySeat, state) {
   const others = acting.filter((s) => s !== mySeat).map((s) => seatName(doc, s));
   if (acting.includes(mySeat)) {
     if (acting.length > 1) {
-      return `Your turn: everyone chooses at once; ${listed(others)} ${others.length === 1 ? "is" : "are"} choosing too.`;
+      return html`Your turn: everyone chooses at once; ${listedNames(others)} ${others.length === 1 ? "is" : "are"} choosing too.`;
     }
     return "Your turn: choose a move.";
   }
   if (acting.length === 0) return "Waiting for the game to go on.";
-  return `Waiting for ${listed(acting.map((s) => seatName(doc, s)))}.`;
+  return html`Waiting for ${listedNames(acting.map((s) => seatName(doc, s)))}.`;
 }
 
 /** Why a move was not played, for its player: the engine's own words when it gave any
@@ -418,7 +419,7 @@ function Room({ conn, held, notice }) {
           <span class=${`badge ${state}`} role="status" aria-live="polite">${STATES[state]}</span>
           ${mySeat === null
             ? html`<span class="badge">watching</span>`
-            : html`<span class="badge">you are ${seatName(doc, mySeat)}, seat ${mySeat + 1}</span>`}
+            : html`<span class="badge">you are ${nameRun(seatName(doc, mySeat))}, seat ${mySeat + 1}</span>`}
           ${doc ? html`<span class=${`badge ${gone ? "closed" : doc.status}`}>${gone ? "room gone" : doc.status}</span>` : null}
         </p>
       </div>

@@ -14,7 +14,7 @@
 // under your hand, brought into view, and the other spots sharing one of them become
 // that move.
 
-import { bringIntoView, followFocus, html, useEffect, useMemo, useRef, useState, useUniqueId } from "/static/common.js";
+import { bringIntoView, followFocus, html, nameRun, useEffect, useMemo, useRef, useState, useUniqueId } from "/static/common.js";
 
 const DATA = await fetch(new URL("./board.json", import.meta.url)).then((answer) => {
   if (!answer.ok) throw new Error(`board.json: HTTP ${answer.status}`);
@@ -42,10 +42,6 @@ const letter = (id) => companyName(id)[0];
 const seatName = (doc, s) => doc.seats[s] || `seat ${s + 1}`;
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const lastStep = (label) => label.split(STEP).pop();
-
-function listed(names) {
-  return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
-}
 
 /** The geometry of a board side: plots by number, canals with their bridge columns. */
 function geometry(side) {
@@ -326,7 +322,7 @@ function Stock({ doc, spots, send, busy }) {
             <span style=${{ width: `${Math.max(2, share)}%` }}></span></div>
           <p class="ch-company-facts">${`HQ on plot ${info.hq} · a share costs ${money(price)} · ${hidden ? "up to " : ""}${
             game.bank_shares[c.id]} of ${DATA.shares_per_company} in the bank`}${flag !== undefined
-            ? html` · <${FlagIcon} seat=${flag} /> ${`${seatName(doc, flag)}'s flag`}` : null}</p>
+            ? html` · <${FlagIcon} seat=${flag} /> ${nameRun(seatName(doc, flag))}'s flag` : null}</p>
           ${spots.has(`company:${c.id}`) ? html`<div class="ch-company-moves">${moves(c.id)}</div>` : null}
         </li>`;
       })}
@@ -445,7 +441,7 @@ function Player({ doc, seat, me }) {
   return html`<li class=${`ch-player ch-seat-${seat}${acting ? " ch-acting" : ""}`}>
     <div class="ch-player-head">
       <${FlagIcon} seat=${seat} />
-      <strong>${seatName(doc, seat)}</strong>
+      <strong>${nameRun(seatName(doc, seat))}</strong>
       <span class="muted">seat ${seat + 1}${seat === me ? " · you" : ""}</span>
       ${acting ? html`<span class="badge waiting">${seat === me ? "your turn" : "to play"}</span>` : null}
       <strong class="ch-cash" aria-label=${`cash ${money(game.cash[seat])}`}>${money(game.cash[seat])}</strong>
@@ -479,7 +475,7 @@ function Status({ doc, me }) {
     if (pending && pending.step === "trade" && pending.trades) what += ` (${pending.trades} of ${DATA.trades_per_window} trades made)`;
     if (pending && pending.step === "sell" && pending.count) what += ` (${plural(pending.count, "share")} to sell)`;
     if (pending && pending.step === "buy" && pending.paid) what = "taking a market card, already paid";
-    const name = html`<strong>${seatName(doc, seat)}</strong>`;
+    const name = html`<strong>${nameRun(seatName(doc, seat))}</strong>`;
     if (seat === me) doing = pending ? html`<strong>You</strong> are ${what}.` : html`<strong>Your turn</strong>: ${what}.`;
     else doing = pending ? html`${name} is ${what}.` : html`${name} is to play: ${what}.`;
   }

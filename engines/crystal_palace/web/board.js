@@ -7,7 +7,7 @@
 // resource icons are drawn by cards.js.
 // It follows the Board contract of clients/web/static/games/README.md.
 
-import { followFocus, html, listed, useEffect, useRef, useState, useUniqueId } from "/static/common.js";
+import { followFocus, html, listed, nameRun, useEffect, useRef, useState, useUniqueId } from "/static/common.js";
 import { CharacterCard, Cost, Effect, Icon, Move, PatentCard, ShareCard, TileCard } from "./cards.js";
 import {
   ACTIONS,
@@ -388,7 +388,7 @@ function Player({ doc, game, s, seat, legal, send }) {
   ];
   return html`<article class=${`cp-player cp-b${s}${acting ? " cp-acting" : ""}`} data-seat=${s}
     aria-label=${`${seatName(doc, s)}, seat ${s + 1}`}>
-    <h4><span class=${`cp-token cp-c${s}`} aria-hidden="true"></span> ${seatName(doc, s)}${mine ? " (you)" : ""}
+    <h4><span class=${`cp-token cp-c${s}`} aria-hidden="true"></span> ${nameRun(seatName(doc, s))}${mine ? " (you)" : ""}
       <span class="muted cp-small">seat ${s + 1} · ${nation.name}${game.order.includes(s) ? ` · ${ordinal(game.order.indexOf(s) + 1)} in turn order` : ""}</span>
       ${acting ? html`<span class="badge waiting">${secretStep ? "choosing" : mine ? "your turn" : "to play"}</span>` : null}</h4>
     <dl class="cp-stats">${stats.map(([name, value, tip, kind]) => html`<div title=${tip}><dt><${Icon} kind=${kind} name=${name} /></dt><dd>${value}</dd></div>`)}</dl>
@@ -401,7 +401,7 @@ function Player({ doc, game, s, seat, legal, send }) {
       ${p.patents.map((id) => {
         const here = builds.filter((e) => e.action.card === id);
         return html`<span class="cp-chip" title=${`build for ${costText(PATENTS[id].cost)}; effect on a player: ${effectText(PATENTS[id].target, "lose")}`}>${PATENTS[id].name}
-          ${here.map((entry) => html` <${Move} entry=${entry} send=${send} cls="cp-mini">build, effect on ${entry.action.target === seat ? "you" : seatName(doc, entry.action.target)}<//>`)}</span>`;
+          ${here.map((entry) => html` <${Move} entry=${entry} send=${send} cls="cp-mini">build, effect on ${entry.action.target === seat ? "you" : nameRun(seatName(doc, entry.action.target))}<//>`)}</span>`;
       })}</div>` : null}
     <${Chips} title="Prototypes" items=${p.prototypes.map((id) => [PATENTS[id].name, `built: effect ${effectText(PATENTS[id].target, "lose")}`])} />
     ${p.characters.length ? html`<div class="cp-chips"><span class="muted">Characters:</span>

@@ -11,7 +11,7 @@
 // the table only), smoothly unless you ask for reduced motion, and the focus goes to the
 // first strip (from a strip, to its first way), so the keyboard goes on from there.
 
-import { bringIntoView, html, useEffect, useMemo, useRef, useState } from "/static/common.js";
+import { bringIntoView, html, nameRun, useEffect, useMemo, useRef, useState } from "/static/common.js";
 
 const STEP = " → ";
 const ROMAN = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"];
@@ -174,7 +174,7 @@ function Table({ doc, game, seat, names, picks, picked, onPick }) {
     ${empty && !game.finished ? html`<p class="muted">The displays are refilled at the start of the next round.</p>` : null}
     ${doc.status === "playing" && doc.to_act.includes(game.turn)
       ? html`<p class="sn-whose">${game.turn === seat
-          ? html`<strong>Your turn.</strong>` : html`<strong>${seatName(doc, game.turn)}</strong> to play.`}</p>`
+          ? html`<strong>Your turn.</strong>` : html`<strong>${nameRun(seatName(doc, game.turn))}</strong> to play.`}</p>`
       : null}
   </section>`;
 }
@@ -281,7 +281,7 @@ function Palace({ doc, game, s, mine, names, pick, reset, onSend }) {
   return html`<section class=${`sn-palace${toPlay ? " sn-turn" : ""}${mine ? " sn-mine" : ""}`}
       aria-label=${`${seatName(doc, s)}'s palace`}>
     <div class="sn-phead">
-      <h3>${seatName(doc, s)}${mine ? " (you)" : ""} <span class="muted">seat ${s + 1}</span></h3>
+      <h3>${nameRun(seatName(doc, s))}${mine ? " (you)" : ""} <span class="muted">seat ${s + 1}</span></h3>
       <span class="sn-score" aria-label=${`score ${board.score}`}>${board.score} pts</span>
       ${toPlay ? html`<span class="badge waiting">${mine ? "your turn" : "to play"}</span>` : null}
       ${holdsStart ? html`<span class="sn-start sn-small" role="img" aria-label="holds the start tile: starts the next round"
