@@ -1,7 +1,8 @@
-// The lobby page (/): every game with its options, the open rooms (polled every few
+// The lobby page (/): every game with its options, the public rooms (polled every few
 // seconds), create a room (with bots; public or private), quick play, take a seat, fill
-// the free seats of a room this browser owns with bots, watch any room. Why an action
-// failed is said where it was asked for: on its game's card, on its room's row.
+// the free seats of a room this browser owns with bots, watch any room. A few rooms one
+// may join come first, above the games ("Join a game"), the others under them. Why an
+// action failed is said where it was asked for: on its game's card, on its room's row.
 
 import {
   botsCredential,
@@ -26,6 +27,8 @@ import {
 import { choiceWords } from "./games/index.js";
 
 const POLL_MS = 3000;
+// The open rooms listed above the games, at most: the rest are in the list under them.
+const OPEN_FIRST = 3;
 const CLOCKS = ["none", "move:30", "move:60", "fischer:300+5", "fischer:900+10"];
 
 /** The rooms to list: every room waiting for players (one page of them), then the newest
@@ -231,6 +234,13 @@ function GameCard({ game, name }) {
 
 /** Whether seat `seat` of `room` is free but kept, for a while, for the player who had it
  * in the last game (a rematch's `held` seats): a visitor's request for it is refused. */
+/** Whether a person may join `room` now: it waits for players and has a seat free to
+ * anyone (or one this browser holds). */
+function joinable(room) {
+  return room.status === "waiting"
+    && (!!heldSeat(room.id) || room.names.some((n, seat) => n === null && !kept(room, seat)));
+}
+
 function kept(room, seat) {
   return room.names[seat] === null && !!(room.held && room.held[seat])
     && room.held_until * 1000 > Date.now();
@@ -340,6 +350,11 @@ function Lobby() {
   const listed = rooms.filter((r) => titles[r.engine] && playable.some((g) => g.id === r.engine));
   const order = { waiting: 0, playing: 1, finished: 2 };
   listed.sort((a, b) => order[a.status] - order[b.status]);
+  // The rooms a person may join come first, above the games: on a phone the game cards
+  // fill screens, and a player looking for a table would scroll past all of them.
+  const first = listed.filter(joinable).slice(0, OPEN_FIRST);
+  const rest = listed.filter((room) => !first.includes(room));
+  const more = rest.filter(joinable).length;
 
   return html`
     <header class="row spread">
@@ -354,23 +369,34 @@ function Lobby() {
       </div>
     </header>
     <p role="status" aria-live="polite" class="error">${error || ""}</p>
+    ${first.length ? html`<section aria-labelledby="open-title">
+      <h2 id="open-title">Join a game</h2>
+      <p class="muted">Rooms waiting for players: the game starts once every seat is taken.</p>
+      <${RoomsTable} rooms=${first} titles=${titles} name=${name} />
+      ${more ? html`<p><a href="#rooms-title">${more === 1 ? "1 more open room" : `${more} more open rooms`}</a> under the games.</p>` : null}
+    </section>` : null}
     <h2>Start a game</h2>
     ${games === null
       ? html`<p class="loading">Loading the games…</p>`
       : html`<div class="grid">
           ${playable.map((game) => html`<${GameCard} key=${game.id} game=${game} name=${name} />`)}
         </div>`}
-    <h2>Rooms</h2>
+    <h2 id="rooms-title">${first.length ? "More rooms" : "Rooms"}</h2>
     <p class="muted">Public rooms, refreshed every ${POLL_MS / 1000} seconds${stale ? " (the server is not answering; retrying)" : ""}.</p>
-    ${listed.length === 0
-      ? html`<p class="card muted">No rooms yet: create one above.</p>`
-      : html`<div class="card scroll-x"><table class="rooms">
-          <thead><tr><th scope="col">Game</th><th scope="col">Status</th>
-            <th scope="col">Players</th><th scope="col">Actions</th></tr></thead>
-          <tbody>${listed.map((room) => html`<${RoomRow} key=${room.id} room=${room}
-            title=${titles[room.engine]} name=${name} />`)}</tbody>
-        </table></div>`}
+    ${rest.length === 0
+      ? html`<p class="card muted">${first.length ? "No other rooms now." : "No rooms yet: create one above."}</p>`
+      : html`<${RoomsTable} rooms=${rest} titles=${titles} name=${name} />`}
   `;
+}
+
+/** The rooms as a table: each row's game, status, players and what one may do there. */
+function RoomsTable({ rooms, titles, name }) {
+  return html`<div class="card scroll-x"><table class="rooms">
+    <thead><tr><th scope="col">Game</th><th scope="col">Status</th>
+      <th scope="col">Players</th><th scope="col">Actions</th></tr></thead>
+    <tbody>${rooms.map((room) => html`<${RoomRow} key=${room.id} room=${room}
+      title=${titles[room.engine]} name=${name} />`)}</tbody>
+  </table></div>`;
 }
 
 render(html`<${Lobby} />`, document.getElementById("app"));
