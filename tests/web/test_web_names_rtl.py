@@ -88,6 +88,7 @@ def test_numbers_after_a_right_to_left_name_stay_after_it(
     page.goto(f"{served.url}/rooms/{reservation['room']}/replay#move={step}")
     page.wait_for_selector(".o-replay")
     assert_read_in_order(page, ".o-last-move")
+    assert page.evaluate(UNISOLATED, [".room-head", [NAME]]) == []  # "نور (seat 1), …"
 
 
 # The left edges of the names in Crystal Palace's player order, in the order it says them.

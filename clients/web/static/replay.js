@@ -9,7 +9,7 @@
 
 import { FallbackBoard } from "./games/fallback.js";
 import { loadBoard } from "./games/index.js";
-import { html, isolateNames, lobby, problem, render, useEffect, useKeptFocus, useLayoutEffect, useRef, useState } from "./common.js";
+import { html, isolateNames, lobby, nameRun, problem, render, useEffect, useKeptFocus, useLayoutEffect, useRef, useState } from "./common.js";
 import { useChangeHighlight } from "./highlight.js";
 import { headline } from "./result.js";
 
@@ -44,9 +44,18 @@ function useRulesOf(engine) {
   return rules;
 }
 
-function seatWords(record, seat) {
+function seatName(record, seat) {
   const player = record.players[seat];
-  return `${(player && player.name) || `seat ${seat + 1}`} (seat ${seat + 1})`;
+  return (player && player.name) || `seat ${seat + 1}`;
+}
+
+function seatWords(record, seat) {
+  return `${seatName(record, seat)} (seat ${seat + 1})`;
+}
+
+/** :func:`seatWords` drawn: the name its own bidi run (common.js's `nameRun`). */
+function seatRun(record, seat) {
+  return html`${nameRun(seatName(record, seat))} (seat ${seat + 1})`;
 }
 
 /** What move `n` did, in words for a viewer: its sentences, which name the player (a
@@ -129,7 +138,7 @@ function Viewer({ record }) {
         <p><a href="/">← lobby</a>${roomId ? html` · <a href=${`/rooms/${roomId}`}>the room</a>` : null}${rules
           ? html` · <a href=${rules} target="_blank" rel="noopener">How to play</a>` : null}</p>
         <h1>${record.title}: replay</h1>
-        <p class="muted">${record.players.map((p, s) => seatWords(record, s)).join(", ")}${over ? "" : " · still being played: the replay stops at the last move so far"}</p>
+        <p class="muted">${record.players.map((p, s) => html`${s ? ", " : ""}${seatRun(record, s)}`)}${over ? "" : " · still being played: the replay stops at the last move so far"}</p>
       </div>
     </header>
     <div class="layout">
@@ -140,7 +149,7 @@ function Viewer({ record }) {
           ${over && step === count && record.result && record.result.winners && record.result.winners.length
             ? html`<p class="o-replay-result"><strong>The result: ${headline(doc, record.result, null)}</strong></p>` : null}
           ${move && move.text.length && move.label
-            ? html`<p class="muted">The move as ${seatWords(record, move.seat)} chose it: “${move.label}”.</p>` : null}
+            ? html`<p class="muted">The move as ${seatRun(record, move.seat)} chose it: “${move.label}”.</p>` : null}
           <p class="row replay-controls">
             <button type="button" class="secondary" onClick=${() => go(0)} disabled=${step === 0} aria-label="First move">« First</button>
             <button type="button" class="secondary" onClick=${() => go(step - 1)} disabled=${step === 0} aria-label="Previous move">‹ Previous</button>
