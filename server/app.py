@@ -286,14 +286,17 @@ def create_app(
         return JSONResponse(await lobby.details(request.path_params["room_id"]))
 
     async def record(request: Request) -> Response:
-        views = request.query_params.get("views", "0")
+        views, kept = (request.query_params.get(name, "0") for name in ("views", "kept"))
         if views not in ("0", "1"):
             raise ApiError(400, "bad_views", "views is 0 or 1")
+        if kept not in ("0", "1"):
+            raise ApiError(400, "bad_kept", "kept is 0 or 1")
         # A long game's costs more: the CPU its replay and its encoding took (this
         # thread's: a busy machine charges no more; what other tasks take while the
         # store answers counts too, a fraction of a request).
         started = time.thread_time()
-        answer = JSONResponse(await lobby.history(request.path_params["room_id"], views == "1"))
+        room_id = request.path_params["room_id"]
+        answer = JSONResponse(await lobby.history(room_id, views == "1", kept == "1"))
         charge(request.scope, time.thread_time() - started)
         return answer
 

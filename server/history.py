@@ -13,6 +13,10 @@ and the seed come only once the game is over: an action may name what its seat
 alone could see (a card in hand), a silent decision's seat would say who acted in
 a secret step (Crystal Palace's newspapers exchanged in the final repayment), and
 the seed reveals the bag.
+
+A long game's log may no longer start at version 1 (the memory store keeps
+``memory_log`` entries before a room's latest snapshot): it cannot be replayed,
+but what is kept of it can be told, folded from that snapshot on (``trimmed``).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engines.base import Engine, Event, State
-from server.fold import Acting, fold
+from server.fold import Acting, fold, rewind
 from server.room_frames import narrate
 from server.store import LogEntry, RoomRecord
 from server.table import Table
@@ -41,12 +45,15 @@ def game_record(
     record: RoomRecord,
     entries: Sequence[tuple[int, LogEntry]],
     views: bool = False,
+    snapshot: tuple[int, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The record of ``record``'s game from its log ``entries`` (every version from 1);
     with ``views``, also the room document a spectator held at the start and after each
-    move (``views[n]``: after move ``n``), for a viewer that steps through the game."""
-    if entries and entries[0][0] != 1:
-        raise TrimmedLog(f"the log of room {record.id} starts at version {entries[0][0]}")
+    move (``views[n]``: after move ``n``), for a viewer that steps through the game.
+
+    A log that no longer starts at version 1 raises :class:`TrimmedLog`, unless the
+    room's latest ``snapshot`` is given (and no ``views``): then the record tells what
+    is kept, from the snapshot on, and says so (``trimmed``: true)."""
     over = record.status == "finished"
     replayed = dataclasses.replace(
         record,
@@ -63,12 +70,24 @@ def game_record(
     )
     table = Table(record.seats, record.room_options)
     state: State | None = None
+    public = 0
+    trimmed = bool(entries) and entries[0][0] != 1
+    if trimmed:
+        if snapshot is None or views or "table" not in snapshot[1]:
+            raise TrimmedLog(f"the log of room {record.id} starts at version {entries[0][0]}")
+        start, saved = snapshot
+        entries = [(version, entry) for version, entry in entries if version > start]
+        replayed.names, replayed.status = list(record.names), record.status
+        replayed.result, replayed.rematch = record.result, record.rematch
+        rewind(replayed, start, [entry for _, entry in entries])
+        state, table = saved["game"], Table(record.seats, record.room_options, saved["table"])
+        counts = saved.get("views") if engine.seat_views_differ else None
+        public = counts[0] if counts else start
     told: list[dict[str, Any]] = []
     moves: list[dict[str, Any]] = []
     docs: list[dict[str, Any]] = []
     to_act = Acting(engine)
-    public = 0
-    seen: dict[str, Any] | None = None
+    seen = _spectators_doc(engine, replayed, state) if trimmed and state is not None else None
     for _, entry in entries:
         previous = state
         events: list[Event] = []
@@ -88,7 +107,7 @@ def game_record(
         names = [name or f"seat {i + 1}" for i, name in enumerate(replayed.names)]
         sentences = [event["text"] for event in narrate(engine, names, folded.events)]
         told.extend({"v": public, "text": text} for text in sentences)
-        if intent and (over or not hidden):
+        if intent and (over or not hidden) and not trimmed:  # a kept move's number is lost
             moves.append(_move(engine, entry, public, len(moves) + 1, sentences, previous, over))
         if views and doc is not None and (folded.started or (intent and (over or not hidden))):
             docs.append(doc)
@@ -111,6 +130,8 @@ def game_record(
         "log": told,
         "result": record.result,
     }
+    if trimmed:
+        data["trimmed"] = True
     if over:
         data["seed"] = record.seed
     if views:

@@ -389,12 +389,14 @@ class Lobby:
         """``GET /api/rooms/{id}``."""
         return self._show(await self._record(room_id))
 
-    async def history(self, room_id: str, views: bool = False) -> dict[str, Any]:
-        """``GET /api/rooms/{id}/record``: the game's record (server/history.py)."""
-        record = await self._record(room_id)
-        entries = await self.store.read_log(room_id)
+    async def history(
+        self, room_id: str, views: bool = False, kept: bool = False
+    ) -> dict[str, Any]:
+        """``GET /api/rooms/{id}/record``: the game's record, ``kept``: or what is left of it."""
+        snapshot = await self.store.load_snapshot(room_id) if kept else None  # before the log
+        record, entries = await self._record(room_id), await self.store.read_log(room_id)
         try:
-            return history.game_record(ENGINES[record.engine], record, entries, views)
+            return history.game_record(ENGINES[record.engine], record, entries, views, snapshot)
         except history.TrimmedLog as exc:
             raise ApiError(410, "record_trimmed", str(exc)) from exc
 
@@ -458,17 +460,15 @@ class Lobby:
         return await self.reserve(room_id, {"name": name}, key=key)
 
     async def _records(self, room_ids: list[str]) -> list[RoomRecord]:
-        """The records of these rooms: those loaded here as they are in memory (a
-        replica's folded from the log), the others read from the store at once; a room
-        that is gone is left out."""
+        """The records of these rooms: those loaded here as they are in memory (a replica's
+        folded from the log), the others read from the store at once; gone ones left out."""
         loaded = {i: room.record for i in room_ids if (room := self.rooms.get(i)) is not None}
         stored = await self.store.load_rooms([i for i in room_ids if i not in loaded])
         found = {record.id: record for record in stored if record is not None} | loaded
         return [found[i] for i in room_ids if i in found]
 
     async def _walk(self) -> AsyncIterator[list[RoomRecord]]:
-        """Every room of the store, ``sweep_batch`` at a time, newest first; the event
-        loop runs other tasks between two batches."""
+        """Every room of the store, ``sweep_batch`` at a time, newest first (a pause between)."""
         after = None
         while True:
             records, after = await self.store.page(ALL, self.settings.sweep_batch, after)

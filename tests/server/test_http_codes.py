@@ -92,6 +92,7 @@ CASES.update(
         "bad_kind": refused("GET", "/api/games", params={"kind": "toys"}),
         "no_such_room": refused("GET", "/api/rooms/nosuchroom"),
         "bad_views": refused("GET", "/api/rooms/nosuchroom/record", params={"views": "yes"}),
+        "bad_kept": refused("GET", "/api/rooms/nosuchroom/record", params={"kept": "yes"}),
         "bad_clock": created(sintra(options={"clock": "move:1"})),
         "bad_bot_delay": created(sintra(options={"bot_delay": 31})),
         "bad_grace": created(sintra(options={"grace": 7200})),

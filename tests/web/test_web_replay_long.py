@@ -6,7 +6,6 @@ server keeps 10 entries before a snapshot taken every 10."""
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,8 +13,9 @@ import pytest
 from browser import PHONE, Served, Watched, play_to_end
 from playwright.sync_api import Page, expect
 
-# Chromium itself logs a refused request (the record's 410); the page handles it.
-REFUSED = re.compile(r"^console: Failed to load resource: .* 410 \(Gone\) .*/record\)$")
+KEPT = "/record?kept=1"
+"""The room page's read of the record: what is kept of it (no 410 for a long game)."""
+NOT_KEPT = "Earlier moves of this game are not kept"
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +32,8 @@ def test_a_game_too_long_to_replay_says_so_in_words(
     room = served.bots_room("sintra", 2, [0, 1])
     watched = open_page(PHONE)
     page = watched.page
-    # The room page reads the record too (its game log), and is refused the same way.
-    with page.expect_response(lambda answer: answer.url.endswith("/record")):
+    # The room page reads the record too (its game log): what is kept of it.
+    with page.expect_response(lambda answer: answer.url.endswith(KEPT)):
         watched.open_room(room["id"])
     page.wait_for_selector(".o-result", timeout=60_000)
     watched.errors.clear()
@@ -73,9 +73,49 @@ def test_the_room_page_of_a_game_too_long_to_replay_offers_no_replay(
     watched.open_room(reservation["room"])
     play_to_end(watched, random.Random(7))
     says_there_is_no_replay(page)
+    # The player saw every line live: the record read at the end keeps them all.
+    kept = served.api("GET", f"/api/rooms/{reservation['room']}{KEPT}")
+    game_log = page.locator(".o-log")
+    expect(game_log.locator("ul.log li").first).to_contain_text("takes seat")
+    assert game_log.locator("ul.log li").count() > len(kept["log"])
+    expect(game_log).not_to_contain_text(NOT_KEPT)
     watched.shoot(shots, "room-too-long-to-replay")
-    with page.expect_response(lambda answer: answer.url.endswith("/record")):
+    with page.expect_response(lambda answer: answer.url.endswith(KEPT)):
         page.reload()
     says_there_is_no_replay(page)
-    assert watched.errors and all(REFUSED.match(error) for error in watched.errors), watched.errors
-    watched.errors.clear()
+    expect(game_log).to_contain_text(NOT_KEPT)
+    assert watched.errors == [], watched.errors
+
+
+class _Far(Exception):
+    """The game has gone far enough past the log this server keeps."""
+
+
+def test_a_reloaded_long_game_shows_the_moves_still_kept_and_says_earlier_ones_are_not(
+    open_page: Callable[..., Watched], served: Served, shots: Path
+) -> None:
+    """A player who reloaded a long game once saw "Moves appear here as they are played."
+    and nothing else: the record was refused (its first moves are gone), and with it
+    every line. The page now shows the lines the server still has, and says plainly
+    that the earlier moves are not kept."""
+    reservation = served.room_with_bots("sintra", seats=2, bots=1)
+    watched = open_page()
+    page = watched.page
+    watched.hold_seat(reservation)
+    watched.open_room(reservation["room"])
+
+    def far_enough(_: int) -> None:
+        if watched.version() > 40:
+            raise _Far
+
+    with pytest.raises(_Far):
+        play_to_end(watched, random.Random(7), on_click=far_enough)
+    page.reload()
+    watched.wait_drawn()
+    game_log = page.locator(".o-log")
+    expect(game_log).to_contain_text(NOT_KEPT)
+    lines = game_log.locator("ul.log li")
+    expect(lines.first).to_be_visible()
+    assert lines.count() >= 1
+    watched.shoot(shots, "room-long-game-reloaded")
+    assert watched.errors == [], watched.errors

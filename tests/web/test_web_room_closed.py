@@ -31,7 +31,7 @@ STATES = """() => {
 # itself logs; the page handles it.
 RECORD_GONE = re.compile(
     r"^console: Failed to load resource: the server responded with a status of 404 "
-    r"\(Not Found\) \(http://127\.0\.0\.1:\d+/api/rooms/[^/]+/record\)$"
+    r"\(Not Found\) \(http://127\.0\.0\.1:\d+/api/rooms/[^/]+/record\?kept=1\)$"
 )
 
 

@@ -162,9 +162,11 @@ export class Lobby {
 
   /** The game's record: its narrated `log` (`[{v, text}]`), `moves`, and once it is over
    * each move's `action` and `label` and the `seed`; with `views`, the spectator's document
-   * at the start and after each move (docs/protocol.md, section 9). */
-  record(id, { views = false } = {}) {
-    return this.call("GET", `/api/rooms/${encodeURIComponent(id)}/record${views ? "?views=1" : ""}`);
+   * at the start and after each move (docs/protocol.md, section 9); with `kept`, a game too
+   * long to keep whole answers what is kept of it (`trimmed`: true) rather than `record_trimmed`. */
+  record(id, { views = false, kept = false } = {}) {
+    const query = [views ? "views=1" : "", kept ? "kept=1" : ""].filter(Boolean).join("&");
+    return this.call("GET", `/api/rooms/${encodeURIComponent(id)}/record${query ? `?${query}` : ""}`);
   }
 
   /** `{engine, seats?, options?, private?, seed?, bots?: {seats, kind}, name?}` → the room,

@@ -317,18 +317,25 @@ function Room({ conn, held, notice }) {
   // What was told before this page opened (a reload, a late spectator, a finished room)
   // comes from the record; what arrives live after the record's version stays. A record
   // read during the game is read again at its end: a long game's first moves may be gone
-  // by then (the memory store's `memory_log`), and with them its replay (`replayable`).
+  // by then (the memory store's `memory_log`), and with them its replay (`replayable`):
+  // the record then tells the lines still kept (`trimmed`, from `keptFrom`): the lines
+  // this page saw before those stay, and the log says the earlier ones are lost if it has none.
   const hasDoc = !!doc;
   const over = hasDoc && doc.status === "finished";
   const [replayable, setReplayable] = useState(null);
+  const [keptFrom, setKeptFrom] = useState(Infinity);
   const readOver = useRef(null);
   useEffect(() => {
     if (!joined || !hasDoc || replayable === false || readOver.current === over || readOver.current === true) return;
     readOver.current = over;
-    lobby.record(roomId).then(
+    lobby.record(roomId, { kept: true }).then(
       (record) => {
-        setLog((live) => [...record.log, ...live.filter((line) => line.v > record.version)].slice(-LOG_SIZE));
-        setReplayable(true);
+        const from = record.trimmed && record.log.length ? record.log[0].v : record.version + 1;
+        const before = (line) => record.trimmed && line.v < from;
+        const after = (line) => line.v > record.version;
+        setLog((live) => [...live.filter(before), ...record.log, ...live.filter(after)].slice(-LOG_SIZE));
+        setKeptFrom(record.trimmed ? from : 0);
+        setReplayable(!record.trimmed);
       },
       (e) => setReplayable(e.code !== "record_trimmed"),
     );
@@ -484,6 +491,9 @@ function Room({ conn, held, notice }) {
               spectatorChat=${!!(info && info.room_options && info.room_options.spectator_chat)} />
             <section class="card o-log" aria-labelledby="log-title">
               <h2 id="log-title">Game log</h2>
+              ${replayable === false && !(log.length && log[0].v < keptFrom)
+                ? html`<p class="muted trimmed">Earlier moves of this game are not kept: the server keeps only a long game's latest moves.</p>`
+                : null}
               ${log.length
                 ? html`<ul class="log" ref=${logEnd} aria-live="polite">${log.map((line) => html`<li>${isolateNames(line.text, doc.seats)}</li>`)}</ul>`
                 : html`<p class="muted">Moves appear here as they are played.</p>`}

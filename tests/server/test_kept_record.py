@@ -1,0 +1,73 @@
+"""What is kept of a long game's record (``GET /api/rooms/{id}/record?kept=1``): once
+the memory store has dropped a game's first log entries, the record cannot replay it,
+but it still tells the lines from the room's latest snapshot on, as the full record
+told them, and says that it is ``trimmed``; without ``kept`` it stays a 410."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engines import ENGINES
+from server import history
+from server.errors import ApiError
+from server.lobby import Lobby
+from server.room import Room
+from server.settings import Settings
+from server.store import MemoryStore
+from server.timers import ManualTimers
+from support import Player, run
+
+
+async def played(lobby: Lobby, timers: ManualTimers, engine: str, seats: int) -> Room:
+    """A room of ``engine`` whose players made random moves for 40 versions or to the end."""
+    body = {"engine": engine, "seats": seats, "seed": 5, "private": True}
+    room = lobby.room((await lobby.create(body))["id"])
+    assert room is not None
+    players = [await Player(room, (await room.reserve(f"p{n}"))[0]).join() for n in range(seats)]
+    rnd = random.Random(11)
+    while room.version < 40 and room.record.status == "playing":
+        assert room.state is not None
+        answer = await players[min(room._to_act(room.state))].play(rnd)
+        assert answer["t"] == "ack", answer
+        await run(timers, room, 1)
+    return room
+
+
+@pytest.mark.parametrize(("engine", "seats"), [("crystal-palace", 3), ("sintra", 2)])
+async def test_a_trimmed_log_tells_the_lines_after_the_snapshot_as_the_whole_log_did(
+    timers: ManualTimers, engine: str, seats: int
+) -> None:
+    """The same game's record from its whole log and from its log with the first
+    entries gone (as the memory store drops them): the kept one ends alike, line for
+    line and at the same version, lists no moves (their numbers are lost) and cannot
+    be read with ``views`` or without the snapshot."""
+    store = MemoryStore()
+    lobby = Lobby(store, Settings(snapshot_every=6), clock=timers, timers=timers)
+    room = await played(lobby, timers, engine, seats)
+    whole = await lobby.history(room.id)
+    snapshot = await store.load_snapshot(room.id)
+    assert snapshot is not None and snapshot[0] > 6
+    entries = (await store.read_log(room.id))[3:]
+    kept = history.game_record(ENGINES[engine], room.record, entries, snapshot=snapshot)
+    assert kept["trimmed"] is True and "trimmed" not in whole
+    assert kept["log"] and whole["log"][-len(kept["log"]) :] == kept["log"]
+    assert kept["version"] == whole["version"] and kept["moves"] == []
+    with pytest.raises(history.TrimmedLog):
+        history.game_record(ENGINES[engine], room.record, entries)
+    with pytest.raises(history.TrimmedLog):
+        history.game_record(ENGINES[engine], room.record, entries, True, snapshot)
+    await lobby.close()
+
+
+async def test_the_lobby_answers_what_is_kept_only_when_asked(timers: ManualTimers) -> None:
+    store = MemoryStore(memory_log=2)
+    lobby = Lobby(store, Settings(snapshot_every=6), clock=timers, timers=timers)
+    room = await played(lobby, timers, "sintra", 2)
+    with pytest.raises(ApiError) as refused:
+        await lobby.history(room.id)
+    assert (refused.value.status, refused.value.code) == (410, "record_trimmed")
+    kept = await lobby.history(room.id, kept=True)
+    assert kept["trimmed"] is True and kept["version"] == room.version
+    await lobby.close()
