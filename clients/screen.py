@@ -75,6 +75,9 @@ class Screen:
     room: str
     where: str = ""
     """`` --server=URL`` when the server is not the default one, for printed commands."""
+    told: str | None = None
+    """The server's title for the game (the ``welcome``'s): a game this copy does not know
+    is named by it."""
     log: list[str] = field(default_factory=list)
     shown: int = 0
     """Event sentences already printed."""
@@ -107,7 +110,7 @@ class Screen:
     def draw(self, doc: dict[str, Any], chooser: Chooser | None = None, notice: str = "") -> None:
         """Redraw; with a ``chooser``, end with the prompt, leaving the cursor after it."""
         console = self.console
-        drawn = board_lines(console, self.engine, doc, self.seat)
+        drawn = board_lines(console, self.engine, doc, self.seat, self.told)
         console.print(as_printed(drawn))
         used = len(drawn)
         if doc["game"] is None and self.seat is not None:

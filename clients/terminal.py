@@ -56,6 +56,7 @@ from clients.render import as_printed, legend_of, title
 from clients.retry import RECONNECTABLE, WaitNotices, protocol_close, reconnect_pause
 from clients.screen import Screen, result_table
 from clients.seating import SeatRequest, come_back, seat_bots, server_option, take_seat
+from engines import ENGINES
 from engines.render import clean
 
 rest: Callable[[float], Awaitable[None]] = asyncio.sleep
@@ -173,16 +174,14 @@ async def _say(session: Session, typed: str) -> str:
     return ""
 
 
-def rules_line(server: str, engine: str) -> Text:
+def rules_line(server: str, engine: str, told: str | None = None) -> Text:
     """Where a player at the terminal reads how to play: the server's rules page
     (``GET /rules/<engine>``, docs/web.md), its address without a login's credentials,
-    or ``tablewire rules`` (clients/rules.py) in another terminal."""
+    or ``tablewire rules`` (clients/rules.py) in another terminal, for a game this copy
+    knows (``told``: the server's title of one it does not)."""
     page = f"{shown(server)}/rules/{engine}"
-    return Text(
-        clean(
-            f"How to play {title(engine)}: {page} (in a browser), or here: tablewire rules {engine}"
-        )
-    )
+    here = f", or here: tablewire rules {engine}" if engine in ENGINES else ""
+    return Text(clean(f"How to play {title(engine, told)}: {page} (in a browser){here}"))
 
 
 async def _help(session: Session, version: int, chooser: Chooser | None = None) -> None:
@@ -194,7 +193,7 @@ async def _help(session: Session, version: int, chooser: Chooser | None = None) 
     legend = legend_of(session.screen.engine)
     if legend is not None:
         parts.append(legend())
-    parts.append(rules_line(session.server, session.screen.engine))
+    parts.append(rules_line(session.server, session.screen.engine, session.screen.told))
     lines = console.render_lines(Group(*parts), pad=False)
     per_page = max(1, console.height - 1)
     pages = math.ceil(len(lines) / per_page)
@@ -500,6 +499,7 @@ async def play(
                 client.seat,
                 room_id,
                 server_option(server, default_server),
+                client.welcome.get("title"),
             ),
             keyboard,
             reconnect_for,
@@ -525,7 +525,8 @@ async def spectate(
     console = console or Console()
     command = come_back(server, room_id, None, default_server)
     async with RoomClient(ws_url(server), room_id) as client:
-        screen = Screen(console, client.welcome["engine"], None, room_id)
+        welcome = client.welcome
+        screen = Screen(console, welcome["engine"], None, room_id, told=welcome.get("title"))
         session = Session(server, client, screen, None, reconnect_for)
         result = await _guarded(console, command, _run(session))
         rematch = client.doc.get("rematch") if result is not None else None

@@ -4,7 +4,9 @@ Each game draws its board in its own folder, ``engines/<game>/render.py``
 (``render(doc, seat)``, and ``legend()``, the key to its notation, shown on
 ``?``); this module finds them through the engine registry. An engine without
 one is shown as pretty-printed data, so ``play`` and ``spectate`` work for
-every engine.
+every engine, also one this copy of tablewire does not know (a newer server's):
+that one is named by the server's title for it (the ``welcome``'s), and a line
+above its data says why no board is drawn and how to get one (:func:`stranger`).
 
 **Names are data** (see :mod:`engines.render`). The dispatcher hands renderers
 names without control characters (no escape sequence reaches a terminal); as
@@ -14,6 +16,7 @@ with escaped names, so a renderer that forgets cannot crash a client.
 
 from __future__ import annotations
 
+import importlib.metadata
 from collections.abc import Callable
 from typing import Any
 
@@ -66,34 +69,57 @@ def _waiting(doc: dict[str, Any], seat: int | None) -> RenderableType:
     return Group(head, table)
 
 
-def title(engine: str) -> str:
-    """The game's title, or the engine id of an engine this client does not know."""
+def title(engine: str, told: str | None = None) -> str:
+    """The game's title: this client's, else the server's (``told``, the ``welcome``'s
+    ``title``) for an engine this client does not know, else its id."""
     known = ENGINES.get(engine)
-    return known.title if known else engine
+    if known is not None:
+        return known.title
+    return (clean(told).strip() or engine) if isinstance(told, str) else engine
+
+
+def stranger(engine: str, told: str | None = None) -> str:
+    """Why a game this copy of tablewire does not know has no board drawn, and the way to
+    one: its game folder comes with the server's version of tablewire."""
+    version = importlib.metadata.version("tablewire")
+    return (
+        f"This copy of tablewire ({version}) does not know {title(engine, told)} "
+        f"({clean(engine)}), so it cannot draw its board and shows the server's data: "
+        "install the server's version of tablewire to see it drawn."
+    )
 
 
 def board(
-    engine: str, doc: dict[str, Any], seat: int | None, markup_names: bool = False
+    engine: str,
+    doc: dict[str, Any],
+    seat: int | None,
+    markup_names: bool = False,
+    told: str | None = None,
 ) -> RenderableType:
-    """The whole board: a rule naming the game, then the game (or the waiting room).
-    The renderer gets printable names, escaped as markup if ``markup_names``."""
-    rule = Rule(Text(f"{title(engine)} · {doc['status']}"))
+    """The whole board: a rule naming the game (``told``: the server's title for it),
+    then the game (or the waiting room). The renderer gets printable names, escaped as
+    markup if ``markup_names``."""
+    rule = Rule(Text(f"{title(engine, told)} · {doc['status']}"))
     if doc["game"] is None:
         return Group(rule, _waiting(doc, seat))
     draw = renderer(engine)
-    drawn = draw(_named(doc, markup_names), seat) if draw else Pretty(doc["game"])
-    return Group(rule, drawn)
+    if draw is not None:
+        return Group(rule, draw(_named(doc, markup_names), seat))
+    if engine not in ENGINES:
+        return Group(rule, Text(stranger(engine, told), style="yellow"), Pretty(doc["game"]))
+    return Group(rule, Pretty(doc["game"]))
 
 
 def lines(
-    console: Console, engine: str, doc: dict[str, Any], seat: int | None
+    console: Console, engine: str, doc: dict[str, Any], seat: int | None, told: str | None = None
 ) -> list[list[Segment]]:
     """:func:`board` rendered for ``console``, line by line; drawn again with escaped
     names if a renderer put a name in markup and rich could not read it."""
     try:
-        return console.render_lines(board(engine, doc, seat), pad=False)
+        return console.render_lines(board(engine, doc, seat, told=told), pad=False)
     except MarkupError:
-        return console.render_lines(board(engine, doc, seat, markup_names=True), pad=False)
+        drawn = board(engine, doc, seat, markup_names=True, told=told)
+        return console.render_lines(drawn, pad=False)
 
 
 def as_printed(rendered: list[list[Segment]]) -> Segments:
@@ -118,5 +144,6 @@ __all__ = [
     "render",
     "renderer",
     "safe_name",
+    "stranger",
     "title",
 ]
