@@ -76,6 +76,8 @@ def game_record(
         if snapshot is None or views or "table" not in snapshot[1]:
             raise TrimmedLog(f"the log of room {record.id} starts at version {entries[0][0]}")
         start, saved = snapshot
+        if entries[0][0] > start + 1:  # trimmed past the snapshot read before it
+            raise TrimmedLog(f"the log of room {record.id} starts after its snapshot")
         entries = [(version, entry) for version, entry in entries if version > start]
         replayed.names, replayed.status = list(record.names), record.status
         replayed.result, replayed.rematch = record.result, record.rematch

@@ -71,3 +71,21 @@ async def test_the_lobby_answers_what_is_kept_only_when_asked(timers: ManualTime
     kept = await lobby.history(room.id, kept=True)
     assert kept["trimmed"] is True and kept["version"] == room.version
     await lobby.close()
+
+
+async def test_a_log_trimmed_past_the_snapshot_read_before_it_is_still_a_410(
+    timers: ManualTimers,
+) -> None:
+    """The snapshot is read before the log: were a newer snapshot taken and the log
+    trimmed past the older one meanwhile, the entries between would be missing, and the
+    lines folded over the gap wrong. Such a log is refused as trimmed, never told."""
+    store = MemoryStore()
+    lobby = Lobby(store, Settings(snapshot_every=6), clock=timers, timers=timers)
+    room = await played(lobby, timers, "sintra", 2)
+    snapshot = await store.load_snapshot(room.id)
+    assert snapshot is not None
+    entries = [item for item in await store.read_log(room.id) if item[0] > snapshot[0] + 1]
+    assert entries
+    with pytest.raises(history.TrimmedLog, match="after its snapshot"):
+        history.game_record(ENGINES["sintra"], room.record, entries, snapshot=snapshot)
+    await lobby.close()
