@@ -3,7 +3,7 @@
 // words for things the pages show.
 
 export { html, render, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "./vendor/htm-preact.module.js";
-import { html, useEffect, useRef } from "./vendor/htm-preact.module.js";
+import { html, useEffect, useLayoutEffect, useRef } from "./vendor/htm-preact.module.js";
 import { Lobby } from "./tablewire.js";
 
 export const lobby = new Lobby();
@@ -285,7 +285,10 @@ export function bringIntoView(element, block = "nearest") {
  * the top of the page; so does the focus of a button put out of use (disabled). Looked at after every render of the component using it. */
 export function useKeptFocus(area, fallback) {
   const inside = useRef(false);
-  useEffect(() => {
+  // Listened to from the moment the area is on the page (a layout effect, not a passive
+  // one, which a busy browser runs a frame or more later): a focus given before that
+  // went unnoted, and its button, put out of use, left the focus on the page's body.
+  useLayoutEffect(() => {
     const note = (event) => { inside.current = !!area.current && area.current.contains(event.target); };
     document.addEventListener("focusin", note);
     return () => document.removeEventListener("focusin", note);
