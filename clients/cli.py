@@ -20,10 +20,11 @@ import os
 import socket
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 from clients.addresses import server_url, shown
 from clients.exits import EXIT_STATUSES, Status, interrupted
+from clients.parsing import CommandParser, Formatter, Parser
 from engines import GAMES, GameFolderError, benchmark, check, default_game
 from engines.base import players_text
 from server.ids import ROOM_ID
@@ -143,43 +144,14 @@ def _games_line() -> str:
     )
 
 
-class _Formatter(argparse.HelpFormatter):
-    """Descriptions wrapped to the terminal; the exit-status table kept as written."""
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        if text == EXIT_STATUSES:
-            return text
-        return super()._fill_text(text, width, indent)
-
-
-class _Parser(argparse.ArgumentParser):
-    """Command-line mistakes in one line, pointing at the help."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(Status.USAGE, f"{self.prog}: {message}. See `{self.prog} --help`.\n")
-
-
-class _CommandParser(_Parser):
-    """A command's parser: what it does not take is refused naming the command
-    (``tablewire serve: unrecognized arguments``), not the top-level ``tablewire``."""
-
-    def parse_known_args(  # type: ignore[override]
-        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
-    ) -> tuple[argparse.Namespace, list[str]]:
-        parsed, extras = super().parse_known_args(args, namespace)
-        if extras:
-            self.error(f"unrecognized arguments: {' '.join(extras)}")
-        return parsed, extras
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="tablewire",
         description="tablewire: a real-time game server and its clients. Start a server with "
         "`tablewire serve`; play against the computer with `tablewire play --bots 1`. "
         "`tablewire COMMAND --help` shows a command's options.",
         epilog=EXIT_STATUSES,
-        formatter_class=_Formatter,
+        formatter_class=Formatter,
     )
     parser.add_argument(
         "--version",
@@ -187,7 +159,7 @@ def _parser() -> argparse.ArgumentParser:
         version=f"tablewire {importlib.metadata.version('tablewire')}",
     )
     commands = parser.add_subparsers(
-        dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser
+        dest="command", required=True, metavar="COMMAND", parser_class=CommandParser
     )
     game = default_game()
     games_help = f"the game: {_games_line()}; default {game} (`tablewire games` for details)"
@@ -198,7 +170,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Run the server until Ctrl-C or SIGTERM. Every limit and setting is a "
         "TABLEWIRE_<NAME> variable (docs/operations.md); these flags win over theirs.",
         epilog=EXIT_STATUSES,
-        formatter_class=_Formatter,
+        formatter_class=Formatter,
     )
     serve.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=None, help="port (default 8000)")
@@ -225,7 +197,7 @@ def _parser() -> argparse.ArgumentParser:
             help=help_text,
             description=description or help_text,
             epilog=EXIT_STATUSES,
-            formatter_class=_Formatter,
+            formatter_class=Formatter,
         )
         more = (
             "; several comma-separated spread the clients over processes sharing one Redis"
@@ -284,7 +256,7 @@ def _parser() -> argparse.ArgumentParser:
         "them, a screenful at a time in a terminal. No server is needed: the text comes "
         "with the game.",
         epilog=EXIT_STATUSES,
-        formatter_class=_Formatter,
+        formatter_class=Formatter,
     )
     rules.add_argument("game", metavar="GAME", help=f"the game: {_games_line()}")
 

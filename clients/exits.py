@@ -8,6 +8,7 @@ the other for them.
 from __future__ import annotations
 
 import errno
+import os
 import sys
 from enum import IntEnum
 
@@ -55,6 +56,19 @@ does): the user's disk, not a fault of tablewire."""
 
 CLOSED = "tablewire: cannot write the output: it is closed."
 """The line of a command started with its output closed (``>&-``): nothing would show."""
+
+
+def unwritten(exc: OSError) -> Status:
+    """The status of output that cannot be written (``exc``, raised again if it is no
+    such error): a full disk said in one line (a reader that left, as ``| head``, needs
+    no word), and standard output sent to /dev/null, so that what its buffer still holds
+    fails no more on the way out."""
+    if not isinstance(exc, BrokenPipeError) and exc.errno not in OUTPUT_FULL:
+        raise exc
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if exc.errno in OUTPUT_FULL:
+        print(f"tablewire: cannot write the output: {os.strerror(exc.errno)}.", file=sys.stderr)
+    return Status.FAILED
 
 
 def interrupted() -> int:

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 import engines
-from clients.exits import CLOSED, OUTPUT_FULL, Status
+from clients.exits import CLOSED, Status, unwritten
 from engines.render import clean
 from server.requests import unknown_engine
 from server.rules import MARKER, source
@@ -68,13 +68,6 @@ def show_rules(game: str, console: Console | None = None) -> int:
             lines = captured.get().splitlines()  # without the blanks that pad each to the width
             console.file.write("".join(f"{line.rstrip()}\n" for line in lines))
         console.file.flush()
-    except BrokenPipeError:  # the reader of our output left (`tablewire rules sintra | head`)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return Status.FAILED
-    except OSError as exc:  # `> file` on a full disk: one line, as for the other commands
-        if exc.errno not in OUTPUT_FULL:
-            raise
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush
-        print(f"tablewire: cannot write the output: {os.strerror(exc.errno)}.", file=sys.stderr)
-        return Status.FAILED
+    except OSError as exc:  # a reader that left (`| head`), a full disk: as for the others
+        return unwritten(exc)
     return Status.OK

@@ -7,6 +7,7 @@ import asyncio
 import importlib.metadata
 import os
 import socket
+import subprocess
 import sys
 
 import pytest
@@ -14,7 +15,7 @@ from cli_runs import one_line, run
 
 from clients.cli import main
 from clients.commands import debugging
-from clients.exits import Status
+from clients.exits import CLOSED, Status
 from clients.spawn import TABLEWIRE, free_port
 
 WRONG = [
@@ -373,3 +374,39 @@ async def test_a_game_of_one_size_is_said_in_words_not_as_a_range() -> None:
     assert code == Status.USAGE
     assert one_line(err) == "tablewire: tiny-nim takes 2 players: you and 2 bots make 3."
     assert "2-2" not in out + err
+
+
+FULL = "tablewire: cannot write the output: No space left on device."
+
+
+@pytest.mark.parametrize(
+    ("command", "redirect", "status", "said"),
+    [
+        ("--help", "> /dev/full", Status.FAILED, FULL),
+        ("bots -h", "> /dev/full", Status.FAILED, FULL),
+        ("--version", "> /dev/full", Status.FAILED, FULL),
+        ("--help", ">&-", Status.FAILED, CLOSED),
+        ("rules --help", ">&-", Status.FAILED, CLOSED),
+        ("--version", ">&-", Status.FAILED, CLOSED),
+        ("bots --bogus", "> /dev/full", Status.USAGE, "tablewire bots: unrecognized arguments"),
+        ("bots --bogus", "2> /dev/full", Status.USAGE, None),
+        ("bots --bogus", "2>&-", Status.USAGE, None),
+    ],
+)
+def test_help_version_and_usage_that_cannot_be_written_end_as_any_output(
+    command: str, redirect: str, status: Status, said: str | None
+) -> None:
+    """argparse passes over a print that fails: `tablewire --help > /dev/full` was status
+    0, the help lost unseen. Help and version end as any command's output that cannot be
+    written does (one line, status 1); a usage error is status 2 whatever its stderr."""
+    out = subprocess.run(
+        ["sh", "-c", f'exec "$0" {command} {redirect}', TABLEWIRE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == status, out.stderr
+    if said is None:
+        assert out.stderr == ""
+    else:
+        assert one_line(out.stderr).startswith(said), out.stderr
