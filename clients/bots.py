@@ -25,7 +25,8 @@ from typing import Any, TypeVar
 from websockets.exceptions import ConnectionClosed
 
 from clients.addresses import ws_url
-from clients.client import LobbyClient, LobbyError, RoomClient, ServerError, Unreachable
+from clients.client import LobbyError, RoomClient, ServerError, Unreachable
+from clients.lobbies import Lobbies
 from clients.retry import RECONNECTABLE, OnWait, protocol_close, reconnect_pause
 from engines import ENGINES
 from engines.bots import Bot, make_bot
@@ -270,7 +271,7 @@ def _collect(
 
 
 async def _run_room(
-    lobby: LobbyClient,
+    lobby: Lobbies,
     servers: list[str],
     room_id: str,
     spectators: int,
@@ -362,9 +363,10 @@ async def run(
     """Create ``rooms`` rooms (or fill ``room_id``) and play them all to the end.
 
     ``server`` is one URL or several, comma-separated (processes sharing one
-    Redis): the lobby is asked through the first, clients are spread over all
-    and fail over to the others. With ``check``, every client records the
-    versions it held and clients sharing a view must agree at each version.
+    Redis): the lobby is asked through the first, clients are spread over all;
+    both fail over to the others (:class:`~clients.lobbies.Lobbies`). With ``check``,
+    every client records the versions it held and clients sharing a view must agree
+    at each version.
     With a ``seed``, room ``i`` gets the seed ``seed + i`` (and is private, protocol
     §9); without, the rooms are public with seeds of the server's choice.
     A request refused by one of the server's limits is sent again once the wait
@@ -375,7 +377,7 @@ async def run(
     summary.spectators = spectators
     started = time.perf_counter()
     servers = server.split(",")
-    async with LobbyClient(servers[0], on_wait=on_wait) as lobby:
+    async with Lobbies(servers, on_wait=on_wait) as lobby:
         if room_id is not None:
             if invite is not None:
                 lobby.credentials[room_id] = {"invite": invite}

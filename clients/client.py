@@ -25,7 +25,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, cast
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -250,8 +250,7 @@ class LobbyClient:
         return rooms, cursor
 
     async def room(self, room_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = await self._call("GET", f"/api/rooms/{room_id}")
-        return result
+        return cast(dict[str, Any], await self._call("GET", f"/api/rooms/{room_id}"))
 
     async def reserve(
         self,
@@ -259,13 +258,14 @@ class LobbyClient:
         name: str | None = None,
         seat: int | None = None,
         invite: str | None = None,
+        key: str = "",
     ) -> dict[str, Any]:
         """``POST /api/rooms/{id}/seats``; a private room's seat needs its ``invite`` (or,
-        for a room this client created, the invitation it kept)."""
+        for a room this client created, the invitation it kept); ``key``: its Idempotency-Key."""
         invite = invite or self.credentials.get(room_id, {}).get("invite")
         fields = {"name": name, "seat": seat, "invite": invite}
         body = {k: v for k, v in fields.items() if v is not None}
-        return await self._seat(f"/api/rooms/{room_id}/seats", body)
+        return await self._seat(f"/api/rooms/{room_id}/seats", body, key)
 
     async def rematch(self, room_id: str, token: str) -> dict[str, Any]:
         """``POST /api/rooms/{id}/rematch``: the finished room's rematch (opened by the first

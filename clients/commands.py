@@ -405,14 +405,16 @@ def explain(
     if isinstance(exc, Usage):
         return Status.USAGE, f"{exc}."
     if isinstance(exc, Unreachable):
+        several = "," in exc.url  # bots --server A,B: each tried
         advice = (
             "Check the host name in --server."
             if exc.reason == "unknown host"
-            else "Is it running? Start one with `tablewire serve`, or pass --server HOST:PORT."
+            else f"{'Are they' if several else 'Is it'} running? "
+            "Start one with `tablewire serve`, or pass --server HOST:PORT."
         )
         reason = exc.reason.rstrip(".")  # one full stop: httpx's own reasons end with one
-        where = shown(exc.url)
-        return Status.UNREACHABLE, f"cannot reach the server at {where}: {reason}. {advice}"
+        where = ("any of the servers at " if several else "the server at ") + shown(exc.url)
+        return Status.UNREACHABLE, f"cannot reach {where}: {reason}. {advice}"
     if isinstance(exc, terminal.RoomClosed):
         return Status.REFUSED, (
             f"{exc} (room_closed). The room is over and cannot be joined again; "
