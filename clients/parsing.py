@@ -31,8 +31,14 @@ class Parser(argparse.ArgumentParser):
     """Command-line mistakes in one line, pointing at the help."""
 
     def error(self, message: str) -> NoReturn:
+        """The one line, with what the user typed shown as Python shows it in a string
+        (``\\x1b``, ``\\n``): an argument not taken is echoed as it came, and its escape
+        sequence would reach the terminal, its line break make two lines."""
+        shown = "".join(
+            c if c.isprintable() else c.encode("unicode_escape").decode() for c in message
+        )
         with contextlib.suppress(AttributeError, OSError):  # stderr closed or full: nothing
-            sys.stderr.write(f"{self.prog}: {message}. See `{self.prog} --help`.\n")
+            sys.stderr.write(f"{self.prog}: {shown}. See `{self.prog} --help`.\n")
             sys.stderr.flush()
         self.exit(Status.USAGE)
 

@@ -410,3 +410,21 @@ def test_help_version_and_usage_that_cannot_be_written_end_as_any_output(
         assert out.stderr == ""
     else:
         assert one_line(out.stderr).startswith(said), out.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["bots", "\x1b[31mred\x1b[0m\x07"], ["rules", "sintra", "two\nlines"], ["new", "--\x1b[2J"]],
+)
+def test_arguments_not_taken_are_shown_without_their_control_characters(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`unrecognized arguments` echoed them as typed: an escape sequence reached the
+    terminal (a colour, a cleared screen) and a line break made the one line two."""
+    with pytest.raises(SystemExit) as exit:
+        main(argv)
+    err = capsys.readouterr().err
+    line = one_line(err)
+    assert exit.value.code == Status.USAGE and "unrecognized arguments" in line, err
+    assert line.isprintable(), repr(line)
+    assert "\\x1b[" in line or "two\\nlines" in line, line
