@@ -70,7 +70,9 @@ def _server(text: str) -> str:
         raise _bad_address(text, exc) from None
 
 
-SEVERAL = "this command talks to one server; several, comma-separated, are for bots and loadtest"
+SEVERAL = (
+    "this command talks to one server; several, comma-separated, are for bots and loadtest --game"
+)
 
 
 def _servers(text: str) -> str:
@@ -549,7 +551,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.server is None and "," in default_server and not args.several_servers:
         parser.error(
             f"{SERVER_ENV}: {shown(default_server)!r}: tablewire {args.command} talks to one "
-            "server; several, comma-separated, are for bots and loadtest"
+            "server; several, comma-separated, are for bots and loadtest --game"
         )
     args.server_typed = args.server is not None  # --server on the command line
     args.server_given = args.server_typed or bool(os.environ.get(SERVER_ENV))

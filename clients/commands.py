@@ -284,6 +284,8 @@ def _check_loadtest(args: argparse.Namespace) -> None:
     if ignored:
         verb = "does" if len(ignored) == 1 else "do"
         raise Usage(f"{' and '.join(ignored)} {verb} not apply to {mode}")
+    if args.workload and not args.spawn and "," in args.server:  # its rooms on one server
+        raise Usage(f"{mode} loads one server; several, comma-separated, are for --game")
     if args.store is not None and not args.spawn:
         raise Usage("--store is the store of a spawned server: it applies only with --spawn")
     if args.spawn and getattr(args, "server_typed", False):

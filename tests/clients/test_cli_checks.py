@@ -428,3 +428,18 @@ def test_arguments_not_taken_are_shown_without_their_control_characters(
     assert exit.value.code == Status.USAGE and "unrecognized arguments" in line, err
     assert line.isprintable(), repr(line)
     assert "\\x1b[" in line or "two\\nlines" in line, line
+
+
+def test_the_paced_workload_given_several_servers_says_it_loads_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`loadtest --workload turn-relay --server A,B` was status 1, "unexpected error:
+    InvalidURL ... please report it": the workload's lobby took the list for one address."""
+    several = f"127.0.0.1:{free_port()},127.0.0.1:{free_port()}"
+    code = main(["loadtest", "--workload", "turn-relay", "--server", several])
+    line = one_line(capsys.readouterr().err)
+    assert code == Status.USAGE, line
+    assert line == (
+        "tablewire: --workload turn-relay loads one server; several, comma-separated, "
+        "are for --game."
+    ), line
