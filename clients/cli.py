@@ -514,6 +514,8 @@ def _serve(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """``tablewire``: its exit status; Ctrl-C before a command handles it (while it
     loads) is status 130 too, not a traceback."""
+    if sys.stderr is None:  # started with it closed (`2>&-`): print would fall back to stdout
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (open until the process ends)
     try:
         return _main(argv)
     except KeyboardInterrupt:

@@ -32,7 +32,7 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 from clients import bots, loadtest, seating, terminal
 from clients.addresses import shown
 from clients.client import LobbyClient, LobbyError, ServerError, Unreachable
-from clients.exits import CLOSED, OUTPUT_FULL, Status, interrupted
+from clients.exits import CLOSED, OUTPUT_FULL, Status, interrupted, say
 from clients.retry import WaitNotices
 from engines import ENGINES, GAMES
 from engines.base import players_text
@@ -556,5 +556,5 @@ def run(args: argparse.Namespace, default_server: str) -> int:
         status, line = explain(exc, args.server, watch, args.command)
         if debugging(os.environ):
             traceback.print_exc()
-        print(f"tablewire: {clean(line)}", file=sys.stderr)
+        say(f"tablewire: {clean(line)}")
         return status

@@ -71,6 +71,16 @@ def unwritten(exc: OSError) -> Status:
     return Status.FAILED
 
 
+def say(line: str) -> None:
+    """Print ``line`` (a failure's) on stderr if it can be written: on a full one
+    (``2>/dev/full``) the exit status alone says what happened, and stderr is sent to
+    /dev/null, so that what its buffer still holds fails no more on the way out."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
+
+
 def interrupted() -> int:
     """The status of a command the user stopped with Ctrl-C, and from now on no word of
     what the interrupt left half made: an object the interrupt cut short in its

@@ -10,12 +10,11 @@ whatever becomes of its line.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 from collections.abc import Sequence
 from typing import IO, NoReturn
 
-from clients.exits import CLOSED, EXIT_STATUSES, Status, unwritten
+from clients.exits import CLOSED, EXIT_STATUSES, Status, say, unwritten
 
 
 class Formatter(argparse.HelpFormatter):
@@ -37,9 +36,7 @@ class Parser(argparse.ArgumentParser):
         shown = "".join(
             c if c.isprintable() else c.encode("unicode_escape").decode() for c in message
         )
-        with contextlib.suppress(AttributeError, OSError):  # stderr closed or full: nothing
-            sys.stderr.write(f"{self.prog}: {shown}. See `{self.prog} --help`.\n")
-            sys.stderr.flush()
+        say(f"{self.prog}: {shown}. See `{self.prog} --help`.")
         self.exit(Status.USAGE)
 
     def _print_message(  # type: ignore[override]  # argparse gives it sys.stdout

@@ -443,3 +443,36 @@ def test_the_paced_workload_given_several_servers_says_it_loads_one(
         "tablewire: --workload turn-relay loads one server; several, comma-separated, "
         "are for --game."
     ), line
+
+
+@pytest.mark.parametrize("redirect", ["2> /dev/full", "2>&-"])
+def test_a_failure_whose_line_cannot_be_written_keeps_its_status(redirect: str) -> None:
+    """With stderr full the failure's line failed in its turn: status 1, not the 3 of a
+    server that cannot be reached; with stderr closed the line went to stdout, into
+    whatever reads the command's output."""
+    down = f"127.0.0.1:{free_port()}"
+    out = subprocess.run(
+        ["sh", "-c", f'exec "$0" rooms --server {down} {redirect}', TABLEWIRE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (out.returncode, out.stdout) == (Status.UNREACHABLE, ""), out
+
+
+async def test_a_command_with_stderr_closed_prints_only_its_output(server_at: str) -> None:
+    """`tablewire new 2>&-`: its "Join it with" line went to stdout, after the JSON."""
+    process = await asyncio.create_subprocess_exec(
+        "sh",
+        "-c",
+        'exec "$0" "$@" 2>&-',
+        TABLEWIRE,
+        "new",
+        "--server",
+        server_at,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await process.communicate()
+    assert process.returncode == Status.OK
+    assert "Join it with" not in out.decode() and out.decode().startswith("{"), out
