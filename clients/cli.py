@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib.metadata
+import io
 import json
 import math
 import os
@@ -516,6 +517,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     loads) is status 130 too, not a traceback."""
     if sys.stderr is None:  # started with it closed (`2>&-`): print would fall back to stdout
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (open until the process ends)
+    if isinstance(sys.stdout, io.TextIOWrapper):  # an encoding without "—" or "ƒ": "?" for it
+        sys.stdout.reconfigure(errors="replace")
     try:
         return _main(argv)
     except KeyboardInterrupt:

@@ -476,3 +476,22 @@ async def test_a_command_with_stderr_closed_prints_only_its_output(server_at: st
     out, _ = await process.communicate()
     assert process.returncode == Status.OK
     assert "Join it with" not in out.decode() and out.decode().startswith("{"), out
+
+
+@pytest.mark.parametrize(
+    "command", [["rules", "sintra"], ["games", "--server", f"127.0.0.1:{free_port()}"]]
+)
+def test_output_in_an_encoding_without_some_of_its_characters_is_written(
+    command: list[str],
+) -> None:
+    """Standard output in ASCII (a terminal of another encoding): rules was a traceback,
+    games 'unexpected error: UnicodeEncodeError ... please report it'; a character the
+    encoding lacks is now a "?"."""
+    out = subprocess.run(
+        [TABLEWIRE, *command],
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+    )
+    assert out.returncode == Status.OK, out.stderr
+    assert b"Traceback" not in out.stderr and b"?" in out.stdout, out
