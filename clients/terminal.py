@@ -147,7 +147,7 @@ async def _line_or_change(
     if typed.done() and not typed.cancelled():
         line: str | None = typed.result()
         if keyboard is not None and not keyboard.echoes:
-            session.console.print(Text("" if line is None else line), soft_wrap=True)
+            session.console.print(Text(clean(line or "")), soft_wrap=True)  # no escape
         return line
     for task in (change, heard):
         if not task.cancelled() and task.exception() is not None:

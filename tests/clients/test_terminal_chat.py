@@ -9,6 +9,7 @@ import io
 from collections.abc import AsyncIterator
 
 import pytest
+from cli_runs import run
 from rich.console import Console
 
 from clients.bots import Summary, play_seat
@@ -69,3 +70,14 @@ async def test_a_line_said_at_the_prompt_reaches_the_room(server: SpawnedServer)
         assert "(chat_too_long)" in shown
     finally:
         await other.close()
+
+
+async def test_a_line_piped_in_is_echoed_without_its_escape_sequences(server_at: str) -> None:
+    """Piped in, a typed line is printed after its prompt for the transcript: as it came,
+    its escape sequences reached the terminal (here a cleared screen)."""
+    code, out, err = await run(
+        "play", "--server", server_at, "--bots", "1", stdin=b"\x1b[2J\x07/say hi\n"
+    )
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out, out
+    assert "[2J/say hi" in out, out
