@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 
 from clients.spawn import TABLEWIRE
 
@@ -23,6 +24,18 @@ async def run(
     out, err = await process.communicate(stdin)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
+
+
+def run_redirected(command: str, redirect: str) -> subprocess.CompletedProcess[str]:
+    """``tablewire COMMAND`` with its output sent where the shell's ``redirect`` says
+    (``> /dev/full``, a full disk; ``>&-`` or ``2>&-``, closed), its output and status."""
+    return subprocess.run(
+        ["sh", "-c", f'exec "$0" {command} {redirect}', TABLEWIRE],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def one_line(err: str) -> str:

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from cli_runs import one_line, run
+from cli_runs import one_line, run, run_redirected
 
 from clients.cli import main
 from clients.commands import debugging
@@ -182,20 +182,9 @@ async def test_output_that_cannot_be_written_is_said_not_reported_as_a_fault(
 
 async def test_a_command_started_with_its_output_closed_says_so(server_at: str) -> None:
     """`tablewire rooms >&-`: not status 0 with the rooms silently lost."""
-    process = await asyncio.create_subprocess_exec(
-        "sh",
-        "-c",
-        'exec "$0" "$@" >&-',
-        TABLEWIRE,
-        "rooms",
-        "--server",
-        server_at,
-        stdin=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    _, err = await process.communicate()
-    line = one_line(err.decode())
-    assert process.returncode == Status.FAILED, line
+    out = run_redirected(f"rooms --server {server_at}", ">&-")
+    line = one_line(out.stderr)
+    assert out.returncode == Status.FAILED, line
     assert line == "tablewire: cannot write the output: it is closed.", line
 
 
@@ -399,12 +388,7 @@ def test_help_version_and_usage_that_cannot_be_written_end_as_any_output(
     """argparse passes over a print that fails: `tablewire --help > /dev/full` was status
     0, the help lost unseen. Help and version end as any command's output that cannot be
     written does (one line, status 1); a usage error is status 2 whatever its stderr."""
-    out = subprocess.run(
-        ["sh", "-c", f'exec "$0" {command} {redirect}', TABLEWIRE],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run_redirected(command, redirect)
     assert out.returncode == status, out.stderr
     if said is None:
         assert out.stderr == ""
@@ -451,31 +435,15 @@ def test_a_failure_whose_line_cannot_be_written_keeps_its_status(redirect: str) 
     server that cannot be reached; with stderr closed the line went to stdout, into
     whatever reads the command's output."""
     down = f"127.0.0.1:{free_port()}"
-    out = subprocess.run(
-        ["sh", "-c", f'exec "$0" rooms --server {down} {redirect}', TABLEWIRE],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run_redirected(f"rooms --server {down}", redirect)
     assert (out.returncode, out.stdout) == (Status.UNREACHABLE, ""), out
 
 
 async def test_a_command_with_stderr_closed_prints_only_its_output(server_at: str) -> None:
     """`tablewire new 2>&-`: its "Join it with" line went to stdout, after the JSON."""
-    process = await asyncio.create_subprocess_exec(
-        "sh",
-        "-c",
-        'exec "$0" "$@" 2>&-',
-        TABLEWIRE,
-        "new",
-        "--server",
-        server_at,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-    )
-    out, _ = await process.communicate()
-    assert process.returncode == Status.OK
-    assert "Join it with" not in out.decode() and out.decode().startswith("{"), out
+    out = run_redirected(f"new --server {server_at}", "2>&-")
+    assert out.returncode == Status.OK
+    assert "Join it with" not in out.stdout and out.stdout.startswith("{"), out.stdout
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_runs import one_line, run
+from cli_runs import one_line, run, run_redirected
 
 import engines
 from clients.exits import Status
@@ -114,12 +114,7 @@ async def test_in_a_terminal_rules_taller_than_the_screen_go_through_the_pager(
 def test_rules_whose_output_cannot_be_written_say_so_in_one_line(redirect: str, said: str) -> None:
     """As every other command's (tests/clients/test_cli_checks.py): on a full disk `rules`
     was a traceback; with its output closed it was status 0, the text lost unseen."""
-    out = subprocess.run(
-        ["sh", "-c", f'exec "$0" rules sintra {redirect}', TABLEWIRE],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run_redirected("rules sintra", redirect)
     line = one_line(out.stderr)
     assert out.returncode == Status.FAILED, line
     assert line == f"tablewire: cannot write the output: {said}.", line
