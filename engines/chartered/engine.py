@@ -34,11 +34,19 @@ companies a seat holds face-down shares in (others see how many). The bank's
 share count a view shows therefore counts the other seats' face-down shares as
 still in the bank; what stays public, as at the table, is the money paid, a
 share sold (it is named) and, when a company's bank runs out, that nobody can
-buy it.
+buy it (the view shows 0 to everyone; see the choices below).
 
 Choices where the spec is silent, beyond its [proposed] defaults (§13 options):
 
 * Identical level cards are one legal action per target (the first such card).
+* With ``hidden_shares``, a face-down purchase hides only which company the share
+  is in (§10.1). That a company's bank is empty is public: at the table its stack
+  is gone and a buy from it is refused, and a seat's legal moves here show it
+  too. So a view's ``bank_shares`` is 0 for an empty bank whoever looks, while a
+  bank with shares left shows the viewer's count (the bank's shares plus the other
+  seats' face-down shares of the company, which may be there): how many a bank has
+  left is not public. Buying the last share face down thus tells everyone which
+  company it was.
 * A forced sale (§8.3) sells at least one share; the seat sells on while it
   cannot pay ƒ50 and may sell more once it can, then takes option 1 (a
   refresh too, if it can pay ƒ100). A seat that cannot pay after selling
@@ -308,9 +316,12 @@ class Chartered:
 def _bank_shares_seen(state: State, company: str, viewer: int | None) -> int:
     """The bank's shares of ``company`` as ``viewer`` can count them: with hidden
     shares, the other seats' face-down shares might be in any company, so they are
-    counted as still in the bank (the view's ``face_down`` says how many there are)."""
-    if not state["options"]["hidden_shares"]:
-        return _bank_shares(state, company)
+    counted as still in the bank (the view's ``face_down`` says how many there are).
+    An empty bank shows 0 to everyone: that nobody can buy a share of the company is
+    public, as an empty stack is at the table (rules.md, "Hidden shares")."""
+    bank = _bank_shares(state, company)
+    if not state["options"]["hidden_shares"] or bank == 0:
+        return bank
     seen: int = sum(
         held[company][0] + (held[company][1] if s == viewer else 0)
         for s, held in enumerate(state["shares"])

@@ -7,7 +7,7 @@ import random
 
 from engines.base import State, copy_state
 from engines.chartered.board import components
-from engines.chartered.state import cards
+from engines.chartered.state import _bank_shares, cards
 
 
 def scramble(state: State, viewer: int | None, rnd: random.Random) -> State:
@@ -15,8 +15,8 @@ def scramble(state: State, viewer: int | None, rnd: random.Random) -> State:
     holds building cards only), which event cards the deck holds (with 2–3 players, 8
     of the 12 drawn at random: any not yet revealed) and, with hidden shares, which
     companies the other seats' face-down shares are in (only how many each seat holds
-    shows): they are dealt again at random among the companies on the board, at most
-    nine held per company."""
+    shows): they are dealt again at random among the companies on the board, keeping
+    which banks are empty (that is public)."""
     scrambled = copy_state(state)
     table = cards()
     others = [s for s in range(scrambled["players"]) if s != viewer]
@@ -37,16 +37,29 @@ def scramble(state: State, viewer: int | None, rnd: random.Random) -> State:
     rnd.shuffle(scrambled["deck"])
     scrambled["rng"] = rnd.getrandbits(64)
     if scrambled["options"]["hidden_shares"]:
-        holdings = scrambled["shares"]
-        counts = {s: sum(down for _, down in holdings[s].values()) for s in others}
-        for seat in others:
-            for cell in holdings[seat].values():
-                cell[1] = 0
-        per_company = components()["shares_per_company"]
-        room = {c: per_company - sum(sum(h[c]) for h in holdings) for c in scrambled["companies"]}
-        for seat in others:
-            for _ in range(counts[seat]):
-                company = rnd.choice(sorted(c for c, n in room.items() if n))
-                holdings[seat][company][1] += 1
-                room[company] -= 1
+        _deal_face_down(scrambled, others, rnd)
     return scrambled
+
+
+def _deal_face_down(state: State, others: list[int], rnd: random.Random) -> None:
+    """Deal the ``others``' face-down shares again, each seat keeping how many it holds,
+    among the companies on the board, at most nine held per company. That a company's
+    bank is empty is public (rules.md, "Hidden shares"), so the missing shares of each
+    empty bank are dealt first, and no other bank is left empty."""
+    holdings = state["shares"]
+    empty = sorted(c for c in state["companies"] if _bank_shares(state, c) == 0)
+    down = [seat for seat in others for held in holdings[seat].values() for _ in range(held[1])]
+    rnd.shuffle(down)
+    for seat in others:
+        for held in holdings[seat].values():
+            held[1] = 0
+    per_company = components()["shares_per_company"]
+    room = {c: per_company - sum(sum(h[c]) for h in holdings) for c in state["companies"]}
+    for company in empty:
+        for _ in range(room[company]):
+            holdings[down.pop()][company][1] += 1
+        room[company] = 0
+    for seat in down:
+        company = rnd.choice(sorted(c for c, n in room.items() if n > 1))
+        holdings[seat][company][1] += 1
+        room[company] -= 1

@@ -91,7 +91,7 @@ def _companies(doc: dict[str, Any], width: int) -> list[Text]:
         line = Text.assemble(
             _company(company, hq=True),
             f" {company_name(company)[:name]:<{name}} ƒ{info['value']:<4}",
-            f"{'≤' if hidden else '▮'}{bank}",
+            f"{'≤' if hidden and bank else '▮'}{bank}",
             f" ⚑{flag + 1}" if flag is not None else "",
         )
         lines.append(line)
@@ -274,7 +274,8 @@ def legend() -> RenderableType:
         "only at a bridge. '29G2': plot 29, Goud, height 2; a capital letter",
         "is the company's HQ; a dim number is an empty plot.",
         "Beside the map: company, value, ▮ shares in the bank (≤ with hidden",
-        "shares: others' face-down shares may be among them), ⚑n seat n's flag.",
+        "shares: others' face-down shares may be among them; ▮0 when none are",
+        "left), ⚑n seat n's flag.",
         "Seats: n▶ to act, cash, cards in hand, shares (G2 = 2 Goud), ?n",
         "face-down shares, ⚑G flags. Cards: 31+G builds onto Goud, 37⋈GT",
         "merges Goud and Thee, ★ founds a company, ✗ cannot be built now,",

@@ -3,9 +3,11 @@
 For every registered engine: seeded random playouts end with a result and
 never raise; ``to_act`` seats always have legal actions; replay from the seed
 and the action log is bit-identical; state and views round-trip through
-msgpack; views leak no hidden information; ``apply`` never mutates its input;
-junk and near-miss actions are rejected with a code and change nothing; every
-legal action has a label (``describe``) and every event a sentence (``narrate``).
+msgpack; views and a seat's legal actions leak no hidden information (they do
+not change when a scrambler changes what the seat may not see); ``apply`` never
+mutates its input; junk and near-miss actions are rejected with a code and change
+nothing; every legal action has a label (``describe``) and every event a sentence
+(``narrate``).
 
 ``TABLEWIRE_PLAYOUTS`` sets the number of random playouts per engine (2,000): the
 first :data:`QUICK` of them run in ``make test``, the rest in the ``soak`` test
@@ -24,7 +26,7 @@ import pytest
 
 from engines import ENGINES, Engine
 from engines.base import IllegalAction, State
-from support import packed, playout, random_options, scrambler
+from support import BOUNDED_CHOICES, packed, playout, random_options, scrambler
 
 PLAYOUTS = int(os.environ.get("TABLEWIRE_PLAYOUTS", "2000"))
 QUICK = min(PLAYOUTS, 200)
@@ -132,9 +134,25 @@ def _check_step(engine: Engine, state: State, players: int, rnd: random.Random) 
         assert packed(engine.view(scrambled, viewer)) == packed(view), (
             f"the view of {viewer} depends on hidden information"
         )
+        if viewer is not None:
+            legal = [packed(a) for a in engine.legal_actions(state, viewer)]
+            assert [packed(a) for a in engine.legal_actions(scrambled, viewer)] == legal, (
+                f"the legal actions of {viewer} depend on hidden information"
+            )
     if not engine.seat_views_differ:
         views = {packed(engine.view(state, viewer)) for viewer in [None, *range(players)]}
         assert len(views) == 1, "seat_views_differ is False but the views differ"
+
+
+@engines
+def test_the_deep_playouts_try_every_choice_of_every_option(engine: Engine) -> None:
+    """The per-step checks see each option's every choice (Chartered's hidden shares)."""
+    tried = [_game(engine, seed)[1] for seed in range(DEEP)]
+    for name, spec in engine.options.items():
+        seen = {packed(options[name]) for options in tried}
+        missing = [c for c in spec["choices"] if packed(c) not in seen]
+        bounded = BOUNDED_CHOICES.get(engine.id, {}).get(name)
+        assert not missing or bounded is not None, f"{name}: {missing} never played"
 
 
 @engines

@@ -72,6 +72,9 @@ SNAPSHOT = """() => {
     hands: document.querySelectorAll(".o-board .ch-hand").length,
     backs: text(".o-board .ch-backs-count"),
     shares: text(".o-board .ch-player .ch-shares"),
+    banks: Object.fromEntries([...document.querySelectorAll(".o-board .ch-company")].map((el) => [
+      [...el.classList].find((c) => c.startsWith("ch-co-")).slice(6),
+      el.querySelector(".ch-company-facts").textContent])),
   };
 }"""
 
@@ -106,7 +109,9 @@ def engine_effects(game: dict[str, Any]) -> dict[int, str]:
 
 def check_views(player: Watched, spectator: Watched) -> None:
     """The player's cards say what the engine says they would do; the spectator's board
-    shows no hand, each hand as its count of backs, and no face-down share's company."""
+    shows no hand, each hand as its count of backs, and no face-down share's company; the
+    stock market says how many shares each bank has left ("up to": with hidden shares)
+    and when it has none."""
     mine, watched = settled(player, spectator)
     assert mine["cards"] == engine_effects(mine["game"])
     assert mine["hands"] == 1
@@ -122,6 +127,10 @@ def check_views(player: Watched, spectator: Watched) -> None:
     assert not {company_name(c) for c in hidden_only} & mine_shown
     if game["face_down"][0]:
         assert f"{game['face_down'][0]} share" in watched["shares"][0]
+    for shot in (mine, watched):
+        for company, count in shot["game"]["bank_shares"].items():
+            said = f"up to {count} of 9" if count else "no shares left"
+            assert f"{said} in the bank" in shot["banks"][company], (company, count)
 
 
 SELECTED = """() => {

@@ -293,6 +293,14 @@ function Choices({ selected, spots, send, busy, select, kind }) {
   </div>`;
 }
 
+// The bank's shares of a company as the view counts them: with hidden shares a count
+// includes the other players' face-down shares that may be there ("up to"), but an empty
+// bank is public and shown as such (engines/chartered/engine.py, _bank_shares_seen).
+function bankShares(count, hidden) {
+  if (count === 0) return "no shares left in the bank";
+  return `${hidden ? "up to " : ""}${count} of ${DATA.shares_per_company} in the bank`;
+}
+
 function Stock({ doc, spots, send, busy }) {
   const titled = useUniqueId("ch-stock-title");
   const game = doc.game;
@@ -320,8 +328,8 @@ function Stock({ doc, spots, send, busy }) {
           </div>
           <div class="ch-track" role="img" aria-label=${`value ${money(info.value)} on the chart from ${money(min)} to ${money(max)}`}>
             <span style=${{ width: `${Math.max(2, share)}%` }}></span></div>
-          <p class="ch-company-facts">${`HQ on plot ${info.hq} · a share costs ${money(price)} · ${hidden ? "up to " : ""}${
-            game.bank_shares[c.id]} of ${DATA.shares_per_company} in the bank`}${flag !== undefined
+          <p class="ch-company-facts">${`HQ on plot ${info.hq} · a share costs ${money(price)} · ${
+            bankShares(game.bank_shares[c.id], hidden)}`}${flag !== undefined
             ? html` · <${FlagIcon} seat=${flag} /> ${nameRun(seatName(doc, flag))}'s flag` : null}</p>
           ${spots.has(`company:${c.id}`) ? html`<div class="ch-company-moves">${moves(c.id)}</div>` : null}
         </li>`;

@@ -11,7 +11,7 @@ from chartered_positions import company, plot_card, table
 
 from engines.chartered import ENGINE as chartered
 from engines.chartered.hidden import scramble
-from engines.chartered.state import cards
+from engines.chartered.state import _bank_shares, cards
 
 
 def event_card(event: str) -> int:
@@ -60,3 +60,27 @@ def test_a_sell_shares_event_asks_a_seat_whose_face_down_shares_could_give_a_cho
         assert chartered.to_act(state) == frozenset({1}), "seat 1 is asked"
         seen.append((chartered.view(state, 2), [chartered.narrate(e, "abc") for e in events]))
     assert seen[0] == seen[1]
+
+
+def test_a_scramble_keeps_which_banks_are_empty() -> None:
+    """That a company's bank is empty is public, how many shares a bank has left is not:
+    the others' face-down shares are dealt again so that Goud's bank stays empty and
+    Thee's and Zyde's do not become so, each seat keeping how many it holds."""
+    state = table(players=3, hidden_shares=True)
+    company(state, "gold", 29, [30, 28], 60)
+    company(state, "tea", 8, [7, 16], 60)
+    company(state, "silk", 45, [44, 46], 60)
+    state["shares"][0]["gold"] = [2, 1]
+    state["shares"][1]["gold"], state["shares"][1]["tea"] = [1, 3], [0, 5]
+    state["shares"][2]["gold"], state["shares"][2]["silk"] = [0, 2], [1, 4]
+    splits = set()
+    for n in range(50):
+        scrambled = scramble(state, 0, random.Random(n))
+        held = scrambled["shares"]
+        assert _bank_shares(scrambled, "gold") == 0
+        assert _bank_shares(scrambled, "tea") > 0 and _bank_shares(scrambled, "silk") > 0
+        assert held[0] == state["shares"][0], "seat 0's own shares stay"
+        for seat in (1, 2):
+            assert sum(down for _, down in held[seat].values()) == (8 if seat == 1 else 6)
+        splits.add((held[1]["gold"][1], held[2]["gold"][1]))
+    assert len(splits) > 1, "which seat holds Goud's missing shares is still hidden"

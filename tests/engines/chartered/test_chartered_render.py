@@ -112,3 +112,21 @@ def test_market_and_hand_name_cards_and_what_they_do_and_names_print_literally()
     assert "plot 2 ★ · plot 27 +Goud · ✗ 25" in text
     assert "[/]Ana[b]" in text
     assert "plot 27" not in screen(state, 1), "another seat's hand stays hidden"
+
+
+def test_an_empty_bank_shows_as_exactly_none_left_with_hidden_shares() -> None:
+    """With hidden shares a bank's count is "at most" (≤4: seat 1's face-down shares may
+    be among them), but an empty bank is public and exact: ▮0, not ≤0."""
+    state = table(players=3, hidden_shares=True)
+    company(state, "gold", 29, [30, 28], 60)
+    company(state, "tea", 8, [7, 16], 50)
+    state["shares"][0]["gold"] = [3, 0]
+    state["shares"][1]["gold"], state["shares"][1]["tea"] = [0, 6], [0, 5]
+    lines = screen(state, 2).splitlines()
+    (gold,) = [line for line in lines if f"{company_label('gold')} {company_name('gold')}" in line]
+    (tea,) = [line for line in lines if f"{company_label('tea')} {company_name('tea')}" in line]
+    assert "▮0" in gold and "≤0" not in gold, gold
+    assert "≤9" in tea, tea
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(game_legend())
+    assert "▮0 when none are" in out.getvalue()

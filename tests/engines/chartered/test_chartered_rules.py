@@ -255,6 +255,25 @@ def test_a_face_down_purchase_leaves_the_bank_count_others_see_unchanged():
     assert chartered.view(state, 1)["bank_shares"] == {"gold": 8, "tea": 9}, "face up shows"
 
 
+def test_an_empty_bank_shows_0_to_everyone():
+    """That a company's bank is empty is public (the engine's rules decisions): seat 0's
+    legal moves show it, as an empty stack does at the table. While the bank has shares,
+    how many is hidden; once the last one is bought, even face down, all see 0."""
+    state = table(players=3, hidden_shares=True)
+    company(state, "gold", 29, [30, 28], 20)
+    company(state, "tea", 8, [7, 16], 40)
+    state["shares"][1]["gold"] = [0, 7]
+    state["hands"][0] = [plot_card(31)]
+    state = play(state, 0, build(plot_card(31)))
+    assert chartered.view(state, 2)["bank_shares"]["gold"] == 9, "seat 1's 7 may be anywhere"
+    state = play(state, 0, {"type": "trade", "op": "buy", "company": "gold", "face_down": True})
+    seen = [chartered.view(state, v)["bank_shares"]["gold"] for v in (None, 0, 1, 2)]
+    assert seen == [9, 8, 2, 9], "1 left: each counts the face-down shares it cannot see"
+    state = play(state, 0, {"type": "trade", "op": "buy", "company": "gold", "face_down": True})
+    for viewer in (None, 0, 1, 2):
+        assert chartered.view(state, viewer)["bank_shares"] == {"gold": 0, "tea": 9}
+
+
 # -- buying and the forced sale (§8.1, §8.3) --------------------------------------------
 
 
