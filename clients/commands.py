@@ -417,6 +417,8 @@ def explain(
         reason = exc.reason.rstrip(".")  # one full stop: httpx's own reasons end with one
         where = ("any of the servers at " if several else "the server at ") + shown(exc.url)
         return Status.UNREACHABLE, f"cannot reach {where}: {reason}. {advice}"
+    if isinstance(exc, terminal.NoInput):  # as an output that is closed
+        return Status.FAILED, f"{exc}."
     if isinstance(exc, terminal.RoomClosed):
         return Status.REFUSED, (
             f"{exc} (room_closed). The room is over and cannot be joined again; "

@@ -29,8 +29,9 @@ EXIT_STATUSES = """\
 exit status:
   0    done (a game played to its end, or you left with Ctrl-D)
   1    a bot or load run had errors or unfinished games; or the output could not
-       be written (a reader that left, as `| head`; a full disk); rules: the
-       game has no rules text; or an unexpected error
+       be written (a reader that left, as `| head`; a full disk); play: its
+       input is closed (<&-), no seat taken; rules: the game has no rules
+       text; or an unexpected error
   2    the command line (or TABLEWIRE_SERVER, TABLEWIRE_GAMES, or for serve a
        TABLEWIRE_* setting) is wrong; serve: also a Redis that refuses
        --redis-url's database or password

@@ -69,6 +69,10 @@ class Left(Exception):
     """The player left (end of input)."""
 
 
+class NoInput(Exception):
+    """``play`` started with its standard input closed: it takes no seat."""
+
+
 class RoomClosed(Exception):
     """The server closed the room followed (``room_closed``): it is over, and the client
     does not reconnect. Its text names the room and, if the server said, why."""
@@ -469,9 +473,8 @@ async def play(
     leaves (None)."""
     console = console or Console()
     keyboard = keyboard or StdinKeyboard.of_stdin()
-    if keyboard is None:  # standard input closed: the end of input before any seat
-        console.print("No input (standard input is closed): no seat taken.")
-        return None
+    if keyboard is None:  # standard input closed (`<&-`): no move could ever be read
+        raise NoInput("cannot read the input: it is closed; no seat taken")
     room_id, token = request.room, request.token
     # Back to a seat with its token: the command is printed again once the seat is there.
     returning = token is not None and not request.rematch
