@@ -534,6 +534,10 @@ async def _interruptible(command: Coroutine[Any, Any, int]) -> int:
         loop.remove_signal_handler(signal.SIGINT)
 
 
+SCREENS = frozenset({"play", "spectate"})
+"""The commands whose screen says "Interrupted." itself, with the way back."""
+
+
 def run(args: argparse.Namespace, default_server: str) -> int:
     """Run a client command; its exit status (a failure printed as one line)."""
     if sys.stdout is None:  # started with its output closed (`>&-`): nothing would show
@@ -547,6 +551,8 @@ def run(args: argparse.Namespace, default_server: str) -> int:
             return uvloop.run(_interruptible(_command(args, default_server)))
         return asyncio.run(_interruptible(_command(args, default_server)))
     except KeyboardInterrupt:
+        if args.command not in SCREENS:  # on stderr: stdout is for the JSON
+            say("Interrupted.")
         return interrupted()
     except BrokenPipeError:  # the reader of our output left (`tablewire games | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

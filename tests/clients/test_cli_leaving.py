@@ -1,16 +1,21 @@
 """The end of input leaves ``tablewire play`` at any time: at the prompt, while the
-others play, in a waiting room; and a closed standard input takes no seat."""
+others play, in a waiting room; a closed standard input takes no seat; and Ctrl-C
+says it stopped a command."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import signal
 
+import httpx
 import pytest
 from cli_runs import run
 from test_cli import Terminal
 
+from clients.addresses import ws_url
+from clients.client import RoomClient
 from clients.exits import Status
 from clients.spawn import TABLEWIRE
 
@@ -67,3 +72,25 @@ async def test_ctrl_d_while_waiting_for_players_leaves_at_once(server_at: str) -
     os.write(player.master, b"\x04")  # Ctrl-D on an empty line: end of input
     assert await player.finish() == Status.OK
     assert "You left the game" in player.out.decode()
+
+
+async def test_ctrl_c_stops_bots_saying_so_as_play_and_spectate_do(server_at: str) -> None:
+    _, out, _ = await run("new", "--server", server_at, "--seats", "2")
+    room_id = json.loads(out)["id"]
+    async with httpx.AsyncClient(base_url=f"http://{server_at}") as http:
+        (await http.post(f"/api/rooms/{room_id}/seats", json={"seat": 0})).raise_for_status()
+    bots = await asyncio.create_subprocess_exec(
+        TABLEWIRE,
+        "bots",
+        "--server",
+        server_at,
+        f"--room={room_id}",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    async with asyncio.timeout(LEAVING), RoomClient(ws_url(server_at), room_id) as watcher:
+        await watcher.wait_for(lambda doc: doc["status"] == "playing")  # the bot sat
+        bots.send_signal(signal.SIGINT)
+        out, err = await bots.communicate()
+    assert bots.returncode == Status.INTERRUPTED
+    assert not out and err.decode() == "Interrupted.\n"
