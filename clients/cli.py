@@ -147,6 +147,10 @@ def _games_line() -> str:
     )
 
 
+SPREAD = "several comma-separated spread the clients over processes sharing one Redis"
+"""What the --server of bots and loadtest --game says of several servers."""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="tablewire",
@@ -193,8 +197,10 @@ def _parser() -> argparse.ArgumentParser:
     default_server = os.environ.get(SERVER_ENV) or DEFAULT_SERVER
 
     def client_command(
-        name: str, help_text: str, description: str | None = None, several: bool = False
+        name: str, help_text: str, description: str | None = None, several: str = ""
     ) -> argparse.ArgumentParser:
+        """A client command's parser; ``several``: what its --server's help says of
+        several servers, if it takes them."""
         sub = commands.add_parser(
             name,
             help=help_text,
@@ -202,20 +208,16 @@ def _parser() -> argparse.ArgumentParser:
             epilog=EXIT_STATUSES,
             formatter_class=Formatter,
         )
-        more = (
-            "; several comma-separated spread the clients over processes sharing one Redis"
-            if several
-            else ""
-        )
         sub.add_argument(
             "--server",
             type=_servers if several else _server,
             default=None,  # main() fills it in, knowing that none was given
             metavar="HOST:PORT",
             help=f"the server (http:// is assumed; default {shown(default_server)}, "
-            f"or set {SERVER_ENV}, or the one `tablewire serve` runs here){more}",
+            f"or set {SERVER_ENV}, or the one `tablewire serve` runs here)"
+            + (f"; {several}" if several else ""),
         )
-        sub.set_defaults(several_servers=several)
+        sub.set_defaults(several_servers=bool(several))
         return sub
 
     def options(sub: argparse.ArgumentParser, what: str = "a game or room option") -> None:
@@ -379,7 +381,7 @@ def _parser() -> argparse.ArgumentParser:
         help_text="play rooms with bots; one JSON line",
         description="Play rooms to the end with bots (WebSocket clients run here), or fill the "
         "free seats of one room; print one JSON line of results.",
-        several=True,
+        several=SPREAD,
     )
     bot.add_argument("--game", default=game, metavar="GAME", help=games_help)
     bot.add_argument("--rooms", type=_positive, default=1, help="rooms to create (default 1)")
@@ -412,7 +414,7 @@ def _parser() -> argparse.ArgumentParser:
     load = client_command(
         "loadtest",
         help_text="load a server with rooms of bots; live progress, one JSON line",
-        several=True,
+        several=f"with --game, {SPREAD} (--workload loads one)",
     )
     what = load.add_mutually_exclusive_group(required=True)
     what.add_argument(

@@ -429,6 +429,22 @@ def test_the_paced_workload_given_several_servers_says_it_loads_one(
     ), line
 
 
+@pytest.mark.parametrize("command", ["bots", "loadtest"])
+def test_the_help_of_server_says_which_take_several(
+    command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """loadtest's --server said several servers spread its clients, but --workload loads
+    one (a usage error): its help says only --game takes several."""
+    monkeypatch.setenv("COLUMNS", "1000")  # one line an option
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if "--server HOST:PORT " in x)
+    several = "several comma-separated spread the clients over processes sharing one Redis"
+    only = " (--workload loads one)" if command == "loadtest" else ""
+    with_game = "with --game, " if command == "loadtest" else ""
+    assert line.endswith(f"; {with_game}{several}{only}"), line
+
+
 @pytest.mark.parametrize("redirect", ["2> /dev/full", "2>&-"])
 def test_a_failure_whose_line_cannot_be_written_keeps_its_status(redirect: str) -> None:
     """With stderr full the failure's line failed in its turn: status 1, not the 3 of a
