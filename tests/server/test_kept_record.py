@@ -6,6 +6,7 @@ told them, and says that it is ``trimmed``; without ``kept`` it stays a 410."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -20,9 +21,15 @@ from server.timers import ManualTimers
 from support import Player, run
 
 
-async def played(lobby: Lobby, timers: ManualTimers, engine: str, seats: int) -> Room:
+async def played(
+    lobby: Lobby,
+    timers: ManualTimers,
+    engine: str,
+    seats: int,
+    options: dict[str, Any] | None = None,
+) -> Room:
     """A room of ``engine`` whose players made random moves for 40 versions or to the end."""
-    body = {"engine": engine, "seats": seats, "seed": 5, "private": True}
+    body = {"engine": engine, "seats": seats, "seed": 5, "private": True, "options": options or {}}
     room = lobby.room((await lobby.create(body))["id"])
     assert room is not None
     players = [await Player(room, (await room.reserve(f"p{n}"))[0]).join() for n in range(seats)]
@@ -35,9 +42,16 @@ async def played(lobby: Lobby, timers: ManualTimers, engine: str, seats: int) ->
     return room
 
 
-@pytest.mark.parametrize(("engine", "seats"), [("crystal-palace", 3), ("sintra", 2)])
+@pytest.mark.parametrize(
+    ("engine", "seats", "options"),
+    [
+        ("crystal-palace", 3, {}),
+        ("sintra", 2, {}),
+        ("chartered", 3, {"hidden_shares": True}),
+    ],
+)
 async def test_a_trimmed_log_tells_the_lines_after_the_snapshot_as_the_whole_log_did(
-    timers: ManualTimers, engine: str, seats: int
+    timers: ManualTimers, engine: str, seats: int, options: dict[str, Any]
 ) -> None:
     """The same game's record from its whole log and from its log with the first
     entries gone (as the memory store drops them): the kept one ends alike, line for
@@ -45,7 +59,7 @@ async def test_a_trimmed_log_tells_the_lines_after_the_snapshot_as_the_whole_log
     be read with ``views`` or without the snapshot."""
     store = MemoryStore()
     lobby = Lobby(store, Settings(snapshot_every=6), clock=timers, timers=timers)
-    room = await played(lobby, timers, engine, seats)
+    room = await played(lobby, timers, engine, seats, options)
     whole = await lobby.history(room.id)
     snapshot = await store.load_snapshot(room.id)
     assert snapshot is not None and snapshot[0] > 6
