@@ -82,3 +82,34 @@ def test_at_most_three_open_rooms_come_before_the_games(
         if size == "desktop":
             # The games are still on a desktop's first screen, under the open rooms.
             assert on_first_screen(page, "button.play-now")
+
+
+def test_a_room_that_fills_while_shown_keeps_its_place_and_says_why(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """A room of "Join a game" that filled before its page was told: "Take a seat" was
+    refused on its row, and the next look at the rooms moved the row under the games,
+    its refusal gone. It stays where it was asked, saying why, now playing."""
+    room = served.api("POST", "/api/rooms", {"engine": "sintra", "seats": 2})
+    seats = f"/api/rooms/{room['id']}/seats"
+    served.api("POST", seats, {"name": "Ana"})
+    watched = open_page(DESKTOP)
+    page = watched.page
+    page.clock.install()  # the next look at the rooms only when the test says
+    page.goto(served.url + "/")
+    top = page.locator("section:has(#open-title)")
+    take = top.get_by_role("button", name="Take a seat")
+    expect(take).to_be_visible()
+    served.api("POST", seats, {"name": "Bo"})  # the last seat: the game starts
+    take.click()
+    refusal = "Every seat of this room is taken."
+    expect(top.get_by_role("alert")).to_have_text(refusal)
+    page.clock.run_for(3000)
+    row = top.locator("table.rooms tr", has_text=f"room {room['id']}")
+    expect(row.locator(".badge")).to_have_text("playing")
+    expect(row.get_by_role("alert")).to_have_text(refusal)
+    assert watched.errors == [  # Chromium itself logs the refused request; the page said it
+        f"console: Failed to load resource: the server responded with a status of 409 "
+        f"(Conflict) ({served.url}{seats})"
+    ]
+    watched.errors.clear()

@@ -234,6 +234,11 @@ function GameCard({ game, name }) {
 
 /** Whether seat `seat` of `room` is free but kept, for a while, for the player who had it
  * in the last game (a rematch's `held` seats): a visitor's request for it is refused. */
+function kept(room, seat) {
+  return room.names[seat] === null && !!(room.held && room.held[seat])
+    && room.held_until * 1000 > Date.now();
+}
+
 /** Whether a person may join `room` now: it waits for players and has a seat free to
  * anyone (or one this browser holds). */
 function joinable(room) {
@@ -241,19 +246,13 @@ function joinable(room) {
     && (!!heldSeat(room.id) || room.names.some((n, seat) => n === null && !kept(room, seat)));
 }
 
-function kept(room, seat) {
-  return room.names[seat] === null && !!(room.held && room.held[seat])
-    && room.held_until * 1000 > Date.now();
-}
-
-function RoomRow({ room, title, name }) {
+function RoomRow({ room, title, name, error, setError }) {
   const free = room.names.filter((n) => n === null).length;
   const open = room.names.filter((n, seat) => n === null && !kept(room, seat)).length;
   const mine = heldSeat(room.id);
   const bots = botsCredential(room);
   const waiting = room.status === "waiting";
-  // Why this row's last action failed, said on the row (the bottom of the lobby).
-  const [error, setError] = useState(null);
+  // Why this row's last action failed (`error`), said on the row wherever it is listed.
   const failed = (e) => setError(problemSentence(e));
 
   async function sit() {
@@ -313,6 +312,12 @@ function Lobby() {
   const [name, setName] = useState(savedName());
   const [error, setError] = useState(null);
   const [stale, setStale] = useState(false);
+  // Why a row's last action failed, by room id, with where it was asked: a room of "Join
+  // a game" that filled before this page was told stays there, saying why, now playing.
+  const [failures, setFailures] = useState({});
+  const rowError = (id, top) => (error) => setFailures((all) => ({
+    ...all, [id]: error === null ? undefined : { error, top },
+  }));
 
   useEffect(() => {
     let stopped = false;
@@ -352,7 +357,8 @@ function Lobby() {
   listed.sort((a, b) => order[a.status] - order[b.status]);
   // The rooms a person may join come first, above the games: on a phone the game cards
   // fill screens, and a player looking for a table would scroll past all of them.
-  const first = listed.filter(joinable).slice(0, OPEN_FIRST);
+  const first = listed.filter((room) => joinable(room) || failures[room.id]?.top)
+    .slice(0, OPEN_FIRST);
   const rest = listed.filter((room) => !first.includes(room));
   const more = rest.filter(joinable).length;
 
@@ -372,7 +378,8 @@ function Lobby() {
     ${first.length ? html`<section aria-labelledby="open-title">
       <h2 id="open-title">Join a game</h2>
       <p class="muted">Rooms waiting for players: the game starts once every seat is taken.</p>
-      <${RoomsTable} rooms=${first} titles=${titles} name=${name} />
+      <${RoomsTable} rooms=${first} titles=${titles} name=${name} failures=${failures}
+        rowError=${(id) => rowError(id, true)} />
       ${more ? html`<p><a href="#rooms-title">${more === 1 ? "1 more open room" : `${more} more open rooms`}</a> under the games.</p>` : null}
     </section>` : null}
     <h2>Start a game</h2>
@@ -385,17 +392,19 @@ function Lobby() {
     <p class="muted">Public rooms, refreshed every ${POLL_MS / 1000} seconds${stale ? " (the server is not answering; retrying)" : ""}.</p>
     ${rest.length === 0
       ? html`<p class="card muted">${first.length ? "No other rooms now." : "No rooms yet: create one above."}</p>`
-      : html`<${RoomsTable} rooms=${rest} titles=${titles} name=${name} />`}
+      : html`<${RoomsTable} rooms=${rest} titles=${titles} name=${name} failures=${failures}
+          rowError=${(id) => rowError(id, false)} />`}
   `;
 }
 
 /** The rooms as a table: each row's game, status, players and what one may do there. */
-function RoomsTable({ rooms, titles, name }) {
+function RoomsTable({ rooms, titles, name, failures, rowError }) {
   return html`<div class="card scroll-x"><table class="rooms">
     <thead><tr><th scope="col">Game</th><th scope="col">Status</th>
       <th scope="col">Players</th><th scope="col">Actions</th></tr></thead>
     <tbody>${rooms.map((room) => html`<${RoomRow} key=${room.id} room=${room}
-      title=${titles[room.engine]} name=${name} />`)}</tbody>
+      title=${titles[room.engine]} name=${name} error=${failures[room.id]?.error ?? null}
+      setError=${rowError(room.id)} />`)}</tbody>
   </table></div>`;
 }
 
