@@ -26,6 +26,13 @@ async def run(
     return process.returncode, out.decode(), err.decode()
 
 
+async def started(*args: str) -> asyncio.subprocess.Process:
+    """``tablewire ARGS`` left running (``bots`` playing a room), its output piped."""
+    return await asyncio.create_subprocess_exec(
+        TABLEWIRE, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+
+
 def run_redirected(command: str, redirect: str) -> subprocess.CompletedProcess[str]:
     """``tablewire COMMAND`` with its output sent where the shell's ``redirect`` says
     (``> /dev/full``, a full disk; ``>&-`` or ``2>&-``, closed), its output and status."""

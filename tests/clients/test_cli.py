@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from cli_runs import one_line, run
+from cli_runs import one_line, run, started
 
 from clients.cli import DEFAULT_SERVER, _parser
 from clients.commands import _answers
@@ -500,14 +500,7 @@ async def test_ctrl_c_and_ctrl_d_at_the_prompt_leave_at_once_and_the_printed_com
     room_id = json.loads(out)["id"]
     ana = await Terminal.start("play", "--server", server_at, f"--room={room_id}", "--name", "ana")
     await ana.until(b"Others join with")
-    bot = await asyncio.create_subprocess_exec(
-        TABLEWIRE,
-        "bots",
-        "--server",
-        server_at,
-        f"--room={room_id}",
-        stdout=asyncio.subprocess.PIPE,
-    )
+    bot = await started("bots", "--server", server_at, f"--room={room_id}")
     try:
         await ana.until(b"Your move")  # seat 1 opens
         ana.process.send_signal(signal.SIGINT)

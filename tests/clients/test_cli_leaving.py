@@ -11,7 +11,7 @@ import signal
 
 import httpx
 import pytest
-from cli_runs import run
+from cli_runs import run, started
 from test_cli import Terminal
 
 from clients.addresses import ws_url
@@ -79,15 +79,7 @@ async def test_ctrl_c_stops_bots_saying_so_as_play_and_spectate_do(server_at: st
     room_id = json.loads(out)["id"]
     async with httpx.AsyncClient(base_url=f"http://{server_at}") as http:
         (await http.post(f"/api/rooms/{room_id}/seats", json={"seat": 0})).raise_for_status()
-    bots = await asyncio.create_subprocess_exec(
-        TABLEWIRE,
-        "bots",
-        "--server",
-        server_at,
-        f"--room={room_id}",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    bots = await started("bots", "--server", server_at, f"--room={room_id}")
     async with asyncio.timeout(LEAVING), RoomClient(ws_url(server_at), room_id) as watcher:
         await watcher.wait_for(lambda doc: doc["status"] == "playing")  # the bot sat
         bots.send_signal(signal.SIGINT)
