@@ -440,6 +440,10 @@ def _print_come_back(console: Console, command: str) -> None:
     console.print(line, soft_wrap=True)
 
 
+class _Interrupted(asyncio.CancelledError):
+    """Ctrl-C, already said on the screen with the way back."""
+
+
 async def _guarded(
     console: Console, command: str, run: Awaitable[dict[str, Any]]
 ) -> dict[str, Any] | None:
@@ -455,9 +459,23 @@ async def _guarded(
         console.print()
         console.print("Interrupted.")
         _print_come_back(console, command)
-        raise
+        raise _Interrupted from None
     except Unreachable:
         _print_come_back(console, command)
+        raise
+
+
+async def _saying_interrupted(
+    console: Console, command: Awaitable[dict[str, Any] | None]
+) -> dict[str, Any] | None:
+    """``command`` (play or spectate); Ctrl-C before its screen said so (while its seat
+    request or its connection waits on the server) is said here."""
+    try:
+        return await command
+    except _Interrupted:
+        raise
+    except asyncio.CancelledError:
+        console.print("Interrupted.")
         raise
 
 
@@ -472,6 +490,18 @@ async def play(
     """Play one seat from the terminal until the game ends (the result) or the player
     leaves (None)."""
     console = console or Console()
+    seated = _play(server, request, console, keyboard, reconnect_for, default_server)
+    return await _saying_interrupted(console, seated)
+
+
+async def _play(
+    server: str,
+    request: SeatRequest,
+    console: Console,
+    keyboard: Keyboard | None,
+    reconnect_for: float,
+    default_server: str,
+) -> dict[str, Any] | None:
     keyboard = keyboard or StdinKeyboard.of_stdin()
     if keyboard is None:  # standard input closed (`<&-`): no move could ever be read
         raise NoInput("cannot read the input: it is closed; no seat taken")
@@ -526,6 +556,13 @@ async def spectate(
     does not wait for a rematch: if one is open by then (the room's ``rematch``), the
     command that watches it is printed."""
     console = console or Console()
+    watching = _spectate(server, room_id, console, reconnect_for, default_server)
+    return await _saying_interrupted(console, watching)
+
+
+async def _spectate(
+    server: str, room_id: str, console: Console, reconnect_for: float, default_server: str
+) -> dict[str, Any] | None:
     command = come_back(server, room_id, None, default_server)
     async with RoomClient(ws_url(server), room_id) as client:
         welcome = client.welcome

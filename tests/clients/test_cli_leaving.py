@@ -86,3 +86,34 @@ async def test_ctrl_c_stops_bots_saying_so_as_play_and_spectate_do(server_at: st
         out, err = await bots.communicate()
     assert bots.returncode == Status.INTERRUPTED
     assert not out and err.decode() == "Interrupted.\n"
+
+
+@pytest.mark.parametrize(
+    "command", [["play", "--bots", "1"], ["spectate", "--room=abcdefgh"]], ids=["play", "spectate"]
+)
+async def test_ctrl_c_before_the_screen_is_drawn_says_so(command: list[str]) -> None:
+    """Stopped while its seat request or its connection waits on a server that never
+    answers, play and spectate said nothing (status 130): only their screen said it."""
+    asked = asyncio.Event()
+
+    async def never_answer(reader: asyncio.StreamReader, _: asyncio.StreamWriter) -> None:
+        asked.set()
+        await reader.read()
+
+    silent = await asyncio.start_server(never_answer, "127.0.0.1", 0)
+    port = silent.sockets[0].getsockname()[1]
+    process = await asyncio.create_subprocess_exec(
+        TABLEWIRE,
+        *command,
+        "--server",
+        f"127.0.0.1:{port}",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    async with silent, asyncio.timeout(LEAVING):
+        await asked.wait()
+        process.send_signal(signal.SIGINT)
+        out, err = await process.communicate()
+    assert process.returncode == Status.INTERRUPTED, err
+    assert out.decode().strip() == "Interrupted." and not err, (out, err)
