@@ -149,14 +149,18 @@ def test_after_a_move_chosen_in_the_move_list_the_focus_goes_to_the_board(
     listed = "() => document.activeElement.matches('.o-moves .moves button')"
     tab_to(page, listed)
     before = watched.version()
-    while watched.version() == before:
+    # The move is sent once its last step is chosen: the list's buttons are put out of use
+    # (busy) until the server answers, and the focus may go to the board before then.
+    sent = (
+        f"() => tablewireRoom.version > {before}"
+        " || !!document.querySelector('.o-moves .moves button:disabled')"
+    )
+    while not page.evaluate(sent):
         assert page.evaluate(listed), "the list keeps the focus while it narrows"
         page.evaluate("() => { globalThis.shown = document.activeElement.textContent; }")
         page.keyboard.press("Enter")
-        page.wait_for_function(
-            f"() => tablewireRoom.version > {before} || document.activeElement.textContent"
-            " !== shown"
-        )
+        page.wait_for_function(f"() => ({sent})() || document.activeElement.textContent !== shown")
+    page.wait_for_function(f"() => tablewireRoom.version > {before}")
     page.wait_for_function("() => document.activeElement !== document.body")
     assert page.evaluate("() => document.activeElement.matches('.o-board')")
 
