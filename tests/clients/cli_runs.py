@@ -27,9 +27,11 @@ async def run(
 
 
 async def started(*args: str) -> asyncio.subprocess.Process:
-    """``tablewire ARGS`` left running (``bots`` playing a room), its output piped."""
+    """``tablewire ARGS`` left running (``bots`` playing a room), its input and output
+    piped."""
+    pipe = asyncio.subprocess.PIPE
     return await asyncio.create_subprocess_exec(
-        TABLEWIRE, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        TABLEWIRE, *args, stdin=pipe, stdout=pipe, stderr=pipe
     )
 
 

@@ -102,15 +102,7 @@ async def test_ctrl_c_before_the_screen_is_drawn_says_so(command: list[str]) -> 
 
     silent = await asyncio.start_server(never_answer, "127.0.0.1", 0)
     port = silent.sockets[0].getsockname()[1]
-    process = await asyncio.create_subprocess_exec(
-        TABLEWIRE,
-        *command,
-        "--server",
-        f"127.0.0.1:{port}",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await started(*command, "--server", f"127.0.0.1:{port}")
     async with silent, asyncio.timeout(LEAVING):
         await asked.wait()
         process.send_signal(signal.SIGINT)

@@ -8,23 +8,16 @@ import asyncio
 import signal
 
 import pytest
-from cli_runs import one_line
+from cli_runs import one_line, started
 
 from clients.exits import Status
-from clients.spawn import TABLEWIRE, SpawnedServer
+from clients.spawn import SpawnedServer
 
 RELAY = ["loadtest", "--workload", "turn-relay", "--rooms", "4", "--duration-s", "30"]
 
 
 async def _start(server: SpawnedServer) -> asyncio.subprocess.Process:
-    process = await asyncio.create_subprocess_exec(
-        TABLEWIRE,
-        *RELAY,
-        "--server",
-        f"127.0.0.1:{server.port}",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await started(*RELAY, "--server", f"127.0.0.1:{server.port}")
     await asyncio.sleep(6)  # joined (4 private rooms, well under a second), settled: moving
     return process
 
