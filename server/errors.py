@@ -61,3 +61,14 @@ class ApiError(Exception):
         if self.retry_after is not None:
             error["retry_after"] = self.retry_after
         return {"error": error}
+
+
+def rematch_seat_taken(seat: int, room_id: str) -> ApiError:
+    """A former player's seat in the rematch ``room_id`` is someone's already."""
+    return ApiError(
+        409,
+        "seat_taken",
+        f"seat {seat} of the rematch {room_id} is taken already: by you if you asked before "
+        "(that answer's token holds it; send an Idempotency-Key to be answered it again), "
+        "else its hold for you had ended",
+    )

@@ -26,7 +26,7 @@ from urllib.parse import urlencode
 
 from engines import BENCHMARK, ENGINES
 from server import credentials, history, ids, matching, metrics, requests, room_commands
-from server.errors import ApiError, spoken
+from server.errors import ApiError, rematch_seat_taken, spoken
 from server.limits import Buckets, address_key, load_test
 from server.logs import fields
 from server.proxies import load_testers
@@ -40,17 +40,6 @@ log = logging.getLogger("tablewire.lobby")
 
 ADOPTING = 100
 """Rooms an adoption pass opens at once."""
-
-
-def _rematch_seat_taken(seat: int, room_id: str) -> ApiError:
-    """A former player's seat in the rematch ``room_id`` is someone's already."""
-    return ApiError(
-        409,
-        "seat_taken",
-        f"seat {seat} of the rematch {room_id} is taken already: by you if you asked before "
-        "(that answer's token holds it; send an Idempotency-Key to be answered it again), "
-        "else its hold for you had ended",
-    )
 
 
 class Lobby:
@@ -350,12 +339,12 @@ class Lobby:
             return await self.details(new_id)
         asked = None if key is None else ids.asked(key, "seat", new_id)
         if new.record.names[seat] is not None and asked is None:
-            raise _rematch_seat_taken(seat, new_id)
+            raise rematch_seat_taken(seat, new_id)
         try:  # a repeat of a keyed request gets its seat, whatever the room's status
             taken, new_token = await new.reserve(record.names[seat], seat, claim=True, asked=asked)
         except ApiError as exc:
             if exc.status == 409 and new.record.names[seat] is not None:
-                raise _rematch_seat_taken(seat, new_id) from None
+                raise rematch_seat_taken(seat, new_id) from None
             raise
         return {**await self.details(new_id), "seat": taken, "token": new_token}
 
@@ -393,8 +382,10 @@ class Lobby:
         self, room_id: str, views: bool = False, kept: bool = False
     ) -> dict[str, Any]:
         """``GET /api/rooms/{id}/record``: the game's record, ``kept``: or what is left of it."""
-        snapshot = await self.store.load_snapshot(room_id) if kept else None  # before the log
-        record, entries = await self._record(room_id), await self.store.read_log(room_id)
+        store, snapshot = self.store, None
+        record, entries = await self._record(room_id), await store.read_log(room_id)
+        if kept and entries and entries[0][0] != 1:  # trimmed: its snapshot, then the log again
+            snapshot, entries = await store.load_snapshot(room_id), await store.read_log(room_id)
         try:
             return history.game_record(ENGINES[record.engine], record, entries, views, snapshot)
         except history.TrimmedLog as exc:

@@ -103,3 +103,32 @@ async def test_a_log_trimmed_past_the_snapshot_read_before_it_is_still_a_410(
     with pytest.raises(history.TrimmedLog, match="after its snapshot"):
         history.game_record(ENGINES["sintra"], room.record, entries, snapshot=snapshot)
     await lobby.close()
+
+
+class _CountedSnapshots(MemoryStore):
+    """A memory store that counts the snapshots read."""
+
+    snapshots_read = 0
+
+    async def load_snapshot(self, room_id: str) -> Any:
+        self.snapshots_read += 1
+        return await super().load_snapshot(room_id)
+
+
+async def test_a_whole_log_is_told_as_without_kept_and_reads_no_snapshot(
+    timers: ManualTimers,
+) -> None:
+    """The room page always asks with ``kept``: a log kept whole (always so on Redis) is
+    the whole record, with no snapshot read for it; a trimmed one reads its snapshot."""
+    store = _CountedSnapshots()
+    lobby = Lobby(store, Settings(snapshot_every=6), clock=timers, timers=timers)
+    room = await played(lobby, timers, "sintra", 2)
+    assert await lobby.history(room.id, kept=True) == await lobby.history(room.id)
+    assert store.snapshots_read == 0
+    await lobby.close()
+    trimming = _CountedSnapshots(memory_log=2)
+    lobby = Lobby(trimming, Settings(snapshot_every=6), clock=timers, timers=timers)
+    room = await played(lobby, timers, "sintra", 2)
+    assert (await lobby.history(room.id, kept=True))["trimmed"] is True
+    assert trimming.snapshots_read == 1
+    await lobby.close()
