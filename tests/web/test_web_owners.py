@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from browser import PHONE, Served, Watched, play_to_end
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, Route, expect
 
 NAME = "<b>Ana</b> & <i>co</i>"
 REFUSED = "console: Failed to load resource: the server responded with a status of {} ({})"
@@ -94,8 +94,7 @@ def test_a_private_room_seats_only_those_who_open_its_invitation(
     assert room_id not in stranger.page.locator("main").inner_text()
     stranger.page.goto(f"{served.url}/rooms/{room_id}")
     join = stranger.page.locator(".o-join")
-    join.wait_for()
-    assert "this room is private and this browser has no invitation" in join.inner_text()
+    expect(join).to_contain_text("this room is private and this browser has no invitation")
     assert join.get_by_role("button", name="Take a seat").count() == 0
     stranger.shoot(shots, "owners-private-stranger")
 
@@ -117,6 +116,36 @@ def test_a_private_room_seats_only_those_who_open_its_invitation(
     invited.page.goto(f"{served.url}/rooms/{room_id}")
     invited.page.wait_for_selector(".room-head :text('you are Bea, seat 2')")
     assert served.api("GET", f"/api/rooms/{room_id}")["names"] == [NAME, "Bea", None]
+
+
+def test_no_seat_is_offered_before_the_page_knows_whether_the_room_is_private(
+    open_page: Callable[..., Watched], served: Served
+) -> None:
+    """The join form offered "Take a seat" while the room's facts were still being read,
+    in a private room too (it failed so once in CI): a stranger could click it and be
+    refused. The form now waits for the facts; if the lobby cannot say, the server decides."""
+    owner, stranger, offline = open_page(), open_page(), open_page()
+    room_id = create_in_lobby(owner, served, private=True)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    stranger.page.route(f"**/api/rooms/{room_id}", hold)
+    stranger.page.goto(f"{served.url}/rooms/{room_id}")
+    join = stranger.page.locator(".o-join")
+    expect(join.get_by_role("status")).to_have_text("Reading this room's settings…")
+    assert join.get_by_role("button", name="Take a seat").count() == 0
+    assert len(held) == 1
+    held[0].continue_()
+    expect(join).to_contain_text("this room is private and this browser has no invitation")
+    assert join.get_by_role("button", name="Take a seat").count() == 0
+
+    offline.page.route(f"**/api/rooms/{room_id}", lambda route: route.abort("connectionrefused"))
+    offline.page.goto(f"{served.url}/rooms/{room_id}")
+    offline.page.get_by_role("button", name="Take a seat").click()
+    expect(offline.page.locator(".o-join .error")).to_contain_text("This room is private")
+    offline.errors.clear()
 
 
 def test_a_visitor_is_told_the_creator_chose_the_seed(

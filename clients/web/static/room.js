@@ -200,11 +200,16 @@ function TakeSeat({ doc, info, game, seedChosen }) {
   }
   const free = doc.seats.filter((n) => n === null).length;
   const barred = info && info.private && !invite && !owned;
+  // Until the room's facts arrive, whether it is private is not known: no seat is offered
+  // that might be refused. Without them (the lobby could not say), the server decides.
+  const asking = info === null;
   return html`<form class="card o-join" onSubmit=${sit}>
     <h2>Join this game</h2>
     <p class="muted">${free} free ${free === 1 ? "seat" : "seats"}.</p>
     ${info ? html`<${AboutRoom} info=${info} game=${game} seedChosen=${seedChosen} />` : null}
-    ${barred
+    ${asking
+      ? html`<p class="muted" role="status">Reading this room's settings…</p>`
+      : barred
       ? html`<p class="banner bad">You cannot take a seat here: this room is private and this browser has no invitation. Ask its creator for the invitation link; you can watch meanwhile.</p>`
       : html`<label for="seat-name">Your name</label>
         <input id="seat-name" type="text" maxlength="32" autocomplete="nickname" value=${name}
@@ -279,6 +284,7 @@ function Room({ conn, held, notice }) {
   const [several, setSeveral] = useState(false);
   const [error, setError] = useState(conn.lastError && conn.state === "closed" ? closedText(conn.lastError) : null);
   const [games, setGames] = useState([]);
+  // The lobby's facts about this room: null while asked, false when they could not be read.
   const [info, setInfo] = useState(null);
   const [now, setNow] = useState(Date.now());
   const asking = useRef(0);
@@ -312,7 +318,7 @@ function Room({ conn, held, notice }) {
   // room that does not exist asks nothing more (NoRoom).
   const joined = !!welcome;
   useEffect(() => {
-    if (joined) lobby.room(roomId).then(setInfo, () => {});
+    if (joined) lobby.room(roomId).then(setInfo, () => setInfo(false));
   }, [conn, joined]);
   // What was told before this page opened (a reload, a late spectator, a finished room)
   // comes from the record; what arrives live after the record's version stays. A record
