@@ -73,6 +73,12 @@ CUT_OFF = "tablewire.cut_off"
 if the transport cuts the request off (its body deadline), so that the request's own
 handling (:class:`server.app.ApiFaults`) does not log the same end a second time."""
 
+LINGER_BYTES = 1 << 20
+"""What a refused request may still send after its answer, read and dropped (a lingering
+close, as nginx's ``lingering_close``), before its socket is reset. A socket closed with
+bytes it has not read is reset at once, and the reset can reach a client still sending
+its request before the answer does: it saw a reset connection, not the 431."""
+
 REQUEST_TIMEOUT = _response(b"408 Request Timeout")
 HEADERS_TOO_LARGE = _response(b"431 Request Header Fields Too Large")
 
@@ -88,6 +94,8 @@ class GuardedHttp(HttpToolsProtocol):
         """Bytes of the request line and headers so far; None once they are complete."""
         self._note: dict[str, str] = {}
         """The request's :data:`CUT_OFF` note (in its scope)."""
+        self._lingering: int | None = None
+        """Once a request is refused: the bytes it may still send (:data:`LINGER_BYTES`)."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -98,6 +106,11 @@ class GuardedHttp(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self._lingering is not None:
+            self._lingering -= len(data)
+            if self._lingering < 0:
+                self.transport.abort()
+            return
         counted = self._header_bytes
         if counted is not None:
             room = self.settings.max_header_bytes - counted
@@ -170,12 +183,18 @@ class GuardedHttp(HttpToolsProtocol):
             self._deadline = None
 
     def _refuse(self, response: bytes, why: Cutoff) -> None:
-        """Answer ``response`` to a request that is not coming, and close."""
+        """Answer ``response`` to a request that is not coming, and close: the sending
+        side at once, the socket once the client has closed its own (what it still sends
+        is dropped, up to :data:`LINGER_BYTES`) or after ``close_timeout``."""
         self._disarm()
         self._cut_off(why)
-        if not self.transport.is_closing():
+        if not self.transport.is_closing() and self._lingering is None:
+            self._lingering = LINGER_BYTES
             self.transport.write(response)
-            self.transport.close()
+            if self.transport.can_write_eof():
+                self.transport.write_eof()
+            else:
+                self.transport.close()
         self.loop.call_later(self.settings.close_timeout, self.transport.abort)
 
     def _body_timed_out(self) -> None:
