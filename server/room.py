@@ -156,6 +156,9 @@ class Room:
         """True while an intent decided in :meth:`submit` waits for its append."""
         self._landed: asyncio.Future[None] | None = None
         """What the actor awaits while the room is landing."""
+        self._unsure = False
+        """An append was refused, yet may be logged: the log is read before the next
+        decision (:func:`server.room_commands.read_back`)."""
         self._owned_since = 0.0
         self._not_before = 0.0
         """After a failed wake-up (store down), the next one waits until then."""
@@ -272,7 +275,7 @@ class Room:
             commands.refuse_spectator(conn, intent, time.perf_counter())
         elif self.lease is None and self.forwarder is not None:
             self.forwarder.forward_intent(self, conn, intent)
-        elif self._idle and not self._landing and self._queue.empty():
+        elif self._idle and not self._landing and not self._unsure and self._queue.empty():
             commands.apply_soon(self, conn, intent, time.perf_counter())
         else:
             self._queue.put_nowait(_Intent(conn, intent, time.perf_counter()))
@@ -428,14 +431,15 @@ class Room:
         if self.forwarder is not None:
             self.forwarder.following(self)
 
-    def follow(self, version: int, entry: LogEntry) -> None:
+    def follow(self, version: int, entry: LogEntry, owned: bool = False) -> Result | None:
         """Fold one committed log entry (a replica, or a rebuild); older ones are skipped.
 
         An owner ignores it: it commits its own appends itself, and a read of
-        the log that started before it took the lease may return them again.
+        the log that started before it took the lease may return them again; but
+        ``owned``: an append of its own refused, read back (the result of the game).
         """
-        if self.lease is not None or version <= self.version:
-            return
+        if (self.lease is not None and not owned) or version <= self.version:
+            return None
         if version != self.version + 1:
             raise ValueError(f"room {self.id}: log entry {version} after {self.version}")
         state: State | None = self.state
@@ -443,7 +447,7 @@ class Room:
         if entry["k"] == "intent":
             assert state is not None, "an intent is logged only once the game runs"
             state, events = self.engine.apply(state, entry["seat"], entry["action"])
-        self._commit(version, entry, state, events)
+        return self._commit(version, entry, state, events)
 
     # -- the owner's actor ---------------------------------------------------
 
@@ -480,12 +484,14 @@ class Room:
             if isinstance(command, _Presence | _Tick | _Bookkeep):
                 return  # the owner keeps presence, time and the record, not a replica
             raise NotOwner(f"room {self.id} is not owned here")
+        if self._unsure and not await commands.read_back(self, command):
+            return  # refused: the log could not be read
         if isinstance(command, _Intent):  # the actor waits for its landing (_run)
             commands.apply_soon(self, command.conn, command.intent, command.received)
         elif isinstance(command, _Reserve):
             await commands.reserve(self, command)
         elif isinstance(command, _Call):
-            command.done.set_result(await self._operate(command))
+            command.done.set_result(await commands.operate(self, command))
         elif isinstance(command, _Presence):
             await commands.presence(self, command.seat)
         elif isinstance(command, _Bookkeep):
@@ -513,6 +519,7 @@ class Room:
             raise
         except StoreUnavailable:
             metrics.STORE_APPEND_ERRORS.inc()
+            self._unsure = True  # (it may be logged all the same)
             raise
         finally:
             metrics.STORE_APPEND.observe(time.perf_counter() - start)
@@ -524,14 +531,6 @@ class Room:
         landed, self._landed = self._landed, None
         if landed is not None and not landed.done():
             landed.set_result(None)
-
-    async def _operate(self, command: _Call) -> Any:
-        if command.op == "seat_bots":
-            args = command.args  # (no "asked": from a process of an earlier version)
-            return await commands.seat_bots(self, args["kind"], args["seats"], args.get("asked"))
-        if command.op == "link_rematch":
-            return await commands.link_rematch(self, command.args["room_id"])
-        raise ValueError(f"unknown room operation {command.op!r}")
 
     # -- the room's one wake-up ----------------------------------------------
 

@@ -124,14 +124,13 @@ def _landed(
             else:  # the seat's version is known once the entry is published
                 ack = functools.partial(_send_ack, room, conn, intent.id)
                 result = room._commit(version, entry, state, events, ack)
-            every = room.settings.snapshot_every
-            if result is not None or room.version % every == 0 or at_move_limit(room):
-                room._queue.put_nowait(_Bookkeep(result))
+            _bookkeep_soon(room, result)
         elif isinstance(outcome, NotOwner):
             room.demote()
             reroute(room, _Intent(conn, intent, received))
         elif isinstance(outcome, StoreUnavailable | asyncio.CancelledError):  # or closing
             metrics.STORE_APPEND_ERRORS.inc()
+            room._unsure = True  # the append may be logged all the same: read_back
             _refuse(conn, intent, Code.STORE_UNAVAILABLE, f"the move was not recorded: {outcome}")
         else:
             log.error("append failed", exc_info=outcome, extra=fields(room=room.id))
@@ -142,6 +141,51 @@ def _landed(
     finally:
         room._land()
         _answered(room, received)
+
+
+def _bookkeep_soon(room: Room, result: Result | None) -> None:
+    """After a version committed: the actor's bookkeeping if it has some to do (the
+    game's end, a snapshot due, the move limit reached)."""
+    every = room.settings.snapshot_every
+    if result is not None or room.version % every == 0 or at_move_limit(room):
+        room._queue.put_nowait(_Bookkeep(result))
+
+
+async def read_back(room: Room, command: Command) -> bool:
+    """Before the owner decides ``command`` after one of its appends was refused: fold
+    the versions its log holds past the room's, and say True. A refused append may be
+    logged all the same (written on the master, then no replica confirmed it in time, or
+    the answer was lost with the connection); followers fold it, and so does the next
+    owner. Deciding on the state before it would refuse the next seat's move as
+    ``not_your_turn``, and answer its own retry as a new move (an append whose version
+    is taken: the lease given up). False if the log cannot be read: an intent is
+    refused as its append would be (``store_unavailable``), any other command raises for
+    the actor. Bookkeeping decides nothing: it waits for no read."""
+    if isinstance(command, _Bookkeep):
+        return True
+    try:
+        entries = await room.store.read_log(room.id, room.version)
+    except StoreUnavailable as exc:
+        if not isinstance(command, _Intent):
+            raise
+        why = f"the move was not recorded: {exc}"
+        _refuse(command.conn, command.intent, Code.STORE_UNAVAILABLE, why)
+        _answered(room, command.received)
+        return False
+    for version, entry in entries:
+        _bookkeep_soon(room, room.follow(version, entry, owned=True))
+    room._unsure = False
+    return True
+
+
+async def operate(room: Room, command: _Call) -> Any:
+    """A room operation the owner runs for a replica (``Forwarder.forward_call``)."""
+    if command.op == "seat_bots":
+        args = command.args  # (no "asked": from a process of an earlier version)
+        return await seat_bots(room, args["kind"], args["seats"], args.get("asked"))
+    if command.op == "link_rematch":
+        return await link_rematch(room, command.args["room_id"])
+    raise ValueError(f"unknown room operation {command.op!r}")
 
 
 def refuse_spectator(conn: Connection, intent: Intent, received: float) -> None:
