@@ -202,10 +202,8 @@ def request(server_url: str, header: int, body: bytes = b"") -> bytes:
 @pytest.mark.parametrize("spawned", [{"max_header_bytes": 2048}], indirect=True)
 @pytest.mark.parametrize("size", [4096, 60_000, 1_000_000])
 async def test_oversized_headers_in_one_write_get_431(spawned: SpawnedServer, size: int) -> None:
-    """Whole headers past the cap, however they arrive: here in one write, which the
-    server reads at once, headers and all (they were counted only across reads). A
-    write larger than one read (1 MB) left bytes unread when the server closed: the
-    client, still writing, got a reset and never the 431 (a lingering close now)."""
+    """Whole headers past the cap in one write (they were counted only across reads);
+    past one read (1 MB), a client still writing got a reset, not the 431 (closed unread)."""
     sock = await slowloris(spawned.url, half=False)
     try:
         await asyncio.get_running_loop().sock_sendall(sock, request(spawned.url, size))
