@@ -207,8 +207,11 @@ async def _play(
                 doc = await client.wait_for(my_turn)
                 if _finished(doc):
                     return
-                action = bot.choose(doc["game"], await client.legal())
-                pending = (client.new_intent_id(), action)
+                legal = await client.legal()
+                if not legal:  # the turn moved on since this document (a clock's move)
+                    await client.wait_version((client.version or 0) + 1)
+                    continue
+                pending = (client.new_intent_id(), bot.choose(doc["game"], legal))
                 summary.intents += 1
             started = time.monotonic()
             reply = await client.intent(pending[1], pending[0])

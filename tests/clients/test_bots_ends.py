@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from handshakes import RefusedHandshakes
@@ -152,3 +153,41 @@ async def test_bots_whose_first_server_is_down_at_the_start_join_through_the_nex
         down = f"http://127.0.0.1:{free_port()}"
         summary = await bots.run(f"{server.url},{down}", "sintra", rooms=2, players=2, bot="random")
     assert (summary.games_finished, summary.errors) == (2, 0), summary.failures
+
+
+class _TurnMovedOn(RoomClient):
+    """A client whose first ``legal`` is asked once a move was made for its seat after
+    the document the bot read (as a clock's move is): the server's answer is empty."""
+
+    asked = 0
+
+    async def legal(self) -> list[dict[str, Any]]:
+        self.asked += 1
+        if self.asked > 1:
+            return await super().legal()
+        moved = await self.intent((await super().legal())[0], self.new_intent_id())
+        assert moved["t"] == "ack", moved
+        return []
+
+
+async def test_an_empty_legal_answer_waits_for_the_next_version_and_plays_on() -> None:
+    """A bot given no legal action on its turn chose from an empty list: an IndexError
+    ended its run (the helper that found the Redis Cluster race saw it possible)."""
+    async with running(Settings()) as server, LobbyClient(server.url) as lobby:
+        room_id = (await lobby.create_room("sintra", seats=2))["id"]
+        ws = server.url.replace("http", "ws", 1)
+        tokens = [(await lobby.reserve(room_id, name=f"b{s}", seat=s))["token"] for s in (0, 1)]
+        clients = [_TurnMovedOn(ws, room_id, tokens[0]), RoomClient(ws, room_id, tokens[1])]
+        summary = Summary("sintra")
+        try:
+            for client in clients:
+                await client.connect()
+            async with asyncio.timeout(ENDING):
+                played = await asyncio.gather(
+                    *(play_seat(c, RandomBot(s), summary) for s, c in enumerate(clients))
+                )
+        finally:
+            for client in clients:
+                await client.close()
+    assert played == [True, True] and summary.errors == 0, summary.failures
+    assert clients[0].asked > 1
