@@ -233,3 +233,21 @@ def test_every_name_on_a_board_is_its_own_bidi_run(
     board.screenshot(path=str(SHOTS / f"{engine}.png"))
     wrong = watched.page.evaluate(UNISOLATED, [".o-board", RTL_NAMES])
     assert wrong == [], wrong
+
+
+NAME_TEXT = """async (names) => {
+  const { nameText } = await import("/static/common.js");
+  return names.map((name) => nameText(name));
+}"""
+
+
+def test_a_right_to_left_name_in_a_tooltip_is_isolated(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """A tooltip or an accessible name is text, where no <bdi> can go ("NAME's flag" on
+    a Chartered plot, "NAME's 5" on a Crystal Palace die): a right-to-left name goes
+    between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE; any other name as it is."""
+    page = open_page(DESKTOP).page
+    page.goto(served.url)
+    shown = page.evaluate(NAME_TEXT, [NAME, "Ana", "<b>Bo</b>"])
+    assert shown == [f"\u2068{NAME}\u2069", "Ana", "<b>Bo</b>"]

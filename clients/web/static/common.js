@@ -158,6 +158,13 @@ export function nameRun(name) {
   return html`<bdi>${name}</bdi>`;
 }
 
+/** A player's name as it goes in plain text, a tooltip or an accessible name (no
+ * markup there): a name in a right-to-left script between FIRST STRONG ISOLATE and POP
+ * DIRECTIONAL ISOLATE, the plain text's <bdi> (:func:`nameRun`); any other as it is. */
+export function nameText(name) {
+  return RTL.test(name) ? `\u2068${name}\u2069` : name;
+}
+
 /** Players' names in a sentence, each its own bidi run (:func:`nameRun`): "Ana",
  * "Ana and Ben", "Ana, Ben and Cy". A fragment for a template, not a string. */
 export function listedNames(names) {

@@ -14,7 +14,7 @@
 // under your hand, brought into view, and the other spots sharing one of them become
 // that move.
 
-import { bringIntoView, followFocus, html, nameRun, useEffect, useMemo, useRef, useState, useUniqueId } from "/static/common.js";
+import { bringIntoView, followFocus, html, nameRun, nameText, useEffect, useMemo, useRef, useState, useUniqueId } from "/static/common.js";
 
 const DATA = await fetch(new URL("./board.json", import.meta.url)).then((answer) => {
   if (!answer.ok) throw new Error(`board.json: HTTP ${answer.status}`);
@@ -201,7 +201,7 @@ function plotText(doc, plot, held) {
   if (!held) return `plot ${plot}: empty`;
   const [company, height] = held;
   const hq = game.companies[company] && game.companies[company].hq === plot;
-  const flag = hq && game.flags[company] !== undefined ? `, ${seatName(doc, game.flags[company])}'s flag` : "";
+  const flag = hq && game.flags[company] !== undefined ? `, ${nameText(seatName(doc, game.flags[company]))}'s flag` : "";
   return `plot ${plot}: ${companyName(company)}${hq ? " headquarters" : ""}, ${plural(height, "floor")}${flag}`;
 }
 

@@ -7,7 +7,7 @@
 // resource icons are drawn by cards.js.
 // It follows the Board contract of clients/web/static/games/README.md.
 
-import { followFocus, html, listed, nameRun, useEffect, useRef, useState, useUniqueId } from "/static/common.js";
+import { followFocus, html, listed, nameRun, nameText, useEffect, useRef, useState, useUniqueId } from "/static/common.js";
 import { CharacterCard, Cost, Effect, Icon, Move, PatentCard, ShareCard, TileCard } from "./cards.js";
 import {
   ACTIONS,
@@ -199,7 +199,7 @@ function Location({ doc, game, location, number, legal, send, chosen }) {
         const needs = `${space.min}+${space.assistant ? ", assistant action" : ""}${space.fee ? `, fee £${space.fee}` : ""}`;
         const entry = chosen === null ? null : matching(legal, { type: "place", location, space: i, value: chosen })[0];
         const body = html`<span class="cp-need">${space.min}+${space.assistant ? html` <span class="cp-asst" title="assistant action">A</span>` : ""}${space.fee ? ` £${space.fee}` : ""}</span>
-          ${held ? html`<${Die} seat=${held[0]} value=${held[1]} label=${`${seatName(doc, held[0])}'s ${held[1]}`} />` : html`<span class="cp-free"></span>`}`;
+          ${held ? html`<${Die} seat=${held[0]} value=${held[1]} label=${`${nameText(seatName(doc, held[0]))}'s ${held[1]}`} />` : html`<span class="cp-free"></span>`}`;
         return html`<div role="listitem" class=${`cp-space${next === i ? " cp-acting" : ""}`} title=${`placement space ${i + 1}: needs ${needs}`}>
           ${entry ? html`<${Move} entry=${entry} send=${send} cls="cp-spot">${body}<//>` : body}
         </div>`;
@@ -212,7 +212,7 @@ function Location({ doc, game, location, number, legal, send, chosen }) {
         const shown = location === "london_times" && i === 0 && publisher.leftmost_bonus ? publisher.leftmost_bonus : bonus;
         return html`<div role="listitem" class="cp-space cp-action" title=${`action space ${i + 1}: ${bonusText(shown)}`}>
           <span class="cp-need">${Object.keys(shown).length ? html`<${Effect} effect=${shown} />` : html`<span class="muted">no bonus</span>`}</span>
-          ${held ? html`<${Die} seat=${held[0]} value=${held[1]} label=${`${seatName(doc, held[0])}'s ${held[1]}`} />` : html`<span class="cp-free"></span>`}
+          ${held ? html`<${Die} seat=${held[0]} value=${held[1]} label=${`${nameText(seatName(doc, held[0]))}'s ${held[1]}`} />` : html`<span class="cp-free"></span>`}
         </div>`;
       })}
     </div>
