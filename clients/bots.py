@@ -207,9 +207,10 @@ async def _play(
                 doc = await client.wait_for(my_turn)
                 if _finished(doc):
                     return
+                read = client.version or 0
                 legal = await client.legal()
                 if not legal:  # the turn moved on since this document (a clock's move)
-                    await client.wait_version((client.version or 0) + 1)
+                    await client.wait_version(read + 1)
                     continue
                 pending = (client.new_intent_id(), bot.choose(doc["game"], legal))
                 summary.intents += 1

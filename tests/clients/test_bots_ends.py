@@ -156,29 +156,47 @@ async def test_bots_whose_first_server_is_down_at_the_start_join_through_the_nex
 
 
 class _TurnMovedOn(RoomClient):
-    """A client whose first ``legal`` is asked once a move was made for its seat after
+    """A client whose ``at``-th ``legal`` is asked once a move was made for its seat after
     the document the bot read (as a clock's move is): the server's answer is empty."""
 
-    asked = 0
+    def __init__(self, *args: Any, at: int) -> None:
+        super().__init__(*args)
+        self.at = at
+        self.asked = 0
 
     async def legal(self) -> list[dict[str, Any]]:
         self.asked += 1
-        if self.asked > 1:
+        if self.asked != self.at:
             return await super().legal()
         moved = await self.intent((await super().legal())[0], self.new_intent_id())
         assert moved["t"] == "ack", moved
         return []
 
 
-async def test_an_empty_legal_answer_waits_for_the_next_version_and_plays_on() -> None:
+@pytest.mark.parametrize(
+    ("engine", "seats", "options", "at"),
+    [
+        ("sintra", 2, {}, 1),
+        # The last seat's third move is the game's twelfth and last: no version follows.
+        ("turn-relay", 4, {"moves": 12}, 3),
+    ],
+)
+async def test_an_empty_legal_answer_waits_for_the_next_version_and_plays_on(
+    engine: str, seats: int, options: dict[str, Any], at: int
+) -> None:
     """A bot given no legal action on its turn chose from an empty list: an IndexError
-    ended its run (the helper that found the Redis Cluster race saw it possible)."""
+    ended its run (the helper that found the Redis Cluster race saw it possible). It
+    waits for the version after the document it read, not after the one it holds now:
+    when the move made for it ended the game, no later version comes."""
     async with running(Settings()) as server, LobbyClient(server.url) as lobby:
-        room_id = (await lobby.create_room("sintra", seats=2))["id"]
+        room_id = (await lobby.create_room(engine, seats=seats, options=options))["id"]
         ws = server.url.replace("http", "ws", 1)
-        tokens = [(await lobby.reserve(room_id, name=f"b{s}", seat=s))["token"] for s in (0, 1)]
-        clients = [_TurnMovedOn(ws, room_id, tokens[0]), RoomClient(ws, room_id, tokens[1])]
-        summary = Summary("sintra")
+        tokens = [
+            (await lobby.reserve(room_id, name=f"b{s}", seat=s))["token"] for s in range(seats)
+        ]
+        clients = [RoomClient(ws, room_id, token) for token in tokens[:-1]]
+        clients.append(_TurnMovedOn(ws, room_id, tokens[-1], at=at))
+        summary = Summary(engine)
         try:
             for client in clients:
                 await client.connect()
@@ -189,5 +207,5 @@ async def test_an_empty_legal_answer_waits_for_the_next_version_and_plays_on() -
         finally:
             for client in clients:
                 await client.close()
-    assert played == [True, True] and summary.errors == 0, summary.failures
-    assert clients[0].asked > 1
+    assert played == [True] * seats and summary.errors == 0, summary.failures
+    assert clients[-1].asked >= at
