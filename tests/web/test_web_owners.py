@@ -131,8 +131,12 @@ def test_no_seat_is_offered_before_the_page_knows_whether_the_room_is_private(
     def hold(route: Route) -> None:
         held.append(route)
 
-    stranger.page.route(f"**/api/rooms/{room_id}", hold)
-    stranger.page.goto(f"{served.url}/rooms/{room_id}")
+    facts = f"**/api/rooms/{room_id}"
+    stranger.page.route(facts, hold)
+    # Its route is handed to ``hold`` right after this request event, before the answer
+    # to any later call: ``held`` has it by the first assertion below.
+    with stranger.page.expect_request(facts):
+        stranger.page.goto(f"{served.url}/rooms/{room_id}")
     join = stranger.page.locator(".o-join")
     expect(join.get_by_role("status")).to_have_text("Reading this room's settings…")
     assert join.get_by_role("button", name="Take a seat").count() == 0
@@ -141,7 +145,7 @@ def test_no_seat_is_offered_before_the_page_knows_whether_the_room_is_private(
     expect(join).to_contain_text("this room is private and this browser has no invitation")
     assert join.get_by_role("button", name="Take a seat").count() == 0
 
-    offline.page.route(f"**/api/rooms/{room_id}", lambda route: route.abort("connectionrefused"))
+    offline.page.route(facts, lambda route: route.abort("connectionrefused"))
     offline.page.goto(f"{served.url}/rooms/{room_id}")
     offline.page.get_by_role("button", name="Take a seat").click()
     expect(offline.page.locator(".o-join .error")).to_contain_text("This room is private")
