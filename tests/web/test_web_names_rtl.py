@@ -8,11 +8,13 @@ each name drawn is its own bidi run."""
 
 from __future__ import annotations
 
+import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browser import DESKTOP, PHONE, Served, Watched
+from browser import DESKTOP, PHONE, Served, Watched, play_to_end
 from playwright.sync_api import Page
 
 NAME = "نور"
@@ -251,3 +253,27 @@ def test_a_right_to_left_name_in_a_tooltip_is_isolated(
     page.goto(served.url)
     shown = page.evaluate(NAME_TEXT, [NAME, "Ana", "<b>Bo</b>"])
     assert shown == [f"\u2068{NAME}\u2069", "Ana", "<b>Bo</b>"]
+
+
+class _Placed(Exception):
+    """A die of the player's is on the board."""
+
+
+def test_a_right_to_left_name_in_a_die_tooltip_is_isolated(
+    served: Served, open_page: Callable[..., Watched]
+) -> None:
+    """Crystal Palace's die on a location, as its tooltip says it: "NAME's 5", the
+    name isolated (the words after a right-to-left name were drawn before it)."""
+    reservation = served.room_with_bots("crystal-palace", seats=2, bots=1, name=NAME)
+    watched = open_page(DESKTOP)
+    watched.sit(reservation)
+    placed = watched.page.locator(f'.cp-space .cp-die[title*="{NAME}"]')
+
+    def stop_once_placed(_: int) -> None:
+        if placed.count():
+            raise _Placed
+
+    with pytest.raises(_Placed):
+        play_to_end(watched, random.Random(7), on_click=stop_once_placed)
+    title = placed.first.get_attribute("title")
+    assert title is not None and re.fullmatch(f"\u2068{NAME}\u2069's [1-6]", title), title
